@@ -1,0 +1,17 @@
+"""ari-jupyter: set up multi-node ARI runs from JupyterLab inside a SLURM allocation.
+
+The core (allocation, probes, ARI rules, emit, doctor) imports no ipywidgets;
+``Wizard`` is resolved lazily so ``import ari_jupyter`` stays cheap and works
+where ipywidgets is not installed.
+"""
+from ._version import __version__
+
+__all__ = ["__version__", "Wizard"]
+
+
+def __getattr__(name):
+    if name == "Wizard":
+        from .widgets.wizard import Wizard
+
+        return Wizard
+    raise AttributeError(f"module 'ari_jupyter' has no attribute {name!r}")

@@ -1,0 +1,48 @@
+"""The ``ari-jupyter`` command line.
+
+Every sub-command lives in its own module in this package and exposes
+``register(subparsers)``, which adds its parser and sets ``handler`` (a
+function of the parsed args returning the exit code). Modules are discovered,
+so adding a command never touches this file. Handlers import heavy code lazily.
+Exit codes: 0 success, 1 a finding/failure, 2 usage error (argparse's own).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from .._version import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ari-jupyter",
+        description="Check a SLURM site and prepare an ARI checkpoint for a multi-node run.",
+    )
+    parser.add_argument("--version", action="version", version=f"ari-jupyter {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
