@@ -1,0 +1,347 @@
+"""The SLURM allocation this process runs in, read from environment variables.
+
+``Allocation.from_env()`` never raises on a bad value: a notebook must still
+open when a site exports something odd. The field becomes None and
+``problems`` says which variable held what, and what was expected, so the
+wizard and ``ari-jupyter allocation`` can show it next to the rest.
+
+Values reach shell lines later (``sbatch -p``, ``squeue -j``), so identifiers
+are validated here against the characters SLURM itself allows.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Optional
+
+from . import hostlist
+
+__all__ = ["Allocation", "parse_counts", "format_counts", "CountsError"]
+
+# The first variable present wins; SLURM_JOB_* describe the job, the older
+# names are also set by srun inside a step (where they describe the step).
+_JOB_ID = ("SLURM_JOB_ID", "SLURM_JOBID")
+_NODELIST = ("SLURM_JOB_NODELIST", "SLURM_NODELIST")
+_NUM_NODES = ("SLURM_JOB_NUM_NODES", "SLURM_NNODES")
+_NTASKS = ("SLURM_NTASKS", "SLURM_NPROCS")
+
+# SLURM prints "(null)" for some unset values (e.g. SLURM_NODE_ALIASES).
+_UNSET_VALUES = ("", "(null)")
+_DIGITS = re.compile(r"[0-9]+")
+_NAME = re.compile(r"[A-Za-z0-9_.+-]+")  # partition, account, QOS, cluster names
+_MEMORY = re.compile(r"([0-9]+)([KMGT]?)", re.IGNORECASE)
+_MB_PER_UNIT = {"": 1, "K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+_GPUS_PER_TASK = re.compile(r"(?:[A-Za-z0-9_.-]+:)?([0-9]+)")
+_COUNT_ITEM = re.compile(r"([0-9]+)(?:\(x([0-9]+)\))?")
+
+# No real machine has more nodes than this; the cap keeps a corrupt
+# "1(x99999999999)" from allocating gigabytes.
+MAX_NODES = 1_000_000
+
+
+class CountsError(ValueError):
+    """A SLURM per-node count list such as ``2(x3),1`` is malformed."""
+
+
+def parse_counts(value: str) -> tuple[int, ...]:
+    """Expand SLURM's per-node count syntax: ``"3,1"`` -> (3, 1), ``"2(x3),1"`` -> (2, 2, 2, 1)."""
+    counts: list[int] = []
+    for item in value.strip().split(","):
+        match = _COUNT_ITEM.fullmatch(item.strip())
+        if match is None:
+            raise CountsError(f"{item!r} is not N or N(xM)")
+        number, repeat = int(match.group(1)), int(match.group(2) or 1)
+        if repeat < 1:
+            raise CountsError(f"{item!r} repeats zero times")
+        if len(counts) + repeat > MAX_NODES:
+            raise CountsError(f"more than {MAX_NODES:,} nodes")
+        counts.extend([number] * repeat)
+    return tuple(counts)
+
+
+def format_counts(counts: tuple[int, ...]) -> str:
+    """The inverse of :func:`parse_counts`, folding repeats: (2, 2, 2, 1) -> ``"2(x3),1"``."""
+    items: list[str] = []
+    index = 0
+    while index < len(counts):
+        end = index
+        while end < len(counts) and counts[end] == counts[index]:
+            end += 1
+        repeat = end - index
+        items.append(str(counts[index]) if repeat == 1 else f"{counts[index]}(x{repeat})")
+        index = end
+    return ",".join(items)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """What SLURM told this process about its job; None means unknown or malformed."""
+
+    job_id: Optional[str] = None
+    job_name: Optional[str] = None
+    cluster: Optional[str] = None
+    partition: Optional[str] = None
+    account: Optional[str] = None
+    qos: Optional[str] = None
+    nodelist: Optional[str] = None
+    num_nodes: Optional[int] = None
+    ntasks: Optional[int] = None
+    tasks_per_node: Optional[tuple[int, ...]] = None
+    cpus_per_node: Optional[tuple[int, ...]] = None
+    cpus_on_node: Optional[int] = None
+    cpus_per_task: Optional[int] = None
+    gpus_on_node: Optional[int] = None
+    job_gpus: Optional[str] = None  # as given, e.g. "0,1"
+    gpus_per_task: Optional[int] = None
+    cuda_visible_devices: Optional[str] = None  # as given; "" hides every GPU
+    mem_per_node_mb: Optional[int] = None
+    mem_per_cpu_mb: Optional[int] = None
+    submit_dir: Optional[str] = None
+    inside_allocation: bool = False
+    problems: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------ building
+
+    @classmethod
+    def from_env(cls, env: Optional[Mapping[str, str]] = None) -> "Allocation":
+        """Read the allocation from ``env`` (default ``os.environ``); never raises."""
+        reader = _Reader(os.environ if env is None else env)
+        fields: dict[str, Any] = {
+            "job_id": reader.get(_JOB_ID, _digits, "a numeric job id"),
+            "job_name": reader.get(("SLURM_JOB_NAME",), _text, "text"),
+            "cluster": reader.get(("SLURM_CLUSTER_NAME",), _name, _NAME_EXPECTED),
+            "partition": reader.get(("SLURM_JOB_PARTITION",), _name, _NAME_EXPECTED),
+            "account": reader.get(("SLURM_JOB_ACCOUNT",), _name, _NAME_EXPECTED),
+            "qos": reader.get(("SLURM_JOB_QOS",), _name, _NAME_EXPECTED),
+            "nodelist": reader.get(_NODELIST, _nodelist, "a SLURM hostlist such as n[1-4]"),
+            "num_nodes": reader.get(_NUM_NODES, _positive, "a positive integer"),
+            "ntasks": reader.get(_NTASKS, _positive, "a positive integer"),
+            "tasks_per_node": reader.get(
+                ("SLURM_TASKS_PER_NODE",), _counts, "per-node counts such as 3,1 or 2(x3),1"
+            ),
+            "cpus_per_node": reader.get(
+                ("SLURM_JOB_CPUS_PER_NODE",), _counts, "per-node counts such as 3,1 or 2(x3),1"
+            ),
+            "cpus_on_node": reader.get(("SLURM_CPUS_ON_NODE",), _positive, "a positive integer"),
+            "cpus_per_task": reader.get(("SLURM_CPUS_PER_TASK",), _positive, "a positive integer"),
+            "gpus_on_node": reader.get(("SLURM_GPUS_ON_NODE",), _count, "a non-negative integer"),
+            "job_gpus": reader.get(("SLURM_JOB_GPUS",), _device_list, "comma-separated GPU indices"),
+            "gpus_per_task": reader.get(
+                ("SLURM_GPUS_PER_TASK",), _gpus_per_task, "a GPU count, optionally TYPE:COUNT"
+            ),
+            "cuda_visible_devices": reader.get(
+                ("CUDA_VISIBLE_DEVICES",), _device_list, "comma-separated device indices or UUIDs",
+                empty_is_value=True,
+            ),
+            "mem_per_node_mb": reader.get(
+                ("SLURM_MEM_PER_NODE",), _megabytes, "megabytes, optionally with a K/M/G/T suffix"
+            ),
+            "mem_per_cpu_mb": reader.get(
+                ("SLURM_MEM_PER_CPU",), _megabytes, "megabytes, optionally with a K/M/G/T suffix"
+            ),
+            "submit_dir": reader.get(("SLURM_SUBMIT_DIR",), _absolute_path, "an absolute path"),
+        }
+        fields["inside_allocation"] = reader.present(_JOB_ID)
+        _cross_check(fields, reader)
+        return cls(**fields, problems=tuple(reader.problems))
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Allocation":
+        """Rebuild from :meth:`to_json` output (e.g. a saved checkpoint); unknown keys ignored."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {}
+        for key, value in data.items():
+            if key in names:
+                values[key] = tuple(value) if isinstance(value, list) else value
+        return cls(**values)
+
+    # ------------------------------------------------------------ views
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field (tuples become lists)."""
+        return {
+            f.name: list(value) if isinstance(value, tuple) else value
+            for f in dataclasses.fields(self)
+            for value in (getattr(self, f.name),)
+        }
+
+    def nodes(self) -> Iterator[str]:
+        """Host names of the allocation, expanded lazily (empty when unknown)."""
+        if self.nodelist is None:
+            return iter(())
+        return hostlist.expand(self.nodelist)
+
+    @property
+    def first_node(self) -> Optional[str]:
+        """The first host of the allocation (where the batch script runs), or None."""
+        return next(self.nodes(), None)
+
+
+# ---------------------------------------------------------------- reading
+
+
+class _Invalid(ValueError):
+    """Raised by a converter; the message (if any) adds detail to the problem."""
+
+
+_NAME_EXPECTED = "a SLURM name (letters, digits, _ . + -)"
+
+
+class _Reader:
+    """Looks variables up, converts them, and records a problem per bad value."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.problems: list[str] = []
+        self.sources: dict[tuple[str, ...], str] = {}
+
+    def _lookup(self, name: str) -> Any:
+        try:
+            return self.env.get(name)
+        except Exception:  # a hostile Mapping must not take the notebook down
+            return None
+
+    def present(self, names: tuple[str, ...]) -> bool:
+        return any(
+            isinstance(value, str) and value.strip() not in _UNSET_VALUES
+            for value in map(self._lookup, names)
+        )
+
+    def get(
+        self,
+        names: tuple[str, ...],
+        convert: Callable[[str], Any],
+        expected: str,
+        *,
+        empty_is_value: bool = False,
+    ) -> Any:
+        for name in names:
+            raw = self._lookup(name)
+            if raw is None:
+                continue
+            if not isinstance(raw, str):
+                self.problems.append(
+                    f"{name}={raw!r} is a {type(raw).__name__}, expected a string: {expected}"
+                )
+                return None
+            if raw.strip() in _UNSET_VALUES and not (empty_is_value and raw == ""):
+                continue
+            self.sources[names] = name
+            try:
+                return convert(raw)
+            except _Invalid as error:
+                detail = f" ({error})" if str(error) else ""
+                self.problems.append(f"{name}={raw!r} is not {expected}{detail}")
+                return None
+        return None
+
+    def source(self, names: tuple[str, ...]) -> str:
+        return self.sources.get(names, names[0])
+
+
+def _digits(raw: str) -> str:
+    value = raw.strip()
+    if not _DIGITS.fullmatch(value):
+        raise _Invalid()
+    return value
+
+
+def _text(raw: str) -> str:
+    return raw
+
+
+def _name(raw: str) -> str:
+    value = raw.strip()
+    if not _NAME.fullmatch(value):
+        raise _Invalid()
+    return value
+
+
+def _count(raw: str) -> int:
+    value = raw.strip()
+    if not _DIGITS.fullmatch(value):
+        raise _Invalid()
+    return int(value)
+
+
+def _positive(raw: str) -> int:
+    value = _count(raw)
+    if value < 1:
+        raise _Invalid("zero")
+    return value
+
+
+def _counts(raw: str) -> tuple[int, ...]:
+    try:
+        return parse_counts(raw)
+    except CountsError as error:
+        raise _Invalid(str(error)) from None
+
+
+def _nodelist(raw: str) -> str:
+    value = raw.strip()
+    try:
+        hostlist.count(value)  # validates without expanding
+    except hostlist.HostlistError as error:
+        raise _Invalid(str(error)) from None
+    return value
+
+
+def _device_list(raw: str) -> str:
+    """Validated but kept as given: consumers split it the way CUDA does."""
+    value = raw.strip()
+    if not value:
+        return ""  # CUDA_VISIBLE_DEVICES="" hides every GPU
+    if not all(_NAME.fullmatch(device.strip()) for device in value.split(",")):
+        raise _Invalid()
+    return value
+
+
+def _gpus_per_task(raw: str) -> int:
+    match = _GPUS_PER_TASK.fullmatch(raw.strip())
+    if match is None:
+        raise _Invalid()
+    return int(match.group(1))
+
+
+def _megabytes(raw: str) -> int:
+    match = _MEMORY.fullmatch(raw.strip())
+    if match is None:
+        raise _Invalid()
+    return int(int(match.group(1)) * _MB_PER_UNIT[match.group(2).upper()])
+
+
+def _absolute_path(raw: str) -> str:
+    if not raw.startswith("/") or "\0" in raw:
+        raise _Invalid()
+    return raw
+
+
+def _cross_check(fields: dict[str, Any], reader: _Reader) -> None:
+    """Report variables that contradict each other (values are kept as given)."""
+    num_nodes = fields["num_nodes"]
+    nodelist = fields["nodelist"]
+    if num_nodes is not None and nodelist is not None:
+        listed = hostlist.count(nodelist)
+        if listed != num_nodes:
+            reader.problems.append(
+                f"{reader.source(_NODELIST)}={nodelist!r} lists {listed} nodes but "
+                f"{reader.source(_NUM_NODES)}={num_nodes}; expected the same node count"
+            )
+    per_node = (("tasks_per_node", "SLURM_TASKS_PER_NODE"), ("cpus_per_node", "SLURM_JOB_CPUS_PER_NODE"))
+    for field, variable in per_node:
+        counts = fields[field]
+        if counts is not None and num_nodes is not None and len(counts) != num_nodes:
+            reader.problems.append(
+                f"{variable}={format_counts(counts)!r} covers {len(counts)} nodes but "
+                f"{reader.source(_NUM_NODES)}={num_nodes}; expected one count per node"
+            )
+    tasks = fields["tasks_per_node"]
+    ntasks = fields["ntasks"]
+    if tasks is not None and ntasks is not None and sum(tasks) != ntasks:
+        reader.problems.append(
+            f"SLURM_TASKS_PER_NODE={format_counts(tasks)!r} adds up to {sum(tasks)} tasks but "
+            f"{reader.source(_NTASKS)}={ntasks}; expected the same task count"
+        )

@@ -1,0 +1,86 @@
+"""``ari-jupyter allocation [--json]``: what SLURM says about the job this shell runs in.
+
+Reads only environment variables (no squeue: remaining time is the ``time_left``
+probe). Problems with individual variables go to stderr in human mode and into
+``problems`` in JSON; the exit code is 0 either way, because a half-readable
+allocation is information, not a failure.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional, TextIO
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "allocation",
+        help="show the SLURM allocation read from the environment",
+        description="Show the SLURM allocation this process runs in, read from SLURM_* "
+        "and CUDA_VISIBLE_DEVICES. Malformed variables are reported, never fatal.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the allocation as one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
+    from ..allocation import Allocation
+
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    allocation = Allocation.from_env(env)
+    if args.json:
+        json.dump(allocation.to_json(), stdout, indent=2)
+        stdout.write("\n")
+        return 0
+    for label, value in describe(allocation):
+        stdout.write(f"{label:<12} {value}\n" if label else f"{value}\n")
+    for problem in allocation.problems:
+        stderr.write(f"problem: {problem}\n")
+    return 0
+
+
+def _or_dash(value) -> str:
+    return "-" if value is None or value == "" else str(value)
+
+
+def describe(allocation) -> list[tuple[str, str]]:
+    """(label, text) lines for humans; outside an allocation a single explanatory line."""
+    from ..allocation import format_counts
+
+    if not allocation.inside_allocation:
+        return [("", "not inside a SLURM allocation (SLURM_JOB_ID is not set)")]
+    a = allocation
+    job = _or_dash(a.job_id)
+    if a.job_name:
+        job += f" ({a.job_name})"
+    if a.cluster:
+        job += f" on cluster {a.cluster}"
+    nodes = _or_dash(a.num_nodes)
+    if a.nodelist:
+        nodes += f": {a.nodelist}, first {a.first_node}"
+    tasks = _or_dash(a.ntasks)
+    if a.tasks_per_node is not None:
+        tasks += f", per node {format_counts(a.tasks_per_node)}"
+    cpus = "per node " + (format_counts(a.cpus_per_node) if a.cpus_per_node is not None else "-")
+    cpus += f", on this node {_or_dash(a.cpus_on_node)}, per task {_or_dash(a.cpus_per_task)}"
+    gpus = f"on this node {_or_dash(a.gpus_on_node)}, job GPUs {_or_dash(a.job_gpus)}"
+    gpus += f", per task {_or_dash(a.gpus_per_task)}"
+    if a.cuda_visible_devices is not None:
+        gpus += f", CUDA_VISIBLE_DEVICES={a.cuda_visible_devices!r}"
+    if a.mem_per_node_mb is not None:
+        memory = f"{a.mem_per_node_mb} MB per node"
+    elif a.mem_per_cpu_mb is not None:
+        memory = f"{a.mem_per_cpu_mb} MB per CPU"
+    else:
+        memory = "-"
+    return [
+        ("job", job),
+        ("partition", f"{_or_dash(a.partition)}  account {_or_dash(a.account)}  qos {_or_dash(a.qos)}"),
+        ("nodes", nodes),
+        ("tasks", tasks),
+        ("cpus", cpus),
+        ("gpus", gpus),
+        ("memory", memory),
+        ("submit dir", _or_dash(a.submit_dir)),
+    ]

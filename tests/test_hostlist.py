@@ -1,0 +1,210 @@
+"""SLURM hostlists: table-driven over the syntax SLURM prints and the classic parser bugs.
+
+The "classic bugs" rows are the inputs that broke home-grown parsers elsewhere:
+commas inside brackets, a single node, names not ending in a digit, and a dash
+before the bracket.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+
+from ari_jupyter.hostlist import HostlistError, compress, count, expand
+
+EXPANSIONS = [
+    # (hostlist, expected names)
+    ("n1", ["n1"]),
+    ("login", ["login"]),
+    ("n[1-2]", ["n1", "n2"]),
+    ("n[1-3,5]", ["n1", "n2", "n3", "n5"]),
+    ("nodes[006,011]", ["nodes006", "nodes011"]),  # comma inside brackets
+    ("nodes[006,011-012]", ["nodes006", "nodes011", "nodes012"]),
+    ("host-[001-002]", ["host-001", "host-002"]),  # dash before the bracket
+    ("frontend", ["frontend"]),  # no digits at all
+    ("gpu-a", ["gpu-a"]),
+    ("n[8-10]", ["n8", "n9", "n10"]),  # no padding: width of "8" is 1
+    ("n[08-10]", ["n08", "n09", "n10"]),  # padding from the range start
+    ("n[098-101]", ["n098", "n099", "n100", "n101"]),
+    ("n[1-2,001-002]", ["n1", "n2", "n001", "n002"]),  # each range has its own width
+    ("n[0]", ["n0"]),
+    ("n[00]", ["n00"]),
+    ("a[1-2]b[3-4]", ["a1b3", "a1b4", "a2b3", "a2b4"]),  # cartesian product, last fastest
+    ("r[1-2]n[01-02]-ib", ["r1n01-ib", "r1n02-ib", "r2n01-ib", "r2n02-ib"]),
+    ("x[1-2]y[1]z[7-8]", ["x1y1z7", "x1y1z8", "x2y1z7", "x2y1z8"]),
+    ("[1-2]n", ["1n", "2n"]),
+    ("n[1-2]-ib", ["n1-ib", "n2-ib"]),
+    ("login,n[1-2]", ["login", "n1", "n2"]),  # top-level commas between items
+    ("n[1-2],m[3-4]", ["n1", "n2", "m3", "m4"]),
+    ("n1, n2", ["n1", "n2"]),
+    ("n1 n2\tn3", ["n1", "n2", "n3"]),  # whitespace separates too (scontrol accepts it)
+    ("  n[1-2]  ", ["n1", "n2"]),
+    ("n2,n1,n2", ["n2", "n1", "n2"]),  # order and duplicates kept
+    ("compute-b24-[1-3,5-9],compute-b25-[1,4,8]",
+     ["compute-b24-1", "compute-b24-2", "compute-b24-3", "compute-b24-5", "compute-b24-6",
+      "compute-b24-7", "compute-b24-8", "compute-b24-9", "compute-b25-1", "compute-b25-4",
+      "compute-b25-8"]),
+    ("a%d[1-2]", ["a%d1", "a%d2"]),  # printf characters are literal
+    ("n[99999999999998-99999999999999]", ["n99999999999998", "n99999999999999"]),
+]
+
+
+@pytest.mark.parametrize("hostlist, names", EXPANSIONS, ids=[row[0] for row in EXPANSIONS])
+def test_expand_and_count(hostlist, names):
+    assert list(expand(hostlist)) == names
+    assert count(hostlist) == len(names)
+
+
+@pytest.mark.parametrize("hostlist, names", EXPANSIONS, ids=[row[0] for row in EXPANSIONS])
+def test_compress_round_trips_every_expansion(hostlist, names):
+    assert list(expand(compress(names))) == names
+
+
+COMPRESSIONS = [
+    # (names, shortest form)
+    (["n1"], "n1"),
+    (["login"], "login"),
+    (["n1", "n2", "n3", "n5"], "n[1-3,5]"),
+    (["nodes006", "nodes011"], "nodes[006,011]"),
+    (["host-001", "host-002"], "host-[001-002]"),
+    (["n8", "n9", "n10"], "n[8-10]"),
+    (["n08", "n09", "n10"], "n[08-10]"),
+    (["n098", "n099", "n100"], "n[098-100]"),
+    (["n9", "n09"], "n[9,09]"),  # same number, different padding: both kept
+    (["n1-ib", "n2-ib"], "n[1-2]-ib"),
+    (["login", "n1", "n2"], "login,n[1-2]"),
+    (["n3", "n1", "n2"], "n[3,1-2]"),  # order kept (expand gives the names back as given)
+    (["n1", "m1", "n2"], "n1,m1,n2"),
+    (["n1", "n1"], "n[1,1]"),
+    (["a1b3", "a1b4", "a2b3", "a2b4"], "a1b[3-4],a2b[3-4]"),
+    (["n0", "n1"], "n[0-1]"),
+    (["nid000001", "nid000002", "nid000004"], "nid[000001-000002,000004]"),
+    (["a", "b", "c"], "a,b,c"),
+    ([f"nid{n:06d}" for n in range(1, 158977)], "nid[000001-158976]"),
+]
+
+
+@pytest.mark.parametrize("names, expected", COMPRESSIONS, ids=[row[1][:40] for row in COMPRESSIONS])
+def test_compress(names, expected):
+    assert compress(names) == expected
+    assert list(expand(expected)) == names
+
+
+def test_compress_accepts_any_iterable():
+    assert compress(expand("n[1-4]")) == "n[1-4]"
+    assert compress(iter(["n2", "n3"])) == "n[2-3]"
+
+
+MALFORMED = [
+    # (hostlist, words the message must contain)
+    ("", ["empty hostlist"]),
+    ("   ", ["empty hostlist"]),
+    ("cn[01-", ["'['", "never closed", "cn[01-"]),
+    ("cn[5-2]", ["'5-2'", "backwards", "cn[5-2]"]),
+    ("cn[1,7-3]", ["'7-3'", "backwards"]),
+    ("cn[a-b]", ["'a-b'", "cn[a-b]", "not a number"]),
+    ("cn[1-2:2]", ["'1-2:2'", "not a number"]),
+    ("cn[-2]", ["'-2'", "not a number"]),
+    ("cn[1-]", ["'1-'", "not a number"]),
+    ("cn[]", ["empty brackets", "cn[]"]),
+    ("cn[1,,2]", ["empty entry", "cn[1,,2]"]),
+    ("cn]", ["']'", "closes no '['"]),
+    ("cn[1-2]]", ["']'", "closes no '['"]),
+    ("cn[1[2]]", ["nested", "cn[1[2]]"]),
+    ("cn[1-2", ["never closed"]),
+    ("a,,b", ["empty item", "column 3"]),
+    (",a", ["empty item", "column 1"]),
+    ("a,", ["ends with a separator"]),
+    ("n[١-٢]", ["not a number"]),  # non-ASCII digits are not host numbers
+]
+
+
+@pytest.mark.parametrize("hostlist, words", MALFORMED, ids=[row[0] or "<empty>" for row in MALFORMED])
+def test_malformed_hostlists_raise_a_clear_error(hostlist, words):
+    for function in (count, expand):
+        with pytest.raises(HostlistError) as raised:
+            function(hostlist)
+        for word in words:
+            assert word in str(raised.value)
+
+
+def test_expand_validates_before_the_first_name():
+    with pytest.raises(HostlistError):
+        expand("n[1-2],cn[5-2]")  # no next() needed
+
+
+def test_hostlist_error_is_a_value_error():
+    assert issubclass(HostlistError, ValueError)
+    with pytest.raises(HostlistError, match="string"):
+        count(None)  # type: ignore[arg-type]
+
+
+BAD_NAMES = [
+    ([], "empty list"),
+    ([""], "empty host name"),
+    (["n1", "a b"], "'a b'"),
+    (["n[1]"], "'n[1]'"),
+    (["a,b"], "'a,b'"),
+    (["a\nb"], "'a\\nb'"),
+    (["n1", 7], "not int"),
+]
+
+
+@pytest.mark.parametrize("names, words", BAD_NAMES, ids=[repr(row[0]) for row in BAD_NAMES])
+def test_compress_rejects_names_a_hostlist_cannot_hold(names, words):
+    with pytest.raises(HostlistError) as raised:
+        compress(names)
+    assert words in str(raised.value)
+
+
+# ------------------------------------------------------------- Fugaku scale
+
+
+FUGAKU = "nid[000001-158976]"
+
+
+def test_fugaku_count_needs_no_expansion():
+    start = time.perf_counter()
+    assert count(FUGAKU) == 158_976
+    assert count("nid[000001-099999,100000-158976]") == 158_976
+    # A range far beyond any memory still counts: proof nothing is materialised.
+    assert count("n[1-999999999999]") == 999_999_999_999
+    assert time.perf_counter() - start < 5  # generous: this is a smoke check, not a benchmark
+
+
+def test_fugaku_expands_lazily_and_completely():
+    names = expand("n[1-999999999999]")
+    assert list(itertools.islice(names, 3)) == ["n1", "n2", "n3"]  # returns at once
+    total = 0
+    last = None
+    for total, last in enumerate(expand(FUGAKU), start=1):
+        pass
+    assert (total, last) == (158_976, "nid158976")
+
+
+def test_fugaku_round_trip_and_fragmented_list():
+    names = list(expand(FUGAKU))
+    assert compress(names) == FUGAKU
+    every_other = names[::2]  # 79,488 separate ranges: the fragmented worst case
+    folded = compress(every_other)
+    assert folded.startswith("nid[000001,000003,000005,")
+    assert count(folded) == len(every_other)
+    assert list(expand(folded)) == every_other
+
+
+def test_multi_group_expansion_stays_lazy_in_the_last_group():
+    names = expand("r[1-2]n[1-999999999999]")
+    assert list(itertools.islice(names, 2)) == ["r1n1", "r1n2"]
+
+
+def test_errors_in_huge_hostlists_stay_readable():
+    huge = "nid[" + ",".join(f"{n:06d}" for n in range(1, 100_000, 2)) + ",000009-000003]"
+    with pytest.raises(HostlistError) as raised:
+        count(huge)
+    message = str(raised.value)
+    assert "'000009-000003'" in message and "backwards" in message
+    assert len(message) < 200
+    with pytest.raises(HostlistError) as raised:
+        count(huge[:-1])  # the closing bracket lost
+    assert "never closed" in str(raised.value) and len(str(raised.value)) < 200
