@@ -1,0 +1,156 @@
+"""``ari-jupyter probe``: check this machine (or a demo site) the way the wizard does.
+
+Human output prints one line per probe as soon as it finishes, so a slow controller shows
+up as the line that has not arrived yet. ``--json`` prints a single object once everything
+is in. Exit code: 0 when no probe failed, 1 when one did, 2 on usage errors.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Optional, TextIO
+
+MAX_TIMEOUT = 600.0
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "probe",
+        help="check the site: sbatch, partitions, GRES, shared FS, MPI, modules, GPUs, ARI",
+        description="Run the site probes concurrently and report a verdict per probe "
+        "(ok, warn, fail, skip, unknown) with its evidence and fix.",
+    )
+    parser.add_argument("--json", action="store_true",
+                        help='print {"allocation", "probes", "elapsed_s"} as one JSON object')
+    parser.add_argument("--checkpoint-dir", metavar="DIR",
+                        help="directory the shared-filesystem probe judges "
+                        "(default: the configured workspace)")
+    parser.add_argument("--partition", metavar="P",
+                        help="partition to test (default: ARI_SLURM_PARTITION, then the allocation's)")
+    parser.add_argument("--timeout", metavar="SECONDS", type=float,
+                        help="seconds each probe may take (default 10, or the site config)")
+    parser.add_argument("--only", metavar="ID,...",
+                        help="comma-separated probe ids to run (default: all)")
+    parser.add_argument("--site", metavar="NAME|FILE",
+                        help="probe a recorded demo site instead of this machine "
+                        "(sx40, rccs-cloud, gres-cluster, laptop, or a site JSON file)")
+    parser.set_defaults(handler=run)
+
+
+class UsageError(ValueError):
+    """Bad command-line input: exit code 2."""
+
+
+def _parse_only(text: Optional[str]) -> Optional[list[str]]:
+    from ..probes import selected_ids
+
+    if text is None:
+        return None
+    ids = [part.strip() for part in text.split(",") if part.strip()]
+    if not ids:
+        raise UsageError("--only needs at least one probe id")
+    try:
+        selected_ids(ids)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    return ids
+
+
+def _site_defaults(host):
+    """Workspace and per-probe timeouts from the site's Jupyter config (defaults if unreadable)."""
+    from ..config import AriWizard, wizard_config
+
+    try:
+        config = wizard_config()
+    except Exception as exc:  # a broken admin config must not stop a diagnosis
+        sys.stderr.write(f"warning: ignoring unreadable ari_jupyter config: {exc}\n")
+        config = AriWizard()
+    return config.workspace_for(host.env), config.probe_timeout, dict(config.probe_timeouts)
+
+
+def build_context(args, host):
+    """The ProbeContext for these arguments (raises UsageError)."""
+    from ..allocation import Allocation
+    from ..probes import ProbeContext
+    from ..probes.context import valid_partition
+
+    only = _parse_only(args.only)
+    if args.timeout is not None and not 0 < args.timeout <= MAX_TIMEOUT:
+        raise UsageError(f"--timeout must be between 0 and {MAX_TIMEOUT:g} seconds")
+    if args.partition is not None and not valid_partition(args.partition):
+        raise UsageError(f"--partition {args.partition!r} is not a partition name")
+    workspace, timeout, timeouts = _site_defaults(host)
+    if args.timeout is not None:
+        timeout, timeouts = args.timeout, {}
+    return ProbeContext(
+        allocation=Allocation.from_env(host.env),
+        partition=args.partition,
+        checkpoint_dir=args.checkpoint_dir,
+        timeout=timeout,
+        timeouts=timeouts,
+        only=only,
+        workspace=workspace,
+    )
+
+
+def open_site(site: Optional[str]):
+    from ..host import LocalHost, RecordedSite, SiteError
+
+    if not site:
+        return LocalHost()
+    try:
+        return RecordedSite.load(site)
+    except SiteError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def format_line(result) -> str:
+    lines = [f"{result.status:<8}{result.id:<11}{result.summary}"]
+    if result.fix and result.status in ("warn", "fail", "unknown"):
+        lines.append(f"{'':<19}fix: {result.fix}")
+    return "\n".join(lines)
+
+
+def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
+    from ..probes import PROBE_IDS, run_probes_sync
+
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        host = open_site(args.site)
+        ctx = build_context(args, host)
+    except UsageError as exc:
+        stderr.write(f"ari-jupyter probe: error: {exc}\n")
+        return 2
+
+    started = time.monotonic()
+    if not args.json:
+        where = f"demo site {host.name}" if host.is_demo else f"this machine ({host.name})"
+        stdout.write(f"probing {where}\n")
+        stdout.flush()
+
+    def show(result) -> None:
+        stdout.write(format_line(result) + "\n")
+        stdout.flush()
+
+    results = run_probes_sync(host, ctx, on_result=None if args.json else show)
+    elapsed = time.monotonic() - started
+    failed = any(r.status == "fail" for r in results)
+    if args.json:
+        order = {probe_id: n for n, probe_id in enumerate(PROBE_IDS)}
+        payload = {
+            "allocation": ctx.allocation.to_json(),
+            "probes": [r.to_json() for r in sorted(results, key=lambda r: order[r.id])],
+            "elapsed_s": round(elapsed, 3),
+        }
+        json.dump(payload, stdout, indent=2)
+        stdout.write("\n")
+    else:
+        counts = {}
+        for r in results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        tally = ", ".join(f"{n} {s}" for s, n in counts.items())
+        noun = "probe" if len(results) == 1 else "probes"
+        stdout.write(f"{len(results)} {noun} in {elapsed:.2f}s: {tally}\n")
+    return 1 if failed else 0

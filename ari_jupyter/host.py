@@ -1,0 +1,545 @@
+"""The seam between the probes and a machine: environment, ``which``, commands, mounts.
+
+Probes never touch ``os``/``subprocess`` directly; they ask a :class:`Host`. ``LocalHost`` is the
+machine this process runs on. ``RecordedSite`` replays a site recorded in a JSON file (real
+command outputs, environment and mounts) with the same semantics — timeouts included — so the
+same probe code serves teaching demos and unit tables.
+
+Commands run without a shell, in their own session: on timeout or cancellation the whole process
+group is killed (TERM, then KILL) so that nothing a probe started outlives it.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fnmatch
+import json
+import os
+import posixpath
+import re
+import shlex
+import shutil
+import signal
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+DEFAULT_OUTPUT_CAP = 1 << 20
+"""Bytes kept per stream; a runaway command must not fill the kernel's memory."""
+
+KILL_GRACE = 0.2
+"""Seconds between SIGTERM and SIGKILL for a timed-out process group."""
+
+PIPE_GRACE = 0.5
+"""Seconds to wait for the pipes to close after the command itself exited (a background child
+may hold them; it is killed with the group afterwards)."""
+
+NOT_FOUND_RETURNCODE = 127
+NOT_EXECUTABLE_RETURNCODE = 126
+
+SITES_DIR = Path(__file__).with_name("sites")
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command did. ``returncode`` is None when it timed out or was never started."""
+
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    elapsed: float = 0.0
+    not_found: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.not_found
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.argv)
+
+    @property
+    def output(self) -> str:
+        """stdout and stderr together, in that order (for evidence and pattern checks)."""
+        parts = [p.rstrip("\n") for p in (self.stdout, self.stderr) if p.strip()]
+        return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Mount:
+    mountpoint: str
+    fstype: str
+    source: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# mounts
+
+
+_OCTAL_ESCAPE = re.compile(r"\\([0-7]{3})")
+
+
+def _unescape_mount_field(value: str) -> str:
+    """Undo the kernel's octal escapes (``\\040`` space, ``\\011`` tab, ``\\134`` backslash)."""
+    return _OCTAL_ESCAPE.sub(lambda m: chr(int(m.group(1), 8)), value)
+
+
+def parse_mountinfo(text: str) -> list[Mount]:
+    """Mounts from ``/proc/self/mountinfo`` text, in kernel order; malformed lines are skipped.
+
+    Format (proc(5)): ``id parent major:minor root mountpoint options [optional...] - fstype
+    source superoptions``. The optional fields vary in number, hence the search for ``-``.
+    """
+    mounts: list[Mount] = []
+    for line in text.splitlines():
+        fields = line.split()
+        try:
+            separator = fields.index("-", 6)
+        except ValueError:
+            continue
+        if len(fields) < separator + 2:
+            continue
+        source = fields[separator + 2] if len(fields) > separator + 2 else ""
+        mounts.append(
+            Mount(
+                mountpoint=_unescape_mount_field(fields[4]),
+                fstype=fields[separator + 1],
+                source=_unescape_mount_field(source),
+            )
+        )
+    return mounts
+
+
+def mount_for_path(path: str, mounts: Sequence[Mount]) -> Mount | None:
+    """The mount holding ``path`` (absolute, already resolved): longest mountpoint prefix.
+
+    When several mounts share a mountpoint the last one listed is on top, as in the kernel.
+    """
+    best: Mount | None = None
+    for mount in mounts:
+        point = mount.mountpoint
+        inside = path == point or point == "/" or path.startswith(point.rstrip("/") + "/")
+        if inside and (best is None or len(point) >= len(best.mountpoint)):
+            best = mount
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# output capture
+
+
+class _Capture:
+    """Keeps the first ``cap`` bytes of a stream and counts the rest, which is drained anyway
+    so that a chatty child never blocks on a full pipe."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.cap - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", errors="replace")
+        if self.dropped:
+            text += f"\n[truncated: {self.dropped} more bytes]\n"
+        return text
+
+
+def _cap_text(text: str, cap: int) -> str:
+    capture = _Capture(cap)
+    capture.add(text.encode("utf-8", errors="replace"))
+    return capture.text()
+
+
+async def _drain(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
+    if stream is None:
+        return
+    while True:
+        chunk = await stream.read(65536)
+        if not chunk:
+            return
+        capture.add(chunk)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> int:
+    """The process's exit status as soon as it exits. ``proc.wait()`` would also wait until
+    its pipes close, which never happens while a background child still holds them."""
+    delay = 0.005
+    while proc.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    return proc.returncode
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# hosts
+
+
+class Host:
+    """What probes may know about a machine. Subclasses: LocalHost, RecordedSite."""
+
+    name: str = "host"
+    description: str = ""
+    env: Mapping[str, str]
+
+    def which(self, program: str) -> str | None:
+        raise NotImplementedError
+
+    async def run(
+        self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
+    ) -> CommandResult:
+        raise NotImplementedError
+
+    def mounts(self) -> list[Mount]:
+        raise NotImplementedError
+
+    def realpath(self, path: str) -> str:
+        raise NotImplementedError
+
+    @property
+    def home(self) -> str | None:
+        return self.env.get("HOME") or None
+
+    @property
+    def is_demo(self) -> bool:
+        return False
+
+
+def _not_found(argv: tuple[str, ...], started: float, message: str | None = None) -> CommandResult:
+    return CommandResult(
+        argv=argv,
+        returncode=NOT_FOUND_RETURNCODE,
+        stdout="",
+        stderr=message or f"{argv[0]}: command not found\n",
+        elapsed=time.monotonic() - started,
+        not_found=True,
+    )
+
+
+class LocalHost(Host):
+    """The machine this process runs on."""
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        mountinfo_path: str = "/proc/self/mountinfo",
+    ) -> None:
+        self.env = dict(os.environ if env is None else env)
+        self.output_cap = output_cap
+        self.mountinfo_path = mountinfo_path
+        self.name = socket.gethostname() or "localhost"
+        self.description = "this machine"
+
+    def which(self, program: str, env: Mapping[str, str] | None = None) -> str | None:
+        search = (env if env is not None else self.env).get("PATH", os.defpath)
+        return shutil.which(program, path=search)
+
+    def mounts(self) -> list[Mount]:
+        try:
+            with open(self.mountinfo_path, encoding="utf-8", errors="replace") as handle:
+                return parse_mountinfo(handle.read())
+        except OSError:
+            return []
+
+    def realpath(self, path: str) -> str:
+        return os.path.realpath(os.path.expanduser(path))
+
+    async def run(
+        self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
+    ) -> CommandResult:
+        argv = tuple(str(arg) for arg in argv)
+        if not argv:
+            raise ValueError("run() needs a program to run")
+        started = time.monotonic()
+        run_env = dict(self.env if env is None else env)
+        executable = self.which(argv[0], run_env)
+        if executable is None:
+            return _not_found(argv, started)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                executable=executable,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=run_env,
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            return _not_found(argv, started)
+        except OSError as exc:
+            return CommandResult(
+                argv, NOT_EXECUTABLE_RETURNCODE, "", f"{argv[0]}: {exc}\n",
+                elapsed=time.monotonic() - started,
+            )
+
+        out, err = _Capture(self.output_cap), _Capture(self.output_cap)
+        readers = [asyncio.ensure_future(_drain(proc.stdout, out)),
+                   asyncio.ensure_future(_drain(proc.stderr, err))]
+        leader = asyncio.ensure_future(_exited(proc))
+        timed_out = False
+        try:
+            await asyncio.wait_for(asyncio.shield(leader), max(timeout, 0.0))
+        except asyncio.TimeoutError:
+            timed_out = True
+            await self._terminate_group(proc)
+        except asyncio.CancelledError:
+            _signal_group(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(leader), 1.0)
+            await self._finish_readers(readers, 0.1)
+            leader.cancel()
+            raise
+        else:
+            # The leader is done. What is left in the pipes arrives at once, unless a background
+            # member of its group holds them open: give that a moment, then end the group.
+            left = timeout - (time.monotonic() - started)
+            await self._finish_readers(readers, max(0.0, min(left, PIPE_GRACE)), cancel=False)
+            _signal_group(proc.pid, signal.SIGKILL)
+        await self._finish_readers(readers, 0.1)
+        leader.cancel()  # done already unless the kernel could not kill the leader
+        return CommandResult(
+            argv=argv,
+            returncode=None if timed_out else proc.returncode,
+            stdout=out.text(),
+            stderr=err.text(),
+            timed_out=timed_out,
+            elapsed=time.monotonic() - started,
+        )
+
+    @staticmethod
+    async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
+        _signal_group(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(_exited(proc), KILL_GRACE)
+        # Even if the leader obeyed TERM, children that ignore it are still in the group.
+        _signal_group(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(_exited(proc), 1.0)
+
+    @staticmethod
+    async def _finish_readers(
+        readers: list[asyncio.Future], wait: float, *, cancel: bool = True
+    ) -> None:
+        """Collect what reached the pipes; a process that escaped the group may keep a pipe
+        open, so end-of-file is awaited for ``wait`` seconds at most."""
+        pending = [r for r in readers if not r.done()]
+        if pending and wait > 0:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(asyncio.gather(*pending)), wait)
+        if cancel:
+            for reader in readers:
+                reader.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# recorded demo sites
+
+
+class SiteError(ValueError):
+    """A site file is missing or malformed."""
+
+
+class UnknownSiteError(SiteError, LookupError):
+    """No demo site by that name."""
+
+
+@dataclass(frozen=True)
+class RecordedCommand:
+    argv: tuple[str, ...]
+    stdout: str = ""
+    stderr: str = ""
+    returncode: int = 0
+    delay: float = 0.0
+
+    def matches(self, argv: Sequence[str]) -> bool:
+        """Token-wise match; ``*``/``?`` glob inside a token, a final ``**`` matches the rest."""
+        pattern = self.argv
+        if pattern and pattern[-1] == "**":
+            pattern = pattern[:-1]
+            if len(argv) < len(pattern):
+                return False
+            argv = argv[: len(pattern)]
+        if len(argv) != len(pattern):
+            return False
+        return all(_token_matches(p, a) for p, a in zip(pattern, argv))
+
+
+def _token_matches(pattern: str, token: str) -> bool:
+    if pattern == token:
+        return True
+    if "*" not in pattern and "?" not in pattern:
+        return False
+    return fnmatch.fnmatchcase(token, pattern.replace("[", "[[]"))
+
+
+@dataclass
+class RecordedSite(Host):
+    """A site replayed from a JSON recording (see ``ari_jupyter/sites/*.json``)."""
+
+    name: str
+    description: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    mount_table: list[Mount] = field(default_factory=list)
+    programs: dict[str, str] = field(default_factory=dict)
+    commands: list[RecordedCommand] = field(default_factory=list)
+    symlinks: dict[str, str] = field(default_factory=dict)
+    output_cap: int = DEFAULT_OUTPUT_CAP
+
+    @property
+    def is_demo(self) -> bool:
+        return True
+
+    # -- loading -------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, name_or_path: str | os.PathLike) -> "RecordedSite":
+        """A bundled site by name (``sx40``) or any site file by path."""
+        text = str(name_or_path)
+        looks_like_path = text.endswith(".json") or os.sep in text or Path(text).is_file()
+        path = Path(text) if looks_like_path else SITES_DIR / f"{text}.json"
+        if not path.is_file():
+            if looks_like_path:
+                raise SiteError(f"site file not found: {text}")
+            raise UnknownSiteError(
+                f"unknown demo site {text!r}; available: {', '.join(list_sites()) or 'none'}"
+            )
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SiteError(f"cannot read site file {path}: {exc}") from exc
+        return cls.from_dict(data, default_name=path.stem)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], default_name: str = "site") -> "RecordedSite":
+        if not isinstance(data, Mapping):
+            raise SiteError("a site must be a JSON object")
+        try:
+            env = {str(k): str(v) for k, v in (data.get("env") or {}).items()}
+            mounts = [
+                Mount(str(m["mountpoint"]), str(m["fstype"]), str(m.get("source", "")))
+                for m in data.get("mounts") or []
+            ]
+            programs = {str(k): str(v) for k, v in (data.get("which") or {}).items()}
+            commands = [
+                RecordedCommand(
+                    argv=tuple(str(a) for a in c["argv"]),
+                    stdout=str(c.get("stdout", "")),
+                    stderr=str(c.get("stderr", "")),
+                    returncode=int(c.get("returncode", 0)),
+                    delay=float(c.get("delay", 0.0)),
+                )
+                for c in data.get("commands") or []
+            ]
+            symlinks = {str(k): str(v) for k, v in (data.get("symlinks") or {}).items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise SiteError(f"malformed site {data.get('name', default_name)!r}: {exc!r}") from exc
+        for command in commands:
+            if not command.argv:
+                raise SiteError("a recorded command needs a non-empty argv")
+        return cls(
+            name=str(data.get("name") or default_name),
+            description=str(data.get("description", "")),
+            env=env,
+            mount_table=mounts,
+            programs=programs,
+            commands=commands,
+            symlinks=symlinks,
+        )
+
+    # -- Host interface ------------------------------------------------------------------------
+
+    def which(self, program: str, env: Mapping[str, str] | None = None) -> str | None:
+        if "/" in program:
+            return program if program in self.programs.values() else None
+        return self.programs.get(program)
+
+    def mounts(self) -> list[Mount]:
+        return list(self.mount_table)
+
+    def realpath(self, path: str) -> str:
+        """Normalise against the recorded home and follow the recorded symlinks (longest first)."""
+        if path.startswith("~"):
+            path = (self.home or "/") + path[1:]
+        if not path.startswith("/"):
+            path = posixpath.join(self.env.get("PWD") or self.home or "/", path)
+        path = posixpath.normpath(path)
+        for _ in range(40):  # symlink loops end somewhere
+            for link in sorted(self.symlinks, key=len, reverse=True):
+                if path == link or path.startswith(link.rstrip("/") + "/"):
+                    path = posixpath.normpath(self.symlinks[link] + path[len(link):])
+                    break
+            else:
+                return path
+        return path
+
+    def _program_name(self, program: str) -> str | None:
+        if "/" not in program:
+            return program if program in self.programs else None
+        for name, location in self.programs.items():
+            if location == program:
+                return name
+        return None
+
+    async def run(
+        self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
+    ) -> CommandResult:
+        argv = tuple(str(arg) for arg in argv)
+        if not argv:
+            raise ValueError("run() needs a program to run")
+        started = time.monotonic()
+        program = self._program_name(argv[0])
+        if program is None:
+            return _not_found(argv, started)
+        lookup = (program,) + argv[1:]
+        recorded = next((c for c in self.commands if c.matches(lookup)), None)
+        if recorded is None:
+            return CommandResult(
+                argv, 2, "",
+                f"{argv[0]}: demo site {self.name!r} has no recording for `{shlex.join(argv)}`\n",
+                elapsed=time.monotonic() - started,
+            )
+        if recorded.delay >= timeout:
+            await asyncio.sleep(max(timeout, 0.0))
+            return CommandResult(
+                argv, None, "", "", timed_out=True, elapsed=time.monotonic() - started
+            )
+        if recorded.delay > 0:
+            await asyncio.sleep(recorded.delay)
+        return CommandResult(
+            argv=argv,
+            returncode=recorded.returncode,
+            stdout=_cap_text(recorded.stdout, self.output_cap),
+            stderr=_cap_text(recorded.stderr, self.output_cap),
+            elapsed=time.monotonic() - started,
+        )
+
+
+def list_sites() -> list[str]:
+    """Names of the bundled demo sites."""
+    return sorted(p.stem for p in SITES_DIR.glob("*.json"))
+
+
+def open_host(site: str | None = None) -> Host:
+    """The real machine, or a demo site when ``site`` names one."""
+    return RecordedSite.load(site) if site else LocalHost()

@@ -1,0 +1,46 @@
+"""Is ARI itself installed where the hand-off script will run ``ari run``?"""
+from __future__ import annotations
+
+from ..host import Host
+from .context import ProbeContext, evidence_of, first_line, run_command
+from .parsers import parse_version
+from .result import ProbeResult
+
+INSTALL_HINT = (
+    "Install ARI (github.com/kotama7/ARI): `git clone https://github.com/kotama7/ARI && "
+    "pip install -e ARI/ari-core` in the environment of the terminal that will run `ari run`, "
+    "then check `which ari`."
+)
+
+
+async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
+    path = host.which("ari")
+    if path is None:
+        return ProbeResult(
+            "ari", "skip", "ari is not on PATH here (the hand-off terminal needs it)",
+            command="which ari", fix=INSTALL_HINT, data={"path": None, "version": None},
+        )
+    result = await run_command(host, ["ari", "--version"])
+    version = parse_version(result.output) if result.ok else None
+    data = {"path": path, "version": version}
+    evidence = evidence_of(host, result)
+    if result.timed_out:
+        return ProbeResult(
+            "ari", "warn", f"ari at {path} did not answer `ari --version` within "
+            f"{result.elapsed:.1f}s (a slow import or a broken install)",
+            command=result.command, evidence=evidence, data=data,
+            fix="Run `ari --help` in a terminal to see what it is waiting for.",
+        )
+    if not result.ok:
+        answer = first_line(result.output) or f"exit {result.returncode}"
+        lowered = result.output.lower()
+        if "no such option" in lowered or "unrecognized arguments" in lowered:
+            answer = "`--version` is not an ari option"
+            return ProbeResult("ari", "ok", f"ari at {path} (version not reported: {answer})",
+                               command=result.command, evidence=evidence, data=data)
+        return ProbeResult(
+            "ari", "warn", f"ari at {path} does not start: {answer}",
+            command=result.command, evidence=evidence, data=data, fix=INSTALL_HINT,
+        )
+    return ProbeResult("ari", "ok", f"ari {version or '(version unknown)'} at {path}",
+                       command=result.command, evidence=evidence, data=data)

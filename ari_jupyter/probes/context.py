@@ -1,0 +1,216 @@
+"""What every probe receives besides the host, and the helpers they share.
+
+A probe is ``async def probe(host, ctx) -> ProbeResult``. The runner gives each probe a
+deadline (its own timeout); ``run_command`` spends what is left of it, so a probe that runs
+two commands still ends within its budget. Commands that several probes need (``sinfo -h -o
+%G`` for gres and gpus, the partition list) run once per probe run: the controller is asked
+once, not once per probe.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ..host import CommandResult, Host
+from ..redact import redact
+from .parsers import PARTITION_NAME
+from .result import ProbeResult
+
+DEFAULT_TIMEOUT = 10.0
+EVIDENCE_LIMIT = 4000
+"""Characters of command output kept as evidence (the full output is never needed to judge)."""
+
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "ari_jupyter_probe_deadline", default=None
+)
+
+# Messages SLURM clients print when the controller is slow or away: retry, do not conclude.
+CONTROLLER_HICCUPS = re.compile(
+    r"socket timed out|unable to contact slurm controller|connection refused|"
+    r"communication connection failure|zero bytes were transmitted|"
+    r"slurm backup controller in standby mode|slurmctld.* not responding",
+    re.IGNORECASE,
+)
+
+
+# A SLURM client that cannot find its cluster at all (no slurm.conf, no DNS SRV record):
+# not a hiccup — this host cannot talk to SLURM until it is configured.
+SLURM_UNCONFIGURED = re.compile(
+    r"could not establish a configuration source|unable to process configuration file|"
+    r"fetch_config: dns srv lookup failed|slurm\.conf.*no such file",
+    re.IGNORECASE,
+)
+UNCONFIGURED_FIX = (
+    "Point SLURM_CONF at the cluster's slurm.conf (or run where the SLURM client is set up: "
+    "inside the allocation, a login node)."
+)
+
+
+@dataclass
+class ProbeContext:
+    """Inputs shared by all probes of one run.
+
+    ``allocation`` is an ``ari_jupyter.allocation.Allocation`` (None outside Python callers that
+    have none); ``partition`` the partition chosen by the user (else the environment decides);
+    ``checkpoint_dir``/``workspace`` the directory the shared-filesystem probe judges;
+    ``only`` restricts the probe ids; ``timeouts`` overrides ``timeout`` per probe id;
+    ``module_cache`` keeps module listings per MODULEPATH for the process lifetime.
+    """
+
+    allocation: Any = None
+    partition: str | None = None
+    checkpoint_dir: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    only: Sequence[str] | None = None
+    timeouts: Mapping[str, float] = field(default_factory=dict)
+    workspace: str | None = None
+    module_cache: bool = True
+    _shared: dict[tuple, asyncio.Task] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def timeout_for(self, probe_id: str) -> float:
+        return float(self.timeouts.get(probe_id, self.timeout))
+
+    async def run_shared(self, host: Host, argv: Sequence[str]) -> CommandResult:
+        """Run ``argv`` once for all probes of this run; later callers get the same result."""
+        key = (id(host), tuple(argv))
+        task = self._shared.get(key)
+        if task is None:
+            task = asyncio.ensure_future(run_command(host, argv))
+            self._shared[key] = task
+        return await asyncio.shield(task)
+
+    async def close(self) -> None:
+        """Stop shared commands nobody waits for any more (their process groups are killed)."""
+        tasks = [t for t in self._shared.values() if not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        self._shared.clear()
+
+
+def set_deadline(seconds: float) -> contextvars.Token:
+    return _deadline.set(time.monotonic() + seconds)
+
+
+def remaining(default: float = DEFAULT_TIMEOUT) -> float:
+    """Seconds left in the current probe's budget (never negative)."""
+    deadline = _deadline.get()
+    if deadline is None:
+        return default
+    return max(0.0, deadline - time.monotonic())
+
+
+async def run_command(
+    host: Host, argv: Sequence[str], env: Mapping[str, str] | None = None
+) -> CommandResult:
+    return await host.run(argv, timeout=remaining(), env=env)
+
+
+# ---------------------------------------------------------------------------------------------
+# shaping results
+
+
+def evidence_of(host: Host, *results: CommandResult, note: str = "") -> str:
+    """Redacted, bounded text showing what the commands printed and how they ended."""
+    blocks = []
+    for result in results:
+        if result is None:
+            continue
+        if result.not_found:
+            ending = "not found on PATH"
+        elif result.timed_out:
+            ending = f"timed out after {result.elapsed:.1f}s"
+        else:
+            ending = f"exit {result.returncode}"
+        body = result.output
+        if len(body) > EVIDENCE_LIMIT:
+            body = body[:EVIDENCE_LIMIT] + f"\n[... {len(body) - EVIDENCE_LIMIT} more characters]"
+        blocks.append(f"$ {result.command}\n{body}\n[{ending}]" if body else f"$ {result.command}\n[{ending}]")
+    if note:
+        blocks.append(note)
+    return redact("\n\n".join(blocks), host.env)
+
+
+def is_controller_hiccup(result: CommandResult) -> bool:
+    return bool(CONTROLLER_HICCUPS.search(result.output))
+
+
+def is_unconfigured(result: CommandResult) -> bool:
+    return not result.ok and bool(SLURM_UNCONFIGURED.search(result.output))
+
+
+def last_line(text: str, limit: int = 200) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return first_line(lines[-1], limit) if lines else ""
+
+
+def first_line(text: str, limit: int = 200) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def unanswered(probe_id: str, host: Host, result: CommandResult, what: str) -> ProbeResult | None:
+    """The ``unknown`` verdict when a command timed out or the controller hiccupped, else None.
+
+    ``what`` names the question in words ("the partition list").
+    """
+    if result.timed_out:
+        return ProbeResult(
+            probe_id, "unknown",
+            f"`{result.argv[0]}` did not answer within {result.elapsed:.1f}s: {what} is unknown",
+            command=result.command, evidence=evidence_of(host, result),
+            fix="Retry later; a busy controller answers slowly. Raise the probe timeout "
+                "(--timeout or c.AriWizard.probe_timeouts) on slow sites.",
+        )
+    if not result.ok and is_controller_hiccup(result):
+        return ProbeResult(
+            probe_id, "unknown",
+            f"the SLURM controller did not answer ({first_line(result.output, 120)}): "
+            f"{what} is unknown",
+            command=result.command, evidence=evidence_of(host, result),
+            fix="Retry in a minute (`scontrol ping` shows whether slurmctld is up).",
+        )
+    if is_unconfigured(result):
+        return ProbeResult(
+            probe_id, "unknown",
+            f"the SLURM client here is not configured ({last_line(result.output, 120)}): "
+            f"{what} is unknown",
+            command=result.command, evidence=evidence_of(host, result), fix=UNCONFIGURED_FIX,
+        )
+    return None
+
+
+def valid_partition(name: str) -> bool:
+    return bool(PARTITION_NAME.fullmatch(name))
+
+
+def chosen_partition(host: Host, ctx: ProbeContext) -> tuple[str | None, str]:
+    """The partition the run will use as far as the environment tells, and where it came from.
+
+    Explicit choice, then ``ARI_SLURM_PARTITION`` (what ARI reads first), then the allocation's
+    own partition. The sinfo default is the caller's last resort. Values that are not partition
+    names are passed over (an explicit one is refused: it would become a command-line option).
+    """
+    if ctx.partition:
+        if not valid_partition(ctx.partition):
+            raise ValueError(f"not a partition name: {ctx.partition!r}")
+        return ctx.partition, "chosen"
+    candidates = (
+        (host.env.get("ARI_SLURM_PARTITION", "").strip(), "ARI_SLURM_PARTITION"),
+        (getattr(ctx.allocation, "partition", None) or "", "SLURM_JOB_PARTITION"),
+        (host.env.get("SLURM_JOB_PARTITION", "").strip(), "SLURM_JOB_PARTITION"),
+    )
+    for value, source in candidates:
+        if value and valid_partition(value):
+            return value, source
+    return None, ""

@@ -1,0 +1,129 @@
+"""Is the checkpoint directory on a filesystem every node sees at the same path?
+
+Two answers are compared: the real filesystem type of the mount holding the directory, and
+ARI's own path-prefix rule (which only warns, and which judges ``/work -> /gpfs/work`` by its
+target). A node-local checkpoint fails: ranks on other nodes get ``Permission denied`` or
+missing files.
+"""
+from __future__ import annotations
+
+from ..host import Host, mount_for_path
+from .context import ProbeContext
+from .result import ProbeResult
+
+SHARED_FSTYPES = frozenset({
+    "nfs", "nfs4", "lustre", "fuse.lustre", "gpfs", "beegfs", "fhgfs", "cephfs", "ceph",
+    "fuse.ceph", "fuse.cephfs", "glusterfs", "fuse.glusterfs", "panfs", "wekafs", "pvfs2",
+    "orangefs", "cifs", "smb3", "afs", "openafs", "gfs2", "ocfs2", "fuse.juicefs", "quobyte",
+    "fuse.quobyte", "fuse.gcsfuse", "davfs", "fuse.sshfs",
+})
+"""Filesystem types that are network or cluster filesystems."""
+
+NODE_LOCAL_FSTYPES = frozenset({
+    "tmpfs", "ramfs", "overlay", "aufs", "squashfs", "devtmpfs", "ext2", "ext3", "ext4", "xfs",
+    "btrfs", "zfs", "f2fs", "vfat", "exfat", "ntfs", "ntfs3", "fuse.squashfuse", "iso9660",
+    "apfs", "hfs", "hfsplus",
+})
+"""Local disks and memory filesystems: another node has its own, different copy."""
+
+NODE_LOCAL_PREFIXES = ("/tmp", "/var/tmp", "/dev/shm", "/local", "/scratch/local")
+"""Paths that are node-local by convention whatever is mounted there (per-job tmp dirs)."""
+
+ARI_SHARED_PREFIXES = ("/work", "/scratch", "/lustre", "/home", "/nfs", "/data")
+"""ARI's ``_is_shared_fs`` prefixes (spec §3.4.2b)."""
+
+
+def _under(path: str, prefix: str) -> bool:
+    prefix = prefix.rstrip("/") or "/"
+    return path == prefix or path.startswith(prefix + "/") or prefix == "/"
+
+
+def ari_thinks_shared(resolved: str, home_resolved: str | None) -> bool:
+    """ARI's rule: under the (resolved) home, or starting with one of its prefixes."""
+    if home_resolved and _under(resolved, home_resolved):
+        return True
+    return any(_under(resolved, prefix) for prefix in ARI_SHARED_PREFIXES)
+
+
+def classify(fstype: str, resolved: str) -> bool | None:
+    """True shared, False node-local, None unknown type."""
+    if any(_under(resolved, prefix) for prefix in NODE_LOCAL_PREFIXES):
+        return False
+    if fstype in SHARED_FSTYPES or fstype.startswith("nfs"):
+        return True
+    if fstype in NODE_LOCAL_FSTYPES:
+        return False
+    return None
+
+
+def _target(host: Host, ctx: ProbeContext) -> tuple[str | None, str]:
+    for value, source in (
+        (ctx.checkpoint_dir, "checkpoint directory"),
+        (ctx.workspace, "configured workspace"),
+        (host.env.get("ARI_CHECKPOINT_DIR"), "ARI_CHECKPOINT_DIR"),
+        (host.env.get("ARI_WORKSPACE"), "ARI_WORKSPACE"),
+        (host.home, "$HOME"),
+    ):
+        if value:
+            return str(value), source
+    return None, ""
+
+
+async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
+    path, source = _target(host, ctx)
+    if path is None:
+        return ProbeResult("shared_fs", "unknown",
+                           "no checkpoint directory, workspace or $HOME to judge")
+    resolved = host.realpath(path)
+    home = host.realpath(host.home) if host.home else None
+    ari_view = ari_thinks_shared(resolved, home)
+    mount = mount_for_path(resolved, host.mounts())
+    data = {
+        "path": path, "path_source": source, "resolved": resolved,
+        "mountpoint": mount.mountpoint if mount else None,
+        "fstype": mount.fstype if mount else None,
+        "source": mount.source if mount else None,
+        "shared": None, "ari_thinks_shared": ari_view,
+    }
+    shown = path if resolved == path else f"{path} (-> {resolved})"
+    evidence = (
+        f"{source}: {shown}\nmount: {mount.mountpoint} type {mount.fstype} from {mount.source}"
+        if mount else f"{source}: {shown}\nno mount found in the mount table"
+    ) + f"\nARI's prefix rule ({', '.join(ARI_SHARED_PREFIXES)} or $HOME={home}): " + (
+        "shared" if ari_view else "not shared")
+    if mount is None:
+        return ProbeResult("shared_fs", "unknown",
+                           f"cannot tell which filesystem holds {shown}: mount table unreadable",
+                           command="/proc/self/mountinfo", evidence=evidence, data=data)
+    shared = classify(mount.fstype, resolved)
+    data["shared"] = shared
+    where = f"{shown} is on {mount.fstype} ({mount.mountpoint})"
+    move_fix = ("Put the workspace on a network filesystem every node mounts at the same path "
+                "(on most clusters $HOME or /work/...), e.g. --checkpoint-dir /work/$USER/ari.")
+    if shared is False:
+        tail = ("; ARI will not even warn (its prefix rule says shared)" if ari_view
+                else "; ARI only warns")
+        return ProbeResult(
+            "shared_fs", "fail", f"{where}: node-local — ranks on other nodes will not see it{tail}",
+            command="/proc/self/mountinfo", evidence=evidence, data=data,
+            fix=move_fix + " (Symptom otherwise: `Permission denied` / missing files on rank > 0.)",
+        )
+    if shared is None:
+        return ProbeResult(
+            "shared_fs", "warn",
+            f"{where}: unknown filesystem type, cannot tell whether other nodes see it"
+            + ("; ARI assumes shared (prefix rule)" if ari_view else "; ARI will warn"),
+            command="/proc/self/mountinfo", evidence=evidence, data=data,
+            fix="Check with the site that this path is mounted on every compute node.",
+        )
+    if not ari_view:
+        return ProbeResult(
+            "shared_fs", "warn",
+            f"{where}: shared, but ARI's prefix rule does not know {resolved} and will warn "
+            "that the checkpoint looks node-local (harmless)",
+            command="/proc/self/mountinfo", evidence=evidence, data=data,
+            fix="Harmless: ARI only logs a warning. To silence it use a directory whose resolved "
+                f"path is under $HOME ({home}) or starts with one of {', '.join(ARI_SHARED_PREFIXES)}.",
+        )
+    return ProbeResult("shared_fs", "ok", f"{where}: shared, and ARI agrees",
+                       command="/proc/self/mountinfo", evidence=evidence, data=data)

@@ -1,0 +1,85 @@
+"""GPUs this node can see (``nvidia-smi -L``) against what SLURM can hand out (GRES).
+
+The sx40 pattern: GPUs are physically there but SLURM has no GRES, so every GPU request
+(``--gres``, ``--gpus-per-task``) is rejected and ARI refuses to add GPU flags at all unless
+``ARI_SLURM_ALLOW_NO_GRES=1``.
+"""
+from __future__ import annotations
+
+from ..host import Host
+from .context import ProbeContext, evidence_of, first_line, run_command
+from .parsers import gres_lines, parse_gres_spec, parse_nvidia_smi
+from .result import ProbeResult
+from .slurm import NO_GRES_FIX, cluster_gres, gpu_types
+
+
+def _models(gpus: list[dict]) -> str:
+    counts: dict[str, int] = {}
+    for gpu in gpus:
+        counts[gpu["model"]] = counts.get(gpu["model"], 0) + 1
+    return ", ".join(f"{n}× {model}" for model, n in counts.items())
+
+
+async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
+    if host.which("nvidia-smi") is None:
+        return ProbeResult(
+            "gpus", "skip", "nvidia-smi is not on PATH: no NVIDIA GPUs visible on this node",
+            command="which nvidia-smi", data={"count": 0, "gpus": [], "models": []},
+        )
+    smi = await run_command(host, ["nvidia-smi", "-L"])
+    data = {"count": None, "gpus": [], "models": [], "has_gres": None, "gres_gpu_types": []}
+    if smi.timed_out:
+        return ProbeResult(
+            "gpus", "unknown", f"nvidia-smi did not answer within {smi.elapsed:.1f}s",
+            command=smi.command, evidence=evidence_of(host, smi), data=data,
+            fix="A hung nvidia-smi usually means a driver problem on this node; ask the site.",
+        )
+    gpus = parse_nvidia_smi(smi.stdout)
+    if not smi.ok and not gpus:
+        if "no devices were found" in smi.output.lower():
+            data["count"] = 0
+            return ProbeResult("gpus", "skip", "nvidia-smi finds no GPU on this node",
+                               command=smi.command, evidence=evidence_of(host, smi), data=data)
+        return ProbeResult(
+            "gpus", "unknown",
+            f"nvidia-smi failed (exit {smi.returncode}): {first_line(smi.output)}",
+            command=smi.command, evidence=evidence_of(host, smi), data=data,
+            fix="The NVIDIA driver is not reachable from this node; GPU availability is unknown.",
+        )
+    data.update(count=len(gpus), gpus=gpus, models=sorted({g["model"] for g in gpus}))
+    if not gpus:
+        return ProbeResult("gpus", "skip", "nvidia-smi lists no GPU on this node",
+                           command=smi.command, evidence=evidence_of(host, smi), data=data)
+    sinfo, has_gres = await cluster_gres(host, ctx)
+    data["has_gres"] = has_gres
+    evidence = evidence_of(host, smi, sinfo) if sinfo is not None else evidence_of(host, smi)
+    seen = f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''} visible ({_models(gpus)})"
+    if has_gres is False:
+        return ProbeResult(
+            "gpus", "warn",
+            f"{seen} but SLURM has no GRES: leave gpu_type empty and export "
+            "ARI_SLURM_ALLOW_NO_GRES=1 for GPU runs",
+            command=smi.command, evidence=evidence, fix=NO_GRES_FIX, data=data,
+        )
+    if has_gres is None:
+        why = "no SLURM client" if sinfo is None else "sinfo did not answer"
+        return ProbeResult("gpus", "ok", f"{seen}; GRES unknown ({why})",
+                           command=smi.command, evidence=evidence, data=data)
+    specs = [parse_gres_spec(s) for s in gres_lines(sinfo.stdout)]
+    gpu_specs = [s for s in specs if s and s.name == "gpu"]
+    data["gres_gpu_types"] = gpu_types([s.raw for s in gpu_specs])
+    if not gpu_specs:
+        return ProbeResult(
+            "gpus", "warn",
+            f"{seen} but SLURM's GRES ({', '.join(s.raw for s in specs if s)}) has no gpu entry: "
+            "ARI's check passes yet sbatch rejects GPU requests",
+            command=smi.command, evidence=evidence, data=data,
+            fix="Do not request GPUs through SLURM here; ask the site to configure gpu GRES.",
+        )
+    types = data["gres_gpu_types"]
+    hint = f"; gpu_type may be {' or '.join(types)}" if types else "; untyped GRES: leave gpu_type empty"
+    return ProbeResult(
+        "gpus", "ok",
+        f"{seen}; GRES {', '.join(s.raw for s in gpu_specs)}{hint}",
+        command=smi.command, evidence=evidence, data=data,
+    )

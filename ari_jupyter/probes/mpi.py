@@ -1,0 +1,99 @@
+"""MPI launchers: srun (preferred: the scheduler places ranks, PMI/PMIx wire them up) and
+mpirun/mpiexec (fine inside an allocation, but must exist on every compute node)."""
+from __future__ import annotations
+
+import asyncio
+
+from ..host import Host
+from .context import ProbeContext, evidence_of, last_line, run_command
+from .modules import list_modules
+from .parsers import mpi_flavour, mpi_modules, parse_srun_mpi_list, parse_version
+from .result import ProbeResult
+
+NO_MPI_FIX = (
+    "Load an MPI module (`module load openmpi/...`, and add it to module_loads so "
+    "reproduce.sh loads it on the compute nodes too) or run where srun exists; otherwise "
+    "`mpirun: command not found` on the compute nodes."
+)
+MPIRUN_FIX = (
+    "Prefer `srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS` where the SLURM client works; "
+    "with mpirun, add the MPI module to module_loads."
+)
+
+
+async def _describe(host: Host, program: str):
+    """``(info, result)`` for a launcher on PATH, ``(None, None)`` otherwise. A launcher that
+    cannot even print its version (e.g. srun without a SLURM configuration) does not work."""
+    path = host.which(program)
+    if path is None:
+        return None, None
+    result = await run_command(host, [program, "--version"])
+    info = {
+        "path": path,
+        "version": parse_version(result.output) if result.ok else None,
+        "works": result.ok or result.timed_out,
+        "error": None if result.ok else (
+            "timed out" if result.timed_out else last_line(result.output) or f"exit {result.returncode}"
+        ),
+    }
+    if program != "srun":
+        info["flavour"] = mpi_flavour(result.output)
+    return info, result
+
+
+def _name(info: dict, program: str) -> str:
+    flavour = info.get("flavour") or "MPI"
+    version = f" {info['version']}" if info.get("version") else ""
+    return f"{program} ({flavour}{version})"
+
+
+async def probe_mpi(host: Host, ctx: ProbeContext) -> ProbeResult:
+    (srun, srun_run), (mpirun, mpirun_run), (mpiexec, mpiexec_run) = await asyncio.gather(
+        _describe(host, "srun"), _describe(host, "mpirun"), _describe(host, "mpiexec")
+    )
+    runs = [r for r in (srun_run, mpirun_run, mpiexec_run) if r is not None]
+    if srun is not None and srun["works"]:
+        plugins_run = await run_command(host, ["srun", "--mpi=list"])
+        srun["mpi_plugins"] = parse_srun_mpi_list(plugins_run.output) if plugins_run.ok else []
+        runs.append(plugins_run)
+    working = [(info, name) for info, name in ((mpirun, "mpirun"), (mpiexec, "mpiexec"))
+               if info is not None and info["works"]]
+    srun_works = srun is not None and srun["works"]
+    data = {
+        "srun": srun, "mpirun": mpirun, "mpiexec": mpiexec,
+        "launcher": "srun" if srun_works else (working[0][1] if working else None),
+    }
+    evidence = evidence_of(host, *runs)
+    command = runs[0].command if runs else "which srun mpirun mpiexec"
+    others = [_name(info, name) for info, name in working]
+
+    if srun_works:
+        pmi = [p for p in srun.get("mpi_plugins", []) if p.startswith(("pmix", "pmi2"))]
+        version = f" {srun['version']}" if srun.get("version") else ""
+        plugins = f", PMI plugins {', '.join(pmi)}" if pmi else ""
+        also = f"; also {', '.join(others)}" if others else ""
+        return ProbeResult("mpi", "ok", f"srun{version} available (preferred{plugins}){also}",
+                           command=command, evidence=evidence, data=data)
+    broken_srun = f"srun does not run ({srun['error']}); " if srun is not None else "no srun; "
+    if others:
+        return ProbeResult(
+            "mpi", "warn",
+            f"{broken_srun}{', '.join(others)} on PATH — ranks are placed by mpirun, which must "
+            "also exist on the compute nodes",
+            command=command, evidence=evidence, data=data, fix=MPIRUN_FIX,
+        )
+    listing = await list_modules(host, ctx)
+    data["mpi_modules"] = mpi_modules(listing.modules)
+    if data["mpi_modules"]:
+        module = data["mpi_modules"][0]
+        return ProbeResult(
+            "mpi", "warn",
+            f"{broken_srun}no MPI launcher on PATH yet; module {module} should provide mpirun",
+            command=command, evidence=evidence, data=data,
+            fix=f"Add \"{module}\" to module_loads (the hand-off script and reproduce.sh load "
+                "it), or use srun where the SLURM client works.",
+        )
+    return ProbeResult(
+        "mpi", "fail", f"{broken_srun}no working MPI launcher (srun, mpirun, mpiexec) on PATH",
+        command=command, evidence=evidence, fix=NO_MPI_FIX, data=data,
+    )

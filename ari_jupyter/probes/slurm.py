@@ -1,0 +1,357 @@
+"""SLURM probes: can this node submit, which partitions exist, is GRES configured, how long
+does the current allocation have left."""
+from __future__ import annotations
+
+import re
+
+from ..host import Host
+from .context import (
+    UNCONFIGURED_FIX,
+    ProbeContext,
+    chosen_partition,
+    evidence_of,
+    first_line,
+    is_unconfigured,
+    last_line,
+    run_command,
+    unanswered,
+)
+from .parsers import (
+    SINFO_FORMAT,
+    ari_has_gres,
+    gres_lines,
+    parse_gres_spec,
+    parse_sinfo,
+    parse_squeue_time,
+    parse_version,
+)
+from .result import ProbeResult
+
+SINFO_PARTITIONS = ("sinfo", "--noheader", "-o", SINFO_FORMAT)
+SINFO_GRES = ("sinfo", "-h", "-o", "%G")  # exactly what ARI runs
+
+NO_SLURM_FIX = (
+    "Run the wizard where the SLURM client works (inside the allocation or on a login node); "
+    "without sbatch ARI's reproduce step raises \"sandbox_kind=slurm requested but `sbatch` is "
+    "not on PATH\" (ARI_PHASE1_ALLOW_FALLBACK=1 runs it on this host instead)."
+)
+
+NO_GRES_FIX = (
+    "Leave gpu_type empty and rely on --gpus-per-task only (a typed request fails with "
+    "`sbatch: error: Invalid GRES`). ARI refuses any GPU request on a cluster without GRES "
+    "(RuntimeError \"GPU resources requested ... but this cluster has no GRES configured\") "
+    "unless ARI_SLURM_ALLOW_NO_GRES=1, which drops every GPU flag (--gres, --gpus-per-task, "
+    "--gpus-per-node); jobs then see the node's GPUs without a GRES request."
+)
+
+TIME_LEFT_WARN_SECONDS = 3600
+
+
+# ---------------------------------------------------------------------------------------------
+# sbatch
+
+
+async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
+    """sbatch on PATH, its version, and (with a partition) the scheduler's answer to a
+    test submission from this node — hosted notebook nodes are sometimes not allowed to submit."""
+    path = host.which("sbatch")
+    if path is None:
+        return ProbeResult(
+            "sbatch", "fail", "sbatch is not on PATH: ARI cannot submit SLURM jobs from here",
+            command="which sbatch", fix=NO_SLURM_FIX, data={"path": None},
+        )
+    version_run = await run_command(host, ["sbatch", "--version"])
+    version = parse_version(version_run.stdout) if version_run.ok else None
+    data = {"path": path, "version": version, "partition": None, "test_only": None}
+    if version_run.timed_out:
+        return ProbeResult(
+            "sbatch", "unknown",
+            f"sbatch at {path} did not answer `sbatch --version` within {version_run.elapsed:.1f}s",
+            command=version_run.command, evidence=evidence_of(host, version_run), data=data,
+        )
+    if not version_run.ok:
+        unconfigured = is_unconfigured(version_run)
+        return ProbeResult(
+            "sbatch", "fail",
+            (f"sbatch at {path} cannot find the cluster: {last_line(version_run.output)}"
+             if unconfigured else
+             f"sbatch at {path} does not run (exit {version_run.returncode}): "
+             f"{last_line(version_run.output)}"),
+            command=version_run.command, evidence=evidence_of(host, version_run), data=data,
+            fix=UNCONFIGURED_FIX if unconfigured else NO_SLURM_FIX,
+        )
+    partition, source = chosen_partition(host, ctx)
+    if not partition:
+        return ProbeResult(
+            "sbatch", "ok",
+            f"sbatch {version or '(version unknown)'} at {path}; no partition chosen, so no "
+            "test submission was made",
+            command=version_run.command, evidence=evidence_of(host, version_run), data=data,
+        )
+    data["partition"], data["partition_source"] = partition, source
+    test = await run_command(host, ["sbatch", "--test-only", "-p", partition, "--wrap", "true"])
+    hiccup = unanswered("sbatch", host, test, f"whether this node may submit to {partition}")
+    if hiccup is not None:
+        return ProbeResult(**{**hiccup.to_json(), "data": data})
+    answer = first_line(test.stderr or test.stdout) or f"exit {test.returncode}"
+    said = re.sub(r"^sbatch:\s*(error:\s*)?", "", answer)  # the summary says who answered
+    data["test_only"] = {"returncode": test.returncode, "answer": answer}
+    evidence = evidence_of(host, version_run, test)
+    if test.ok:
+        return ProbeResult(
+            "sbatch", "ok",
+            f"sbatch {version or ''} may submit to {partition}: {said}".replace("  ", " "),
+            command=test.command, evidence=evidence, data=data,
+        )
+    return ProbeResult(
+        "sbatch", "fail",
+        f"sbatch refuses a test job on partition {partition}: {said}",
+        command=test.command, evidence=evidence, data=data,
+        fix=(f"The scheduler's answer above is final for partition {partition}: pick another "
+             "partition, or submit from a node that may (a login node or a terminal where "
+             "`sbatch --test-only` succeeds)."),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# partitions
+
+
+async def probe_partitions(host: Host, ctx: ProbeContext) -> ProbeResult:
+    """The partitions sinfo lists (name, default, availability, limits, GRES)."""
+    if host.which("sinfo") is None:
+        return ProbeResult(
+            "partitions", "skip", "sinfo is not on PATH: no SLURM client on this host",
+            command="which sinfo", fix=NO_SLURM_FIX, data={"partitions": [], "default": None},
+        )
+    result = await ctx.run_shared(host, SINFO_PARTITIONS)
+    hiccup = unanswered("partitions", host, result, "the partition list")
+    if hiccup is not None:
+        return hiccup
+    evidence = evidence_of(host, result)
+    if not result.ok:
+        return ProbeResult(
+            "partitions", "unknown",
+            f"sinfo failed (exit {result.returncode}): {first_line(result.output)}",
+            command=result.command, evidence=evidence,
+            data={"partitions": [], "default": None},
+        )
+    parsed = parse_sinfo(result.stdout)
+    data = {"partitions": parsed.partitions, "default": parsed.default}
+    if not parsed.partitions:
+        if parsed.rejected:
+            return ProbeResult(
+                "partitions", "unknown",
+                f"could not read sinfo's output ({len(parsed.rejected)} unexpected lines)",
+                command=result.command, evidence=evidence, data=data,
+            )
+        return ProbeResult(
+            "partitions", "warn", "sinfo lists no partitions visible to this user",
+            command=result.command, evidence=evidence, data=data,
+            fix="Ask the site which partition your account may use (hidden partitions: `sinfo --all`).",
+        )
+    names = [p["name"] for p in parsed.partitions]
+    listing = ", ".join(
+        f"{p['name']}{'*' if p['default'] else ''} ({p['avail']}, {p['nodes']} node{'s' if p['nodes'] != 1 else ''}"
+        + (f", {p['cpus']} CPUs" if p["cpus"] is not None else "")
+        + (f", {'+'.join(p['gres'])}" if p["gres"] else "")
+        + ")"
+        for p in parsed.partitions
+    )
+    partition, source = chosen_partition(host, ctx)
+    data["chosen"], data["chosen_source"] = partition, source
+    if partition and partition not in names:
+        return ProbeResult(
+            "partitions", "fail" if source == "chosen" else "warn",
+            f"partition {partition} (from {source}) is not among {', '.join(names)}",
+            command=result.command, evidence=evidence, data=data,
+            fix=f"Choose one of: {', '.join(names)} (sbatch rejects it: invalid partition).",
+        )
+    down = [p["name"] for p in parsed.partitions if p["avail"].lower() != "up"]
+    if partition and partition in down:
+        return ProbeResult(
+            "partitions", "warn",
+            f"partition {partition} is not up ({dict((p['name'], p['avail']) for p in parsed.partitions)[partition]}); "
+            f"{len(names)} partitions: {listing}",
+            command=result.command, evidence=evidence, data=data,
+            fix="Jobs queue until the partition is up again; choose an available one.",
+        )
+    if len(down) == len(names):
+        return ProbeResult(
+            "partitions", "warn", f"no partition is up: {listing}",
+            command=result.command, evidence=evidence, data=data,
+        )
+    return ProbeResult(
+        "partitions", "ok", f"{len(names)} partition{'s' if len(names) != 1 else ''}: {listing}",
+        command=result.command, evidence=evidence, data=data,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# gres
+
+
+def gpu_types(specs: list[str]) -> list[str]:
+    """GPU types named in GRES entries, in listing order (the choices for gpu_type)."""
+    types = []
+    for spec in specs:
+        parsed = parse_gres_spec(spec)
+        if parsed and parsed.name == "gpu" and parsed.type and parsed.type not in types:
+            types.append(parsed.type)
+    return types
+
+
+async def cluster_gres(host: Host, ctx: ProbeContext):
+    """``(result, has_gres)`` of ARI's own GRES check, shared by the gres and gpus probes.
+    ``has_gres`` is None when sinfo is absent or did not answer."""
+    if host.which("sinfo") is None:
+        return None, None
+    result = await ctx.run_shared(host, SINFO_GRES)
+    if not result.ok:
+        return result, None
+    return result, ari_has_gres(result.stdout)
+
+
+async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
+    """GRES cluster-wide (ARI's check) and on the chosen partition."""
+    result, has_gres = await cluster_gres(host, ctx)
+    if result is None:
+        return ProbeResult(
+            "gres", "skip", "sinfo is not on PATH: no SLURM client on this host",
+            command="which sinfo", data={"has_gres": None},
+        )
+    hiccup = unanswered("gres", host, result, "GRES")
+    if hiccup is not None:
+        return ProbeResult(**{**hiccup.to_json(), "data": {"has_gres": None}})
+    if has_gres is None:
+        return ProbeResult(
+            "gres", "unknown",
+            f"sinfo failed (exit {result.returncode}): {first_line(result.output)}; ARI would "
+            "treat this as no GRES",
+            command=result.command, evidence=evidence_of(host, result),
+            data={"has_gres": None, "ari_sees_gres": False},
+        )
+    cluster_specs = gres_lines(result.stdout)
+    data = {
+        "has_gres": has_gres, "ari_sees_gres": has_gres, "gres": cluster_specs,
+        "gpu_types": gpu_types(cluster_specs),
+        "partition": None, "partition_gres": None, "partition_has_gres": None,
+    }
+    runs = [result]
+    partition, source = chosen_partition(host, ctx)
+    if partition is None:
+        partitions = await ctx.run_shared(host, SINFO_PARTITIONS)
+        if partitions.ok:
+            partition, source = parse_sinfo(partitions.stdout).default, "sinfo default"
+    if partition:
+        data["partition"], data["partition_source"] = partition, source
+        per_partition = await run_command(host, ["sinfo", "-h", "-p", partition, "-o", "%G"])
+        runs.append(per_partition)
+        if per_partition.ok and per_partition.stdout.strip():
+            specs = gres_lines(per_partition.stdout)
+            data["partition_gres"] = specs
+            data["partition_has_gres"] = ari_has_gres(per_partition.stdout)
+    evidence = evidence_of(host, *runs)
+    command = result.command
+    if not has_gres:
+        return ProbeResult(
+            "gres", "warn",
+            "no GRES configured (sinfo -h -o %G shows (null)): GPU requests need gpu_type "
+            "empty and ARI_SLURM_ALLOW_NO_GRES=1",
+            command=command, evidence=evidence, fix=NO_GRES_FIX, data=data,
+        )
+    listing = ", ".join(cluster_specs)
+    parsed = [(spec, parse_gres_spec(spec)) for spec in cluster_specs]
+    data["unparsed"] = [spec for spec, p in parsed if p is None]
+    if data["unparsed"]:
+        return ProbeResult(
+            "gres", "warn",
+            f"sinfo -h -o %G printed something that is not a GRES list "
+            f"({first_line(data['unparsed'][0], 60)}); ARI counts any such line as GRES",
+            command=command, evidence=evidence, data=data,
+            fix="Check `sinfo -h -o %G` by hand; a wrapper or login banner may print extra lines.",
+        )
+    if not any(p.name == "gpu" for _, p in parsed):
+        return ProbeResult(
+            "gres", "warn",
+            f"GRES configured ({listing}) but none of kind gpu: ARI's check passes, yet sbatch "
+            "rejects GPU requests",
+            command=command, evidence=evidence, data=data,
+            fix="Do not request GPUs through SLURM here (leave the GPU fields of the profile at 0).",
+        )
+    if partition and data["partition_has_gres"] is False:
+        return ProbeResult(
+            "gres", "warn",
+            f"GRES exist ({listing}) but not on partition {partition}: ARI's check is "
+            "cluster-wide, so it will pass GPU flags that sbatch then rejects there",
+            command=command, evidence=evidence, data=data,
+            fix=f"Do not request GPUs on {partition}; choose a partition with GPUs for GPU runs.",
+        )
+    where = (f"; partition {partition} has {', '.join(data['partition_gres'])}"
+             if data["partition_gres"] and data["partition_gres"] != cluster_specs else "")
+    types = f"; gpu_type may be {' or '.join(data['gpu_types'])}" if data["gpu_types"] else ""
+    return ProbeResult(
+        "gres", "ok", f"GRES configured: {listing}{where}{types}",
+        command=command, evidence=evidence, data=data,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# time_left
+
+
+async def probe_time_left(host: Host, ctx: ProbeContext) -> ProbeResult:
+    """Time left in the allocation this notebook runs in: ``ari run`` dies with it."""
+    allocation = ctx.allocation
+    job_id = getattr(allocation, "job_id", None) or host.env.get("SLURM_JOB_ID")
+    inside = getattr(allocation, "inside_allocation", bool(job_id))
+    if not inside or not job_id:
+        return ProbeResult(
+            "time_left", "skip", "not inside a SLURM allocation (no SLURM_JOB_ID)",
+            data={"job_id": None, "seconds": None},
+        )
+    job_id = str(job_id)
+    if not job_id.isdigit():
+        return ProbeResult(
+            "time_left", "unknown", f"SLURM_JOB_ID={job_id!r} is not a job id",
+            data={"job_id": None, "seconds": None},
+        )
+    if host.which("squeue") is None:
+        return ProbeResult(
+            "time_left", "unknown", f"squeue is not on PATH: time left in job {job_id} unknown",
+            command="which squeue", data={"job_id": job_id, "seconds": None},
+        )
+    result = await run_command(host, ["squeue", "-h", "-j", job_id, "-o", "%L"])
+    data = {"job_id": job_id, "seconds": None, "raw": None, "unlimited": False}
+    hiccup = unanswered("time_left", host, result, f"the time left in job {job_id}")
+    if hiccup is not None:
+        return ProbeResult(**{**hiccup.to_json(), "data": data})
+    evidence = evidence_of(host, result)
+    if not result.ok or not result.stdout.strip():
+        return ProbeResult(
+            "time_left", "unknown",
+            f"squeue does not know job {job_id}: {first_line(result.output) or 'empty answer'}",
+            command=result.command, evidence=evidence, data=data,
+            fix="SLURM_JOB_ID may be stale (a notebook started outside this job?).",
+        )
+    try:
+        left = parse_squeue_time(result.stdout)
+    except ValueError as exc:
+        return ProbeResult(
+            "time_left", "unknown", f"cannot read squeue's time left: {exc}",
+            command=result.command, evidence=evidence, data=data,
+        )
+    data.update(raw=left.raw, seconds=left.seconds, unlimited=left.unlimited)
+    if left.unlimited:
+        return ProbeResult("time_left", "ok", f"job {job_id} has no time limit",
+                           command=result.command, evidence=evidence, data=data)
+    if left.seconds is not None and left.seconds < TIME_LEFT_WARN_SECONDS:
+        return ProbeResult(
+            "time_left", "warn",
+            f"job {job_id} ends in {left.raw} ({left.seconds // 60} min): an `ari run` started "
+            "here stops with it",
+            command=result.command, evidence=evidence, data=data,
+            fix="Start a longer allocation for the notebook, or run `ari` from a batch job.",
+        )
+    return ProbeResult("time_left", "ok", f"job {job_id} has {left.raw} left",
+                       command=result.command, evidence=evidence, data=data)

@@ -1,0 +1,57 @@
+"""Helpers for the probe tests: raw command outputs from tests/fixtures/outputs/ and small
+recorded sites built from them, run through the real probe runner."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from ari_jupyter.allocation import Allocation
+from ari_jupyter.host import Mount, RecordedCommand, RecordedSite
+from ari_jupyter.probes import ProbeContext, ProbeResult, run_probes_sync
+
+OUTPUTS = Path(__file__).parent / "fixtures" / "outputs"
+
+
+def output(name: str) -> str:
+    """A recorded command output, decoded the way the host decodes real output."""
+    return (OUTPUTS / name).read_bytes().decode("utf-8", errors="replace")
+
+
+def cmd(argv: Sequence[str], stdout: str = "", stderr: str = "", rc: int = 0,
+        delay: float = 0.0) -> RecordedCommand:
+    return RecordedCommand(tuple(argv), stdout, stderr, rc, delay)
+
+
+def site(
+    programs: Iterable[str] = (),
+    commands: Iterable[RecordedCommand] = (),
+    env: Mapping[str, str] | None = None,
+    mounts: Iterable[Mount] = (),
+    symlinks: Mapping[str, str] | None = None,
+    name: str = "table",
+) -> RecordedSite:
+    """A recorded site where each named program lives in /usr/bin."""
+    which = {p: (p if p.startswith("/") else f"/usr/bin/{p}") for p in programs}
+    return RecordedSite(
+        name=name,
+        env=dict({"HOME": "/home/alice", "USER": "alice"} if env is None else env),
+        mount_table=list(mounts),
+        programs=which,
+        commands=list(commands),
+        symlinks=dict(symlinks or {}),
+    )
+
+
+def probe(host, probe_id: str, **context) -> ProbeResult:
+    """Run one probe through the runner (own timeout, shared commands) and return its result."""
+    ctx = ProbeContext(allocation=Allocation.from_env(host.env), only=[probe_id], **context)
+    (result,) = run_probes_sync(host, ctx)
+    assert result.id == probe_id
+    return result
+
+
+ALLOCATION_ENV = {
+    "HOME": "/home/alice", "USER": "alice",
+    "SLURM_JOB_ID": "77", "SLURM_JOB_PARTITION": "small", "SLURM_JOB_NODELIST": "n[1-2]",
+    "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "4", "SLURM_TASKS_PER_NODE": "3,1",
+}

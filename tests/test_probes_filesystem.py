@@ -1,0 +1,129 @@
+"""shared_fs: the real filesystem type of the checkpoint directory against ARI's prefix rule."""
+from __future__ import annotations
+
+import pytest
+
+from ari_jupyter.host import parse_mountinfo
+from ari_jupyter.probes.filesystem import ari_thinks_shared, classify
+
+from probe_support import output, probe, site
+
+CLUSTER = parse_mountinfo(output("mountinfo/cluster_node.txt"))
+LAPTOP = parse_mountinfo(output("mountinfo/laptop_overlay.txt"))
+
+
+@pytest.mark.parametrize(
+    "path, expected",
+    [  # ARI's own test vectors (spec 3.5 #18), plus prefix-boundary cases
+        ("/home/alice", True), ("/home/alice/ckpt", True), ("/tmp/foo", False),
+        ("/var/tmp/x", False), ("/work/user/repo", True), ("/scratch/run-42", True),
+        ("/lustre/foo", True), ("/nfs/bar", True), ("/data", True), ("/workspace/x", False),
+        ("/gpfs/work/x", False), ("/opt/x", False),
+    ],
+)
+def test_ari_prefix_rule(path, expected):
+    assert ari_thinks_shared(path, "/home/alice") is expected
+
+
+def test_ari_prefix_rule_uses_the_resolved_home():
+    assert ari_thinks_shared("/gpfs/home/bob/x", "/gpfs/home/bob") is True
+    assert ari_thinks_shared("/gpfs/home/bobby", "/gpfs/home/bob") is False
+
+
+@pytest.mark.parametrize(
+    "fstype, path, shared",
+    [
+        ("nfs4", "/home/a", True), ("nfs", "/x", True), ("lustre", "/work", True),
+        ("fuse.lustre", "/x", True), ("gpfs", "/gpfs", True), ("beegfs", "/scratch", True),
+        ("cephfs", "/x", True), ("ceph", "/x", True), ("ext4", "/x", False),
+        ("xfs", "/x", False), ("tmpfs", "/x", False), ("overlay", "/", False),
+        ("nfs4", "/tmp/x", False),  # node-local by convention even if something odd is mounted
+        ("fuse", "/cvmfs/x", None), ("weirdfs", "/x", None),
+    ],
+)
+def test_classify(fstype, path, shared):
+    assert classify(fstype, path) is shared
+
+
+@pytest.mark.parametrize(
+    "mounts, checkpoint, home, status, fstype, shared, ari",
+    [
+        (CLUSTER, "/home/alice/ari", "/home/alice", "ok", "nfs4", True, True),
+        (CLUSTER, "/work/alice/ari", "/home/alice", "ok", "lustre", True, True),
+        (CLUSTER, "/work/projects/big data/run", "/home/alice", "ok", "nfs", True, True),
+        (CLUSTER, "/scratch/run-42", "/home/alice", "ok", "beegfs", True, True),
+        (CLUSTER, "/gpfs/work/alice", "/home/alice", "warn", "gpfs", True, False),
+        (CLUSTER, "/mnt/ceph/alice", "/home/alice", "warn", "ceph", True, False),
+        (CLUSTER, "/cvmfs/software.eessi.io/x", "/home/alice", "warn", "fuse", None, False),
+        (CLUSTER, "/tmp/ckpt", "/home/alice", "fail", "xfs", False, False),
+        (CLUSTER, "/local/ckpt", "/home/alice", "fail", "ext4", False, False),
+        (CLUSTER, "/opt/ckpt", "/home/alice", "fail", "xfs", False, False),
+        (LAPTOP, "/home/student/ari", "/home/student", "fail", "ext4", False, True),
+        (LAPTOP, "/tmp/ari", "/home/student", "fail", "tmpfs", False, False),
+        (LAPTOP, "/stacked/ari", "/home/student", "warn", "nfs4", True, False),  # top of the stack
+    ],
+)
+def test_shared_fs(mounts, checkpoint, home, status, fstype, shared, ari):
+    host = site(env={"HOME": home}, mounts=mounts)
+    result = probe(host, "shared_fs", checkpoint_dir=checkpoint)
+    assert result.status == status, result
+    assert result.data["fstype"] == fstype
+    assert result.data["shared"] is shared
+    assert result.data["ari_thinks_shared"] is ari
+    assert result.data["path_source"] == "checkpoint directory"
+
+
+def test_node_local_failure_names_the_seed_symptom_and_the_fix():
+    host = site(env={"HOME": "/home/alice"}, mounts=CLUSTER)
+    result = probe(host, "shared_fs", checkpoint_dir="/tmp/ckpt")
+    assert "Permission denied" in result.fix and "/work" in result.fix
+
+
+def test_symlinked_work_is_judged_by_its_target_like_ari_does():
+    host = site(env={"HOME": "/home/bob"}, mounts=CLUSTER,
+                symlinks={"/work": "/gpfs/work", "/home": "/gpfs/home"})
+    result = probe(host, "shared_fs", checkpoint_dir="/work/bob/ari")
+    assert result.data["resolved"] == "/gpfs/work/bob/ari"
+    assert result.status == "warn" and result.data["ari_thinks_shared"] is False
+    assert "-> /gpfs/work/bob/ari" in result.summary
+    under_home = probe(host, "shared_fs", checkpoint_dir="/home/bob/ari")
+    assert under_home.status == "ok"  # resolved home counts for ARI
+
+
+@pytest.mark.parametrize(
+    "context, environment, path, source",
+    [
+        ({"checkpoint_dir": "/work/a", "workspace": "/scratch/w"}, {}, "/work/a", "checkpoint directory"),
+        ({"workspace": "/scratch/w"}, {"ARI_CHECKPOINT_DIR": "/work/c"}, "/scratch/w", "configured workspace"),
+        ({}, {"ARI_CHECKPOINT_DIR": "/work/c"}, "/work/c", "ARI_CHECKPOINT_DIR"),
+        ({}, {}, "/home/alice", "$HOME"),
+    ],
+)
+def test_which_directory_is_judged(context, environment, path, source):
+    host = site(env={"HOME": "/home/alice", **environment}, mounts=CLUSTER)
+    result = probe(host, "shared_fs", **context)
+    assert (result.data["path"], result.data["path_source"]) == (path, source)
+
+
+def test_relative_checkpoint_dir_is_resolved_from_the_working_directory():
+    host = site(env={"HOME": "/home/alice", "PWD": "/work/alice"}, mounts=CLUSTER)
+    result = probe(host, "shared_fs", checkpoint_dir="runs/../ckpt")
+    assert result.data["resolved"] == "/work/alice/ckpt"
+
+
+def test_unreadable_mount_table_is_unknown():
+    result = probe(site(env={"HOME": "/home/alice"}, mounts=[]), "shared_fs")
+    assert result.status == "unknown"
+
+
+def test_nothing_to_judge_is_unknown():
+    assert probe(site(env={}), "shared_fs").status == "unknown"
+
+
+def test_local_machine_probe_runs(tmp_path):
+    from ari_jupyter.host import LocalHost
+
+    result = probe(LocalHost(), "shared_fs", checkpoint_dir=str(tmp_path))
+    assert result.data["resolved"] == str(tmp_path.resolve())
+    assert result.data["mountpoint"] is not None
+    assert result.status == "fail"  # pytest's tmp_path is under /tmp: node-local

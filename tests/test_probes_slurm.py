@@ -1,0 +1,288 @@
+"""sbatch, partitions, gres and time_left probes: one row per verdict, over raw outputs
+(accepted, refused, controller down or hung, unconfigured client, garbage)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ari_jupyter.probes.parsers import SINFO_FORMAT
+
+from probe_support import ALLOCATION_ENV, cmd, output, probe, site
+
+SINFO_PARTS = ("sinfo", "--noheader", "-o", SINFO_FORMAT)
+SINFO_G = ("sinfo", "-h", "-o", "%G")
+VERSION = cmd(["sbatch", "--version"], output("sbatch/version_debian.txt"))
+HANG = 3600.0
+
+CONTROLLER_DOWN = output("slurm-errors/controller_down.txt")
+SOCKET_TIMEOUT = output("slurm-errors/socket_timed_out.txt")
+UNCONFIGURED = output("slurm-errors/unconfigured.txt")
+
+
+def env(**extra):
+    return {"HOME": "/home/alice", **extra}
+
+
+# --------------------------------------------------------------------------- sbatch
+
+
+def test_sbatch_missing_fails_with_aris_own_words():
+    result = probe(site(programs=["sinfo"]), "sbatch")
+    assert result.status == "fail"
+    assert "not on PATH" in result.summary and "sbatch` is" in result.fix
+    assert result.data["path"] is None
+
+
+def test_sbatch_without_partition_reports_version_only():
+    result = probe(site(programs=["sbatch"], commands=[VERSION]), "sbatch")
+    assert result.status == "ok"
+    assert result.data["version"] == "22.05.8"
+    assert result.data["test_only"] is None
+    assert "no partition chosen" in result.summary
+
+
+TEST_ONLY = ("sbatch", "--test-only", "-p", "small", "--wrap", "true")
+
+
+@pytest.mark.parametrize(
+    "stderr, rc, delay, status, words",
+    [
+        (output("sbatch/test_only_accepted.txt"), 0, 0, "ok", "Job 3 to start"),
+        (output("sbatch/invalid_partition.txt"), 1, 0, "fail", "invalid partition specified"),
+        (output("sbatch/permission_denied.txt"), 1, 0, "fail", "Access/permission denied"),
+        (CONTROLLER_DOWN, 1, 0, "unknown", "did not answer"),
+        (SOCKET_TIMEOUT, 1, 0, "unknown", "did not answer"),
+        ("", 0, HANG, "unknown", "did not answer within"),
+    ],
+)
+def test_sbatch_test_submission_reports_the_schedulers_answer(stderr, rc, delay, status, words):
+    host = site(programs=["sbatch"], env=env(ARI_SLURM_PARTITION="small"),
+                commands=[VERSION, cmd(TEST_ONLY, "", stderr, rc, delay)])
+    started = time.monotonic()
+    result = probe(host, "sbatch", timeout=0.5)
+    assert time.monotonic() - started < 1.0
+    assert result.status == status, result
+    assert words in result.summary
+    assert result.data["partition"] == "small"
+    assert result.data["partition_source"] == "ARI_SLURM_PARTITION"
+
+
+def test_sbatch_explicit_partition_beats_the_environment():
+    host = site(programs=["sbatch"], env={**ALLOCATION_ENV, "ARI_SLURM_PARTITION": "large"},
+                commands=[VERSION, cmd(["sbatch", "--test-only", "-p", "gpu", "--wrap", "true"],
+                                       "", output("sbatch/invalid_partition.txt"), 1)])
+    result = probe(host, "sbatch", partition="gpu")
+    assert result.status == "fail"
+    assert result.data["partition_source"] == "chosen"
+
+
+def test_sbatch_uses_the_allocation_partition():
+    host = site(programs=["sbatch"], env=ALLOCATION_ENV,
+                commands=[VERSION, cmd(TEST_ONLY, "", output("sbatch/test_only_accepted.txt"))])
+    result = probe(host, "sbatch")
+    assert result.status == "ok" and result.data["partition_source"] == "SLURM_JOB_PARTITION"
+
+
+def test_sbatch_without_configuration_fails():
+    host = site(programs=["sbatch"], commands=[cmd(["sbatch", "--version"], "", UNCONFIGURED.replace("sinfo", "sbatch"), 1)])
+    result = probe(host, "sbatch")
+    assert result.status == "fail"
+    assert "cannot find the cluster" in result.summary and "SLURM_CONF" in result.fix
+
+
+def test_sbatch_version_hang_is_unknown():
+    host = site(programs=["sbatch"], commands=[cmd(["sbatch", "--version"], delay=HANG)])
+    assert probe(host, "sbatch", timeout=0.3).status == "unknown"
+
+
+def test_partition_with_shell_characters_never_reaches_sbatch():
+    host = site(programs=["sbatch"], env=env(ARI_SLURM_PARTITION="-x;rm"), commands=[VERSION])
+    result = probe(host, "sbatch")
+    assert result.status == "ok" and result.data["partition"] is None
+
+
+# --------------------------------------------------------------------------- partitions
+
+
+def partitions_site(stdout="", stderr="", rc=0, delay=0.0, environment=None):
+    return site(programs=["sinfo"], env=environment or env(),
+                commands=[cmd(SINFO_PARTS, stdout, stderr, rc, delay)])
+
+
+@pytest.mark.parametrize(
+    "stdout, stderr, rc, delay, status, words",
+    [
+        (output("sinfo/testbed_nogres.txt"), "", 0, 0, "ok", "2 partitions: small* (up, 2 nodes, 4 CPUs)"),
+        (output("sinfo/mixed_nodes.txt"), "", 0, 0, "ok", "cpu* (up, 128 nodes, 64 CPUs)"),
+        (output("sinfo/all_down.txt"), "", 0, 0, "warn", "no partition is up"),
+        (output("sinfo/empty.txt"), "", 0, 0, "warn", "no partitions"),
+        (output("sinfo/default_format.txt"), "", 0, 0, "unknown", "could not read"),
+        (output("sinfo/garbage.txt"), "", 0, 0, "unknown", "could not read"),
+        ("", CONTROLLER_DOWN, 1, 0, "unknown", "controller did not answer"),
+        ("", SOCKET_TIMEOUT, 1, 0, "unknown", "controller did not answer"),
+        ("", UNCONFIGURED, 1, 0, "unknown", "not configured"),
+        ("", "sinfo: error: Invalid user for SlurmUser slurm, ignored", 1, 0, "unknown", "sinfo failed"),
+        ("", "", 0, HANG, "unknown", "did not answer within"),
+    ],
+)
+def test_partitions(stdout, stderr, rc, delay, status, words):
+    result = probe(partitions_site(stdout, stderr, rc, delay), "partitions", timeout=0.4)
+    assert result.status == status, result
+    assert words in result.summary
+
+
+def test_partitions_data_for_the_wizard():
+    result = probe(partitions_site(output("sinfo/testbed_gres.txt")), "partitions")
+    assert result.data["default"] == "small"
+    assert [p["name"] for p in result.data["partitions"]] == ["small", "large"]
+    assert result.data["partitions"][0]["gres"] == ["gpu:v100:4"]
+    assert result.command == "sinfo --noheader -o '%P|%a|%l|%D|%c|%m|%G'"
+
+
+def test_partitions_no_sinfo_is_skip():
+    assert probe(site(), "partitions").status == "skip"
+
+
+def test_chosen_partition_that_does_not_exist_fails():
+    result = probe(partitions_site(output("sinfo/testbed_nogres.txt")), "partitions", partition="nope")
+    assert result.status == "fail"
+    assert "small, large" in result.fix
+
+
+def test_environment_partition_that_does_not_exist_warns():
+    host = partitions_site(output("sinfo/testbed_nogres.txt"), environment=env(ARI_SLURM_PARTITION="nope"))
+    assert probe(host, "partitions").status == "warn"
+
+
+def test_chosen_partition_drained_warns():
+    host = partitions_site(output("sinfo/one_drained.txt"))
+    assert probe(host, "partitions", partition="large").status == "warn"
+    assert probe(host, "partitions", partition="small").status == "ok"
+
+
+# --------------------------------------------------------------------------- gres
+
+
+def gres_site(cluster, per_partition=None, environment=None, rc=0, stderr="", delay=0.0):
+    commands = [cmd(SINFO_G, cluster, stderr, rc, delay),
+                cmd(SINFO_PARTS, output("sinfo/testbed_nogres.txt"))]
+    for name, text in (per_partition or {}).items():
+        commands.append(cmd(["sinfo", "-h", "-p", name, "-o", "%G"], text))
+    return site(programs=["sinfo"], env=environment or env(), commands=commands)
+
+
+@pytest.mark.parametrize(
+    "fixture, status, has_gres, gpu_types",
+    [
+        ("gres/testbed_gres.txt", "ok", True, ["v100"]),
+        ("gres/two_types.txt", "ok", True, ["v100", "a100"]),
+        ("gres/untyped.txt", "ok", True, []),
+        ("gres/testbed_nogres.txt", "warn", False, []),
+        ("gres/null_null.txt", "warn", False, []),
+        ("gres/blank_lines.txt", "warn", False, []),
+        ("gres/mps_only.txt", "warn", True, []),
+        ("sinfo/garbage.txt", "warn", True, []),  # ARI would count it as GRES
+    ],
+)
+def test_gres_cluster_wide(fixture, status, has_gres, gpu_types):
+    result = probe(gres_site(output(fixture)), "gres")
+    assert result.status == status, result
+    assert result.data["has_gres"] is has_gres
+    assert result.data["gpu_types"] == gpu_types
+    assert result.command == "sinfo -h -o %G"
+
+
+def test_no_gres_fix_says_what_ari_does():
+    result = probe(gres_site(output("gres/testbed_nogres.txt")), "gres")
+    assert "leave gpu_type empty" in result.fix.lower() or "Leave gpu_type empty" in result.fix
+    assert "ARI_SLURM_ALLOW_NO_GRES=1" in result.fix and "drops every GPU flag" in result.fix
+    assert "--gpus-per-task" in result.fix
+
+
+def test_gres_falls_back_to_the_sinfo_default_partition():
+    result = probe(gres_site(output("gres/testbed_gres.txt"), {"small": "gpu:v100:4\n"}), "gres")
+    assert result.data["partition"] == "small"
+    assert result.data["partition_source"] == "sinfo default"
+    assert result.data["partition_has_gres"] is True
+
+
+@pytest.mark.parametrize("partition, status", [("cpu", "warn"), ("gpu", "ok")])
+def test_gres_cpu_only_partition_on_a_gres_cluster(partition, status):
+    host = gres_site(output("gres/mixed_partitions.txt"),
+                     {"cpu": "(null)\n", "gpu": "gpu:a100:4(S:0-1)\n"})
+    result = probe(host, "gres", partition=partition)
+    assert result.status == status
+    assert result.data["has_gres"] is True
+    assert result.data["partition_has_gres"] is (partition == "gpu")
+
+
+@pytest.mark.parametrize(
+    "stderr, rc, delay, words",
+    [
+        (CONTROLLER_DOWN, 1, 0, "controller did not answer"),
+        (UNCONFIGURED, 1, 0, "not configured"),
+        ("", 0, HANG, "did not answer within"),
+        ("sinfo: error: something else", 1, 0, "ARI would treat this as no GRES"),
+    ],
+)
+def test_gres_unanswered_is_unknown(stderr, rc, delay, words):
+    result = probe(gres_site("", stderr=stderr, rc=rc, delay=delay), "gres", timeout=0.3)
+    assert result.status == "unknown"
+    assert result.data["has_gres"] is None
+    assert words in result.summary
+
+
+def test_gres_without_sinfo_is_skip():
+    assert probe(site(), "gres").status == "skip"
+
+
+# --------------------------------------------------------------------------- time_left
+
+
+def squeue_site(stdout="", stderr="", rc=0, delay=0.0, environment=ALLOCATION_ENV):
+    return site(programs=["squeue"], env=environment,
+                commands=[cmd(["squeue", "-h", "-j", "77", "-o", "%L"], stdout, stderr, rc, delay)])
+
+
+@pytest.mark.parametrize(
+    "fixture, rc, status, seconds",
+    [
+        ("squeue/hours.txt", 0, "ok", 5025),
+        ("squeue/days.txt", 0, "ok", 183845),
+        ("squeue/unlimited.txt", 0, "ok", None),
+        ("squeue/minutes.txt", 0, "warn", 2712),
+        ("squeue/invalid.txt", 0, "unknown", None),
+        ("squeue/not_set.txt", 0, "unknown", None),
+        ("squeue/two_lines.txt", 0, "unknown", None),
+        ("sinfo/empty.txt", 0, "unknown", None),
+        ("sinfo/garbage.txt", 0, "unknown", None),
+    ],
+)
+def test_time_left(fixture, rc, status, seconds):
+    result = probe(squeue_site(output(fixture), rc=rc), "time_left")
+    assert result.status == status, result
+    assert result.data["seconds"] == seconds
+    assert result.data["job_id"] == "77"
+
+
+@pytest.mark.parametrize(
+    "stderr, delay, words",
+    [
+        (output("squeue/invalid_job_id.txt"), 0, "does not know job 77"),
+        (CONTROLLER_DOWN.replace("slurm_load_partitions", "slurm_load_jobs error"), 0, "controller"),
+        ("", HANG, "did not answer within"),
+    ],
+)
+def test_time_left_errors_are_unknown(stderr, delay, words):
+    result = probe(squeue_site("", stderr, 1 if stderr else 0, delay), "time_left", timeout=0.3)
+    assert result.status == "unknown"
+    assert words in result.summary
+
+
+def test_time_left_outside_an_allocation_is_skip():
+    assert probe(squeue_site(environment=env()), "time_left").status == "skip"
+
+
+def test_time_left_without_squeue_is_unknown():
+    assert probe(site(env=ALLOCATION_ENV), "time_left").status == "unknown"
