@@ -1,0 +1,421 @@
+"""What ARI reads out of an ``experiment.md``, and lints E1-E8 that catch silent misreads.
+
+ARI never rejects an ``experiment.md``: every field it extracts is found with a first-match
+regular expression over the whole text (spec §1.2, rules R1-R8), so a stray word changes the
+partition, the metric or the provided files without any error. ``parse_experiment`` mirrors
+those expressions; ``lint_experiment`` compares what they find with what the user meant and
+reports each disagreement with a line number and a fix. Works on any text, including a file
+the user pasted or wrote by hand.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+SEVERITIES = ("error", "warning", "info")
+
+# -- ARI's expressions (spec §1.2), one per rule --------------------------------------------------
+# R1 ari-core pipeline fallback: line start, optional spaces, Metric(s), optional spaces, ':' or '-'.
+R1_METRICS = re.compile(r"^\s*Metrics?\s*[:\-]\s*(.*)$", re.MULTILINE | re.IGNORECASE)
+# R2 evaluator: a "## Success Metrics" section wins, else an inline "Metrics:" at text/line start.
+R2_SECTION = re.compile(r"##\s*Success Metrics[^\n]*\n(.*?)(?=\n##|\Z)", re.IGNORECASE | re.DOTALL)
+R2_SECTION_ITEM = re.compile(r"-\s+(\w+)\s*:")
+R2_INLINE = re.compile(r"(?:\A|\n)Metrics?:(.*)", re.IGNORECASE)
+R2_MIN_EXPECTED = re.compile(r"min_expected_metric:\s*([\d.]+)")
+R2_METRIC_KEYWORD = re.compile(r"metric_keyword:\s*(\w+)")
+# R3 agent threshold: digits only.
+R3_MIN_EXPECTED = re.compile(r"min_expected_metric:\s*([\d]+)")
+# R4 substrings that switch the agent into SLURM mode (lower-cased text).
+R4_SLURM_TRIGGERS = ("slurm_submit", "sbatch", "partition:", "srun", "#slurm", "slurm")
+# R5 partition hint: case-sensitive P/p, then ':' or whitespace (newlines too), then [\w-]+.
+R5_PARTITION = re.compile(r"(?:Partition|partition)[:\s]+([\w-]+)")
+PARTITION_WORD = re.compile(r"[Pp]artition")
+# R6 CPU hint.
+R6_MAX_CPUS = re.compile(r"Max CPUs?[:\s]+(\d+)", re.IGNORECASE)
+# R7 workflow section: exact heading, newline right after it.
+R7_WORKFLOW = re.compile(r"## Required Workflow\n(.*?)(?=\n##|\Z)", re.DOTALL)
+# R8 provided files: first matching section, heading without trailing text.
+R8_SECTION = re.compile(
+    r"##\s*(?:提供ファイル|提供文件|Provided Files?|Local Files?|Files?)\s*\n(.*?)(?=\n##|\Z)",
+    re.IGNORECASE | re.DOTALL,
+)
+# R11: ARI appends its idea block only when this string is absent.
+VIRSCI_MARKER = "AUTO-APPENDED BY VirSci"
+
+# Headings that look like a provided-files section but which R8 does not accept.
+_NEAR_R8_HEADING = re.compile(
+    r"^\s*#{1,6}\s*(?:提供ファイル|提供文件|(?:provided|local|input)?\s*files?)\b.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One lint result; ``to_json`` has the same five keys as the doctor's findings."""
+
+    rule: str
+    severity: str
+    line: int | None
+    message: str
+    fix: str = ""
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "severity": self.severity, "line": self.line,
+                "message": self.message, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class ParsedExperiment:
+    """Every value ARI's parsers take from the text (None / empty when the rule finds nothing)."""
+
+    partition: str | None = None  # R5
+    partition_line: int | None = None
+    max_cpus: int | None = None  # R6
+    max_cpus_line: int | None = None
+    primary_metric: str = ""  # R1
+    primary_metric_line: int | None = None
+    evaluator_metrics: tuple[str, ...] = ()  # R2 (section or inline)
+    evaluator_metrics_source: str = ""  # "section", "inline", "keyword" or ""
+    metric_keyword: str | None = None  # R2
+    min_expected_metric: int | None = None  # R3 (agent)
+    min_expected_metric_evaluator: float | None = None  # R2 (evaluator)
+    slurm_text_trigger: bool = False  # R4 (text part only; ARI_SLURM_PARTITION also triggers)
+    required_workflow: str | None = None  # R7
+    provided_files: tuple[str, ...] = ()  # R8
+    provided_files_line: int | None = None
+    provided_files_lines: tuple[int, ...] = field(default=(), compare=False)
+
+
+def line_of(text: str, pos: int) -> int:
+    """1-based line number of character offset ``pos``."""
+    return text.count("\n", 0, pos) + 1
+
+
+def _r1_token(capture: str) -> str:
+    first = re.split(r"[,\s]+", capture.strip(), maxsplit=1)[0]
+    return first.strip(" .;")
+
+
+def parse_experiment(text: str) -> ParsedExperiment:
+    """What ARI extracts from ``text``, rule by rule (spec §1.2)."""
+    values: dict[str, Any] = {}
+    if m := R5_PARTITION.search(text):
+        values["partition"] = m.group(1)
+        values["partition_line"] = line_of(text, m.start())
+    if m := R6_MAX_CPUS.search(text):
+        values["max_cpus"] = int(m.group(1))
+        values["max_cpus_line"] = line_of(text, m.start())
+    if m := R1_METRICS.search(text):
+        values["primary_metric"] = _r1_token(m.group(1))
+        values["primary_metric_line"] = line_of(text, m.start(1))
+    section = R2_SECTION.search(text)
+    inline = R2_INLINE.search(text)
+    keyword = R2_METRIC_KEYWORD.search(text)
+    if section and (items := R2_SECTION_ITEM.findall(section.group(1))):
+        values["evaluator_metrics"] = tuple(items)
+        values["evaluator_metrics_source"] = "section"
+    elif inline:
+        items = [part.strip().strip("/") for part in re.split(r"[,;]", inline.group(1))]
+        values["evaluator_metrics"] = tuple(item for item in items if item)
+        values["evaluator_metrics_source"] = "inline"
+    elif keyword:
+        values["evaluator_metrics"] = (keyword.group(1),)
+        values["evaluator_metrics_source"] = "keyword"
+    if keyword:
+        values["metric_keyword"] = keyword.group(1)
+    if m := R3_MIN_EXPECTED.search(text):
+        values["min_expected_metric"] = int(m.group(1))
+    if m := R2_MIN_EXPECTED.search(text):
+        try:
+            values["min_expected_metric_evaluator"] = float(m.group(1))
+        except ValueError:  # "1.2.3": the evaluator's float() fails and it ignores the value
+            pass
+    lowered = text.lower()
+    values["slurm_text_trigger"] = any(t in lowered for t in R4_SLURM_TRIGGERS)
+    if m := R7_WORKFLOW.search(text):
+        values["required_workflow"] = m.group(1)
+    if m := R8_SECTION.search(text):
+        files, lines = [], []
+        body_start = m.start(1)
+        for offset, raw in _lines_with_offsets(m.group(1)):
+            entry = _r8_entry(raw)
+            if entry:
+                files.append(entry)
+                lines.append(line_of(text, body_start + offset))
+        values["provided_files"] = tuple(files)
+        values["provided_files_line"] = line_of(text, m.start())
+        values["provided_files_lines"] = tuple(lines)
+    return ParsedExperiment(**values)
+
+
+def _lines_with_offsets(body: str):
+    offset = 0
+    for raw in body.split("\n"):
+        yield offset, raw
+        offset += len(raw) + 1
+
+
+def _r8_entry(raw: str) -> str:
+    """ARI's per-line rule: strip, drop leading '-', '*', spaces, cut at '#', keep if it has '/'."""
+    entry = raw.strip().lstrip("-* ")
+    entry = entry.split("#", 1)[0].strip()
+    return entry if os.sep in entry else ""
+
+
+# -- lints --------------------------------------------------------------------------------------
+
+def lint_experiment(
+    text: str,
+    *,
+    partition: str | None = None,
+    cpus: int | None = None,
+    env: Mapping[str, str] | None = None,
+    ari_profile: str | None = "hpc",
+    expect_slurm: bool = True,
+    check_files: bool = True,
+) -> list[Finding]:
+    """Lints E1-E8 (spec §1.4) on ``text``.
+
+    ``partition``/``cpus`` are what the user chose; when absent, ``ARI_SLURM_PARTITION`` /
+    ``ARI_SLURM_CPUS`` from ``env`` (the environment ``ari run`` will see) stand in.
+    ``ari_profile`` is the ``--profile`` given to ``ari run`` (``laptop``/``cloud`` disable
+    HPC parsing). ``check_files`` looks on this machine for the provided files.
+    """
+    env = dict(env or {})
+    parsed = parse_experiment(text)
+    findings: list[Finding] = []
+    findings += _lint_partition(text, parsed, partition or env.get("ARI_SLURM_PARTITION", "").strip())
+    expected_cpus = cpus
+    if expected_cpus is None and env.get("ARI_SLURM_CPUS", "").strip().isdigit():
+        expected_cpus = int(env["ARI_SLURM_CPUS"].strip())
+    findings += _lint_cpus(parsed, expected_cpus)
+    findings += _lint_metrics(text, parsed)
+    findings += _lint_min_expected(text)
+    findings += _lint_provided_files(text, parsed, check_files)
+    findings += _lint_virsci(text)
+    findings += _lint_slurm_mode(parsed, env, ari_profile, expect_slurm)
+    order = {name: i for i, name in enumerate(SEVERITIES)}
+    return sorted(findings, key=lambda f: (order[f.severity], f.line or 0, f.rule))
+
+
+def _lint_partition(text: str, parsed: ParsedExperiment, expected: str) -> list[Finding]:
+    out: list[Finding] = []
+    fix_line = f"Partition: {expected or '<partition>'}, Max CPUs: <n>"
+    if parsed.partition is None:
+        first = PARTITION_WORD.search(text)
+        out.append(Finding(
+            "E1", "error", line_of(text, first.start()) if first else None,
+            "no 'Partition: <name>' line: ARI falls back to ARI_SLURM_PARTITION, then the first "
+            "partition sinfo reports as up",
+            f"add '{fix_line}' near the top, before any other use of the word partition"))
+        return out
+    matches = list(R5_PARTITION.finditer(text))
+    first_word = PARTITION_WORD.search(text)
+    first_match = matches[0]
+    line = line_of(text, first_match.start())
+    lines = text.splitlines()
+    labels = [m for m in matches if _is_partition_label(lines[line_of(text, m.start()) - 1])]
+    proper = labels[0] if labels else None
+    move = (f"move line {line_of(text, proper.start())} "
+            f"({lines[line_of(text, proper.start()) - 1].strip()[:60]!r}) to the top"
+            if proper is not None else f"put '{fix_line}' on its own line at the top")
+    if first_word and first_word.start() != first_match.start():
+        out.append(Finding(
+            "E1", "error", line_of(text, first_word.start()),
+            "the first 'partition' in the file is not a 'Partition: <name>' line ARI can read "
+            f"(back-ticks, '=' or punctuation); ARI reads {parsed.partition!r} from line {line} instead",
+            move))
+    elif proper is not first_match:
+        out.append(Finding(
+            "E1", "error", line,
+            f"ARI reads the partition from prose on line {line} "
+            f"({lines[line - 1].strip()[:60]!r}) and gets {parsed.partition!r}", move))
+    else:
+        for extra in matches[1:]:
+            extra_line = line_of(text, extra.start())
+            if extra_line == line:
+                continue
+            out.append(Finding(
+                "E1", "info", extra_line,
+                f"line {extra_line} also matches ARI's partition pattern (it would read "
+                f"{extra.group(1)!r}); harmless while the Partition line on line {line} stays first",
+                "keep the Partition line above every other mention of the word partition"))
+    if expected and parsed.partition != expected:
+        truncated = expected.startswith(parsed.partition)
+        out.append(Finding(
+            "E2", "error", line,
+            f"ARI reads partition {parsed.partition!r} but the chosen partition is {expected!r}"
+            + (" (ARI stops at the first character outside letters, digits, '_' and '-')"
+               if truncated else ""),
+            f"write 'Partition: {expected}' exactly, without back-ticks or quotes"
+            + ("; a partition name with such characters cannot be given to ARI this way"
+               if truncated else "")))
+    elif not expected:
+        after = text[first_match.end():first_match.end() + 1]
+        if after and after not in ", \n\t\r":
+            out.append(Finding(
+                "E2", "warning", line,
+                f"ARI stops the partition name at {after!r} and reads {parsed.partition!r}",
+                "use a partition name of letters, digits, '_' and '-' followed by a comma or end of line"))
+    return out
+
+
+def _is_partition_label(line: str) -> bool:
+    """A line that states the partition the way the template does (``Partition: <name>``)."""
+    return bool(re.match(r"^\s*[Pp]artition:\s*[\w-]+", line))
+
+
+def _lint_cpus(parsed: ParsedExperiment, expected: int | None) -> list[Finding]:
+    if parsed.max_cpus is None:
+        return [Finding(
+            "E3", "warning", parsed.partition_line,
+            "no 'Max CPUs: <n>' the agent can read; it falls back to ARI_SLURM_CPUS",
+            "add ', Max CPUs: <n>' to the Partition line, equal to ARI_SLURM_CPUS")]
+    if expected is not None and parsed.max_cpus != expected:
+        return [Finding(
+            "E3", "error", parsed.max_cpus_line,
+            f"Max CPUs is {parsed.max_cpus} but jobs get --cpus-per-task {expected} "
+            "(ARI_SLURM_CPUS); the agent plans for the wrong CPU count",
+            f"write 'Max CPUs: {expected}' or set ARI_SLURM_CPUS={parsed.max_cpus}")]
+    return []
+
+
+def _lint_metrics(text: str, parsed: ParsedExperiment) -> list[Finding]:
+    out: list[Finding] = []
+    both = re.search(r"(?:\A|\n)(Metrics?:)", text, re.IGNORECASE)
+    if both is None:
+        near = re.search(r"^[ \t*\->]*\**Metrics?\**\s*[:\-]", text, re.IGNORECASE | re.MULTILINE)
+        out.append(Finding(
+            "E4", "error", line_of(text, near.start()) if near else None,
+            "no 'Metrics:' line at column 0: ARI's two metric parsers "
+            + ("disagree about this line" if near else "find no metric"),
+            "add a line 'Metrics: <primary>, <secondary>' starting at column 0 (no bullet, no bold)"))
+        return out
+    both_line = line_of(text, both.start(1))
+    if parsed.primary_metric_line is not None and parsed.primary_metric_line < both_line:
+        out.append(Finding(
+            "E4", "warning", parsed.primary_metric_line,
+            f"the pipeline reads metric {parsed.primary_metric!r} from line "
+            f"{parsed.primary_metric_line}, the evaluator reads line {both_line}",
+            f"remove or reword line {parsed.primary_metric_line} so both parsers use one line"))
+    if parsed.evaluator_metrics_source == "section":
+        out.append(Finding(
+            "E4", "info", None,
+            "a '## Success Metrics' section overrides the 'Metrics:' line for the evaluator "
+            f"(it reads {', '.join(parsed.evaluator_metrics)})",
+            "keep the section and the Metrics line consistent"))
+    if not parsed.primary_metric:
+        out.append(Finding("E4", "error", both_line, "the 'Metrics:' line names no metric",
+                           "write 'Metrics: <primary>, <secondary>'"))
+    return out
+
+
+def _lint_min_expected(text: str) -> list[Finding]:
+    m = R2_MIN_EXPECTED.search(text)
+    if m and not re.fullmatch(r"\d+", m.group(1)):
+        agent = R3_MIN_EXPECTED.search(text)
+        agent_value = agent.group(1) if agent else "nothing"
+        return [Finding(
+            "E5", "error", line_of(text, m.start()),
+            f"min_expected_metric {m.group(1)!r} is not an integer: the evaluator reads "
+            f"{m.group(1)}, the agent reads {agent_value} (digits only)",
+            "use an integer threshold (0 disables it)")]
+    return []
+
+
+def _lint_provided_files(text: str, parsed: ParsedExperiment, check_files: bool) -> list[Finding]:
+    out: list[Finding] = []
+    if parsed.provided_files_line is None:
+        for near in _NEAR_R8_HEADING.finditer(text):
+            out.append(Finding(
+                "E6", "error", line_of(text, near.start()),
+                f"heading {near.group(0).strip()!r} is not read as a provided-files section",
+                "use the heading '## Provided Files' alone on its line"))
+        return out
+    section = R8_SECTION.search(text)
+    assert section is not None
+    body_start = section.start(1)
+    seen: dict[str, int] = {}
+    for offset, raw in _lines_with_offsets(section.group(1)):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("<!--"):
+            continue
+        line = line_of(text, body_start + offset)
+        entry = _r8_entry(raw)
+        if not entry:
+            out.append(Finding("E6", "warning", line,
+                               f"line {stripped[:60]!r} is not a path ARI will copy",
+                               "one absolute path per line, optionally after '- '"))
+            continue
+        bare = stripped.lstrip("-* ")
+        if "#" in bare and not bare.startswith("#"):
+            out.append(Finding("E6", "error", line,
+                               f"ARI cuts the entry at '#' and looks for {entry!r}",
+                               "rename or link the file to a path without '#'"))
+        if entry.startswith(("`", "[", "<")) or "](" in entry or re.match(r"^\d+[.)]\s", bare):
+            out.append(Finding("E6", "error", line,
+                               f"{entry!r} is back-ticked, linked or numbered; ARI never finds that file",
+                               "write the bare absolute path"))
+            continue
+        if not os.path.isabs(entry):
+            out.append(Finding("E6", "error", line,
+                               f"{entry!r} is relative; ARI resolves it against the directory "
+                               "`ari run` starts in",
+                               "write the absolute path"))
+        elif check_files and not os.path.isfile(entry):
+            what = "is a directory (ARI copies files only)" if os.path.isdir(entry) else "does not exist here"
+            out.append(Finding("E6", "error", line, f"{entry} {what}",
+                               "list existing regular files on the shared filesystem"))
+        base = os.path.basename(entry)
+        if base in seen:
+            out.append(Finding("E6", "error", line,
+                               f"basename {base!r} also on line {seen[base]}: ARI copies the first only",
+                               "rename one of the files"))
+        else:
+            seen[base] = line
+    return out
+
+
+def _lint_virsci(text: str) -> list[Finding]:
+    pos = text.find(VIRSCI_MARKER)
+    if pos < 0:
+        return []
+    return [Finding("E7", "error", line_of(text, pos),
+                    "contains ARI's VirSci marker; ARI will never append the selected idea",
+                    f"remove the text {VIRSCI_MARKER!r}")]
+
+
+def _lint_slurm_mode(parsed: ParsedExperiment, env: Mapping[str, str], ari_profile: str | None,
+                     expect_slurm: bool) -> list[Finding]:
+    exported = bool(env.get("ARI_SLURM_PARTITION", "").strip())
+    if ari_profile in ("laptop", "cloud"):
+        if parsed.slurm_text_trigger or exported:
+            return [Finding(
+                "E8", "warning", parsed.partition_line,
+                f"--profile {ari_profile} disables HPC: the Partition/Max CPUs lines and SLURM "
+                "mode are ignored",
+                "run `ari run ... --profile hpc`")]
+        return []
+    if expect_slurm and not exported:
+        if not parsed.slurm_text_trigger:
+            return [Finding(
+                "E8", "warning", None,
+                "nothing switches ARI into SLURM mode: ARI_SLURM_PARTITION is not exported "
+                "and the text has no 'Partition:' line",
+                "export ARI_SLURM_PARTITION (or put it in $ARI_CHECKPOINT_DIR/.env)")]
+        return [Finding(
+            "E8", "warning", None,
+            "ARI_SLURM_PARTITION is not exported: the text puts the agent in SLURM mode, but "
+            "the reproduce step's 'auto' sandbox will not choose slurm",
+            "export ARI_SLURM_PARTITION (or put it in $ARI_CHECKPOINT_DIR/.env)")]
+    return []

@@ -1,0 +1,377 @@
+"""The text of every checkpoint file, rendered from the wizard state without touching disk.
+
+Each renderer is a pure function of a ``WizardState`` (read by attribute only, so this module
+does not import the model) and returns exactly the bytes ``emit`` writes, which is what the
+wizard previews and what the golden files pin. Values that reach ARI's parsers or a shell are
+checked here too, independently of the model's own validation, so a renderer can never
+produce a file that ARI would misread or a shell would execute.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from typing import Any, Iterable, Mapping
+
+from .._version import __version__
+from .lint_experiment import R2_SECTION, R8_SECTION, VIRSCI_MARKER
+
+HANDOFF_ARI_PROFILE = "hpc"
+"""``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
+
+PARTITION_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+"""What ARI's partition hint can carry (R5 captures ``[\\w-]+``; kept ASCII for the shell)."""
+
+WALLTIME = re.compile(r"^(?:\d+-)?\d{1,3}:\d{2}:\d{2}$")
+"""SLURM ``--time`` forms the wizard writes: ``HH:MM:SS`` or ``D-HH:MM:SS``."""
+
+METRIC_TOKEN = re.compile(r"^[^\s,;/.#][^\s,;#]*(?<![/.])$")
+"""A metric both parsers return unchanged: no separators, nothing they strip at the ends."""
+
+ENV_KEY = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+_ENV_VALUE_PUNCTUATION = frozenset("._/+@%:,=-")
+
+MAGIC_KEYS = ("min_expected_metric:", "metric_keyword:")
+"""Comments ARI reads anywhere in experiment.md (R2, R3, R12); only the wizard writes them."""
+
+LAUNCH_CONFIG_KEY = "ari_jupyter"
+"""Namespaced key in launch_config.json holding the wizard state (ignored by ARI's readers)."""
+
+
+class RenderError(ValueError):
+    """A value cannot be written safely into a checkpoint file."""
+
+
+# -- shared checks ---------------------------------------------------------------------------
+
+def env_value_problem(value: str) -> str:
+    """Why ``value`` cannot be an unquoted .env value, or "" when it can.
+
+    The checkpoint .env is read by python-dotenv, ARI's GUI parser (no quote stripping) and
+    ``set -a; . .env; set +a`` in bash, so values are limited to letters, digits and
+    ``._/+@%:,=-``: no spaces, quotes, ``$``, back-ticks, ``;``, ``#``, ``~`` or newlines.
+    """
+    if value == "":
+        return "is empty"
+    bad = sorted({ch for ch in value if not (ch.isalnum() or ch in _ENV_VALUE_PUNCTUATION)})
+    if bad:
+        shown = " ".join(repr(ch) for ch in bad)
+        return f"contains characters a .env value cannot carry unquoted: {shown}"
+    return ""
+
+
+def has_control_chars(text: str) -> bool:
+    return any(ord(ch) < 32 or ord(ch) == 127 for ch in text)
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise RenderError(message)
+
+
+# -- experiment.md -------------------------------------------------------------------------------
+
+def neutralize_goal(goal: str) -> tuple[str, list[str]]:
+    """The goal text with lines ARI would parse as structure turned into plain bold text.
+
+    ARI's metric and provided-files parsers look for ``## Success Metrics`` and
+    ``## Files``-like headings anywhere in the file (not anchored, first match wins); a goal
+    containing one would override the sections the wizard writes. Such heading lines become
+    ``**heading text**`` (same words for the LLM, no longer a heading). Everything else,
+    including prose with "partition" or "Metrics:", is kept verbatim: the wizard's own lines
+    precede the goal, and ARI's first-match rules then ignore the goal's occurrences.
+    Returns the text and one note per changed line.
+    """
+    lines = goal.replace("\r\n", "\n").replace("\r", "\n").strip("\n").split("\n")
+    notes: list[str] = []
+    out: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        if _parsed_as_section(line + "\n"):
+            words = line.replace("#", "").strip()
+            out.append(f"**{words}**" if words else "")
+            notes.append(f"goal line {number} {line.strip()!r} looked like a section ARI parses; "
+                         f"written as **{words}**")
+        else:
+            out.append(line.rstrip())
+    text = "\n".join(out)
+    if _parsed_as_section(text + "\n"):  # a heading split over lines ("##" then "Files")
+        text = re.sub(r"#{2,}", "#", text)
+        notes.append("'##' in the goal shortened to '#' so no line pair reads as a section")
+    return text, notes
+
+
+def _parsed_as_section(text: str) -> bool:
+    return bool(R2_SECTION.search(text) or R8_SECTION.search(text))
+
+
+def render_experiment_md(state: Any) -> str:
+    """experiment.md following spec §1.3, ordered so ARI's first-match parsers read the wizard's lines.
+
+    The ``Partition: <p>, Max CPUs: <n>`` line comes first (before the title, so no word in
+    the title can be taken for the partition), then the metric and provided-files sections,
+    then the user's goal: whatever the goal says, every parser has already matched.
+    """
+    partition = state.partition
+    _require(bool(PARTITION_NAME.match(partition or "")),
+             f"partition {partition!r} must be letters, digits, '_' or '-' (ARI's partition hint "
+             "stops at any other character)")
+    _require(isinstance(state.max_cpus, int) and state.max_cpus > 0,
+             f"Max CPUs must be a positive integer, got {state.max_cpus!r}")
+    title = (state.title or "").strip()
+    _require(bool(title) and not has_control_chars(title) and "##" not in title,
+             "the title must be one non-empty line without '##'")
+    metrics = list(state.metrics)
+    _require(bool(metrics), "at least one metric is required for the 'Metrics:' line")
+    for metric in metrics:
+        _require(bool(METRIC_TOKEN.match(metric)),
+                 f"metric {metric!r} would not be read back unchanged (no spaces, ',', ';', '#', "
+                 "and no '.' or '/' at either end)")
+    minimum = state.min_expected_metric
+    _require(minimum is None or (isinstance(minimum, int) and not isinstance(minimum, bool)
+                                 and minimum >= 0),
+             f"min_expected_metric must be a non-negative integer, got {minimum!r}")
+    files = list(state.provided_files)
+    for path in files:
+        _require(path.startswith("/") and "#" not in path and not has_control_chars(path)
+                 and path == path.strip(),
+                 f"provided file {path!r} must be an absolute path without '#' or control characters")
+    for text in (state.goal or "", title):
+        _require(VIRSCI_MARKER not in text, f"the text must not contain {VIRSCI_MARKER!r}")
+        for key in MAGIC_KEYS:
+            _require(key not in text, f"the title and goal must not contain '{key}' (ARI reads "
+                     "it anywhere in the file)")
+    goal, _notes = neutralize_goal(state.goal or "")
+    _require(bool(goal.strip()), "the research goal is empty")
+
+    parts = [f"Partition: {partition}, Max CPUs: {state.max_cpus}", "", f"# {title}", "",
+             "## Evaluation Metric", f"Metrics: {', '.join(metrics)}"]
+    if minimum is not None:
+        parts.append(f"<!-- min_expected_metric: {minimum} -->")
+    parts.append("")
+    if files:
+        parts += ["## Provided Files", *[f"- {path}" for path in files], ""]
+    parts += ["## Research Goal", goal, ""]
+    limits = _hardware_limits(state)
+    if limits:
+        parts += ["## Hardware Limits", *limits, ""]
+    return "\n".join(parts)
+
+
+def _hardware_limits(state: Any) -> list[str]:
+    """Prose for the LLM only (no parser reads it); avoids the words ARI's parsers look for."""
+    out = []
+    if state.nodes:
+        out.append(f"- Nodes for multi-node jobs: {state.nodes}")
+    out.append(f"- CPUs per task: {state.max_cpus}")
+    if state.walltime:
+        out.append(f"- Walltime per job: {state.walltime}")
+    if getattr(state, "mem_gb", None):
+        out.append(f"- Memory per job: {state.mem_gb} GB")
+    if state.module_loads:
+        out.append(f"- Modules loaded before ARI starts: {', '.join(state.module_loads)}")
+    return out
+
+
+# -- .env --------------------------------------------------------------------------------------
+
+def env_values(state: Any) -> dict[str, str]:
+    """The settings that must reach ``ari`` as environment variables (spec §0 items 3-5, §8).
+
+    ``launch_config.json`` configures nothing in ``ari run``; the checkpoint ``.env`` is loaded
+    by ``ari`` itself because the hand-off exports ``ARI_CHECKPOINT_DIR``.
+    """
+    values: dict[str, str] = {
+        "ARI_SLURM_PARTITION": state.partition,
+        "ARI_SLURM_CPUS": str(state.max_cpus),
+    }
+    if state.walltime:
+        values["ARI_SLURM_WALLTIME"] = state.walltime
+    if getattr(state, "mem_gb", None):
+        values["ARI_SLURM_MEM_GB"] = str(state.mem_gb)
+    values["ARI_PHASE1_SANDBOX"] = "slurm"
+    if getattr(state, "allow_no_gres", False):
+        values["ARI_SLURM_ALLOW_NO_GRES"] = "1"
+    values["SLURM_DEFAULT_PARTITION"] = state.partition
+    log_dir = slurm_log_dir(state)
+    if log_dir:
+        values["SLURM_LOG_DIR"] = log_dir
+    return values
+
+
+def slurm_log_dir(state: Any) -> str:
+    """Shared directory for BFTS job logs (``ari`` reads them back with ``cat``), or "" when the
+    workspace path cannot be written unquoted into .env."""
+    workspace = (state.workspace or "").rstrip("/")
+    if not workspace:
+        return ""
+    path = f"{workspace}/slurm_logs"
+    return "" if env_value_problem(path) else path
+
+
+def render_env(state: Any, *, is_secret_name=None) -> str:
+    """``KEY=value`` lines: no quotes, no ``export``, no inline comments, never a secret."""
+    if is_secret_name is None:
+        from ..redact import is_secret_name
+    lines = ["# ARI settings for this checkpoint (loaded by ari because ARI_CHECKPOINT_DIR is exported)."]
+    for key, value in env_values(state).items():
+        _require(bool(ENV_KEY.match(key)), f".env key {key!r} is not a shell variable name")
+        _require(not is_secret_name(key), f"{key} looks like a secret; secrets never go into the checkpoint")
+        problem = env_value_problem(value)
+        _require(not problem, f"{key}={value!r} {problem}")
+        lines.append(f"{key}={value}")
+    return "\n".join(lines) + "\n"
+
+
+# -- launch_config.json ----------------------------------------------------------------------
+
+def launch_config(state: Any, *, files: Mapping[str, str] | None = None,
+                  written_at: str = "") -> dict[str, Any]:
+    """ARI's keys with ARI's types (spec §2.7) plus the whole wizard state under ``ari_jupyter``.
+
+    Only keys whose value the wizard knows are written (ARI's readers treat a missing key like
+    its default); ``partition`` is the reproduce step's third-priority source.
+    """
+    config: dict[str, Any] = {"profile": HANDOFF_ARI_PROFILE, "partition": state.partition,
+                              "hpc_cpus": int(state.max_cpus)}
+    if getattr(state, "mem_gb", None):
+        config["hpc_memory_gb"] = int(state.mem_gb)
+    if state.walltime:
+        config["hpc_walltime"] = state.walltime
+    config.update({"include_ear": True, "include_review": True, "include_reproduce": True})
+    section: dict[str, Any] = {"version": __version__}
+    if written_at:
+        section["written_at"] = written_at
+    if files:
+        section["files_sha256"] = dict(files)
+    section["state"] = state.to_json()
+    config[LAUNCH_CONFIG_KEY] = section
+    return config
+
+
+def render_launch_config(state: Any, **kwargs: Any) -> str:
+    return json.dumps(launch_config(state, **kwargs), indent=2, ensure_ascii=False) + "\n"
+
+
+# -- hand-off script -------------------------------------------------------------------------
+
+MODULE_INIT_FILES = (
+    # Where Lmod / Environment Modules put their bash init; sourced only when `module` is undefined.
+    "/etc/profile.d/lmod.sh",
+    "/usr/share/lmod/lmod/init/bash",
+    "/etc/profile.d/modules.sh",
+    "/usr/share/modules/init/bash",
+)
+
+
+def module_init_lines() -> list[str]:
+    """Bash that defines ``module`` when the shell did not (non-interactive shells often don't)."""
+    return [
+        "if ! command -v module >/dev/null 2>&1; then",
+        f"  for init in {' '.join(MODULE_INIT_FILES)}; do",
+        '    if [ -r "$init" ]; then . "$init" || true; break; fi',
+        "  done",
+        "fi",
+    ]
+
+
+def module_name_problem(name: str) -> str:
+    """Why ``name`` cannot be a module name on the ``module load`` line, or ""."""
+    if not name or name != name.strip():
+        return "is empty or has surrounding spaces"
+    if any(ch.isspace() for ch in name) or has_control_chars(name):
+        return "contains spaces or control characters"
+    if name.startswith("-"):
+        return "starts with '-' (module would take it for an option)"
+    return ""
+
+
+def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> str:
+    """The one command for the second terminal: export, load modules, cd, ``ari run`` | tee.
+
+    Every value is passed through ``shlex.quote``; the log name is built at run time
+    (``ari_run_<timestamp>.log``, the pattern ARI's dashboard streams).
+    """
+    for value, what in ((checkpoint_dir, "checkpoint directory"), (state.workspace, "workspace"),
+                        (script_path, "script path")):
+        _require(value.startswith("/") and not has_control_chars(value),
+                 f"{what} {value!r} must be an absolute path without control characters")
+    for name in state.module_loads:
+        problem = module_name_problem(name)
+        _require(not problem, f"module {name!r} {problem}")
+    q = shlex.quote
+    lines = [
+        "#!/usr/bin/env bash",
+        f"# ARI hand-off for run {state.run_id} (ari-jupyter {__version__}).",
+        "# Run it in a terminal inside the same allocation:",
+        f"#   bash {q(script_path)}",
+        "# ARI loads $ARI_CHECKPOINT_DIR/.env because ARI_CHECKPOINT_DIR is exported.",
+        "set -eo pipefail",
+        "",
+        f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}",
+        "",
+    ]
+    if state.module_loads:
+        lines += [
+            "# Modules for this run; reproduce jobs inherit them (sbatch --export ALL).",
+            *module_init_lines(),
+            "module load " + " ".join(q(name) for name in state.module_loads),
+            "",
+        ]
+    lines += [
+        "# Memory settings inherited from the notebook's own job make srun inside reproduce jobs fail.",
+        "unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE",
+        "",
+        f"cd {q(state.workspace)}",
+        "",
+        "if ! command -v ari >/dev/null 2>&1; then",
+        "  echo \"ari-jupyter hand-off: 'ari' is not on PATH; activate ARI's environment first.\" >&2",
+        "  exit 127",
+        "fi",
+        'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
+        'echo "ari run log: $log"',
+        f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def handoff_command(script_path: str) -> str:
+    return f"bash {shlex.quote(script_path)}"
+
+
+# -- workflow.yaml ---------------------------------------------------------------------------
+
+REPRODUCE_STAGE = "ors_run_reproduce"
+
+def reproduce_args(state: Any):
+    """The run_reproduce caller arguments the wizard's choices amount to (profile merged in).
+
+    The same object the sbatch preview is built from, so workflow.yaml and the preview agree.
+    """
+    from .sbatch import ReproduceArgs, merge_with_profile
+
+    caller = ReproduceArgs(partition=state.partition, cpus=int(state.max_cpus or 0),
+                           walltime=state.walltime or "", nodes=int(state.nodes or 0))
+    return merge_with_profile(caller, state.profile)
+
+
+def reproduce_inputs(state: Any) -> dict[str, Any]:
+    """Literal ``ors_run_reproduce`` inputs: caller arguments beat the rubric's profile.
+
+    Only non-default values are set (ARI treats 0/""/[] as "take it from the rubric").
+    """
+    return {"sandbox_kind": "slurm", **reproduce_args(state).to_json()}
+
+
+def render_workflow_yaml(package_yaml: str, state: Any) -> str:
+    """ARI's packaged workflow with the reproduce stage's inputs set (spec §2.8, §3.4.2)."""
+    import yaml  # ARI's own dependency; imported only when ARI is present
+
+    document = yaml.safe_load(package_yaml)
+    stages: Iterable[dict[str, Any]] = (document or {}).get("pipeline") or []
+    stage = next((s for s in stages if isinstance(s, dict) and s.get("stage") == REPRODUCE_STAGE), None)
+    _require(stage is not None, f"ARI's workflow.yaml has no {REPRODUCE_STAGE} stage")
+    inputs = dict(stage.get("inputs") or {})
+    inputs.update(reproduce_inputs(state))
+    stage["inputs"] = inputs
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)

@@ -1,0 +1,65 @@
+"""``ari-jupyter check-handoff CHECKPOINT``: will the second terminal's `ari run` work?
+
+Prints a verdict per check (with its fix) and the steps for this checkpoint: ARI's dashboard
+command on a free port with its security warning and an SSH tunnel, the hand-off command, and
+how the reproduce step gets sandbox_kind=slurm. Exit 0 when no check fails, 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+_MARK = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL", "skip": "skip", "unknown": "??  "}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "check-handoff", help="verify what the hand-off terminal will see for a checkpoint",
+        description="Check a written checkpoint from outside: files, shared filesystem, ari in a "
+                    "login shell, ARI_CHECKPOINT_DIR, sbatch --test-only, module loads.")
+    parser.add_argument("checkpoint", metavar="CHECKPOINT", help="the checkpoint directory")
+    parser.add_argument("--json", action="store_true", help='print {"checks": [...], "steps": [...]}')
+    parser.add_argument("--site", metavar="NAME|FILE", help="check against a demo site instead of this machine")
+    parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                        help="per command (default 20)")
+    parser.add_argument("--port", type=int, help="dashboard port (default: the first free pair from 8765)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..emit import EmitError, load_checkpoint
+    from ..handoff import check_handoff, handoff_checklist
+    from ..host import LocalHost, RecordedSite, SiteError
+
+    try:
+        host = RecordedSite.load(args.site) if args.site else LocalHost()
+    except SiteError as exc:
+        print(f"ari-jupyter check-handoff: {exc}", file=sys.stderr)
+        return 2
+    checks = check_handoff(args.checkpoint, host=host, timeout=args.timeout)
+    try:
+        state = load_checkpoint(args.checkpoint)
+        steps = handoff_checklist(state, args.checkpoint, port=args.port, env=host.env)
+    except (EmitError, ValueError):
+        steps = []
+    failed = any(c.status == "fail" for c in checks)
+    if args.json:
+        print(json.dumps({"checks": [c.to_json() for c in checks],
+                          "steps": [s.to_json() for s in steps]}, indent=2, ensure_ascii=False))
+        return 1 if failed else 0
+    for check in checks:
+        print(f"[{_MARK.get(check.status, check.status)}] {check.id}: {check.summary}")
+        if check.fix and check.status in ("fail", "warn", "unknown"):
+            print(f"       fix: {check.fix}")
+    for number, step in enumerate(steps, start=1):
+        print(f"\n{number}. {step.title} [{step.state}]")
+        if step.command:
+            print(f"   {step.command}")
+        if step.warning:
+            print(f"   WARNING: {step.warning}")
+        for extra in step.extra_commands:
+            print(f"   {extra}")
+        if step.detail:
+            print(f"   {step.detail}")
+    return 1 if failed else 0

@@ -1,0 +1,156 @@
+"""``ari-jupyter emit``: write a checkpoint and its hand-off script from flags or a JSON state.
+
+The same core as the wizard: ``WizardState`` (fields, validation), the site probes, and
+``emit_checkpoint``. ``--from-json`` accepts a state JSON (``WizardState.to_json``) or a
+``launch_config.json`` written earlier; flags given on the command line override it.
+Exit 0 written, 1 refused (bad input, blocking problems, existing or locked checkpoint).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "emit", help="write a checkpoint (experiment.md, .env, launch_config.json) and hand-off script",
+        description="Write <workspace>/checkpoints/<run_id>/ and <workspace>/launch/<run_id>.sh.")
+    p.add_argument("--from-json", metavar="FILE", help="wizard state JSON or an earlier launch_config.json")
+    p.add_argument("--title", help="one-line experiment title (also the run id slug)")
+    goal = p.add_mutually_exclusive_group()
+    goal.add_argument("--goal", help="research goal text")
+    goal.add_argument("--goal-file", metavar="FILE", help="read the research goal from FILE ('-': stdin)")
+    p.add_argument("--metric", action="append", metavar="NAME",
+                   help="metric, primary first; repeat or separate with commas")
+    p.add_argument("--min-expected-metric", type=int, metavar="N", help="integer threshold (0 disables)")
+    p.add_argument("--provided-file", action="append", metavar="PATH", help="absolute path; repeatable")
+    p.add_argument("--partition", help="partition for ARI's jobs (default: ARI's precedence, then the allocation's)")
+    p.add_argument("--max-cpus", type=int, metavar="N", help="CPUs per job (Max CPUs, ARI_SLURM_CPUS)")
+    p.add_argument("--walltime", metavar="HH:MM:SS", help="job time limit")
+    p.add_argument("--nodes", type=int, metavar="N", help="nodes for the reproduce job (default: the allocation's)")
+    p.add_argument("--mem-gb", type=int, metavar="N", help="memory per BFTS job in GB")
+    p.add_argument("--module", action="append", metavar="NAME", help="module to load before `ari run`; repeatable")
+    profile = p.add_mutually_exclusive_group()
+    profile.add_argument("--profile", metavar="FILE", help="execution_profile JSON file")
+    profile.add_argument("--preset", metavar="NAME", help="execution_profile preset (cpu_single, mpi, ...)")
+    p.add_argument("--allow-no-gres", action="store_true", help="write ARI_SLURM_ALLOW_NO_GRES=1")
+    p.add_argument("--workspace", metavar="DIR", help="workspace root on shared storage")
+    p.add_argument("--run-id", help="YYYYmmddHHMMSS_<slug> (default: minted from the title)")
+    p.add_argument("--lang", choices=("en", "ja", "zh"), help="wizard language stored with the state")
+    p.add_argument("--site", metavar="NAME|FILE", help="probe a demo site instead of this machine")
+    p.add_argument("--no-probes", action="store_true",
+                   help="skip the site probes (the shared-filesystem check still runs)")
+    p.add_argument("--probe-timeout", type=float, default=10.0, metavar="SECONDS")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite an existing checkpoint (backup kept) and accept a node-local workspace")
+    p.add_argument("--json", action="store_true",
+                   help='print {"checkpoint_dir", "files", "handoff_command"}')
+    p.set_defaults(handler=run)
+
+
+class _BadInput(Exception):
+    pass
+
+
+def _load_state(path: str):
+    from ..ari.render import LAUNCH_CONFIG_KEY
+    from ..model import WizardState
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise _BadInput(f"cannot read {path}: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get(LAUNCH_CONFIG_KEY), dict):
+        data = data[LAUNCH_CONFIG_KEY].get("state")
+    return WizardState.from_json(data)
+
+
+def _apply_flags(state: Any, args: argparse.Namespace) -> None:
+    from ..ari.profile import PRESETS, ExecutionProfile
+
+    simple = {"title": args.title, "goal": args.goal, "min_expected_metric": args.min_expected_metric,
+              "partition": args.partition, "max_cpus": args.max_cpus, "walltime": args.walltime,
+              "nodes": args.nodes, "mem_gb": args.mem_gb, "workspace": args.workspace,
+              "run_id": args.run_id, "lang": args.lang}
+    for name, value in simple.items():
+        if value is not None:
+            setattr(state, name, value)
+    if args.partition is not None:
+        state.partition_source = "explicit"
+    if args.goal_file is not None:
+        try:
+            state.goal = sys.stdin.read() if args.goal_file == "-" else Path(args.goal_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _BadInput(f"cannot read goal file {args.goal_file}: {exc}") from None
+    if args.metric:
+        state.metrics = [m.strip() for item in args.metric for m in item.split(",") if m.strip()]
+    if args.provided_file:
+        state.provided_files = list(args.provided_file)
+    if args.module:
+        state.module_loads = list(args.module)
+    if args.allow_no_gres:
+        state.allow_no_gres = True
+    if args.preset is not None:
+        if args.preset not in PRESETS:
+            raise _BadInput(f"unknown preset {args.preset!r}; choose one of {', '.join(PRESETS)}")
+        state.profile = PRESETS[args.preset]()
+    if args.profile is not None:
+        try:
+            state.profile = ExecutionProfile.from_json(json.loads(Path(args.profile).read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:  # ProfileError is a ValueError
+            raise _BadInput(f"--profile {args.profile}: {exc}") from None
+
+
+def _host(args: argparse.Namespace):
+    from ..host import LocalHost, RecordedSite, SiteError
+
+    if not args.site:
+        return LocalHost()
+    try:
+        return RecordedSite.load(args.site)
+    except SiteError as exc:
+        raise _BadInput(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..allocation import Allocation
+    from ..emit import EmitError, emit_checkpoint
+    from ..model import StateError, WizardState
+
+    try:
+        state = _load_state(args.from_json) if args.from_json else WizardState()
+        _apply_flags(state, args)
+        host = _host(args)
+        if args.site:
+            state.site_name = getattr(host, "name", args.site)
+        if state.allocation is None:
+            state.allocation = Allocation.from_env(host.env)
+        if not args.no_probes:
+            from ..probes import ProbeContext, run_probes_sync
+
+            ctx = ProbeContext(allocation=state.allocation, partition=state.partition or None,
+                               workspace=state.workspace or None, timeout=args.probe_timeout)
+            for result in run_probes_sync(host, ctx):
+                state.set_probe_result(result)
+        state.apply_site_defaults(host.env)
+        result = emit_checkpoint(state, force=args.force, host=host)
+    except (_BadInput, StateError, EmitError) as exc:
+        print(f"ari-jupyter emit: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"checkpoint_dir": result.checkpoint_dir, "files": list(result.files),
+                          "handoff_command": result.handoff_command}, indent=2, ensure_ascii=False))
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
+    else:
+        print(f"checkpoint: {result.checkpoint_dir}")
+        for path in result.files:
+            print(f"  wrote {path}")
+        for note in result.notes:
+            print(f"note: {note}")
+        print("\nIn a terminal inside the same allocation, run:")
+        print(f"  {result.handoff_command}")
+    return 0

@@ -1,0 +1,420 @@
+"""Everything the wizard knows, in one traitlets object the widgets link to and the CLI fills.
+
+``WizardState`` holds values only; its traits accept half-typed input (an empty title, a
+walltime being typed) so a form never fights the user. What is wrong is answered by
+``problems()``, which combines the field checks below, the experiment.md lints on the text
+that would be written, and the execution-profile validator — the same list the wizard shows
+inline and ``emit`` refuses on. ``to_json``/``from_json`` round-trip the whole state; it is
+stored in ``launch_config.json`` so a checkpoint reopens exactly as it was written.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Mapping
+
+from traitlets import Bool, Dict, HasTraits, Instance, Int, List, Unicode
+
+from .allocation import Allocation
+from .ari import render
+from .ari.lint_experiment import VIRSCI_MARKER, lint_experiment
+from .ari.profile import ExecutionProfile, ProfileError
+from .ari.validate import Problem
+from .probes.result import ProbeResult
+
+STATE_SCHEMA = 1
+"""Version of the ``to_json`` layout; bumped when a key changes meaning."""
+
+LANGS = ("en", "ja", "zh")
+RUN_ID = re.compile(r"^[0-9]{14}_[A-Za-z0-9_-]+$")
+"""ARI's run id: 14-digit timestamp, '_', a slug of [A-Za-z0-9_-] (R10)."""
+
+
+class StateError(ValueError):
+    """Invalid state JSON; ``messages`` names each bad key."""
+
+    def __init__(self, messages: list[str]):
+        self.messages = list(messages)
+        super().__init__("invalid wizard state: " + "; ".join(self.messages))
+
+
+class WizardState(HasTraits):
+    """The wizard's inputs and the site facts they are checked against."""
+
+    # -- site facts ------------------------------------------------------------------------
+    allocation = Instance(Allocation, allow_none=True, help="The SLURM allocation (None outside one).")
+    probe_results = Dict(value_trait=Instance(ProbeResult),
+                         help="Latest ProbeResult per probe id.")
+    site_name = Unicode("", help="Demo site name, or '' for this machine.")
+
+    # -- SLURM choices ---------------------------------------------------------------------
+    partition = Unicode("", help="Partition for ARI's jobs (ARI_SLURM_PARTITION).")
+    partition_source = Unicode("", help="Where the partition came from (explicit, env, ...).")
+    profile = Instance(ExecutionProfile, args=(), help="execution_profile for the reproduce job.")
+    module_loads = List(Unicode(), help="Modules the hand-off loads before `ari run`.")
+    max_cpus = Int(None, allow_none=True, help="CPUs per job: Max CPUs and ARI_SLURM_CPUS.")
+    walltime = Unicode("", help="Job time limit HH:MM:SS or D-HH:MM:SS ('' = ARI's default).")
+    nodes = Int(None, allow_none=True, help="Nodes for the reproduce job (caller argument).")
+    mem_gb = Int(None, allow_none=True, help="Memory per BFTS job in GB (ARI_SLURM_MEM_GB).")
+    allow_no_gres = Bool(False, help="Write ARI_SLURM_ALLOW_NO_GRES=1 (GPU flags dropped).")
+
+    # -- experiment.md ---------------------------------------------------------------------
+    title = Unicode("", help="One-line title (also the run id slug).")
+    goal = Unicode("", help="Research goal, free Markdown.")
+    metrics = List(Unicode(), help="Primary metric first.")
+    min_expected_metric = Int(None, allow_none=True, help="Integer threshold (0 disables).")
+    provided_files = List(Unicode(), help="Absolute paths copied into every node work dir.")
+
+    # -- where ----------------------------------------------------------------------------
+    workspace = Unicode("", help="Workspace root; the checkpoint is <workspace>/checkpoints/<run_id>.")
+    run_id = Unicode("", help="YYYYmmddHHMMSS_<slug>; minted at Write when empty.")
+    lang = Unicode("en", help="Wizard language (en, ja, zh).")
+
+    # -- convenience ----------------------------------------------------------------------
+    def set_probe_result(self, result: ProbeResult) -> None:
+        """Store one probe verdict (a new dict, so observers fire)."""
+        self.probe_results = {**self.probe_results, result.id: result}
+
+    def probe(self, probe_id: str) -> ProbeResult | None:
+        return self.probe_results.get(probe_id)
+
+    def probe_list(self) -> list[ProbeResult]:
+        """Probe results in the engine's canonical order, unknown ids last."""
+        from .probes import PROBE_IDS
+
+        order = {pid: i for i, pid in enumerate(PROBE_IDS)}
+        return sorted(self.probe_results.values(), key=lambda r: (order.get(r.id, len(order)), r.id))
+
+    @property
+    def checkpoint_dir(self) -> str:
+        """``<workspace>/checkpoints/<run_id>`` ('' until both are known)."""
+        if not self.workspace or not self.run_id:
+            return ""
+        return os.path.join(self.workspace.rstrip("/") or "/", "checkpoints", self.run_id)
+
+    def apply_site_defaults(self, env: Mapping[str, str]) -> None:
+        """Fill choices still empty from the environment, the allocation and the probes.
+
+        Partition: ARI's precedence plus the wizard-only defaults (the allocation's own
+        partition, then sinfo's default), with the winning source recorded. Max CPUs:
+        ``ARI_SLURM_CPUS``, else the allocation's CPUs per task, else its CPUs on this node.
+        Nodes: the allocation's node count. The wizard and the CLI call this same method.
+        """
+        if not self.partition:
+            from .ari.partition import resolve_partition
+
+            default = self._probe_data("partitions", "default")
+            env = dict(env)
+            if self.allocation is not None and self.allocation.partition:
+                env.setdefault("SLURM_JOB_PARTITION", self.allocation.partition)
+            choice = resolve_partition(None, env, None, for_wizard=True,
+                                       sinfo_default=default if isinstance(default, str) else None)
+            if choice.partition:
+                self.partition, self.partition_source = choice.partition, choice.source
+        if self.max_cpus is None:
+            raw = env.get("ARI_SLURM_CPUS", "").strip()
+            alloc = self.allocation
+            if raw.isdigit() and int(raw) > 0:
+                self.max_cpus = int(raw)
+            elif alloc is not None and (alloc.cpus_per_task or alloc.cpus_on_node):
+                self.max_cpus = int(alloc.cpus_per_task or alloc.cpus_on_node)
+        if self.nodes is None and self.allocation is not None and self.allocation.num_nodes:
+            self.nodes = int(self.allocation.num_nodes)
+
+    # -- serialisation --------------------------------------------------------------------
+    _SCALARS = ("site_name", "partition", "partition_source", "max_cpus", "walltime", "nodes",
+                "mem_gb", "allow_no_gres", "title", "goal", "min_expected_metric", "workspace",
+                "run_id", "lang")
+    _LISTS = ("module_loads", "metrics", "provided_files")
+
+    def to_json(self) -> dict[str, Any]:
+        """The complete state as JSON-ready data (``from_json`` gives an equal state back)."""
+        data: dict[str, Any] = {"schema": STATE_SCHEMA}
+        data["allocation"] = self.allocation.to_json() if self.allocation is not None else None
+        data["probe_results"] = [r.to_json() for r in self.probe_list()]
+        data["profile"] = self.profile.to_json()
+        for name in self._SCALARS:
+            data[name] = getattr(self, name)
+        for name in self._LISTS:
+            data[name] = list(getattr(self, name))
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "WizardState":
+        """Rebuild a state; missing keys keep their defaults; raise ``StateError`` naming bad keys."""
+        if not isinstance(data, Mapping):
+            raise StateError([f"state must be a JSON object, got {type(data).__name__}"])
+        messages: list[str] = []
+        schema = data.get("schema", STATE_SCHEMA)
+        if schema != STATE_SCHEMA:
+            raise StateError([f"schema: this ari-jupyter reads state schema {STATE_SCHEMA}, got {schema!r}"])
+        known = {"schema", "allocation", "probe_results", "profile", *cls._SCALARS, *cls._LISTS}
+        for key in data:
+            if key not in known:
+                messages.append(f"{key}: not a wizard field (known: {', '.join(sorted(known - {'schema'}))})")
+        values: dict[str, Any] = {}
+        if data.get("allocation") is not None:
+            if isinstance(data["allocation"], Mapping):
+                values["allocation"] = Allocation.from_json(data["allocation"])
+            else:
+                messages.append("allocation: must be an object or null")
+        results: dict[str, ProbeResult] = {}
+        raw_results = data.get("probe_results") or []
+        if isinstance(raw_results, Mapping):
+            raw_results = list(raw_results.values())
+        if not isinstance(raw_results, list):
+            messages.append("probe_results: must be a list of probe results")
+            raw_results = []
+        for i, raw in enumerate(raw_results):
+            try:
+                result = ProbeResult.from_json(raw)
+            except (KeyError, TypeError, ValueError) as exc:
+                messages.append(f"probe_results[{i}]: {exc}")
+                continue
+            results[result.id] = result
+        values["probe_results"] = results
+        if "profile" in data:
+            try:
+                values["profile"] = ExecutionProfile.from_json(data["profile"])
+            except ProfileError as exc:
+                messages += [f"profile.{m}" for m in exc.messages]
+        state = cls()
+        for name in cls._SCALARS:
+            if name in data:
+                values[name] = data[name]
+        for name in cls._LISTS:
+            if name not in data:
+                continue
+            items = data[name]
+            if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                messages.append(f"{name}: must be a list of strings, got {items!r}")
+            else:
+                values[name] = list(items)
+        for name, value in values.items():
+            try:
+                setattr(state, name, value)
+            except Exception as exc:  # traitlets.TraitError: wrong JSON type for this field
+                messages.append(f"{name}: {str(exc).splitlines()[0][:300]}")
+        if messages:
+            raise StateError(messages)
+        return state
+
+    def copy(self) -> "WizardState":
+        return type(self).from_json(self.to_json())
+
+    # -- validation -----------------------------------------------------------------------
+    def problems(self) -> list:
+        """Every problem with this state: fields, experiment.md lints, profile vs site.
+
+        Each item is an ``ari.validate.Problem`` (field, severity error|warning|info, message,
+        fix); errors block Write.
+        """
+        problems = self.field_problems()
+        if self.partition and not any(p.severity == "error" for p in problems):
+            problems += self.lint_problems()
+        problems += self.profile_problems()
+        unique = list({(p.field, p.severity, p.message): p for p in problems}.values())
+        order = {"error": 0, "warning": 1, "info": 2}
+        return sorted(unique, key=lambda p: order.get(p.severity, 3))
+
+    def blocking_problems(self) -> list:
+        return [p for p in self.problems() if p.severity == "error"]
+
+    def field_problems(self) -> list:
+        out: list = []
+
+        def add(field: str, severity: str, message: str, fix: str = "") -> None:
+            out.append(Problem(field=field, severity=severity, message=message, fix=fix))
+
+        self._check_partition(add)
+        self._check_resources(add)
+        self._check_modules(add)
+        self._check_text(add)
+        self._check_metrics(add)
+        self._check_files(add)
+        self._check_workspace(add)
+        if self.run_id and not RUN_ID.match(self.run_id):
+            add("run_id", "error", f"run id {self.run_id!r} is not YYYYmmddHHMMSS_<slug>",
+                "leave it empty to mint one from the title")
+        if self.lang not in LANGS:
+            add("lang", "warning", f"language {self.lang!r} is not one of {', '.join(LANGS)}",
+                "choose en, ja or zh")
+        return out
+
+    def _check_partition(self, add) -> None:
+        # Empty or unlisted partitions are the validator's (ARI's own precedence decides).
+        if self.partition and not render.PARTITION_NAME.match(self.partition):
+            add("partition", "error",
+                f"partition {self.partition!r} has characters ARI's partition hint cannot read "
+                "(letters, digits, '_' and '-' only)", "choose a partition with a plain name")
+
+    def _check_resources(self, add) -> None:
+        if self.max_cpus is None:
+            add("max_cpus", "error", "Max CPUs is not set", "set the CPUs each job may use")
+        elif self.max_cpus < 1:
+            add("max_cpus", "error", f"Max CPUs must be at least 1, got {self.max_cpus}")
+        if self.walltime and render.env_value_problem(self.walltime):
+            add("walltime", "error", f"walltime {self.walltime!r} "
+                f"{render.env_value_problem(self.walltime)}", "for example 04:00:00")
+        if self.nodes is not None and self.nodes < 1:
+            add("nodes", "error", f"nodes must be at least 1, got {self.nodes}")
+        if self.mem_gb is not None and self.mem_gb < 1:
+            add("mem_gb", "error", f"memory must be at least 1 GB, got {self.mem_gb}",
+                "leave it empty for the partition's default")
+        if self.allow_no_gres:
+            if not self.profile.requests_gpus:
+                add("allow_no_gres", "warning",
+                    "ARI_SLURM_ALLOW_NO_GRES=1 has no effect: the profile requests no GPU")
+            elif self._probe_data("gres", "has_gres") is True:
+                add("allow_no_gres", "warning",
+                    "this cluster has GRES; ARI_SLURM_ALLOW_NO_GRES=1 is for GRES-less GPU nodes",
+                    "untick it so the GPU request reaches sbatch")
+
+    def _check_modules(self, add) -> None:
+        # Whether a module exists is the validator's (it gets these names as site modules).
+        for name in self.module_loads:
+            problem = render.module_name_problem(name)
+            if problem:
+                add("module_loads", "error", f"module {name!r} {problem}")
+
+    def _check_text(self, add) -> None:
+        title = self.title.strip()
+        if not title:
+            add("title", "error", "the title is empty", "give the experiment a short title")
+        elif render.has_control_chars(title):
+            add("title", "error", "the title must be one line without control characters")
+        elif "##" in title:
+            add("title", "error", "the title must not contain '##' (ARI reads it as a section)")
+        if not self.goal.strip():
+            add("goal", "error", "the research goal is empty", "describe what ARI should investigate")
+        for field, text in (("title", self.title), ("goal", self.goal)):
+            if VIRSCI_MARKER in text:
+                add(field, "error", f"contains {VIRSCI_MARKER!r}: ARI would never append the "
+                    "selected idea", "remove that text")
+            for key in render.MAGIC_KEYS:
+                if key in text:
+                    add(field, "error", f"contains '{key}', which ARI reads anywhere in the file",
+                        "use the wizard's own field for it" if key.startswith("min_") else
+                        "remove it; the metrics field drives ARI's evaluator")
+        _, notes = render.neutralize_goal(self.goal)
+        for note in notes:
+            add("goal", "info", note)
+
+    def _check_metrics(self, add) -> None:
+        if not self.metrics:
+            add("metrics", "error", "no metric: ARI's 'Metrics:' line needs at least one",
+                "name the primary metric first, e.g. GFlops")
+        for metric in self.metrics:
+            if not render.METRIC_TOKEN.match(metric):
+                add("metrics", "error",
+                    f"metric {metric!r} would be read back differently by ARI (no spaces, ',', "
+                    "';', '#', and no '.' or '/' at either end)", "e.g. GB/s, GFlops, runtime_sec")
+        if self.min_expected_metric is not None and self.min_expected_metric < 0:
+            add("min_expected_metric", "error", "min_expected_metric must be 0 or more")
+
+    def _check_files(self, add) -> None:
+        seen: dict[str, str] = {}
+        for path in self.provided_files:
+            if not path.startswith("/") or path != path.strip() or render.has_control_chars(path):
+                add("provided_files", "error", f"{path!r} is not an absolute path",
+                    "ARI resolves relative paths against the directory `ari run` starts in")
+                continue
+            if "#" in path:
+                add("provided_files", "error", f"{path}: ARI cuts entries at '#'",
+                    "rename or link the file to a path without '#'")
+                continue
+            if os.path.isdir(path):
+                add("provided_files", "error", f"{path} is a directory; ARI copies files only",
+                    "list the files inside it")
+            elif not os.path.isfile(path):
+                add("provided_files", "error", f"{path} does not exist on this machine",
+                    "give an existing file on the shared filesystem")
+            base = os.path.basename(path)
+            if base in seen:
+                add("provided_files", "error",
+                    f"{path} and {seen[base]} share the name {base!r}; ARI copies the first only",
+                    "rename one of them")
+            seen.setdefault(base, path)
+
+    def _check_workspace(self, add) -> None:
+        if not self.workspace:
+            add("workspace", "error", "no workspace", "choose a directory on shared storage")
+            return
+        if not self.workspace.startswith("/") or render.has_control_chars(self.workspace):
+            add("workspace", "error", f"workspace {self.workspace!r} must be an absolute path")
+            return
+        from .ari.naming import WorkspaceError, check_workspace
+
+        try:
+            check_workspace(self.workspace)
+        except WorkspaceError as exc:
+            add("workspace", "error", str(exc),
+                "choose a workspace with no directory named 'checkpoints' in its path")
+        if not render.slurm_log_dir(self):
+            add("workspace", "info",
+                "the workspace path has characters .env cannot carry; SLURM_LOG_DIR is not set "
+                "and BFTS job logs land in each job's work dir")
+        shared = self.probe("shared_fs")
+        if shared is not None and shared.status in ("fail", "warn") and _probe_is_for(shared, self.workspace):
+            add("workspace", "error" if shared.status == "fail" else "warning",
+                f"shared filesystem check: {shared.summary}", shared.fix)
+
+    def lint_problems(self) -> list:
+        """Lints E1-E8 on the experiment.md that would be written (a renderer self-check)."""
+        try:
+            text = render.render_experiment_md(self)
+            env = render.env_values(self)
+        except render.RenderError as exc:
+            return [Problem(field="experiment.md", severity="error", message=str(exc), fix="")]
+        findings = lint_experiment(text, partition=self.partition, cpus=self.max_cpus, env=env,
+                                   ari_profile=render.HANDOFF_ARI_PROFILE, check_files=False)
+        return [Problem(field="experiment.md", severity=f.severity,
+                        message=f"{f.rule}" + (f" line {f.line}" if f.line else "") + f": {f.message}",
+                        fix=f.fix) for f in findings]
+
+    def profile_problems(self) -> list:
+        """The execution-profile validator's verdict against this site (``ari.validate``).
+
+        It sees the run as ARI will: the wizard's caller arguments, the settings the
+        checkpoint .env carries, and the modules the hand-off loads.
+        """
+        from .ari.sbatch import ReproduceArgs
+        from .ari.validate import validate
+
+        args = ReproduceArgs(partition=self.partition if render.PARTITION_NAME.match(self.partition) else "",
+                             cpus=self.max_cpus if (self.max_cpus or 0) > 0 else 0,
+                             walltime=self.walltime, nodes=self.nodes if (self.nodes or 0) > 0 else 0)
+        return validate(self.profile, args, probes=self.probe_list(), allocation=self.allocation,
+                        env=self.ari_env(), partition=args.partition or None,
+                        modules=[m for m in self.module_loads if not render.module_name_problem(m)])
+
+    def ari_env(self) -> dict[str, str]:
+        """The variables the checkpoint .env gives ``ari`` (only values that can be written)."""
+        values = {}
+        if render.PARTITION_NAME.match(self.partition):
+            values["ARI_SLURM_PARTITION"] = self.partition
+        if self.max_cpus is not None and self.max_cpus > 0:
+            values["ARI_SLURM_CPUS"] = str(self.max_cpus)
+        if self.walltime and not render.env_value_problem(self.walltime):
+            values["ARI_SLURM_WALLTIME"] = self.walltime
+        values["ARI_PHASE1_SANDBOX"] = "slurm"
+        if self.allow_no_gres:
+            values["ARI_SLURM_ALLOW_NO_GRES"] = "1"
+        return values
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _probe_data(self, probe_id: str, key: str) -> Any:
+        result = self.probe(probe_id)
+        if result is None or result.status in ("unknown", "skip"):
+            return None
+        return (result.data or {}).get(key)
+
+
+def _probe_is_for(result: ProbeResult, workspace: str) -> bool:
+    """A shared_fs verdict applies when it judged this workspace (or a path inside it)."""
+    data = result.data or {}
+    judged = data.get("path") or data.get("checkpoint_dir") or data.get("workspace") or ""
+    if not judged:
+        return False
+    workspace = workspace.rstrip("/") or "/"
+    return judged == workspace or judged.startswith(workspace + "/")

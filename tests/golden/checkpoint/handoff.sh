@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# ARI hand-off for run 20260706120000_spgemm_scaling_on_two_nodes (ari-jupyter @VERSION@).
+# Run it in a terminal inside the same allocation:
+#   bash /work/alice/ari/launch/20260706120000_spgemm_scaling_on_two_nodes.sh
+# ARI loads $ARI_CHECKPOINT_DIR/.env because ARI_CHECKPOINT_DIR is exported.
+set -eo pipefail
+
+export ARI_CHECKPOINT_DIR=/work/alice/ari/checkpoints/20260706120000_spgemm_scaling_on_two_nodes
+
+# Modules for this run; reproduce jobs inherit them (sbatch --export ALL).
+if ! command -v module >/dev/null 2>&1; then
+  for init in /etc/profile.d/lmod.sh /usr/share/lmod/lmod/init/bash /etc/profile.d/modules.sh /usr/share/modules/init/bash; do
+    if [ -r "$init" ]; then . "$init" || true; break; fi
+  done
+fi
+module load openmpi/4.1
+
+# Memory settings inherited from the notebook's own job make srun inside reproduce jobs fail.
+unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE
+
+cd /work/alice/ari
+
+if ! command -v ari >/dev/null 2>&1; then
+  echo "ari-jupyter hand-off: 'ari' is not on PATH; activate ARI's environment first." >&2
+  exit 127
+fi
+log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"
+echo "ari run log: $log"
+ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile hpc 2>&1 | tee "$log"

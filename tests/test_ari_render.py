@@ -1,0 +1,262 @@
+"""Checkpoint file renderers: golden files, and the safety rules every rendered value obeys.
+
+Regenerate the golden files after an intended change with ``ARI_UPDATE_GOLDEN=1``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter._version import __version__
+from ari_jupyter.allocation import Allocation
+from ari_jupyter.ari import render
+from ari_jupyter.ari.lint_experiment import lint_experiment, parse_experiment
+from ari_jupyter.ari.profile import PRESETS
+from ari_jupyter.model import WizardState
+from ari_jupyter.probes.result import ProbeResult
+
+GOLDEN = Path(__file__).parent / "golden" / "checkpoint"
+WORKSPACE = "/work/alice/ari"
+RUN_ID = "20260706120000_spgemm_scaling_on_two_nodes"
+CHECKPOINT = f"{WORKSPACE}/checkpoints/{RUN_ID}"
+SCRIPT = f"{WORKSPACE}/launch/{RUN_ID}.sh"
+WRITTEN_AT = "2026-07-06T12:00:00+09:00"
+
+ALLOC_ENV = {
+    "SLURM_JOB_ID": "4242", "SLURM_JOB_NAME": "jupyter", "SLURM_CLUSTER_NAME": "rccs",
+    "SLURM_JOB_PARTITION": "small", "SLURM_JOB_NODELIST": "n[1-2]", "SLURM_JOB_NUM_NODES": "2",
+    "SLURM_NTASKS": "4", "SLURM_TASKS_PER_NODE": "2(x2)", "SLURM_JOB_CPUS_PER_NODE": "8(x2)",
+    "SLURM_CPUS_ON_NODE": "8", "SLURM_SUBMIT_DIR": "/work/alice",
+}
+
+
+def golden_state(**overrides) -> WizardState:
+    """A complete, valid state with fixed values (the golden files are rendered from it)."""
+    state = WizardState(
+        allocation=Allocation.from_env(ALLOC_ENV),
+        site_name="rccs-cloud",
+        partition="small", partition_source="SLURM_JOB_PARTITION",
+        profile=PRESETS["mpi"](),
+        module_loads=["openmpi/4.1"],
+        title="SpGEMM scaling on two nodes",
+        goal=("Measure how a sparse matrix-matrix multiply scales from one to two nodes.\n"
+              "We partition the matrix by rows across ranks.\n"
+              "Metrics: the harness also prints bandwidth"),
+        metrics=["GFlops", "GB/s"],
+        min_expected_metric=5,
+        provided_files=["/work/alice/inputs/matrix.mtx", "/work/alice/inputs/baseline.c"],
+        max_cpus=4, walltime="01:00:00", nodes=2,
+        workspace=WORKSPACE, run_id=RUN_ID, lang="en",
+    )
+    state.set_probe_result(ProbeResult("sbatch", "ok", "sbatch found", command="which sbatch",
+                                       data={"path": "/usr/bin/sbatch"}))
+    state.set_probe_result(ProbeResult("shared_fs", "ok", f"{WORKSPACE} is on nfs4 (/work): shared",
+                                       data={"path": WORKSPACE, "fstype": "nfs4", "shared": True}))
+    for name, value in overrides.items():
+        setattr(state, name, value)
+    return state
+
+
+def _check_golden(name: str, text: str) -> None:
+    """Compare with the golden file; the tool version is a placeholder there."""
+    text = text.replace(f"ari-jupyter {__version__}", "ari-jupyter @VERSION@").replace(
+        f'"version": "{__version__}"', '"version": "@VERSION@"')
+    path = GOLDEN / name
+    if os.environ.get("ARI_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"missing golden file {path}; run with ARI_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+
+
+def _rendered() -> dict[str, str]:
+    state = golden_state()
+    experiment = render.render_experiment_md(state)
+    env = render.render_env(state)
+    files = {"experiment.md": hashlib.sha256(experiment.encode()).hexdigest(),
+             ".env": hashlib.sha256(env.encode()).hexdigest()}
+    return {
+        "experiment.md": experiment,
+        "checkpoint.env": env,
+        "launch_config.json": render.render_launch_config(state, files=files, written_at=WRITTEN_AT),
+        "handoff.sh": render.render_handoff_script(state, CHECKPOINT, SCRIPT),
+    }
+
+
+@pytest.mark.parametrize("name", ["experiment.md", "checkpoint.env", "launch_config.json", "handoff.sh"])
+def test_rendered_files_match_golden(name):
+    _check_golden(name, _rendered()[name])
+
+
+def test_golden_experiment_md_reads_back_and_lints_clean():
+    state = golden_state()
+    text = render.render_experiment_md(state)
+    parsed = parse_experiment(text)
+    assert parsed.partition == "small" and parsed.max_cpus == 4
+    assert parsed.primary_metric == "GFlops"
+    assert parsed.evaluator_metrics == ("GFlops", "GB/s")
+    assert parsed.min_expected_metric == 5
+    assert parsed.provided_files == tuple(state.provided_files)
+    findings = lint_experiment(text, partition="small", cpus=4, env=render.env_values(state),
+                               check_files=False)
+    # Only the goal's own "partition the matrix" is noted (after the Partition line: harmless).
+    assert [(f.rule, f.severity) for f in findings] == [("E1", "info")]
+
+
+def test_partition_line_comes_before_every_other_partition_word():
+    text = render.render_experiment_md(golden_state(title="Graph partition benchmark"))
+    first_line = text.splitlines()[0]
+    assert first_line == "Partition: small, Max CPUs: 4"
+    assert text.index("Graph partition") > text.index("Partition: small")
+
+
+def test_launch_config_has_aris_types_and_the_state():
+    config = json.loads(_rendered()["launch_config.json"])
+    assert config["profile"] == "hpc" and config["partition"] == "small"
+    assert isinstance(config["hpc_cpus"], int) and isinstance(config["hpc_walltime"], str)
+    for key in ("include_ear", "include_review", "include_reproduce"):
+        assert config[key] is True
+    section = config["ari_jupyter"]
+    assert section["version"] and section["written_at"] == WRITTEN_AT
+    assert WizardState.from_json(section["state"]).to_json() == golden_state().to_json()
+
+
+def test_env_file_is_valid_bash_and_sets_exactly_its_values(tmp_path):
+    state = golden_state()
+    env_file = tmp_path / "checkpoint.env"
+    env_file.write_text(render.render_env(state))
+    out = subprocess.run(["bash", "-c", f'set -a; . {env_file}; set +a; env -0'],
+                         capture_output=True, text=True, check=True, env={"PATH": os.environ["PATH"]})
+    seen = dict(item.split("=", 1) for item in out.stdout.split("\0") if "=" in item)
+    for key, value in render.env_values(state).items():
+        assert seen[key] == value
+    for line in render.render_env(state).splitlines():
+        assert line.startswith("#") or ("=" in line and " " not in line and '"' not in line
+                                        and "'" not in line and not line.startswith("export"))
+
+
+def test_env_includes_allow_no_gres_only_when_chosen():
+    assert "ARI_SLURM_ALLOW_NO_GRES" not in render.env_values(golden_state())
+    chosen = render.env_values(golden_state(allow_no_gres=True))
+    assert chosen["ARI_SLURM_ALLOW_NO_GRES"] == "1"
+
+
+@pytest.mark.parametrize("value, ok", [
+    ("small", True), ("/work/alice/ari/slurm_logs", True), ("01:00:00", True), ("gpu.a100", True),
+    ("a b", False), ("$(id)", False), ("`id`", False), ("a;b", False), ("'q'", False),
+    ('"q"', False), ("~/x", False), ("a#b", False), ("line\nbreak", False), ("", False),
+])
+def test_env_value_rule(value, ok):
+    assert (render.env_value_problem(value) == "") is ok
+
+
+def test_render_env_refuses_secret_names_and_unsafe_values():
+    with pytest.raises(render.RenderError, match="secret"):
+        render.render_env(golden_state(), is_secret_name=lambda key: key == "ARI_SLURM_CPUS")
+    with pytest.raises(render.RenderError, match="cannot carry"):
+        render.render_env(golden_state(walltime="1 hour"))
+
+
+def test_handoff_script_is_bash_n_clean(tmp_path):
+    script = tmp_path / "handoff.sh"
+    script.write_text(_rendered()["handoff.sh"])
+    subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+def test_handoff_quotes_every_value():
+    weird = "/work/al ice/$(touch x)/`id`/'q'"
+    text = render.render_handoff_script(golden_state(workspace=weird, module_loads=["a;b", "$(x)"]),
+                                        weird + "/checkpoints/r", weird + "/launch/r.sh")
+    assert "cd '/work/al ice/$(touch x)/`id`/'\"'\"'q'\"'\"''" in text
+    assert "module load 'a;b' '$(x)'" in text
+
+
+@pytest.mark.parametrize("field, value", [
+    ("partition", "gpu.a100"), ("partition", "small;id"), ("max_cpus", 0), ("title", "a\nb"),
+    ("title", "## Files"), ("metrics", []), ("metrics", ["time (s)"]), ("metrics", ["GB/s."]),
+    ("provided_files", ["relative/path"]), ("provided_files", ["/a/b#c"]),
+    ("goal", "AUTO-APPENDED BY VirSci"), ("goal", "   "), ("goal", "min_expected_metric: 3"),
+    ("title", "metric_keyword: acc"),
+])
+def test_experiment_renderer_refuses_what_ari_would_misread(field, value):
+    with pytest.raises(render.RenderError):
+        render.render_experiment_md(golden_state(**{field: value}))
+
+
+@pytest.mark.parametrize("name", ["-v", "", "a b", "a\nb"])
+def test_handoff_refuses_bad_module_names(name):
+    with pytest.raises(render.RenderError):
+        render.render_handoff_script(golden_state(module_loads=[name]), CHECKPOINT, SCRIPT)
+
+
+def test_goal_headings_ari_would_parse_become_bold_text():
+    goal = "Intro\n## Success Metrics\n- acc: top-1\n### Files\n/data/x\n## Required Workflow\n1. run"
+    text, notes = render.neutralize_goal(goal)
+    assert "**Success Metrics**" in text and "**Files**" in text
+    assert "## Required Workflow" in text  # a real feature of ARI, kept
+    assert len(notes) == 2
+
+
+def test_a_heading_split_over_two_lines_is_neutralized_too():
+    text, notes = render.neutralize_goal("intro\n##\nFiles\n/etc/passwd")
+    assert "##" not in text and notes
+    from ari_jupyter.ari.lint_experiment import parse_experiment
+    assert parse_experiment(text + "\n").provided_files == ()
+
+
+def test_reproduce_inputs_merge_the_profile_as_ari_would():
+    inputs = render.reproduce_inputs(golden_state(profile=PRESETS["mpi_gpu"](), nodes=None))
+    assert inputs["sandbox_kind"] == "slurm" and inputs["partition"] == "small"
+    assert inputs["nodes"] == 4 and inputs["ntasks"] == 32 and inputs["gpu_type"] == "v100"
+    assert inputs["exclusive"] is True and inputs["cpus"] == 4
+    caller_wins = render.reproduce_inputs(golden_state(profile=PRESETS["mpi_gpu"](), nodes=2))
+    assert caller_wins["nodes"] == 2
+
+
+WORKFLOW = """\
+llm:
+  backend: openai
+pipeline:
+- stage: ors_build_reproduce
+  skill: paper-re-skill
+  inputs:
+    sandbox_kind: auto
+- stage: ors_run_reproduce
+  skill: paper-re-skill
+  tool: run_reproduce
+  depends_on:
+  - ors_build_reproduce
+  inputs:
+    rubric_path: '{{checkpoint_dir}}/ors_rubric.json'
+    repo_dir: '{{checkpoint_dir}}/repro_sandbox'
+    sandbox_kind: ''
+    container_image: ''
+    timeout_global_sec: 0
+    partition: ''
+    cpus: 0
+    walltime: ''
+"""
+
+
+def test_workflow_yaml_sets_only_the_reproduce_stage_inputs():
+    yaml = pytest.importorskip("yaml")
+    out = yaml.safe_load(render.render_workflow_yaml(WORKFLOW, golden_state()))
+    build, run = out["pipeline"]
+    assert build["inputs"] == {"sandbox_kind": "auto"}
+    assert run["depends_on"] == ["ors_build_reproduce"]
+    assert run["inputs"]["repo_dir"] == "{{checkpoint_dir}}/repro_sandbox"
+    assert run["inputs"]["sandbox_kind"] == "slurm"
+    assert run["inputs"]["partition"] == "small" and run["inputs"]["cpus"] == 4
+    assert run["inputs"]["walltime"] == "01:00:00" and run["inputs"]["nodes"] == 2
+    assert run["inputs"]["ntasks"] == 8 and run["inputs"]["ntasks_per_node"] == 4
+
+
+def test_workflow_without_reproduce_stage_is_refused():
+    pytest.importorskip("yaml")
+    with pytest.raises(render.RenderError, match="ors_run_reproduce"):
+        render.render_workflow_yaml("pipeline: []\n", golden_state())

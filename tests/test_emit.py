@@ -1,0 +1,558 @@
+"""emit_checkpoint: what ARI reads back, the hand-off script run for real, atomicity under
+kill -9, the lock, permissions, overwrite policy, injection, workflow.yaml, and the CLI."""
+from __future__ import annotations
+
+import fcntl
+import importlib
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.ari import render
+from ari_jupyter.emit import (
+    CheckpointExists, CheckpointLocked, EmitBlocked, EmitError, NodeLocalWorkspace, TMP_MARKER,
+    emit_checkpoint, find_ari_workflow, load_checkpoint,
+)
+from ari_jupyter.model import WizardState
+from ari_jupyter.probes.result import ProbeResult
+from test_ari_render import WORKFLOW, golden_state
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def make_state(tmp_path: Path, **overrides) -> WizardState:
+    """A valid state writing under ``tmp_path/ws``, its workspace judged shared."""
+    inputs = tmp_path / "inputs"
+    inputs.mkdir(exist_ok=True)
+    files = []
+    for name in ("matrix.mtx", "baseline.c"):
+        (inputs / name).write_text(name)
+        files.append(str(inputs / name))
+    workspace = str(overrides.pop("workspace", tmp_path / "ws"))
+    state = golden_state(provided_files=files, workspace=workspace)
+    state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": workspace}))
+    for name, value in overrides.items():
+        setattr(state, name, value)
+    return state
+
+
+def _names(directory: Path) -> set[str]:
+    return {p.name for p in directory.iterdir()}
+
+
+# -- what ARI reads back (R1-R8 written again here from the spec, independently of the code) --
+
+def ari_reads(text: str) -> dict:
+    """ARI's deterministic parsers, per spec §1.2 (first match wins everywhere)."""
+    out: dict = {}
+    m = re.search(r"(?:Partition|partition)[:\s]+([\w-]+)", text)  # R5, case-sensitive
+    out["partition"] = m.group(1) if m else None
+    m = re.search(r"Max CPUs?[:\s]+(\d+)", text, re.IGNORECASE)  # R6
+    out["max_cpus"] = int(m.group(1)) if m else None
+    m = re.search(r"^\s*Metrics?\s*[:\-]\s*(.*)$", text, re.MULTILINE | re.IGNORECASE)  # R1
+    out["metric"] = re.split(r"[,\s]+", m.group(1).strip(), maxsplit=1)[0].strip(" .;") if m else ""
+    section = re.search(r"##\s*Success Metrics[^\n]*\n(.*?)(?=\n##|\Z)", text, re.I | re.S)  # R2
+    items = re.findall(r"-\s+(\w+)\s*:", section.group(1)) if section else []
+    if items:
+        out["evaluator"] = items
+    else:
+        m = re.search(r"(?:^|\n)Metrics?:(.*)", text, re.IGNORECASE)
+        out["evaluator"] = [i.strip().strip("/") for i in re.split(r"[,;]", m.group(1))] if m else []
+    m = re.search(r"min_expected_metric:\s*([\d]+)", text)  # R3
+    out["min_expected"] = int(m.group(1)) if m else None
+    m = re.search(r"##\s*(?:提供ファイル|提供文件|Provided Files?|Local Files?|Files?)\s*\n(.*?)(?=\n##|\Z)",
+                  text, re.I | re.S)  # R8
+    files = []
+    for line in (m.group(1).split("\n") if m else []):
+        entry = line.strip().lstrip("-* ").split("#", 1)[0].strip()
+        if "/" in entry:
+            files.append(entry)
+    out["files"] = files
+    out["slurm"] = any(t in text.lower() for t in ("slurm", "sbatch", "srun", "partition:"))  # R4
+    return out
+
+
+HAZARDOUS_GOALS = [
+    "We partition the matrix by rows; partition: columns is worse.",
+    "Metrics: wrong_metric\nmetric - also_wrong\nMetrics\n- acc",
+    "## Success Metrics\n- bogus: measured by the harness\n",
+    "Inputs:\n## Files\n/etc/passwd\n### Provided Files\n- /etc/hosts",
+    "Partition: large, Max CPUs: 999\nmax cpu 2",
+    "We use sbatch and srun; min expected speedup is high.",
+    "Ziel: Partitionierung — 分割 (partition) を評価する。Metric: 精度",
+]
+
+
+@pytest.mark.parametrize("goal", HAZARDOUS_GOALS)
+def test_ari_reads_back_exactly_what_the_user_chose(tmp_path, goal):
+    state = make_state(tmp_path, goal=goal, partition="gpu-large", max_cpus=12,
+                       metrics=["GFlops", "GB/s"], min_expected_metric=7)
+    result = emit_checkpoint(state)
+    text = (Path(result.checkpoint_dir) / "experiment.md").read_text()
+    read = ari_reads(text)
+    assert read == {"partition": "gpu-large", "max_cpus": 12, "metric": "GFlops",
+                    "evaluator": ["GFlops", "GB/s"], "min_expected": 7,
+                    "files": list(state.provided_files), "slurm": True}
+
+
+def test_no_provided_files_reads_back_empty(tmp_path):
+    state = make_state(tmp_path, provided_files=[], goal="Data:\n## Files\n/etc/passwd")
+    text = (Path(emit_checkpoint(state).checkpoint_dir) / "experiment.md").read_text()
+    assert ari_reads(text)["files"] == []
+
+
+# -- layout, contents, permissions ------------------------------------------------------------
+
+def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
+    state = make_state(tmp_path)
+    result = emit_checkpoint(state)
+    ckpt = Path(result.checkpoint_dir)
+    assert ckpt == tmp_path / "ws" / "checkpoints" / state.run_id
+    assert _names(ckpt) == {"experiment.md", ".env", "launch_config.json"}
+    script = Path(result.handoff_script)
+    assert script == tmp_path / "ws" / "launch" / f"{state.run_id}.sh"
+    assert result.handoff_command == f"bash {script}"
+    assert result.files == (str(ckpt / "experiment.md"), str(ckpt / ".env"),
+                            str(ckpt / "launch_config.json"), str(script))
+    assert (ckpt / "experiment.md").read_text() == render.render_experiment_md(state)
+    assert (ckpt / ".env").read_text() == render.render_env(state)
+    assert script.read_text() == render.render_handoff_script(state, str(ckpt), str(script))
+    config = json.loads((ckpt / "launch_config.json").read_text())
+    import hashlib
+    assert config["ari_jupyter"]["files_sha256"] == {
+        name: hashlib.sha256((ckpt / name).read_bytes()).hexdigest() for name in ("experiment.md", ".env")}
+    assert any("workflow.yaml not written" in note for note in result.notes)
+
+
+def test_load_checkpoint_restores_the_full_state(tmp_path):
+    state = make_state(tmp_path, mem_gb=8)
+    result = emit_checkpoint(state)
+    assert load_checkpoint(result.checkpoint_dir).to_json() == state.to_json()
+    with pytest.raises(EmitError, match="not a checkpoint"):
+        load_checkpoint(tmp_path)
+
+
+def test_run_id_is_minted_from_the_title_and_clock(tmp_path):
+    from datetime import datetime
+
+    state = make_state(tmp_path, run_id="", title="Sparse GEMM, two nodes!")
+    result = emit_checkpoint(state, now=datetime(2026, 7, 6, 12, 0, 0))
+    assert state.run_id == "20260706120000_sparse_gemm_two_nodes"
+    assert result.checkpoint_dir.endswith("/checkpoints/20260706120000_sparse_gemm_two_nodes")
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o000])
+def test_permissions_whatever_the_umask(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        result = emit_checkpoint(make_state(tmp_path))
+    finally:
+        os.umask(old)
+    ckpt = Path(result.checkpoint_dir)
+    mode = lambda p: p.stat().st_mode & 0o777  # noqa: E731
+    assert mode(tmp_path / "ws") == mode(ckpt.parent) == mode(ckpt) == 0o750
+    assert mode(tmp_path / "ws" / "launch") == 0o750
+    assert mode(ckpt / "experiment.md") == mode(ckpt / "launch_config.json") == 0o640
+    assert mode(ckpt / ".env") == 0o600
+    assert mode(Path(result.handoff_script)) == 0o750
+
+
+def test_existing_checkpoint_is_kept_unless_forced_then_backed_up_outside(tmp_path):
+    state = make_state(tmp_path)
+    first = emit_checkpoint(state)
+    ckpt = Path(first.checkpoint_dir)
+    before = {n: (ckpt / n).read_bytes() for n in _names(ckpt)}
+    state.goal = "A different goal."
+    with pytest.raises(CheckpointExists, match="already exists"):
+        emit_checkpoint(state)
+    assert {n: (ckpt / n).read_bytes() for n in _names(ckpt)} == before
+    second = emit_checkpoint(state, force=True)
+    assert "A different goal." in (ckpt / "experiment.md").read_text()
+    backup = Path(second.backup_dir)
+    assert not backup.is_relative_to(ckpt) and backup.is_relative_to(tmp_path / "ws" / "launch")
+    for name, data in before.items():
+        assert (backup / name).read_bytes() == data
+    assert (backup / ".env").stat().st_mode & 0o777 == 0o600
+    assert _names(ckpt) == {"experiment.md", ".env", "launch_config.json"}
+
+
+def test_blocking_problems_write_nothing(tmp_path):
+    state = make_state(tmp_path, metrics=[], title="")
+    with pytest.raises(EmitBlocked) as info:
+        emit_checkpoint(state)
+    assert {p.field for p in info.value.problems} >= {"metrics", "title"}
+    assert "metrics" in str(info.value)
+    assert not (tmp_path / "ws").exists()
+
+
+def test_node_local_workspace_is_refused_with_the_probes_reason(tmp_path):
+    state = make_state(tmp_path)
+    state.probe_results = {}  # no verdict: emit runs the shared_fs probe on this machine (/tmp)
+    with pytest.raises(NodeLocalWorkspace) as info:
+        emit_checkpoint(state)
+    assert "node-local" in str(info.value) and "force" in str(info.value)
+    assert not (tmp_path / "ws" / "checkpoints" / state.run_id / "experiment.md").exists()
+    result = emit_checkpoint(state, force=True)
+    assert any("node-local" in note and "forced" in note for note in result.notes)
+
+
+def test_stale_temp_files_of_a_killed_writer_are_removed(tmp_path):
+    state = make_state(tmp_path)
+    ckpt = Path(emit_checkpoint(state).checkpoint_dir)
+    stale = ckpt / f".experiment.md{TMP_MARKER}99999-dead"
+    stale.write_text("partial")
+    emit_checkpoint(state, force=True)
+    assert not stale.exists()
+
+
+# -- the hand-off script, run for real --------------------------------------------------------
+
+STAND_IN_ARI = """\
+#!{python}
+import json, os, sys
+with open(os.environ["ARI_RECORD"], "w") as fh:
+    json.dump({{"argv": sys.argv[1:], "cwd": os.getcwd(), "env": dict(os.environ)}}, fh)
+print("stand-in ari ran")
+"""
+STAND_IN_MODULE = """\
+#!/bin/sh
+printf '%s\\n' "$@" >> "$MODULE_RECORD"
+"""
+
+
+def run_handoff(tmp_path: Path, script: str, extra_env: dict | None = None):
+    """``bash <script>`` with stand-in ``ari`` and ``module`` first on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "ari").write_text(STAND_IN_ARI.format(python=sys.executable))
+    (bin_dir / "module").write_text(STAND_IN_MODULE)
+    for tool in ("ari", "module"):
+        (bin_dir / tool).chmod(0o755)
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir(exist_ok=True)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path),
+           "ARI_RECORD": str(tmp_path / "ari_record.json"),
+           "MODULE_RECORD": str(tmp_path / "module_record.txt"),
+           "SLURM_MEM_PER_NODE": "1000", **(extra_env or {})}
+    proc = subprocess.run(["bash", script], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=60)
+    record_path = tmp_path / "ari_record.json"
+    record = json.loads(record_path.read_text()) if record_path.exists() else None
+    modules = (tmp_path / "module_record.txt").read_text().splitlines() \
+        if (tmp_path / "module_record.txt").exists() else []
+    return proc, record, modules
+
+
+def test_handoff_script_exports_checkpoint_and_runs_ari_there(tmp_path):
+    state = make_state(tmp_path, module_loads=["openmpi/4.1", "cuda/12.4"])
+    result = emit_checkpoint(state)
+    subprocess.run(["bash", "-n", result.handoff_script], check=True)
+    proc, record, modules = run_handoff(tmp_path, result.handoff_script)
+    assert proc.returncode == 0, proc.stderr
+    assert record["env"]["ARI_CHECKPOINT_DIR"] == result.checkpoint_dir
+    assert record["argv"] == ["run", f"{result.checkpoint_dir}/experiment.md", "--profile", "hpc"]
+    assert record["cwd"] == state.workspace
+    assert "SLURM_MEM_PER_NODE" not in record["env"]
+    assert modules == ["load", "openmpi/4.1", "cuda/12.4"]
+    logs = list(Path(result.checkpoint_dir).glob("ari_run_*.log"))
+    assert len(logs) == 1 and "stand-in ari ran" in logs[0].read_text()
+    assert re.fullmatch(r"ari_run_\d{14}\.log", logs[0].name)
+
+
+def test_handoff_fails_clearly_without_ari_on_path(tmp_path):
+    result = emit_checkpoint(make_state(tmp_path, module_loads=[]))
+    proc = subprocess.run(["bash", result.handoff_script], env={"PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 127 and "'ari' is not on PATH" in proc.stderr
+
+
+# -- injection --------------------------------------------------------------------------------
+
+CANARY = "CANARY"
+PAYLOADS = [f"$(touch {CANARY})", f"`touch {CANARY}`", f"; touch {CANARY}", f"' ; touch {CANARY} '",
+            f'" ; touch {CANARY} "', f"| touch {CANARY}", f"&& touch {CANARY}",
+            # without a literal blank, so names that refuse whitespace still meet the shell
+            f"$(touch${{IFS}}{CANARY})", f"`touch${{IFS}}{CANARY}`", f";touch${{IFS}}{CANARY}"]
+
+
+def _canaries(root: Path) -> list[Path]:
+    return [p for p in root.rglob(CANARY) if p.is_file()]
+
+
+def _emit_and_run_everything(tmp_path: Path, state: WizardState) -> bool:
+    """Emit; if written, run the hand-off and source .env the way ARI's job scripts do."""
+    try:
+        result = emit_checkpoint(state, force=True)
+    except EmitError:
+        return False
+    subprocess.run(["bash", "-n", result.handoff_script], check=True)
+    proc, record, _ = run_handoff(tmp_path, result.handoff_script)
+    assert proc.returncode == 0, proc.stderr
+    assert record["env"]["ARI_CHECKPOINT_DIR"] == result.checkpoint_dir
+    env_file = Path(result.checkpoint_dir) / ".env"
+    subprocess.run(["bash", "-c", 'set -a; . "$1"; set +a', "x", str(env_file)],
+                   cwd=tmp_path / "elsewhere", check=True, env={"PATH": "/usr/bin:/bin"})
+    return True
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+@pytest.mark.parametrize("field", ["title", "goal", "partition", "walltime", "module", "workspace",
+                                   "provided_file", "metric"])
+def test_injection_is_rejected_or_quoted(tmp_path, field, payload):
+    state = make_state(tmp_path)
+    if field == "module":
+        state.module_loads = ["openmpi/4.1" + payload]
+    elif field == "workspace":
+        workspace = tmp_path / f"ws {payload} ü"
+        state.workspace = str(workspace)
+        state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": str(workspace)}))
+    elif field == "provided_file":
+        path = tmp_path / "inputs" / f"in{payload.replace('/', '_')}.c"
+        path.write_text("x")
+        state.provided_files = [str(path)]
+    elif field == "metric":
+        state.metrics = [payload]
+    else:
+        setattr(state, field, ("x" if field == "title" else "") + payload if field != "goal"
+                else "Goal text " + payload)
+    written = _emit_and_run_everything(tmp_path, state)
+    assert _canaries(tmp_path) == [], f"{field}={payload!r} executed (written={written})"
+    if field in ("partition", "walltime") or (field == "metric" and re.search(r"[\s;]", payload)):
+        assert not written, f"{field}={payload!r} should be refused"
+    legal = field in ("goal", "workspace", "provided_file") or (field == "module" and " " not in payload)
+    if legal:
+        assert written, f"{field}={payload!r} is a legal value and must be quoted, not refused"
+
+
+@pytest.mark.parametrize("field, value", [("title", "two\nlines"), ("partition", "a\nb"),
+                                          ("module_loads", ["a\nb"]), ("workspace", "/tmp/a\nb")])
+def test_newlines_are_rejected(tmp_path, field, value):
+    state = make_state(tmp_path)
+    setattr(state, field, value)
+    with pytest.raises(EmitError):
+        emit_checkpoint(state, force=True)
+
+
+def test_non_ascii_title_gets_a_deterministic_run_id_and_valid_files(tmp_path):
+    state = make_state(tmp_path, run_id="", title="疎行列積のスケーリング")
+    result = emit_checkpoint(state)
+    assert re.fullmatch(r"\d{14}_experiment_[0-9a-f]{8}", state.run_id)
+    assert "# 疎行列積のスケーリング" in (Path(result.checkpoint_dir) / "experiment.md").read_text()
+
+
+# -- kill -9, concurrency -----------------------------------------------------------------------
+
+CHILD = textwrap.dedent("""\
+    import json, sys
+    from ari_jupyter.model import WizardState
+    from ari_jupyter.emit import emit_checkpoint
+    states = [WizardState.from_json(json.load(open(p))) for p in sys.argv[1:3]]
+    mode = sys.argv[3]
+    if mode == "loop":
+        i = 0
+        while True:
+            emit_checkpoint(states[i % 2], force=True)
+            i += 1
+    try:
+        emit_checkpoint(states[0])
+    except Exception as exc:
+        print(type(exc).__name__ + ": " + str(exc), file=sys.stderr)
+        sys.exit(1)
+""")
+
+
+def _child(args: list[str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", CHILD, *args], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+def test_kill_9_during_emit_leaves_complete_old_or_new_files(tmp_path):
+    big = "\n".join(f"Line {i}: tiles of the matrix are assigned round-robin." for i in range(20000))
+    variants = [make_state(tmp_path, goal="Variant A.\n" + big, max_cpus=4, module_loads=["a/1"]),
+                make_state(tmp_path, goal="Variant B.\n" + big, max_cpus=6, module_loads=["b/2"])]
+    paths = []
+    for i, state in enumerate(variants):
+        path = tmp_path / f"state{i}.json"
+        path.write_text(json.dumps(state.to_json()))
+        paths.append(str(path))
+    ckpt = Path(variants[0].checkpoint_dir)
+    script = tmp_path / "ws" / "launch" / f"{variants[0].run_id}.sh"
+    expected = {
+        "experiment.md": {render.render_experiment_md(s) for s in variants},
+        ".env": {render.render_env(s) for s in variants},
+        script.name: {render.render_handoff_script(s, str(ckpt), str(script)) for s in variants},
+    }
+    states = [s.to_json() for s in variants]
+    rng = random.Random(4)
+    kills_after_first_write = 0
+    for _ in range(10):
+        child = _child([*paths, "loop"])
+        time.sleep(rng.uniform(0.4, 1.2))
+        child.send_signal(signal.SIGKILL)
+        child.communicate()
+        if not (ckpt / "experiment.md").exists():
+            continue
+        kills_after_first_write += 1
+        for name, allowed in expected.items():
+            target = script if name == script.name else ckpt / name
+            assert target.read_text() in allowed, f"{name} is partial after kill -9"
+        config = json.loads((ckpt / "launch_config.json").read_text())
+        assert config["ari_jupyter"]["state"] in states
+    assert kills_after_first_write >= 3
+    emit_checkpoint(variants[0], force=True)  # a normal run afterwards cleans up
+    assert not [p for p in ckpt.iterdir() if TMP_MARKER in p.name]
+
+
+def test_two_concurrent_emits_one_wins_the_other_gets_a_clear_error(tmp_path):
+    state = make_state(tmp_path)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state.to_json()))
+    children = [_child([str(path), str(path), "once"]) for _ in range(2)]
+    outcomes = [(c.wait(timeout=60), c.communicate()[1]) for c in children]
+    codes = sorted(code for code, _ in outcomes)
+    assert codes == [0, 1], outcomes
+    loser = next(err for code, err in outcomes if code == 1)
+    assert "CheckpointLocked: checkpoint" in loser or "CheckpointExists: checkpoint" in loser
+
+
+def test_a_held_lock_stops_a_second_writer(tmp_path):
+    state = make_state(tmp_path)
+    launch = tmp_path / "ws" / "launch"
+    launch.mkdir(parents=True)
+    lock = launch / f".{state.run_id}.lock"
+    with open(lock, "w") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        holder.write("4321")
+        holder.flush()
+        with pytest.raises(CheckpointLocked) as info:
+            emit_checkpoint(state)
+    assert "another process (pid 4321)" in str(info.value) and str(lock) in str(info.value)
+    assert not (tmp_path / "ws" / "checkpoints" / state.run_id / "experiment.md").exists()
+    emit_checkpoint(state)  # lock released: works
+
+
+# -- workflow.yaml --------------------------------------------------------------------------
+
+@pytest.fixture()
+def fake_ari(tmp_path, monkeypatch):
+    """An importable ``ari`` package laid out like ARI's checkout (ari-core/ari, ari-core/config)."""
+    core = tmp_path / "ari-core"
+    (core / "ari").mkdir(parents=True)
+    (core / "ari" / "__init__.py").write_text("")
+    (core / "config").mkdir()
+    (core / "config" / "workflow.yaml").write_text(WORKFLOW)
+    monkeypatch.syspath_prepend(str(core))
+    monkeypatch.delitem(sys.modules, "ari", raising=False)
+    importlib.invalidate_caches()
+    return core
+
+
+def test_workflow_yaml_written_when_ari_is_importable(tmp_path, fake_ari):
+    yaml = pytest.importorskip("yaml")
+    path, how = find_ari_workflow({})
+    assert path == fake_ari / "config" / "workflow.yaml" and "ARI package" in how
+    state = make_state(tmp_path)
+    result = emit_checkpoint(state)
+    written = Path(result.checkpoint_dir) / "workflow.yaml"
+    assert str(written) in result.files
+    inputs = yaml.safe_load(written.read_text())["pipeline"][1]["inputs"]
+    assert inputs["sandbox_kind"] == "slurm" and inputs["nodes"] == 2 and inputs["partition"] == "small"
+    assert any(n.startswith("workflow.yaml written from") for n in result.notes)
+    config = json.loads((Path(result.checkpoint_dir) / "launch_config.json").read_text())
+    assert "workflow.yaml" in config["ari_jupyter"]["files_sha256"]
+
+
+def test_ari_root_locates_the_workflow(tmp_path):
+    (tmp_path / "ari-core" / "config").mkdir(parents=True)
+    (tmp_path / "ari-core" / "config" / "workflow.yaml").write_text(WORKFLOW)
+    path, how = find_ari_workflow({"ARI_ROOT": str(tmp_path)})
+    if path is not None and "ARI package" in how:
+        pytest.skip("a real ARI is importable here")
+    assert path == tmp_path / "ari-core" / "config" / "workflow.yaml" and "ARI_ROOT" in how
+
+
+# -- CLI ----------------------------------------------------------------------------------------
+
+def _cli(*args: str, cwd: Path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARI_", "SLURM_"))}
+    return subprocess.run([sys.executable, "-m", "ari_jupyter", "emit", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_emit_json(tmp_path):
+    (tmp_path / "m.mtx").write_text("x")
+    out = _cli("--json", "--no-probes", "--force", "--title", "CLI run", "--goal", "Measure it.",
+               "--metric", "GFlops,GB/s", "--partition", "small", "--max-cpus", "4",
+               "--walltime", "00:30:00", "--module", "openmpi/4.1", "--preset", "mpi",
+               "--provided-file", str(tmp_path / "m.mtx"), "--workspace", str(tmp_path / "ws"),
+               "--run-id", "20260706120000_cli_run", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert set(report) == {"checkpoint_dir", "files", "handoff_command"}
+    ckpt = Path(report["checkpoint_dir"])
+    assert ckpt == tmp_path / "ws" / "checkpoints" / "20260706120000_cli_run"
+    state = load_checkpoint(ckpt)
+    assert state.metrics == ["GFlops", "GB/s"] and state.profile.kind == "mpi"
+    assert state.partition_source == "explicit" and state.module_loads == ["openmpi/4.1"]
+    assert report["handoff_command"] == f"bash {tmp_path}/ws/launch/20260706120000_cli_run.sh"
+
+    before = (ckpt / "experiment.md").read_text()
+    again = _cli("--from-json", str(ckpt / "launch_config.json"), "--no-probes", "--json",
+                 cwd=tmp_path)
+    assert again.returncode == 1 and "node-local" in again.stderr  # the stored verdict
+    again = _cli("--from-json", str(ckpt / "launch_config.json"), "--no-probes", "--force",
+                 cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (ckpt / "experiment.md").read_text() == before
+    assert "backed up to" in again.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--walltime", "1 hour"], "walltime"),
+    (["--title", ""], "title"),
+    (["--partition", "gpu.a100"], "partition"),
+    (["--preset", "warp"], "unknown preset"),
+])
+def test_cli_emit_bad_input_exits_1_with_a_clear_message(tmp_path, args, words):
+    base = {"--title": "T", "--goal": "G", "--metric": "x", "--partition": "small",
+            "--max-cpus": "2", "--workspace": str(tmp_path / "ws")}
+    for flag, value in zip(args[::2], args[1::2]):
+        base[flag] = value
+    flat = [item for pair in base.items() for item in pair]
+    out = _cli(*flat, "--no-probes", "--force", cwd=tmp_path)
+    assert out.returncode == 1 and out.stderr.startswith("ari-jupyter emit:"), out.stderr
+    assert words in out.stderr
+    assert not (tmp_path / "ws" / "checkpoints").exists() or not any((tmp_path / "ws" / "checkpoints").iterdir())
+
+
+def test_cli_emit_against_a_demo_site(tmp_path):
+    base = ["--site", "rccs-cloud", "--title", "Demo run", "--goal", "Measure.", "--metric",
+            "GFlops", "--workspace", str(tmp_path / "ws"), "--module", "openmpi/4.1"]
+    too_long = _cli(*base, "--force", cwd=tmp_path)  # ARI would derive --time 06:00:00
+    assert too_long.returncode == 1 and "time limit" in too_long.stderr
+    node_local = _cli(*base, "--walltime", "00:30:00", cwd=tmp_path)
+    assert node_local.returncode == 1 and "node-local" in node_local.stderr
+    out = _cli(*base, "--walltime", "00:30:00", "--force", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    state = load_checkpoint(json.loads(out.stdout)["checkpoint_dir"])
+    assert state.site_name == "rccs-cloud" and state.allocation.inside_allocation
+    assert state.partition == "small" and state.partition_source
+    assert {"sbatch", "partitions", "modules", "shared_fs"} <= set(state.probe_results)
+
+
+def test_unwritable_workspace_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    state = make_state(tmp_path, workspace=blocker / "ws")
+    with pytest.raises(EmitError, match="cannot write the checkpoint"):
+        emit_checkpoint(state)

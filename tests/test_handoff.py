@@ -1,0 +1,230 @@
+"""The hand-off checklist and check-handoff: each check passes, and fails on its own cause.
+
+Commands run for real (bash, a login shell) against stand-in ``ari``, ``sbatch`` and
+``module`` programs; the shared-filesystem verdict reads a mount table given to the host
+(this machine's own root is a local disk, so the checkpoint lives outside /tmp under a
+mount the table declares as NFS).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.emit import emit_checkpoint
+from ari_jupyter.handoff import (
+    CHECK_IDS, check_handoff, dashboard_command, free_port, handoff_checklist, ssh_tunnel_command,
+)
+from ari_jupyter.host import LocalHost
+from ari_jupyter.probes.result import ProbeResult
+from test_ari_render import golden_state
+
+SBATCH = """\
+#!/bin/sh
+case "$1" in
+  --version) echo "slurm 22.05.8"; exit 0 ;;
+esac
+for arg in "$@"; do
+  if [ "$prev" = "-p" ] && [ "$arg" = "forbidden" ]; then
+    echo "sbatch: error: Batch job submission failed: Invalid partition name specified" >&2; exit 1
+  fi
+  prev="$arg"
+done
+echo "sbatch: Job 3 to start at 2026-07-06T12:00:00 using 1 processors on nodes n1 in partition small" >&2
+exit 0
+"""
+MODULE = """\
+#!/bin/sh
+[ "$1" = load ] || exit 2
+shift
+for name in "$@"; do
+  case "$name" in
+    openmpi/4.1|cuda/12.4) ;;
+    *) echo "Lmod has detected the following error: The following module(s) are unknown: \\"$name\\"" >&2; exit 1 ;;
+  esac
+done
+"""
+ARI = "#!/bin/sh\nexit 0\n"
+
+
+@pytest.fixture()
+def site(tmp_path):
+    """A workspace outside /tmp, a home whose login profile puts the stand-ins on PATH, and a
+    host whose mount table says the workspace is on NFS."""
+    base = Path.home() / ".cache" / f"ari-jupyter-test-{uuid.uuid4().hex[:8]}"
+    base.mkdir(parents=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("sbatch", SBATCH), ("module", MODULE), ("ari", ARI)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    home = base / "home"  # the workspace sits in $HOME: ARI's own prefix rule agrees
+    home.mkdir()
+    (home / ".bash_profile").write_text(f'export PATH="{bin_dir}:$PATH"\n')
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text("22 1 0:40 / / rw,relatime shared:1 - nfs4 filer:/export rw\n")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(home), "USER": "alice",
+           "SLURM_SUBMIT_HOST": "login1"}
+
+    class Site:
+        workspace = home / "ws"
+        host = LocalHost(env=env, mountinfo_path=str(mountinfo))
+
+    Site.env, Site.bin, Site.home = env, bin_dir, home
+    yield Site
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def _emit(site, **overrides):
+    state = golden_state(workspace=str(site.workspace), provided_files=[], **overrides)
+    state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": str(site.workspace)}))
+    return state, emit_checkpoint(state)
+
+
+def _by_id(results):
+    assert [r.id for r in results] == list(CHECK_IDS)
+    return {r.id: r for r in results}
+
+
+def test_every_check_passes_on_a_good_checkpoint(site):
+    _, result = _emit(site, module_loads=["openmpi/4.1"])
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host, timeout=30))
+    assert {k: v.status for k, v in checks.items()} == {i: "ok" for i in CHECK_IDS}, \
+        {k: (v.status, v.summary) for k, v in checks.items()}
+    assert "may submit to small" in checks["sbatch"].summary
+    assert checks["ari"].data["path"] == str(site.bin / "ari")
+
+
+def test_checkpoint_changed_after_writing_fails(site):
+    _, result = _emit(site)
+    with open(Path(result.checkpoint_dir) / "experiment.md", "a") as handle:
+        handle.write("edited\n")
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["checkpoint"].status == "fail" and "changed since" in checks["checkpoint"].summary
+
+
+def test_missing_script_fails_script_and_export(site):
+    _, result = _emit(site)
+    os.unlink(result.handoff_script)
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["script"].status == "fail" and "does not exist" in checks["script"].summary
+    assert checks["checkpoint_env"].status == "fail"
+
+
+def test_script_for_another_checkpoint_fails_the_export_check(site):
+    _, result = _emit(site)
+    script = Path(result.handoff_script)
+    script.write_text(script.read_text().replace(result.checkpoint_dir, "/work/elsewhere/ckpt"))
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["checkpoint_env"].status == "fail" and "/work/elsewhere/ckpt" in checks["checkpoint_env"].summary
+
+
+def test_ari_missing_in_a_login_shell(site):
+    _, result = _emit(site)
+    (site.home / ".bash_profile").unlink()  # the login shell resets PATH (/etc/profile)
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["ari"].status == "fail" and "login shell" in checks["ari"].summary
+    assert "bash_profile" in checks["ari"].fix
+
+
+def test_partition_this_node_may_not_submit_to(site):
+    _, result = _emit(site, partition="forbidden")
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["sbatch"].status == "fail"
+    assert "Invalid partition name" in checks["sbatch"].summary
+
+
+def test_module_that_does_not_exist(site):
+    _, result = _emit(site, module_loads=["openmpi/4.1", "nosuch/1.0"])
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["modules"].status == "fail" and "nosuch/1.0" in checks["modules"].summary
+
+
+def test_profile_modules_need_module_in_a_non_interactive_bash(site):
+    profile = golden_state().profile
+    profile.module_loads = ["cuda/12.4"]
+    _, result = _emit(site, module_loads=[], profile=profile)
+    (site.bin / "module").unlink()  # module exists only as an interactive shell function
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["modules"].status == "fail" and "not defined" in checks["modules"].summary
+    assert "BASH_ENV" in checks["modules"].fix
+
+
+def test_checkpoint_on_node_local_storage(site, tmp_path):
+    state = golden_state(workspace=str(tmp_path / "ws"), provided_files=[])
+    result = emit_checkpoint(state, force=True)  # /tmp: node-local, written only when forced
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["shared_fs"].status == "fail" and "node-local" in checks["shared_fs"].summary
+
+
+def test_exported_variables_that_override_the_checkpoint_env(site):
+    _, result = _emit(site)
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host,
+                                  env={**site.env, "ARI_SLURM_PARTITION": "large"}))
+    assert checks["env_overrides"].status == "warn"
+    assert "ARI_SLURM_PARTITION=large (checkpoint: small)" in checks["env_overrides"].summary
+    assert "unset ARI_SLURM_PARTITION" in checks["env_overrides"].fix
+
+
+def test_sbatch_input_variables_are_reported(site):
+    _, result = _emit(site)
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host,
+                                  env={**site.env, "SBATCH_ACCOUNT": "projX"}))
+    assert checks["env_overrides"].status == "warn"
+    assert "SBATCH_ACCOUNT=projX" in checks["env_overrides"].summary
+    assert checks["env_overrides"].fix.startswith("unset SBATCH_ACCOUNT")
+
+
+def test_unreadable_checkpoint_directory(site, tmp_path):
+    checks = _by_id(check_handoff(tmp_path / "nothing", host=site.host))
+    assert checks["checkpoint"].status == "fail" and checks["sbatch"].status == "skip"
+
+
+# -- the checklist ------------------------------------------------------------------------------
+
+def test_checklist_for_a_written_checkpoint(site):
+    state, result = _emit(site)
+    steps = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files,
+                              port=9100, env=site.env)
+    dashboard, handoff, reproduce = steps
+    assert dashboard.command == f"ari viz {result.checkpoint_dir} --port 9100"
+    assert "--host" not in dashboard.command
+    assert "no login" in dashboard.warning and "/api/env-keys" in dashboard.warning
+    assert dashboard.extra_commands[0] == "ssh -N -L 9100:n1:9100 -L 9101:n1:9101 alice@login1"
+    assert handoff.state == "written" and handoff.command == result.handoff_command
+    assert reproduce.state == "written" and "ARI_PHASE1_SANDBOX=slurm" in reproduce.detail
+    assert "workflow.yaml not written" in reproduce.detail
+    json.dumps([s.to_json() for s in steps])
+
+
+def test_free_port_skips_a_pair_whose_websocket_port_is_taken():
+    with socket.socket() as busy:
+        busy.bind(("0.0.0.0", 0))
+        taken = busy.getsockname()[1]
+        busy.listen()
+        assert free_port(start=taken - 1) not in (taken - 1, taken)
+
+
+def test_commands_quote_paths():
+    assert dashboard_command("/work/a b", 8765) == "ari viz '/work/a b' --port 8765"
+    assert ssh_tunnel_command("n1", 8000) == "ssh -N -L 8000:n1:8000 -L 8001:n1:8001 <login-host>"
+
+
+def test_cli_check_handoff_json(site, tmp_path):
+    _, result = _emit(site)
+    env = {**os.environ, "HOME": str(tmp_path)}  # this machine: no ari in a login shell here
+    out = subprocess.run([sys.executable, "-m", "ari_jupyter", "check-handoff", "--json",
+                          "--port", "9200", result.checkpoint_dir],
+                         capture_output=True, text=True, env=env, timeout=120)
+    report = json.loads(out.stdout)
+    assert [c["id"] for c in report["checks"]] == list(CHECK_IDS)
+    assert [s["id"] for s in report["steps"]] == ["dashboard", "handoff", "reproduce"]
+    failed = [c["id"] for c in report["checks"] if c["status"] == "fail"]
+    assert out.returncode == (1 if failed else 0)

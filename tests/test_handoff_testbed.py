@@ -1,0 +1,107 @@
+"""check-handoff on the real two-node test bed, run inside a real allocation (salloc).
+
+Inside ``salloc -N1 -p small`` the checks talk to real slurmctld (``sbatch --test-only``) and
+real Lmod (``module load`` in a non-interactive bash). Everything passes for a good
+checkpoint; each check fails with its own message when its cause is introduced: the
+checkpoint on node-local storage, ``ari`` missing from a login shell, a module that does not
+exist, a partition this node may not submit to. Both "nodes" of the test bed share this
+machine's disk, so the shared-filesystem verdict reads a mount table that declares the
+workspace's filesystem as NFS (the probe itself is unchanged).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.emit import emit_checkpoint
+from ari_jupyter.handoff import CHECK_IDS
+from ari_jupyter.probes.result import ProbeResult
+from test_ari_render import golden_state
+
+pytestmark = pytest.mark.slurm
+
+INSIDE = textwrap.dedent("""\
+    import json, os, sys
+    from ari_jupyter.handoff import check_handoff
+    from ari_jupyter.host import LocalHost
+    host = LocalHost(mountinfo_path=sys.argv[2])
+    print(json.dumps([r.to_json() for r in check_handoff(sys.argv[1], host=host, timeout=30)]))
+""")
+
+
+@pytest.fixture()
+def lab(testbed_nogres, tmp_path):
+    base = Path.home() / ".cache" / f"ari-jupyter-testbed-{uuid.uuid4().hex[:8]}"
+    home = base / "home"
+    home.mkdir(parents=True)
+    bin_dir = base / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ari").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "ari").chmod(0o755)
+    (home / ".bash_profile").write_text(f'export PATH="{bin_dir}:$PATH"\n')
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text("22 1 0:40 / / rw,relatime shared:1 - nfs4 filer:/export rw\n")
+
+    class Lab:
+        env = {**testbed_nogres.env, "HOME": str(home)}
+        workspace = home / "ws"
+
+    Lab.home, Lab.mountinfo = home, mountinfo
+    yield Lab
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def _emit(lab, workspace=None, **overrides):
+    workspace = str(workspace or lab.workspace)
+    state = golden_state(workspace=workspace, provided_files=[], **overrides)
+    state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": workspace}))
+    return emit_checkpoint(state, force=True)
+
+
+def _check_inside_allocation(lab, checkpoint_dir: str) -> dict:
+    out = subprocess.run(["salloc", "-N1", "-p", "small", "-t", "5", sys.executable, "-c", INSIDE,
+                          checkpoint_dir, str(lab.mountinfo)],
+                         env=lab.env, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout.strip().splitlines()[-1])
+    assert [r["id"] for r in results] == list(CHECK_IDS)
+    return {r["id"]: r for r in results}
+
+
+def test_good_checkpoint_passes_every_check(lab):
+    result = _emit(lab, module_loads=["openmpi/4.1"])
+    checks = _check_inside_allocation(lab, result.checkpoint_dir)
+    assert {k: v["status"] for k, v in checks.items()} == {i: "ok" for i in CHECK_IDS}, \
+        {k: (v["status"], v["summary"]) for k, v in checks.items()}
+    assert "small" in checks["sbatch"]["summary"]
+
+
+@pytest.mark.parametrize("cause, check, words", [
+    ("tmpfs", "shared_fs", "node-local"),
+    ("no_ari", "ari", "not on PATH in a login shell"),
+    ("no_module", "modules", "nosuch/1.0"),
+    ("partition", "sbatch", "nosuch"),
+])
+def test_each_cause_fails_its_own_check(lab, tmp_path, cause, check, words):
+    overrides = {"module_loads": ["openmpi/4.1"]}
+    workspace = None
+    if cause == "tmpfs":
+        workspace = tmp_path / "ws"
+    elif cause == "no_ari":
+        (lab.home / ".bash_profile").unlink()
+    elif cause == "no_module":
+        overrides["module_loads"] = ["openmpi/4.1", "nosuch/1.0"]
+    elif cause == "partition":
+        overrides["partition"] = "nosuch"
+    result = _emit(lab, workspace=workspace, **overrides)
+    checks = _check_inside_allocation(lab, result.checkpoint_dir)
+    failed = {k for k, v in checks.items() if v["status"] == "fail"}
+    assert failed == {check}, {k: (v["status"], v["summary"]) for k, v in checks.items()}
+    assert words in checks[check]["summary"] and checks[check]["fix"]
