@@ -1,0 +1,98 @@
+"""The first lines a ``reproduce.sh`` needs for a given execution profile (spec §5, L5 and L6).
+
+ARI submits a wrapper that runs ``bash <repo>/reproduce.sh`` as one task on the first node of
+the job, in a non-login shell. So:
+- L5: ``module`` is usually undefined there; the prelude initialises Lmod / Environment Modules
+  (``$MODULESHOME/init/bash`` or the profile.d scripts) before ``module load <all, in order>``.
+- L6: with more than one node (or an MPI kind) the work must be fanned out by
+  ``srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS``; ``mpirun -np $SLURM_NTASKS`` is the
+  fallback where the site has no srun. ``SLURM_NTASKS`` is only set when the job got
+  ``--ntasks``, so the prelude defaults it to the node count under ``set -u``.
+Every value that reaches the script is shell-quoted.
+"""
+from __future__ import annotations
+
+import shlex
+from typing import Sequence
+
+from .profile import ExecutionProfile
+
+LAUNCHERS = ("srun", "mpirun")
+
+_MODULE_INIT = """\
+# Non-login bash: define `module` before loading (L5).
+if ! command -v module >/dev/null 2>&1; then
+  set +u
+  for init in "${MODULESHOME:-/usr/share/lmod/lmod}/init/bash" /etc/profile.d/lmod.sh \\
+              /etc/profile.d/modules.sh; do
+    if [ -f "$init" ]; then . "$init"; break; fi
+  done
+  set -u
+fi"""
+
+
+class PreludeError(ValueError):
+    """A module name or command that cannot be written safely into reproduce.sh."""
+
+
+def check_module_name(name: str) -> str:
+    """Module names become separate words of ``module load``: no blanks, no control chars."""
+    if not name or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        raise PreludeError(f"module name {name!r} must be non-empty without spaces or control "
+                           "characters")
+    if name.startswith("-"):
+        raise PreludeError(f"module name {name!r} must not start with '-' (module would read "
+                           "it as an option)")
+    return name
+
+
+def needs_fan_out(profile: ExecutionProfile, nodes: int | None = None) -> bool:
+    """L6 applies when the job spans several nodes or the kind is MPI."""
+    span = max(nodes or 0, profile.requested_nodes or 0)
+    return span > 1 or profile.is_mpi
+
+
+def module_load_line(modules: Sequence[str]) -> str:
+    """``module load a b c`` with every name checked and quoted; "" for no modules."""
+    if not modules:
+        return ""
+    return "module load " + " ".join(shlex.quote(check_module_name(m)) for m in modules)
+
+
+def fan_out_line(command: Sequence[str] | None = None, launcher: str = "srun") -> str:
+    """The L6 launch line; ``command`` is the program and its arguments (quoted here)."""
+    if launcher not in LAUNCHERS:
+        raise PreludeError(f"launcher must be one of {', '.join(LAUNCHERS)}, got {launcher!r}")
+    if command is not None and (not command or any("\n" in part or "\0" in part
+                                                   for part in command)):
+        raise PreludeError("command must be a non-empty list of arguments without newlines")
+    target = " ".join(shlex.quote(part) for part in command) if command else '"$@"'
+    if launcher == "srun":
+        return f"srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS {target}"
+    return f"mpirun -np $SLURM_NTASKS {target}"
+
+
+def render_prelude(profile: ExecutionProfile, modules: Sequence[str] = (), *,
+                   nodes: int | None = None, launcher: str = "srun",
+                   command: Sequence[str] | None = None) -> str:
+    """The prelude text: shebang, strict mode, module loads, and (when needed) the fan-out.
+
+    ``modules`` adds site modules after the profile's ``module_loads`` (duplicates dropped,
+    order kept). Without ``command`` the fan-out becomes a ``fan_out`` function the rest of
+    the script calls as ``fan_out ./program args``.
+    """
+    all_modules: list[str] = []
+    for name in [*profile.module_loads, *modules]:
+        if name not in all_modules:
+            all_modules.append(name)
+    lines = ["#!/usr/bin/env bash", "set -euo pipefail"]
+    if all_modules:
+        lines += ["", _MODULE_INIT, module_load_line(all_modules)]
+    if needs_fan_out(profile, nodes):
+        lines += ["", "# Multi-node fan-out (L6): every rank is started by the launcher.",
+                  ': "${SLURM_NTASKS:=${SLURM_JOB_NUM_NODES:-1}}"  # unset without --ntasks']
+        if command:
+            lines.append(fan_out_line(command, launcher))
+        else:
+            lines.append("fan_out() { " + fan_out_line(None, launcher) + "; }")
+    return "\n".join(lines) + "\n"

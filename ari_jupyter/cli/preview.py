@@ -1,0 +1,155 @@
+"""``ari-jupyter preview sbatch``: the exact sbatch argv ARI's reproduce step will run.
+
+Inputs are what ARI itself reads: an execution_profile JSON (``--profile``), the run_reproduce
+caller arguments (``--args``), ``ARI_SLURM_*``/``SLURM_PARTITION`` from the environment and
+``launch_config.json`` beside/inside ``--repo-dir``. The site facts ARI shells out for are
+probed on this machine unless given: GRES (the ``gres`` probe, i.e. ``sinfo -h -o %G``), the
+bind flags (``sbatch --help``), and ``which sbatch``. Exit 0 with the argv; exit 1 with
+``{"error": ...}`` where ARI would raise (or the input files are invalid).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from typing import Any
+
+HELP_TIMEOUT = 5.0
+"""ARI gives ``sbatch --help`` and ``sinfo -h -o %G`` five seconds each."""
+
+
+def _yes_no(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("yes", "y", "true", "1"):
+        return True
+    if value in ("no", "n", "false", "0"):
+        return False
+    import argparse
+
+    raise argparse.ArgumentTypeError(f"expected yes or no, got {text!r}")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "preview", help="show what ARI will run (the reproduce sbatch line)",
+        description="Preview commands ARI builds, without running them.")
+    kinds = parser.add_subparsers(dest="preview_kind", metavar="KIND")
+    sbatch = kinds.add_parser(
+        "sbatch", help="the sbatch argv of ARI's reproduce dispatcher",
+        description="Print the exact argv ARI's run_reproduce passes to sbatch for the given "
+        "execution_profile and caller arguments, or the error ARI would raise.")
+    sbatch.add_argument("--json", action="store_true",
+                        help='print {"argv": [...], "partition_source": "..."} (or {"error"})')
+    sbatch.add_argument("--repo-dir", required=True, metavar="DIR",
+                        help="ARI's repo dir, normally <checkpoint>/repro_sandbox")
+    sbatch.add_argument("--profile", metavar="FILE",
+                        help="execution_profile JSON (the object itself, or a rubric with "
+                        "reproduce_contract.execution_profile)")
+    sbatch.add_argument("--args", metavar="FILE", help="JSON object of run_reproduce arguments")
+    sbatch.add_argument("--gres", type=_yes_no, metavar="yes|no",
+                        help="does `sinfo -h -o %%G` show GRES (default: probe this machine)")
+    sbatch.add_argument("--bind-flags", type=_yes_no, metavar="yes|no",
+                        help="does `sbatch --help` advertise --cpu-bind/--mem-bind "
+                        "(default: ask this machine's sbatch)")
+    sbatch.add_argument("--sbatch", type=_yes_no, metavar="yes|no",
+                        help="is sbatch on PATH (default: `which sbatch` here, as ARI checks)")
+    sbatch.set_defaults(handler=run)
+    parser.set_defaults(handler=lambda args: (parser.print_help(sys.stderr), 2)[1])
+
+
+def _load_json(path: str, what: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} {path} is not JSON: {exc}") from None
+
+
+def _profile_and_runtime(data: Any) -> tuple[Any, int | None]:
+    """Accept a bare execution_profile or a rubric envelope (ARI reads both from the rubric)."""
+    if isinstance(data, dict) and isinstance(data.get("reproduce_contract"), dict):
+        contract = data["reproduce_contract"]
+        runtime = contract.get("max_runtime_sec")
+        return contract.get("execution_profile"), runtime if isinstance(runtime, int) else None
+    return data, None
+
+
+def probe_has_gres(host) -> bool:
+    """ARI's cluster-wide GRES answer through the project's ``gres`` probe (no answer = False,
+    as ARI treats a failing sinfo)."""
+    from ..allocation import Allocation
+    from ..probes import ProbeContext, run_probes_sync
+
+    ctx = ProbeContext(allocation=Allocation.from_env(host.env), only=("gres",),
+                       timeout=HELP_TIMEOUT + 5)
+    results = run_probes_sync(host, ctx)
+    data = results[0].data if results else {}
+    return bool(data.get("has_gres"))
+
+
+def probe_bind_flags(host) -> frozenset[str]:
+    """Which bind flags this sbatch advertises: stdout+stderr of ``sbatch --help``, as ARI reads."""
+    import asyncio
+
+    from ..ari.sbatch import bind_flags_from_help
+
+    if host.which("sbatch") is None:
+        return frozenset()
+    result = asyncio.run(host.run(["sbatch", "--help"], timeout=HELP_TIMEOUT))
+    if result.timed_out or result.not_found:
+        return frozenset()
+    return bind_flags_from_help((result.stdout or "") + (result.stderr or ""))
+
+
+def run(args) -> int:
+    from ..ari.errors import AriError
+    from ..ari.profile import ExecutionProfile, ProfileError
+    from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
+    from ..host import LocalHost
+
+    def fail(message: str) -> int:
+        if args.json:
+            print(json.dumps({"error": message}))
+        else:
+            print(f"error: {message}", file=sys.stderr)
+        return 1
+
+    try:
+        profile, runtime = (None, None)
+        if args.profile:
+            raw, runtime = _profile_and_runtime(_load_json(args.profile, "profile"))
+            profile = ExecutionProfile.from_json(raw)
+        caller = ReproduceArgs.from_json(_load_json(args.args, "args")) if args.args \
+            else ReproduceArgs()
+    except (ValueError, ProfileError, ArgsError) as exc:
+        return fail(str(exc))
+
+    host = LocalHost()
+    has_sbatch = args.sbatch if args.sbatch is not None else host.which("sbatch") is not None
+    has_gres = args.gres if args.gres is not None else probe_has_gres(host)
+    bind_flags: Any = args.bind_flags if args.bind_flags is not None else probe_bind_flags(host)
+    try:
+        plan = plan_slurm_dispatch(caller, dict(os.environ), args.repo_dir, has_gres=has_gres,
+                                   bind_flags=bind_flags, has_sbatch=has_sbatch,
+                                   profile=profile, rubric_max_runtime_sec=runtime)
+    except AriError as exc:
+        return fail(str(exc))
+
+    out: dict[str, Any] = {"argv": list(plan.argv), "partition_source": plan.partition_source,
+                           "partition": plan.partition, "warnings": list(plan.warnings)}
+    if plan.local_fallback:
+        out["local_fallback"] = plan.local_fallback
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    if plan.argv:
+        print(shlex.join(plan.argv))
+        print(f"# partition {plan.partition} (from {plan.partition_source})", file=sys.stderr)
+    else:
+        print(f"# no sbatch: {plan.local_fallback}", file=sys.stderr)
+    for warning in plan.warnings:
+        print(f"# warning: {warning}", file=sys.stderr)
+    return 0

@@ -1,0 +1,157 @@
+"""``ari-jupyter preview sbatch``: argv JSON, ARI's errors as exit 1, and the site facts probed
+from stand-in ``sinfo``/``sbatch`` programs when --gres/--bind-flags are not given."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BASE_ENV_DROP = ("ARI_SLURM_PARTITION", "SLURM_PARTITION", "ARI_SLURM_CPUS", "ARI_SLURM_WALLTIME",
+                 "ARI_SLURM_ALLOW_NO_GRES", "ARI_PHASE1_ALLOW_FALLBACK", "SLURM_CONF")
+
+
+@pytest.fixture
+def ckpt(tmp_path: Path) -> Path:
+    repo = tmp_path / "ckpt" / "repro_sandbox"
+    repo.mkdir(parents=True)
+    (tmp_path / "ckpt" / "launch_config.json").write_text(json.dumps({"partition": "small"}))
+    return tmp_path / "ckpt"
+
+
+def preview(*argv: str, env_extra: dict | None = None, path_dir: Path | None = None):
+    env = {k: v for k, v in os.environ.items() if k not in BASE_ENV_DROP}
+    if path_dir is not None:
+        env["PATH"] = f"{path_dir}:/usr/bin:/bin"
+    env.update(env_extra or {})
+    proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "preview", "sbatch", *argv],
+                          capture_output=True, text=True, env=env, timeout=60)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def write(path: Path, data) -> str:
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_argv_and_partition_source(ckpt, tmp_path):
+    args = write(tmp_path / "args.json", {"nodes": 2, "cpus": 2, "walltime": "00:10:00"})
+    code, out, _ = preview("--json", "--repo-dir", str(ckpt / "repro_sandbox"), "--args", args,
+                           "--gres", "no", "--bind-flags", "no", "--sbatch", "yes")
+    assert code == 0
+    result = json.loads(out)
+    repo = str(ckpt / "repro_sandbox")
+    assert result["argv"] == [
+        "sbatch", "--wait", "--partition", "small", "--cpus-per-task", "2", "--time", "00:10:00",
+        "--job-name", "ari-ors", "--chdir", repo, "--output", repo + "/reproduce.log",
+        "--export", "ALL", "--nodes", "2", repo + "/.slurm_wrap.sh"]
+    assert result["partition_source"] == "launch_config.json"
+
+
+def test_environment_beats_launch_config(ckpt):
+    code, out, _ = preview("--json", "--repo-dir", str(ckpt / "repro_sandbox"), "--gres", "no",
+                           "--bind-flags", "no", "--sbatch", "yes",
+                           env_extra={"ARI_SLURM_PARTITION": "large", "ARI_SLURM_CPUS": "3"})
+    result = json.loads(out)
+    assert code == 0 and result["partition_source"] == "ARI_SLURM_PARTITION"
+    assert result["argv"][2:6] == ["--partition", "large", "--cpus-per-task", "3"]
+
+
+def test_rubric_envelope_profile_and_runtime(ckpt, tmp_path):
+    rubric = write(tmp_path / "rubric.json", {"reproduce_contract": {
+        "script_path": "reproduce.sh", "max_runtime_sec": 1800,
+        "execution_profile": {"kind": "mpi", "requested_nodes": 2, "min_ranks": 4,
+                              "cpu_bind": "cores"}}})
+    code, out, _ = preview("--json", "--repo-dir", str(ckpt / "repro_sandbox"), "--profile",
+                           rubric, "--gres", "yes", "--bind-flags", "no", "--sbatch", "yes")
+    result = json.loads(out)
+    assert code == 0
+    assert result["argv"][result["argv"].index("--time") + 1] == "00:30:00"
+    assert result["argv"][16:20] == ["--nodes", "2", "--ntasks", "4"]
+    assert not any(t.startswith("--cpu-bind") for t in result["argv"])
+    assert "cpu_bind" in result["warnings"][0]
+
+
+@pytest.mark.parametrize("files, extra, env_extra, fragment", [
+    ({"args": {"gpus_per_node": 1}}, ["--gres", "no"], {}, "no GRES configured"),
+    ({}, ["--gres", "no"], {"ARI_SLURM_CPUS": ""}, "ARI_SLURM_CPUS"),
+    ({}, ["--gres", "no", "--sbatch", "no"], {}, "not on PATH"),
+    ({"profile": {"kind": "warp_drive", "min_ranks": 0}}, ["--gres", "no"], {},
+     "kind: must be one of"),
+    ({"args": {"nodes": "two"}}, ["--gres", "no"], {}, "nodes: must be an integer"),
+])
+def test_errors_exit_1_with_json(ckpt, tmp_path, files, extra, env_extra, fragment):
+    argv = ["--json", "--repo-dir", str(ckpt / "repro_sandbox"), "--bind-flags", "no", *extra]
+    if "--sbatch" not in extra:
+        argv += ["--sbatch", "yes"]
+    for name, data in files.items():
+        argv += [f"--{name}", write(tmp_path / f"{name}.json", data)]
+    code, out, _ = preview(*argv, env_extra=env_extra)
+    assert code == 1
+    assert fragment in json.loads(out)["error"]
+
+
+def test_no_partition_is_aris_error(tmp_path):
+    (tmp_path / "repo").mkdir()
+    code, out, _ = preview("--json", "--repo-dir", str(tmp_path / "repo"), "--gres", "no",
+                           "--bind-flags", "no", "--sbatch", "yes")
+    assert code == 1 and "no partition could be resolved" in json.loads(out)["error"]
+
+
+def test_fallback_prints_empty_argv(tmp_path):
+    (tmp_path / "repo").mkdir()
+    code, out, _ = preview("--json", "--repo-dir", str(tmp_path / "repo"), "--gres", "no",
+                           "--bind-flags", "no", "--sbatch", "yes",
+                           env_extra={"ARI_PHASE1_ALLOW_FALLBACK": "1"})
+    result = json.loads(out)
+    assert code == 0 and result["argv"] == [] and "no partition" in result["local_fallback"]
+
+
+def _stand_in(bin_dir: Path, name: str, body: str) -> None:
+    path = bin_dir / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+
+
+@pytest.mark.parametrize("gres_out, help_text, gres_ok, bind", [
+    ("gpu:v100:4", "  --cpu-bind=type  bind\n  --mem-bind=type bind\n", True, True),
+    ("(null)", "Usage: sbatch [OPTIONS(0)...]\n", False, False),
+])
+def test_site_facts_are_probed_when_not_given(ckpt, tmp_path, gres_out, help_text, gres_ok,
+                                              bind):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _stand_in(bin_dir, "sinfo", f'case "$*" in *%G*) echo "{gres_out}";; '
+                                '*) echo "small*|up|1:00:00|2|4|4000|(null)";; esac\n')
+    _stand_in(bin_dir, "sbatch", f"cat <<'EOF' >&2\n{help_text}EOF\n")
+    args = write(tmp_path / "args.json", {"gpus_per_node": 2, "cpu_bind": "cores"})
+    code, out, _ = preview("--json", "--repo-dir", str(ckpt / "repro_sandbox"), "--args", args,
+                           path_dir=bin_dir)
+    result = json.loads(out)
+    if not gres_ok:
+        assert code == 1 and "no GRES configured" in result["error"]
+        return
+    assert code == 0
+    assert "--gpus-per-node" in result["argv"]
+    assert ("--cpu-bind=cores" in result["argv"]) is bind
+
+
+def test_missing_sbatch_is_detected_like_ari(ckpt, tmp_path):
+    bin_dir = tmp_path / "empty-bin"
+    bin_dir.mkdir()
+    env = {"PATH": str(bin_dir)}
+    proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "preview", "sbatch", "--json",
+                           "--repo-dir", str(ckpt / "repro_sandbox")],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 1 and "not on PATH" in json.loads(proc.stdout)["error"]
+
+
+def test_human_output_is_a_quoted_shell_line(tmp_path):
+    repo = tmp_path / "my ckpt" / "repro_sandbox"
+    repo.mkdir(parents=True)
+    code, out, err = preview("--repo-dir", str(repo), "--gres", "no", "--bind-flags", "no",
+                             "--sbatch", "yes", env_extra={"ARI_SLURM_PARTITION": "small"})
+    assert code == 0 and f"--chdir '{repo}'" in out and "ARI_SLURM_PARTITION" in err
