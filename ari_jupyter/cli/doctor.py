@@ -1,0 +1,125 @@
+"""``ari-jupyter doctor``: diagnose run logs, reproduce.sh and experiment.md files."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+HELP = "explain a failed run: log, reproduce.sh or experiment.md -> cause and fix"
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "doctor", help=HELP, description=HELP + ". The kind of each FILE is detected ('-' reads stdin).")
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    parser.add_argument("--json", action="store_true",
+                        help='print a JSON list of {"rule","severity","line","message","fix"}')
+    parser.add_argument("--profile", metavar="FILE",
+                        help="execution_profile JSON (a bare profile, a rubric, or a file with an "
+                             "\"execution_profile\" key)")
+    parser.add_argument("--nodes", type=int, metavar="N",
+                        help="nodes of the allocation the job runs in (default: $SLURM_JOB_NUM_NODES)")
+    parser.add_argument("--kind", choices=("log", "reproduce", "experiment", "handoff"),
+                        help="skip detection and treat every FILE as this kind")
+    parser.add_argument("--checkpoint", metavar="DIR",
+                        help="the checkpoint the run should have used (a run elsewhere is an error)")
+    parser.add_argument("--gres", choices=("yes", "no"),
+                        help="whether the cluster has GRES (default: unknown, not probed)")
+    parser.set_defaults(handler=run)
+
+
+def _load_profile(path: str):
+    """Return (profile dict or None, expected_artifacts list)."""
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object")
+    contract = data.get("reproduce_contract")
+    if isinstance(contract, dict):
+        return contract.get("execution_profile") or {}, list(contract.get("expected_artifacts") or [])
+    if isinstance(data.get("execution_profile"), dict):
+        return data["execution_profile"], list(data.get("expected_artifacts") or [])
+    return data, []
+
+
+def _default_nodes() -> int | None:
+    import os
+
+    value = os.environ.get("SLURM_JOB_NUM_NODES", "")
+    return int(value) if value.isdigit() else None
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+
+
+def _print_human(path: str, kind: str, findings, show_path: bool) -> None:
+    if show_path:
+        print(f"== {path} ({kind})")
+    if not findings:
+        print("no problems found")
+        return
+    for f in findings:
+        where = f"line {f.line}" if f.line else "file"
+        print(f"{f.severity.upper():7} {f.rule:28} {where}")
+        print(f"        {f.message}")
+        print(f"        fix: {f.fix}")
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from ..ari.profile import ProfileError
+    from ..doctor import detect_kind, diagnose_text, has_errors
+    from ..doctor.log_checks import checkpoint_from_log_path
+
+    profile, artifacts = None, []
+    if args.profile:
+        try:
+            profile, artifacts = _load_profile(args.profile)
+        except (OSError, ValueError) as exc:
+            print(f"ari-jupyter doctor: cannot read profile: {exc}", file=sys.stderr)
+            return 2
+    nodes = args.nodes if args.nodes is not None else _default_nodes()
+    has_gres = {"yes": True, "no": False}.get(args.gres or "")
+    allow_no_gres = os.environ.get("ARI_SLURM_ALLOW_NO_GRES") == "1"
+    results = []
+    failed = False
+    for path in args.files:
+        try:
+            text = _read(path)
+        except OSError as exc:
+            print(f"ari-jupyter doctor: {path}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        name = None if path == "-" else os.path.basename(path)
+        kind = args.kind or detect_kind(text, name)
+        checkpoint = args.checkpoint
+        if kind == "log" and not checkpoint and path != "-":
+            checkpoint = checkpoint_from_log_path(path)
+        try:
+            findings = diagnose_text(text, kind=kind, profile=profile, nodes=nodes, has_gres=has_gres,
+                                     allow_no_gres=allow_no_gres, checkpoint_dir=checkpoint,
+                                     expected_artifacts=artifacts, filename=name, env=os.environ)
+        except ProfileError as exc:
+            print(f"ari-jupyter doctor: {args.profile}: {exc}", file=sys.stderr)
+            return 2
+        failed = failed or has_errors(findings)
+        results.append((path, kind, findings))
+    if args.json:
+        several = len(results) > 1
+        out = []
+        for path, _kind, findings in results:
+            for f in findings:
+                item = f.to_json()
+                if several:
+                    item["file"] = path
+                out.append(item)
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        for path, kind, findings in results:
+            _print_human(path, kind, findings, show_path=len(results) > 1)
+    return 1 if failed else 0

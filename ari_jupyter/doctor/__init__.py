@@ -1,0 +1,87 @@
+"""The doctor: from a run log, a reproduce.sh or an experiment.md to the cause and the fix.
+
+``diagnose_text`` is the one entry point for the CLI (``ari-jupyter doctor``) and the wizard's
+Doctor step: the kind of text is detected unless given, and each kind goes to its checker -
+the failure catalog (plus multi-line checks) for logs, the §5 linter for reproduce.sh, the
+experiment.md lint rules (``ari_jupyter.ari.lint_experiment``) for experiment files, and the
+checkpoint checks for a script that starts ``ari`` itself (the hand-off script).
+``checkpoint_files`` lists what in a checkpoint is worth diagnosing.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence
+
+from .catalog import CATALOG, RULES, Signature, scan
+from .detect import KINDS, detect_kind
+from .files import checkpoint_files
+from .finding import SEVERITIES, Finding, sort_findings
+
+__all__ = ["CATALOG", "KINDS", "RULES", "SEVERITIES", "Finding", "Signature", "checkpoint_files",
+           "detect_kind", "diagnose_file", "diagnose_text", "has_errors"]
+
+_SCRIPT_RULES = ("viz-host-flag",)
+"""Catalog entries that also make sense inside a script (a command the user will run)."""
+
+
+def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, nodes: Any = None,
+                  has_gres: bool | None = None, allow_no_gres: bool = False,
+                  checkpoint_dir: str | None = None, expected_artifacts: Sequence[str] = (),
+                  filename: str | None = None, env: Mapping[str, str] | None = None) -> list[Finding]:
+    """Findings for one text, errors first.
+
+    ``profile``: ExecutionProfile or its JSON dict; ``nodes``: the allocation's node count (or an
+    Allocation); ``has_gres``: the gres probe's answer when known; ``checkpoint_dir``: the
+    checkpoint the run should have used (makes a stray run an error, not a warning); ``env``: the
+    environment ``ari run`` will see (experiment.md checks compare with ARI_SLURM_PARTITION/CPUS).
+    """
+    kind = kind or detect_kind(text, filename)
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if kind == "reproduce":
+        from .reproduce_lint import lint_reproduce
+
+        findings = lint_reproduce(text, profile=profile, nodes=nodes, has_gres=has_gres,
+                                  allow_no_gres=allow_no_gres, expected_artifacts=expected_artifacts)
+        findings += [f for f in scan(text) if f.rule in _SCRIPT_RULES]
+    elif kind == "handoff":
+        from .log_checks import handoff_without_checkpoint
+
+        findings = handoff_without_checkpoint(text) + [f for f in scan(text) if f.rule in _SCRIPT_RULES]
+    elif kind == "experiment":
+        from .experiment import lint_experiment_text
+
+        findings = lint_experiment_text(text, env)
+    else:
+        findings = _diagnose_log(text, profile=profile, nodes=nodes, checkpoint_dir=checkpoint_dir)
+    return sort_findings(findings)
+
+
+def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | None) -> list[Finding]:
+    from . import proposals
+    from .log_checks import checkpoint_ignored, ranks_on_one_node
+    from .reproduce_lint import profile_dict, node_count
+
+    count = node_count(nodes, profile_dict(profile))
+    findings = scan(text)
+    findings += checkpoint_ignored(text, checkpoint_dir)
+    fanout = proposals.fanout_line("<program>")
+    findings += ranks_on_one_node(text, count, f"add the fan-out to reproduce.sh: {fanout}")
+    return findings
+
+
+def diagnose_file(path: str, *, kind: str | None = None, **options: Any) -> list[Finding]:
+    """Read a file (undecodable bytes replaced) and diagnose it; a log written into a checkpoint
+    directory is checked against that checkpoint."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    kind = kind or detect_kind(text, os.path.basename(path))
+    if kind == "log" and not options.get("checkpoint_dir"):
+        from .log_checks import checkpoint_from_log_path
+
+        options["checkpoint_dir"] = checkpoint_from_log_path(path)
+    return diagnose_text(text, kind=kind, filename=os.path.basename(path), **options)
+
+
+def has_errors(findings: Sequence[Finding]) -> bool:
+    return any(f.is_error for f in findings)

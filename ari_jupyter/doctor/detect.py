@@ -1,0 +1,39 @@
+"""Which kind of text the user handed the doctor: a run log, a reproduce.sh or an experiment.md."""
+from __future__ import annotations
+
+import re
+
+KINDS = ("log", "reproduce", "experiment", "handoff")
+"""handoff: a script that starts ARI itself (``ari run``/``resume``/``viz``), e.g. the wizard's
+launch script - checked for what makes ARI ignore the checkpoint, not for compute-node rules."""
+
+_SHEBANG = re.compile(r"^#!\s*\S*(?:/|env\s+)(?:ba|z|k|da)?sh\b")
+_MD_HEADING = re.compile(r"^#{1,3} \S", re.MULTILINE)
+_EXPERIMENT_LINE = re.compile(r"^(?:Partition:|Metrics?\s*:|## (?:Research Goal|Provided Files|Hardware Limits|"
+                              r"Evaluation Metric))", re.MULTILINE | re.IGNORECASE)
+_SHELL_LINE = re.compile(r"^\s*(?:set -[euxo]|module load|srun |mpirun |export [A-Z_]+=|cd |python3? )",
+                         re.MULTILINE)
+_STARTS_ARI = re.compile(r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:exec\s+|nohup\s+)?(?:ari\s+(?:run|resume|paper|viz)\b|"
+                         r"python3?\s+-m\s+ari\.)", re.MULTILINE)
+_LOG_MARK = re.compile(r"(?:error|warning|traceback|submitted batch job|\[exit \d+\]|^\$ )",
+                       re.IGNORECASE | re.MULTILINE)
+
+
+def detect_kind(text: str, filename: str | None = None) -> str:
+    """Decide from the file name first, then the content; "log" when nothing else fits."""
+    name = (filename or "").lower()
+    if name.endswith((".md", ".markdown")):
+        return "experiment"
+    if name.endswith((".sh", ".bash")):
+        return "handoff" if _STARTS_ARI.search(text) else "reproduce"
+    if name.endswith((".log", ".out", ".err")):
+        return "log"
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if _SHEBANG.match(first):
+        return "handoff" if _STARTS_ARI.search(text) else "reproduce"
+    if _EXPERIMENT_LINE.search(text) and _MD_HEADING.search(text):
+        return "experiment"
+    shell = len(_SHELL_LINE.findall(text))
+    if shell >= 2 and not _LOG_MARK.search(text):
+        return "reproduce"
+    return "log"

@@ -1,0 +1,138 @@
+"""Log checks that need more than one line: where the run landed, where the ranks ran."""
+from __future__ import annotations
+
+import os
+import re
+
+from . import proposals
+from .finding import Finding
+
+_ARI_DEFAULT_CHECKPOINT = re.compile(
+    r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
+_EMPTY_CHECKPOINT_ENV = re.compile(r"\bARI_CHECKPOINT_DIR=(?:''|\"\")?\s*$")
+_RUN_ID = re.compile(r"^\d{8,14}_")
+
+
+def _same_dir(a: str, b: str) -> bool:
+    return os.path.normpath(a.rstrip("/")) == os.path.normpath(b.rstrip("/"))
+
+
+def checkpoint_ignored(text: str, checkpoint_dir: str | None = None) -> list[Finding]:
+    """A run that minted its own checkpoint under $PWD/workspace instead of using the wizard's.
+
+    Without ARI_CHECKPOINT_DIR, ``ari run`` writes to ``./workspace/checkpoints/<new id>``
+    relative to the terminal's working directory (spec §0 item 1). When the expected checkpoint
+    is known, any other checkpoint path in the log is an error; otherwise a path in ARI's
+    default layout is reported as a warning to verify.
+    """
+    expected_run = os.path.basename(checkpoint_dir.rstrip("/")) if checkpoint_dir else None
+    landed: list[tuple[int, str]] = []
+    unset_lines: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if _EMPTY_CHECKPOINT_ENV.search(line):
+            unset_lines.append(number)
+        for match in _ARI_DEFAULT_CHECKPOINT.finditer(line):
+            path = match.group("path")
+            if checkpoint_dir and (match.group("run") == expected_run
+                                   or (path.startswith("/") and _same_dir(path, checkpoint_dir))):
+                continue
+            landed.append((number, path))
+            break
+    fix = ("export ARI_CHECKPOINT_DIR=<absolute wizard checkpoint> in the terminal before `ari run` "
+           "(run the wizard's hand-off script, which does it), then start again; move or delete the "
+           "stray workspace/checkpoints/<id> directory")
+    if checkpoint_dir:
+        fix = (f"export ARI_CHECKPOINT_DIR={checkpoint_dir} before `ari run` (the hand-off script does "
+               "it), then start again; remove the stray run directory")
+    findings = []
+    if landed:
+        lines = tuple(n for n, _ in landed)
+        where = landed[0][1]
+        if checkpoint_dir:
+            message = (f"the run wrote to {where!r} (line {lines[0]}), not to the wizard's checkpoint "
+                       f"{checkpoint_dir!r}. Cause: ARI_CHECKPOINT_DIR was not exported in the terminal, "
+                       "so `ari run` minted a new run under $PWD/workspace/checkpoints.")
+            severity = "error"
+        else:
+            message = (f"the run used ARI's default location {where!r} (line {lines[0]}). If the wizard "
+                       "wrote a checkpoint elsewhere, ARI_CHECKPOINT_DIR was not exported and the run "
+                       "ignored it.")
+            severity = "warning"
+        findings.append(Finding("checkpoint-dir-ignored", severity, lines[0], message, fix, lines=lines,
+                                cause="ARI_CHECKPOINT_DIR not exported"))
+    if unset_lines:
+        findings.append(Finding(
+            "checkpoint-dir-ignored", "error", unset_lines[0],
+            f"ARI_CHECKPOINT_DIR is empty in the run's environment (line {unset_lines[0]}); `ari run` "
+            "then writes to $PWD/workspace/checkpoints/<new id> and ignores the wizard's checkpoint.",
+            fix, lines=tuple(unset_lines), cause="ARI_CHECKPOINT_DIR not exported"))
+    return findings
+
+
+def checkpoint_from_log_path(path: str) -> str | None:
+    """The checkpoint a log was written into (the hand-off script tees into the checkpoint)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    return parent if _RUN_ID.match(os.path.basename(parent)) else None
+
+
+_RANK_ON_HOST = (
+    re.compile(r"\brank\s*[=:#]?\s*(?P<rank>\d+)\b.*?\b(?:on|host(?:name)?\s*[=:])\s*(?P<host>[A-Za-z][\w.-]*)",
+               re.IGNORECASE),
+    re.compile(r"^\s*(?P<rank>\d+):\s+(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*)\s*$"),  # srun -l hostname
+)
+_NODE_COUNT = re.compile(r"\bSLURM_(?:JOB_NUM_NODES|NNODES)=(\d+)\b")
+
+
+def ranks_on_one_node(text: str, nodes: int | None = None, fanout_fix: str = "") -> list[Finding]:
+    """The seed's "all ranks landed on node 1": several ranks, one host, a multi-node job."""
+    expected = nodes
+    ranks: dict[int, str] = {}
+    first_line = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        count = _NODE_COUNT.search(line)
+        if count and expected is None:
+            expected = int(count.group(1))
+        for pattern in _RANK_ON_HOST:
+            match = pattern.search(line)
+            if match:
+                ranks.setdefault(int(match.group("rank")), match.group("host"))
+                first_line = first_line or number
+                break
+    hosts = set(ranks.values())
+    if not expected or expected < 2 or len(ranks) < 2 or len(hosts) != 1:
+        return []
+    host = hosts.pop()
+    fix = fanout_fix or f"launch the program with `{proposals.fanout_line('<command>')}`"
+    return [Finding(
+        "ranks-on-one-node", "error", first_line,
+        f"all {len(ranks)} ranks ran on {host} although the job has {expected} nodes (from line "
+        f"{first_line}). Cause: reproduce.sh has no srun fan-out, so everything ran as one task on the "
+        "first node.",
+        fix, cause="reproduce.sh lacks the srun fan-out")]
+
+
+_ARI_COMMAND = re.compile(r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:exec\s+|nohup\s+)?ari\s+(?P<sub>run|resume|paper)\b")
+_EXPORTS_CHECKPOINT = re.compile(r"^\s*(?:export\s+ARI_CHECKPOINT_DIR=(?P<value>\S+)|"
+                                 r"ARI_CHECKPOINT_DIR=(?P<inline>\S+)\s+(?:exec\s+)?ari\s)")
+
+
+def handoff_without_checkpoint(text: str) -> list[Finding]:
+    """A script that starts ``ari run`` without exporting ARI_CHECKPOINT_DIR first: the run will
+    ignore the wizard's checkpoint and mint ./workspace/checkpoints/<new id> (spec §0 item 1)."""
+    exported = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _EXPORTS_CHECKPOINT.match(line)
+        if match and (match.group("value") or match.group("inline")) not in ("''", '""'):
+            exported = True
+            if match.group("inline"):
+                continue
+        command = _ARI_COMMAND.match(line)
+        if command and not exported:
+            return [Finding(
+                "checkpoint-dir-ignored", "error", number,
+                f"line {number} starts `ari {command.group('sub')}` without ARI_CHECKPOINT_DIR exported: "
+                "ARI will ignore the wizard's checkpoint and write to $PWD/workspace/checkpoints/<new id>",
+                f"add before line {number}: export ARI_CHECKPOINT_DIR=<absolute checkpoint dir>",
+                lines=(number,), cause="ARI_CHECKPOINT_DIR not exported",
+                suggestion="export ARI_CHECKPOINT_DIR=<absolute checkpoint dir>")]
+    return []

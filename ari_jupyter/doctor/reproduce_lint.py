@@ -1,0 +1,401 @@
+"""reproduce.sh lint: ARI's compute-node conventions (spec §5) with line numbers and the fix line.
+
+The script runs as ``bash reproduce.sh`` through ARI's wrapper, inside ``sbatch --export ALL``,
+as ONE task on the first node of the job. Severity follows the spec's table; L1 and L6 are
+errors only when the job spans more than one node. The module and fan-out lines proposed come
+from ``ari_jupyter.ari.prelude`` (the same text the wizard and emit use).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..ari.profile import GPU_KINDS, MPI_KINDS, ExecutionProfile
+from . import proposals
+from .finding import Finding
+from .script import Command, commands, comment_lines, raw_words
+
+
+_NODE_LOCAL_PATH = re.compile(r"(?:^|[\s'\"=:(>])(/(?:var/tmp|tmp|local)(?=/|[\s'\";)]|$)\S*)")
+_TMPDIR = re.compile(r"\$\{?TMPDIR\b")
+_MKTEMP = re.compile(r"\bmktemp\b(?P<args>[^;|&)]*)")
+_FANOUT_N = re.compile(r"(?:^|\s)(?:-N\s*\S+|--nodes(?:=|\s+)\S+)")
+_FANOUT_n = re.compile(r"(?:^|\s)(?:-n\s*\S+|--ntasks(?:=|\s+)\S+)")
+_COUNT_FLAG = re.compile(r"(?:^|\s)(?P<flag>-np?|-N|--ntasks|--nodes|--np)(?:=|\s*)(?P<value>\d+)\b")
+_MPI_CHECK = re.compile(r"\b(?:which|command\s+-v|type|hash)\s+(?:-\S+\s+)*(?:mpirun|mpiexec)\b")
+_MPI_MODULE = re.compile(r"mpi|hpcx|mvapich|impi", re.IGNORECASE)
+_MODULE_INIT = re.compile(r"init/(?:bash|sh)\b|modules\.sh\b|lmod\.sh\b|MODULESHOME|command\s+-v\s+module\b")
+_CONDA_ACTIVATE = re.compile(r"\bconda\s+activate\b")
+_CONDA_INIT = re.compile(r"(?:(?:^|\s)(?:source|\.)\s+\S*(?:etc/profile\.d/conda\.sh|\.bashrc)\b)|"
+                         r"conda\s+shell\.bash\s+hook")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_CUDA_EVIDENCE = re.compile(r"\bnvcc\b|\.cu\b|torch\.cuda|\bcupy\b", re.IGNORECASE)
+_RESULTS_CSV = re.compile(r"results/[\w.${}*-]*\.csv")
+_CSV_HEADER = re.compile(r"""\b(?:echo|printf)\s+(?:-e\s+)?['"](?P<header>[^'"\n]*,[^'"\n]*)['"].*?results/""")
+
+
+def profile_dict(profile: Any) -> dict[str, Any]:
+    """Accept an ExecutionProfile, a dict (validated with ARI's schema) or None."""
+    if profile is None:
+        return {}
+    if hasattr(profile, "to_json"):
+        return dict(profile.to_json())
+    if isinstance(profile, Mapping):
+        return ExecutionProfile.from_json(dict(profile)).to_json()
+    raise TypeError(f"profile must be an ExecutionProfile, a dict or None, not {type(profile).__name__}")
+
+
+def node_count(nodes: Any, profile: Mapping[str, Any]) -> int | None:
+    """Nodes the reproduce job spans: the larger of the allocation's and the profile's request."""
+    if nodes is not None and not isinstance(nodes, int):
+        nodes = getattr(nodes, "num_nodes", None)
+    values = [v for v in (nodes, profile.get("requested_nodes")) if isinstance(v, int) and v > 0]
+    return max(values) if values else None
+
+
+def _launcher_args(cmd: Command) -> str:
+    words = list(cmd.words)
+    prog = cmd.program
+    return " " + " ".join(words[words.index(prog) + 1:]) if prog in words else ""
+
+
+def _first(cmds: Iterable[Command], predicate) -> Command | None:
+    return next((c for c in cmds if predicate(c)), None)
+
+
+def _l1_shared_fs(cmds: Sequence[Command], multi_node: bool) -> list[Finding]:
+    hits: list[tuple[int, str]] = []
+    for cmd in cmds:
+        match = _NODE_LOCAL_PATH.search(cmd.text)
+        if match:
+            hits.append((cmd.line, match.group(1)))
+            continue
+        if _TMPDIR.search(cmd.text):
+            hits.append((cmd.line, "$TMPDIR"))
+            continue
+        mk = _MKTEMP.search(cmd.text)
+        if mk and not re.search(r"(?:^|\s)(?:-p\s*\S+|--tmpdir=\S+)", mk.group("args")):
+            hits.append((cmd.line, "mktemp (defaults to /tmp)"))
+    if not hits:
+        return []
+    lines = tuple(n for n, _ in hits)
+    where = ", ".join(f"line {n}: {what}" for n, what in hits[:5])
+    return [Finding(
+        "L1", "error" if multi_node else "warning", lines[0],
+        f"L1 shared filesystem: node-local path used ({where}); tasks on other nodes do not see "
+        "/tmp, /var/tmp or /local of the first node",
+        "keep files under the repo dir, which is on the shared checkpoint: e.g. `mkdir -p \"$PWD/tmp\"` "
+        "and use \"$PWD/tmp/...\", or `mktemp -d -p \"$PWD\"`",
+        lines=lines, cause="node-local path")]
+
+
+def _l2_mpi_launcher(cmds: Sequence[Command], kind: str | None, modules: Sequence[str]) -> list[Finding]:
+    findings = []
+    launchers = [c for c in cmds if c.program in ("srun", "mpirun", "mpiexec", "orterun")]
+    if kind in MPI_KINDS and not launchers:
+        target = _first(cmds, lambda c: c.is_run)
+        suggestion = _fanout_for(target) if target else proposals.fanout_line("<program>")
+        findings.append(Finding(
+            "L2", "error", target.line if target else None,
+            f"L2 MPI launcher: kind={kind} but no line launches through srun or mpirun"
+            + (f" (line {target.line} runs {target.program!r} directly)" if target else ""),
+            f"launch the program with: {suggestion}", cause="no MPI launcher", suggestion=suggestion,
+            lines=(target.line,) if target else ()))
+    for cmd in launchers:
+        if cmd.program not in ("mpirun", "mpiexec", "orterun"):
+            continue
+        before = [c for c in cmds if c.line < cmd.line]
+        checked = any(_MPI_CHECK.search(c.text) for c in before)
+        loaded = any(c.program in ("module", "ml") and _MPI_MODULE.search(" ".join(c.words[1:]))
+                     for c in before)
+        if checked or loaded:
+            continue
+        mpi_modules = [m for m in modules if _MPI_MODULE.search(m)]
+        suggestion = (proposals.module_line(mpi_modules) if mpi_modules
+                      else 'command -v mpirun >/dev/null || { echo "mpirun not found: load the MPI module" >&2; exit 127; }')
+        findings.append(Finding(
+            "L2", "error" if kind in MPI_KINDS else "warning", cmd.line,
+            f"L2 MPI launcher: line {cmd.line} calls {cmd.program} without loading an MPI module or "
+            "testing `command -v mpirun` first; on compute nodes this is `mpirun: command not found`",
+            f"add before line {cmd.line}: {suggestion}", cause="mpirun not guaranteed on PATH",
+            suggestion=suggestion,
+            lines=(cmd.line,)))
+        break
+    return findings
+
+
+def _l2b_rank_count(cmds: Sequence[Command]) -> list[Finding]:
+    hits = []
+    for cmd in cmds:
+        if cmd.program not in ("srun", "mpirun", "mpiexec", "orterun"):
+            continue
+        match = _COUNT_FLAG.search(_launcher_args(cmd))
+        if match:
+            hits.append((cmd, match))
+    if not hits:
+        return []
+    cmd, match = hits[0]
+    var = "$SLURM_JOB_NUM_NODES" if match.group("flag") in ("-N", "--nodes") else "$SLURM_NTASKS"
+    return [Finding(
+        "L2b", "warning", cmd.line,
+        f"L2b rank count: line {cmd.line} hard-codes {match.group('flag')} {match.group('value')}; the "
+        "job's shape comes from the profile and may differ",
+        f"use {var} instead of {match.group('value')} (e.g. {proposals.fanout_line('<program>')})",
+        lines=tuple(c.line for c, _ in hits), cause="hard-coded rank count")]
+
+
+def _l3_gres(profile: Mapping[str, Any], has_gres: bool | None, allow_no_gres: bool) -> list[Finding]:
+    wants = profile.get("gpu_type") or profile.get("requested_gpus_per_task") or profile.get("requested_gpus_per_node")
+    if not wants or has_gres is True:
+        return []
+    if has_gres is None:
+        return [Finding(
+            "L3", "info", None,
+            "L3 GRES: the profile requests GPUs; ARI refuses to submit when `sinfo -h -o %G` shows no GRES",
+            "check `sinfo -h -o %G` on this cluster (the wizard's gres probe does it)", cause="GRES unknown")]
+    if allow_no_gres:
+        return [Finding(
+            "L3", "info", None,
+            "L3 GRES: no GRES on this cluster and ARI_SLURM_ALLOW_NO_GRES=1: ARI drops every GPU flag "
+            "(the job still sees the node's GPUs when the site does not confine them)",
+            "nothing to do if that is intended", cause="GPU flags dropped")]
+    return [Finding(
+        "L3", "error", None,
+        "L3 GRES: the profile requests GPUs (gpu_type / requested_gpus_*) but this cluster has no GRES; "
+        "ARI will raise \"GPU resources requested ... no GRES configured\" before submitting",
+        "remove gpu_type and the GPU counts from the profile, pick a partition with GRES, or export "
+        "ARI_SLURM_ALLOW_NO_GRES=1", cause="GPUs requested without GRES")]
+
+
+def _l4_conda(cmds: Sequence[Command]) -> list[Finding]:
+    for cmd in cmds:
+        if not _CONDA_ACTIVATE.search(cmd.text):
+            continue
+        if any(_CONDA_INIT.search(c.text) for c in cmds if c.line <= cmd.line):
+            continue
+        line = 'eval "$(conda shell.bash hook)"'
+        return [Finding(
+            "L4", "error", cmd.line,
+            f"L4 Python env: line {cmd.line} runs `conda activate` but conda is not initialised; a "
+            "bash script does not read ~/.bashrc, so this fails with CommandNotFoundError",
+            f"add before line {cmd.line}: {line}", lines=(cmd.line,), cause="conda not initialised",
+            suggestion=line)]
+    return []
+
+
+def _contains_in_order(words: Sequence[str], wanted: Sequence[str]) -> bool:
+    it = iter(words)
+    return all(any(w == item for w in it) for item in wanted)
+
+
+def _l5_modules(cmds: Sequence[Command], modules: Sequence[str]) -> list[Finding]:
+    findings = []
+    module_cmds = [c for c in cmds if c.program in ("module", "ml")]
+    first_work = _first(cmds, lambda c: c.is_build or c.is_run)
+    if modules:
+        suggestion = proposals.module_line(modules)
+        loads = [c for c in module_cmds if c.program == "ml" or (len(c.words) > 1 and c.words[1] in ("load", "add"))]
+        complete = [c for c in loads if _contains_in_order(c.words[2 if c.program == "module" else 1:], modules)]
+        if not complete:
+            where = first_work.line if first_work else None
+            findings.append(Finding(
+                "L5", "error", where,
+                "L5 module loads: no `module load` line loads " + " ".join(modules)
+                + " (the profile's module_loads, in order)",
+                f"add at the top{f' (before line {where})' if where else ''}: {suggestion}",
+                lines=(where,) if where else (), cause="module_loads not loaded", suggestion=suggestion))
+        elif first_work and complete[0].line > first_work.line:
+            findings.append(Finding(
+                "L5", "error", complete[0].line,
+                f"L5 module loads: the module line {complete[0].line} comes after line {first_work.line}, "
+                "which already builds or runs",
+                f"move it before line {first_work.line}: {suggestion}",
+                lines=(complete[0].line, first_work.line), cause="module load too late",
+                suggestion=suggestion))
+    if module_cmds:
+        first_module = module_cmds[0]
+        if not any(_MODULE_INIT.search(c.text) for c in cmds if c.line < first_module.line):
+            init = proposals.module_init_block()
+            findings.append(Finding(
+                "L5", "warning", first_module.line,
+                f"L5 module command: line {first_module.line} uses `module`, which a non-login bash may "
+                "not define",
+                f"add before line {first_module.line}:\n{init}", lines=(first_module.line,),
+                cause="module not initialised", suggestion=init))
+    return findings
+
+
+def _l6_fanout(cmds: Sequence[Command], nodes: int | None) -> list[Finding]:
+    if not nodes or nodes < 2:
+        return []
+    sruns = [c for c in cmds if c.program == "srun"]
+    good = [c for c in sruns if _FANOUT_N.search(_launcher_args(c)) and _FANOUT_n.search(_launcher_args(c))]
+    if good:
+        return []
+    mpiruns = [c for c in cmds if c.program in ("mpirun", "mpiexec", "orterun")]
+    if sruns:
+        bad = sruns[0]
+        fixed = proposals.fanout_line(_rest_after(bad, "srun"))
+        return [Finding(
+            "L6", "error", bad.line,
+            f"L6 multi-node fan-out: the job has {nodes} nodes but the srun on line {bad.line} does not "
+            f"start it as `{proposals.launcher_prefix()} ...`",
+            f"replace line {bad.line} with: {fixed}", lines=(bad.line,), cause="srun without -N/-n",
+            suggestion=fixed)]
+    if mpiruns:
+        cmd = mpiruns[0]
+        return [Finding(
+            "L6", "warning", cmd.line,
+            f"L6 multi-node fan-out: the job has {nodes} nodes and line {cmd.line} relies on mpirun to "
+            "spread ranks; that works only when the MPI library is built with SLURM support",
+            f"prefer srun: replace line {cmd.line} with: {proposals.fanout_line(_rest_after(cmd, cmd.program))}",
+            lines=(cmd.line,), cause="fan-out through mpirun")]
+    target = _first(cmds, lambda c: c.is_run)
+    if target is None:
+        return [Finding(
+            "L6", "error", None,
+            f"L6 multi-node fan-out: the job has {nodes} nodes but no line starts tasks with srun; "
+            "everything runs as one task on the first node",
+            f"launch the program with: {proposals.fanout_line('<program>')}", cause="no srun fan-out")]
+    fixed = _fanout_for(target)
+    guard = ""
+    if not any("SLURM_NTASKS:=" in c.text or "SLURM_NTASKS=" in c.text for c in cmds):
+        guard = f" (and, if the job may be submitted without --ntasks, before it: {proposals.ntasks_default_line()})"
+    return [Finding(
+        "L6", "error", target.line,
+        f"L6 multi-node fan-out: the job has {nodes} nodes but line {target.line} runs "
+        f"{target.text.strip()!r} as one task on the first node (no srun fan-out)",
+        f"replace line {target.line} with: {fixed}{guard}", lines=(target.line,), cause="no srun fan-out",
+        suggestion=fixed)]
+
+
+def _fanout_for(cmd: Command) -> str:
+    """The command as written with srun in front; leading ``VAR=x`` assignments stay in front
+    of srun (srun cannot execute an assignment)."""
+    words = raw_words(cmd.text)
+    env = []
+    while words and _ASSIGNMENT.match(words[0]):
+        env.append(words.pop(0))
+    return " ".join(env + [proposals.fanout_line(" ".join(words))])
+
+
+_VALUE_FLAGS = frozenset({"-N", "-n", "-np", "-c", "-p", "-H", "-x", "--nodes", "--ntasks", "--cpus-per-task",
+                          "--mpi", "--partition", "--ntasks-per-node", "--npernode", "--host", "--hostfile",
+                          "--map-by", "--bind-to"})
+
+
+def _rest_after(cmd: Command, program: str) -> str:
+    """The command an srun/mpirun line launches, as written, without the launcher and its options."""
+    words = raw_words(cmd.text)
+    i = words.index(program) + 1 if program in words else 1
+    while i < len(words) and words[i].startswith("-"):
+        flag = words[i]
+        i += 1
+        if "=" not in flag and flag in _VALUE_FLAGS and i < len(words):
+            i += 1
+    rest = words[i:]
+    return " ".join(rest) if rest else "<program>"
+
+
+def _l7_timeout(cmds: Sequence[Command]) -> list[Finding]:
+    runs = [c for c in cmds if c.is_run]
+    if not runs or any(re.search(r"(?:^|[\s;&|])timeout\s", " " + c.text) for c in cmds):
+        return []
+    first = runs[0]
+    return [Finding(
+        "L7", "info", first.line,
+        f"L7 timeout wrapping: no stage is wrapped in `timeout`; a hang on line {first.line} uses the "
+        "whole walltime and leaves no partial results",
+        f"wrap long stages, e.g. line {first.line}: timeout <seconds below max_runtime_sec> {first.text.strip()}",
+        lines=(first.line,), cause="no timeout")]
+
+
+def _g1_cuda(text: str, kind: str | None) -> list[Finding]:
+    if kind not in GPU_KINDS or _CUDA_EVIDENCE.search(text):
+        return []
+    return [Finding(
+        "G1", "warning", None,
+        f"G1 GPU kind: kind={kind} but reproduce.sh shows no CUDA use (nvcc, .cu, torch.cuda, cupy); "
+        "ARI's prompt forbids a NumPy/CPU fallback",
+        "build or run the CUDA code path (e.g. `nvcc -O3 -o app app.cu`, or python with torch.cuda)",
+        cause="no CUDA evidence")]
+
+
+def _g2_csv(text: str, profile: Mapping[str, Any]) -> list[Finding]:
+    if profile.get("kind") not in MPI_KINDS:
+        return []
+    columns = list(profile.get("metric_columns") or [])
+    if profile.get("accepts_reduced_scale") is True and columns:
+        columns.append("paper_paper_scale_point")
+    if not _RESULTS_CSV.search(text):
+        return [Finding(
+            "G2", "warning", None,
+            "G2 CSV contract: reproduce.sh does not mention submission/results/*.csv; rank 0 must write it"
+            + (f" with header {','.join(columns)}" if columns else ""),
+            "have rank 0 write submission/results/<name>.csv (submission/mpi_aggregate.py does it)",
+            cause="no results CSV")]
+    for number, raw in enumerate(text.splitlines(), start=1):
+        match = _CSV_HEADER.search(raw)
+        if match and columns:
+            header = [h.strip() for h in match.group("header").replace("\\n", "").split(",")]
+            if header != columns:
+                return [Finding(
+                    "G2", "warning", number,
+                    f"G2 CSV contract: line {number} writes header {','.join(header)} but the profile's "
+                    f"metric_columns require {','.join(columns)}",
+                    f"write exactly: {','.join(columns)}", lines=(number,), cause="CSV header mismatch")]
+    return []
+
+
+def _g3_artifacts(text: str, expected: Sequence[str]) -> list[Finding]:
+    findings = []
+    absolute = [p for p in expected if p.startswith("/")]
+    missing = [p for p in expected if not p.startswith("/") and p not in text]
+    if absolute:
+        findings.append(Finding(
+            "G3", "warning", None,
+            "G3 artifacts: expected_artifacts must be relative to the repo root: " + ", ".join(absolute),
+            "use paths relative to the repo root (e.g. submission/results/x.csv)", cause="absolute artifact"))
+    if missing:
+        findings.append(Finding(
+            "G3", "warning", None,
+            "G3 artifacts: reproduce.sh never mentions " + ", ".join(missing)
+            + " (listed in expected_artifacts; ARI reports them as missing if not produced)",
+            "produce each expected artifact at that path relative to the repo root", cause="artifact not produced"))
+    return findings
+
+
+def _s2_sbatch_lines(text: str) -> list[Finding]:
+    lines = tuple(comment_lines(text, "#SBATCH"))
+    if not lines:
+        return []
+    return [Finding(
+        "S2", "info", lines[0],
+        f"S2 #SBATCH lines are ignored (line{'s' if len(lines) > 1 else ''} "
+        f"{', '.join(map(str, lines))}): ARI submits its own wrapper with the resources from the profile",
+        "set nodes, tasks, GPUs, memory and time in the execution profile / wizard instead",
+        lines=lines, cause="#SBATCH in reproduce.sh")]
+
+
+def lint_reproduce(text: str, *, profile: Any = None, nodes: Any = None, has_gres: bool | None = None,
+                   allow_no_gres: bool = False, expected_artifacts: Sequence[str] = ()) -> list[Finding]:
+    """All §5 rules (L1-L7, G1-G3, S2) for one reproduce.sh text."""
+    prof = profile_dict(profile)
+    count = node_count(nodes, prof)
+    cmds = commands(text)
+    kind = prof.get("kind")
+    modules = list(prof.get("module_loads") or [])
+    findings: list[Finding] = []
+    findings += _l1_shared_fs(cmds, bool(count and count > 1))
+    findings += _l2_mpi_launcher(cmds, kind, modules)
+    findings += _l2b_rank_count(cmds)
+    findings += _l3_gres(prof, has_gres, allow_no_gres)
+    findings += _l4_conda(cmds)
+    findings += _l5_modules(cmds, modules)
+    findings += _l6_fanout(cmds, count)
+    findings += _l7_timeout(cmds)
+    findings += _g1_cuda(text, kind)
+    findings += _g2_csv(text, prof)
+    findings += _g3_artifacts(text, list(expected_artifacts))
+    findings += _s2_sbatch_lines(text)
+    return findings
