@@ -1,0 +1,142 @@
+"""Shared fixtures: the real SLURM test bed (marker ``slurm``).
+
+``testbed_gres`` / ``testbed_nogres`` bring the two-node cluster up in that variant (once,
+switching only when needed: slurm tests are grouped by variant) and hold an exclusive lock on
+/tmp/ari-testbed.lock for the rest of the session, so slurm tests of different pytest
+processes never interleave. The cluster is stopped when the session ends. A test skips only
+when the machine cannot run the cluster (no root, no apt-get, no unshare), with that reason;
+skipped slurm tests are written to $ARI_TEST_REPORT_DIR/slurm-skips.json and, with CI=true,
+fail the session.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from testbed import VARIANTS, Testbed, can_run  # noqa: E402
+
+_FIXTURE_VARIANT = {f"testbed_{v}": v for v in VARIANTS}
+
+
+def _variant_of(item: pytest.Item) -> str | None:
+    for name, variant in _FIXTURE_VARIANT.items():
+        if name in getattr(item, "fixturenames", ()):
+            return variant
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return next((v for v in params.values() if isinstance(v, str) and v in VARIANTS), None)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """Run slurm tests last, grouped by variant: one start and at most one switch."""
+    def key(item: pytest.Item) -> tuple[int, int]:
+        if item.get_closest_marker("slurm") is None:
+            return (0, 0)
+        variant = _variant_of(item)
+        return (1, VARIANTS.index(variant) + 1 if variant else 0)
+
+    items.sort(key=key)  # stable: the order inside each group is kept
+    for item in items:
+        if item.get_closest_marker("slurm") is not None:
+            item.user_properties.append(("slurm_testbed", _variant_of(item) or "any"))
+
+
+@pytest.fixture(scope="session")
+def _testbed(pytestconfig: pytest.Config) -> Testbed:
+    ok, reason = can_run()
+    if not ok:
+        pytest.skip(f"SLURM test bed unavailable: {reason}")
+    bed = Testbed()
+    pytestconfig.pluginmanager.get_plugin("ari-slurm-outcomes").testbed = bed
+    yield bed
+    try:
+        bed.stop()
+    finally:
+        bed.release_lock()
+
+
+@pytest.fixture
+def testbed_gres(_testbed: Testbed):
+    """The cluster with gpu:v100:4 GRES per node (partitions small*, large)."""
+    return _testbed.ensure("gres")
+
+
+@pytest.fixture
+def testbed_nogres(_testbed: Testbed):
+    """The same cluster without any GRES configured."""
+    return _testbed.ensure("nogres")
+
+
+@pytest.fixture(params=VARIANTS)
+def testbed_any(request: pytest.FixtureRequest):
+    """Runs the test once per variant (parametrised ``gres`` / ``nogres``)."""
+    return request.getfixturevalue(f"testbed_{request.param}")
+
+
+# -- skipped slurm tests: reported, and fatal under CI=true --------------------------------------
+def _ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+class SlurmOutcomes:
+    """Counts slurm tests that ran and lists those that skipped (with their reasons)."""
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed = 0
+        self.skipped: list[dict[str, str]] = []
+        self.variants: dict[str, int] = {}
+        self.testbed: Testbed | None = None  # set by the _testbed fixture when it starts
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        variant = dict(report.user_properties).get("slurm_testbed")
+        if variant is None:
+            return
+        if report.skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            self.skipped.append({"nodeid": report.nodeid, "reason": reason})
+        elif report.when == "call":
+            self.variants[variant] = self.variants.get(variant, 0) + 1
+            if report.passed:
+                self.passed += 1
+            else:
+                self.failed += 1
+        elif report.failed:
+            self.failed += 1
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        ran = self.passed + self.failed
+        report_dir = os.environ.get("ARI_TEST_REPORT_DIR")
+        if report_dir and (ran or self.skipped):
+            path = Path(report_dir) / "slurm-skips.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"ran": ran, "passed": self.passed, "failed": self.failed,
+                                        "variants": self.variants, "skipped": self.skipped},
+                                       indent=2) + "\n")
+        if _ci() and self.skipped and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        ran = self.passed + self.failed
+        if not ran and not self.skipped:
+            return
+        terminalreporter.write_sep("-", "SLURM test bed")
+        per_variant = ", ".join(f"{v} {n}" for v, n in sorted(self.variants.items()))
+        terminalreporter.write_line(f"slurm tests: {ran} ran ({per_variant or 'none'}), "
+                                    f"{len(self.skipped)} skipped")
+        if self.testbed is not None:
+            terminalreporter.write_line(f"test bed: {self.testbed.switches} variant switch(es); "
+                                        + "; ".join(self.testbed.log_summary()))
+        for entry in self.skipped:
+            terminalreporter.write_line(f"  skipped {entry['nodeid']}: {entry['reason']}")
+        if self.skipped and _ci():
+            terminalreporter.write_line("CI=true: skipped slurm tests fail the run", red=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SlurmOutcomes(), "ari-slurm-outcomes")

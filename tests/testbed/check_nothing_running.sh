@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# check_nothing_running.sh - exit 1 when test-bed processes outlived the tests: any slurmctld,
+# slurmd or slurmstepd, or a munged that the test bed started (ARI_TESTBED_DIR in its
+# environment). Zombies are ignored (already dead, waiting for init to reap them); the check
+# waits up to ARI_CHECK_GRACE_S (default 5) seconds for exiting processes first.
+set -u
+LAB=${ARI_TESTBED_DIR:-/tmp/ari-testbed}
+GRACE=${ARI_CHECK_GRACE_S:-5}
+
+leftovers() {
+  local d pid comm state
+  for d in /proc/[0-9]*; do
+    pid=${d#/proc/}
+    comm=$(cat "$d/comm" 2>/dev/null) || continue
+    case "$comm" in
+      slurmctld|slurmd|slurmstepd|slurmscriptd) ;;
+      munged) tr '\0' '\n' 2>/dev/null <"$d/environ" | grep -qxF "ARI_TESTBED_DIR=$LAB" || continue ;;
+      *) continue ;;
+    esac
+    state=$(awk '{sub(/^.*\) /, ""); print $1}' "$d/stat" 2>/dev/null) || continue
+    [ "$state" = Z ] && continue
+    echo "$pid $comm $(tr '\0' ' ' 2>/dev/null <"$d/cmdline")"
+  done
+}
+
+deadline=$((SECONDS + GRACE))
+while :; do
+  left=$(leftovers)
+  [ -z "$left" ] && { echo "nothing of the SLURM test bed is running"; exit 0; }
+  [ "$SECONDS" -ge "$deadline" ] && break
+  sleep 0.5
+done
+echo "still running after the tests (pid comm args):"
+printf '%s\n' "$left" | sed 's/^/  /'
+exit 1
