@@ -1,0 +1,369 @@
+"""What every panel shares: the context (state, config, host, language) and the probe runner.
+
+Panels hold no logic of their own: they link widgets to ``WizardState`` traits, call core
+functions, and render. Two things still need a home on the widget side:
+
+* translated labels that change when the user switches language (``Panel.label``), and
+* running probes on the kernel's event loop without ever blocking a callback
+  (``ProbeRunner``): results are applied by trait assignment only, never by ``print`` or an
+  ``Output`` context, which ipykernel 7 drops when they come from elsewhere than the cell.
+"""
+from __future__ import annotations
+
+import asyncio
+import html
+from typing import Any, Callable, Iterable
+
+import ipywidgets as widgets
+from traitlets import Any as AnyTrait, HasTraits, List, Unicode, observe
+
+from ..i18n import LANGUAGES, normalize_lang, t
+from ..probes.result import ProbeResult
+
+STATUS_STYLE = {
+    # status -> (button_style, FontAwesome icon, colour)
+    "ok": ("success", "check", "#2e7d32"),
+    "warn": ("warning", "exclamation-triangle", "#b26a00"),
+    "fail": ("danger", "times", "#c62828"),
+    "skip": ("", "minus", "#757575"),
+    "unknown": ("info", "question", "#1565c0"),
+    "running": ("", "spinner spin", "#555555"),
+    "pending": ("", "circle-o", "#9e9e9e"),
+}
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def pre(text: str, max_height: str = "18em") -> str:
+    return (f'<pre style="white-space:pre-wrap;word-break:break-all;max-height:{max_height};'
+            f'overflow:auto;margin:2px 0;padding:6px;background:#f7f7f7;border:1px solid #ddd;'
+            f'font-size:12px">{esc(text)}</pre>')
+
+
+PROBE_DERIVED_SOURCES = ("ARI_SLURM_PARTITION", "SLURM_JOB_PARTITION")
+"""Partition sources the probes read from the environment on their own."""
+
+
+class WizardContext(HasTraits):
+    """Shared by all panels: the state, the site config, the machine looked at, the language.
+
+    ``host`` and ``site_name`` change when the user picks a demo site. The few actions that
+    touch several panels (switch site, choose partition, apply preset) live here so that each
+    is one call into the core, whichever panel triggers it.
+    """
+
+    lang = Unicode("en")
+    host = AnyTrait()
+    site_name = Unicode("")
+    site_reason = Unicode("")
+
+    def __init__(self, state, config, host, site_name: str, site_reason: str = "", bridge=None,
+                 lang: str = "en"):
+        super().__init__(host=host, site_name=site_name, site_reason=site_reason,
+                         lang=normalize_lang(lang) or "en")
+        self.state = state
+        self.config = config
+        self.bridge = bridge
+        self.runner = ProbeRunner(self)
+        self._plan_listeners: list[Callable[[], None]] = []
+        self._watched_profile = None
+        state.observe(self._on_state_change)
+        self._watch_profile()
+
+    @observe("lang")
+    def _check_lang(self, change):
+        normalized = normalize_lang(change["new"])
+        if normalized != change["new"]:
+            self.lang = normalized or "en"
+
+    def tr(self, key: str, **params) -> str:
+        return t(key, self.lang, **params)
+
+    # -- change notification for everything derived from the whole state --------------------
+    def observe_plan(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` whenever a value that shapes the sbatch line or problems changes."""
+        self._plan_listeners.append(callback)
+
+    def _watch_profile(self) -> None:
+        if self._watched_profile is not None:
+            self._watched_profile.unobserve(self._on_profile_change)
+        self._watched_profile = self.state.profile
+        self._watched_profile.observe(self._on_profile_change)
+
+    def _on_state_change(self, change) -> None:
+        if change["name"] == "profile":
+            self._watch_profile()
+        if change["name"] in ("lang", "site_name"):
+            return
+        self._notify()
+
+    def _on_profile_change(self, change) -> None:
+        self._notify()
+
+    def _notify(self) -> None:
+        for callback in list(self._plan_listeners):
+            callback()
+
+    # -- derived views, all computed by the core --------------------------------------------
+    def probe_data(self, probe_id: str) -> dict:
+        result = self.state.probe_results.get(probe_id)
+        return dict(result.data or {}) if result is not None else {}
+
+    def slurm_plan(self):
+        """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it, or (None, why not)."""
+        from ..ari import render
+        from ..ari.errors import AriError
+        from ..ari.sbatch import ReproduceArgs, plan_slurm_dispatch
+
+        state = self.state
+        # The caller arguments ARI's reproduce step gets from the checkpoint (workflow.yaml
+        # inputs / .env), exactly as ari.validate.validate_state builds them.
+        args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
+                             walltime=state.walltime or "", nodes=int(state.nodes or 0))
+        try:
+            values = render.env_values(state)
+        except (TypeError, ValueError) as exc:
+            return None, str(exc)
+        if state.max_cpus is None:
+            values.pop("ARI_SLURM_CPUS", None)  # not chosen yet: ARI's default applies
+        env = {**self.host.env, **values}
+        checkpoint = state.checkpoint_dir or (
+            f"{(state.workspace or '~').rstrip('/')}/checkpoints/{state.run_id or '<run_id>'}")
+        sbatch = self.state.probe_results.get("sbatch")
+        has_sbatch = (sbatch.data.get("path") is not None) if sbatch is not None \
+            else self.host.which("sbatch") is not None
+        try:
+            plan = plan_slurm_dispatch(
+                args, env, f"{checkpoint}/repro_sandbox",
+                has_gres=bool(self.probe_data("gres").get("has_gres")),
+                bind_flags=_bind_flags(self.probe_data("sbatch")),
+                has_sbatch=has_sbatch, profile=state.profile,
+                # ARI judges the path on the machine itself; a demo site's paths are only
+                # judged by its shared_fs probe (through the site's recorded mounts/symlinks).
+                home=None if getattr(self.host, "is_demo", False) else self.host.home)
+        except (AriError, ValueError) as exc:
+            return None, str(exc)
+        return plan, ""
+
+    def prelude_text(self) -> str:
+        """The reproduce.sh prelude for the profile, with srun where the site has it."""
+        from ..ari import prelude
+
+        mpi = self.probe_data("mpi")
+        launcher = "mpirun" if mpi and not mpi.get("srun") and mpi.get("mpirun") else "srun"
+        try:
+            return prelude.render_prelude(self.state.profile, modules=self.state.module_loads,
+                                          nodes=self.state.nodes, launcher=launcher)
+        except prelude.PreludeError as exc:
+            return str(exc)
+
+    def profile_problems(self) -> list:
+        return self.state.problems()
+
+    # -- actions ----------------------------------------------------------------------------
+    def switch_site(self, name: str) -> None:
+        """Look at another (demo) site: new host, its allocation, fresh probe results."""
+        from ..allocation import Allocation
+        from ..host import RecordedSite
+
+        host = RecordedSite.load(name)
+        self.runner.cancel_all()
+        with self.state.hold_trait_notifications():
+            self.state.probe_results = {}
+            self.state.allocation = Allocation.from_env(host.env)
+            self.state.site_name = host.name
+        self.host = host
+        self.site_name = host.name
+        self.site_reason = "site_reason_given"
+        self.runner.start()
+
+    def choose_partition(self, partition: str) -> None:
+        """The user picked a partition: record it and ask the site again about it."""
+        self.state.partition = partition
+        self.state.partition_source = "explicit" if partition else "none"
+        self.runner.start(only=("sbatch", "partitions", "gres"))
+
+    def apply_preset(self, name: str) -> None:
+        from ..ari.profile import PRESETS
+
+        self.state.profile = PRESETS[name]()
+
+
+class Panel(widgets.VBox):
+    """A step of the wizard. Subclasses call ``label()`` for every translated string and put
+    their HTML rendering in ``refresh()``, which runs again after a language switch."""
+
+    def __init__(self, ctx: WizardContext, **kwargs):
+        super().__init__(**kwargs)
+        self.ctx = ctx
+        self._labels: list[tuple[Any, str, str, Callable[[], dict]]] = []
+        ctx.observe(self._on_lang, names="lang")
+
+    @property
+    def state(self):
+        return self.ctx.state
+
+    def tr(self, key: str, **params) -> str:
+        return self.ctx.tr(key, **params)
+
+    def label(self, widget, attr: str, key: str, params: Callable[[], dict] | None = None):
+        """Set ``widget.attr`` to the translation of ``key`` now and after every language switch."""
+        getter = params or dict
+        self._labels.append((widget, attr, key, getter))
+        setattr(widget, attr, self.tr(key, **getter()))
+        return widget
+
+    def _on_lang(self, change=None) -> None:
+        for widget, attr, key, getter in self._labels:
+            setattr(widget, attr, self.tr(key, **getter()))
+        self.refresh()
+
+    def refresh(self) -> None:  # pragma: no cover - overridden
+        pass
+
+
+def status_badge(results: Iterable[ProbeResult], running: int, tr) -> str:
+    """The summary badge: counts per status, worst first, plus probes still running."""
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    parts = []
+    for status in ("fail", "warn", "unknown", "ok", "skip"):
+        if counts.get(status):
+            color = STATUS_STYLE[status][2]
+            parts.append(f'<span class="ari-badge-{status}" style="background:{color};color:#fff;'
+                         f'border-radius:9px;padding:1px 8px;margin-right:4px">'
+                         f'{esc(tr("status_count_" + status, count=counts[status]))}</span>')
+    if running:
+        parts.append(f'<span class="ari-badge-running" style="color:#555">'
+                     f'{esc(tr("checks_running", count=running))}</span>')
+    return f'<div style="font:12px sans-serif">{"".join(parts) or esc(tr("checks_none_yet"))}</div>'
+
+
+class ProbeRunner(HasTraits):
+    """Runs probes as asyncio tasks on the running loop (the kernel's) and stores each result
+    in the state as soon as it finishes. ``running`` lists the probe ids still in flight.
+
+    Runs overlap (a full run, then the workspace's shared_fs check while it is still going):
+    each run has a generation, and a result is kept only from the newest run that asked that
+    probe, so a slow answer about an old workspace never replaces a newer verdict.
+    """
+
+    running = List(Unicode())
+
+    def __init__(self, ctx: WizardContext):
+        super().__init__()
+        self.ctx = ctx
+        self.tasks: dict[tuple[str, ...], asyncio.Task] = {}
+        self._generation = 0
+        self._newest: dict[str, int] = {}  # probe id -> generation of the newest run asking it
+
+    def context(self, only: Iterable[str] | None = None):
+        """The ProbeContext the CLI would build from the same inputs."""
+        from ..probes import ProbeContext
+
+        state, config = self.ctx.state, self.ctx.config
+        workspace = state.workspace or None
+        # A partition the probes find in the environment themselves is not passed as a choice,
+        # so their answers (and the CLI's, which probes the same environment) name its source.
+        partition = state.partition if state.partition_source not in PROBE_DERIVED_SOURCES else None
+        return ProbeContext(
+            allocation=state.allocation,
+            partition=partition or None,
+            workspace=workspace,
+            timeout=config.probe_timeout,
+            only=tuple(only) if only is not None else None,
+            timeouts=dict(config.probe_timeouts),
+        )
+
+    def start(self, only: Iterable[str] | None = None) -> asyncio.Task | None:
+        """Start (or restart) a probe run; returns its task. Never waits for a subprocess.
+
+        Without a running event loop (a plain script) there is nothing to schedule on, so the
+        run happens synchronously, exactly as the CLI does it.
+        """
+        from ..probes import PROBE_IDS
+
+        ids = tuple(only) if only is not None else tuple(PROBE_IDS)
+        key = tuple(sorted(ids))
+        previous = self.tasks.get(key)
+        if previous is not None and not previous.done():
+            previous.cancel()
+        self._generation += 1
+        generation = self._generation
+        self._newest.update({probe_id: generation for probe_id in ids})
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._run_blocking(ids)
+            return None
+        self.running = sorted(set(self.running) | set(ids))
+        task = loop.create_task(self._run(ids, generation))
+        self.tasks[key] = task
+        return task
+
+    def _is_newest(self, probe_id: str, generation: int) -> bool:
+        return self._newest.get(probe_id) == generation
+
+    async def _run(self, ids: tuple[str, ...], generation: int) -> None:
+        from ..probes import run_probes
+
+        host = self.ctx.host
+        try:
+            async for result in run_probes(host, self.context(ids)):
+                if self.ctx.host is not host:
+                    return  # the user switched sites meanwhile; drop stale results
+                if not self._is_newest(result.id, generation):
+                    continue  # a newer run asks this probe again; its answer will count
+                store_result(self.ctx.state, result)
+                self.running = [pid for pid in self.running if pid != result.id]
+        finally:
+            # Ids a newer run took over stay "running" until that run answers.
+            self.running = [pid for pid in self.running
+                            if pid not in ids or not self._is_newest(pid, generation)]
+
+    def _run_blocking(self, ids: tuple[str, ...]) -> None:
+        from ..probes import run_probes_sync
+
+        for result in run_probes_sync(self.ctx.host, self.context(ids)):
+            store_result(self.ctx.state, result)
+
+    async def wait(self) -> None:
+        """Await every task started so far (tests, notebooks)."""
+        while True:
+            pending = [task for task in self.tasks.values() if not task.done()]
+            if not pending:
+                return
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def cancel_all(self) -> None:
+        for task in self.tasks.values():
+            if not task.done():
+                task.cancel()
+        self._newest.clear()
+        self.running = []
+
+
+def _bind_flags(sbatch_data: dict):
+    """What the sbatch check learnt from ``sbatch --help``; unknown = assume supported, as
+    the validator does not flag it either."""
+    flags = sbatch_data.get("bind_flags")
+    return True if flags is None else flags
+
+
+def store_result(state, result: ProbeResult) -> None:
+    """Put one probe result into the state (replacing the previous verdict of that probe)."""
+    state.set_probe_result(result)
+
+
+def probe_results(state) -> dict[str, ProbeResult]:
+    """The state's latest verdict per probe id."""
+    return dict(state.probe_results)
+
+
+def language_options() -> list[tuple[str, str]]:
+    from ..i18n import LANGUAGE_NAMES
+
+    return [(LANGUAGE_NAMES[code], code) for code in LANGUAGES]

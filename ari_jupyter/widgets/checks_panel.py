@@ -1,0 +1,103 @@
+"""Step 2: site checks, one row per probe, each turning from a spinner into its verdict."""
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ._base import STATUS_STYLE, Panel, esc, pre, probe_results, status_badge
+
+
+class ProbeRow(widgets.VBox):
+    """Icon, name, summary and a Details toggle revealing command, evidence and fix."""
+
+    def __init__(self, probe_id: str, panel: "ChecksPanel"):
+        self.probe_id = probe_id
+        self.panel = panel
+        self.icon = widgets.Button(disabled=True, layout=widgets.Layout(
+            width="40px", height="28px", padding="0", flex="0 0 40px"))
+        self.name = widgets.HTML(layout=widgets.Layout(width="190px", flex="0 0 190px"))
+        self.summary = widgets.HTML(layout=widgets.Layout(flex="1 1 auto"))
+        self.details_toggle = widgets.ToggleButton(value=False, layout=widgets.Layout(
+            width="90px", flex="0 0 90px"))
+        panel.label(self.details_toggle, "description", "checks_details")
+        self.details = widgets.HTML(layout=widgets.Layout(display="none", margin="0 0 0 40px"))
+        self.details_toggle.observe(self._toggle, names="value")
+        super().__init__([widgets.HBox([self.icon, self.name, self.summary, self.details_toggle],
+                                       layout=widgets.Layout(align_items="center")),
+                          self.details])
+        self.add_class("ari-probe-row")
+        self.add_class(f"ari-probe-{probe_id}")
+
+    def _toggle(self, change) -> None:
+        self.details.layout.display = "" if change["new"] else "none"
+
+    def show(self, result, running: bool) -> None:
+        tr = self.panel.tr
+        status = "running" if running else (result.status if result else "pending")
+        style, icon, color = STATUS_STYLE[status]
+        self.icon.button_style = style
+        self.icon.icon = icon
+        self.icon.tooltip = tr(f"status_{status}")
+        self.name.value = (f'<div style="font:bold 13px/1.3 sans-serif;padding-left:4px">'
+                           f'{esc(tr("probe_" + self.probe_id))}</div>')
+        if running:
+            text = tr("checks_row_running")
+        elif result is None:
+            text = tr("checks_row_pending")
+        else:
+            text = result.summary
+        self.summary.value = (f'<div style="font:12px/1.35 sans-serif;color:{color};padding:4px 0">'
+                              f'{esc(text)}</div>')
+        self.details_toggle.disabled = result is None
+        if result is None:
+            self.details.value = ""
+            return
+        parts = []
+        if result.command:
+            parts.append(f'<div><b>{esc(tr("checks_command"))}</b> <code>{esc(result.command)}</code></div>')
+        if result.evidence:
+            parts.append(f'<div><b>{esc(tr("checks_evidence"))}</b></div>' + pre(result.evidence))
+        if result.fix:
+            parts.append(f'<div class="ari-fix"><b>{esc(tr("checks_fix"))}</b> {esc(result.fix)}</div>')
+        self.details.value = f'<div style="font:12px sans-serif">{"".join(parts)}</div>'
+
+
+class ChecksPanel(Panel):
+    def __init__(self, ctx, **kwargs):
+        from ..probes import PROBE_IDS
+
+        super().__init__(ctx, **kwargs)
+        self.intro = widgets.HTML()
+        self.badge = widgets.HTML()
+        self.rerun = widgets.Button(icon="refresh", button_style="primary")
+        self.label(self.rerun, "description", "checks_rerun")
+        self.rerun.on_click(lambda _: self.run())
+        self.rows = {probe_id: ProbeRow(probe_id, self) for probe_id in PROBE_IDS}
+        self.children = [self.intro, widgets.HBox([self.badge, self.rerun],
+                                                  layout=widgets.Layout(align_items="center",
+                                                                        justify_content="space-between")),
+                         *self.rows.values()]
+        self.state.observe(lambda _: self.refresh(), names="probe_results")
+        ctx.runner.observe(lambda _: self.refresh(), names="running")
+        ctx.observe(lambda _: self.refresh(), names="site_name")
+        self.refresh()
+
+    @property
+    def task(self):
+        """The task of the latest full run (tests and notebooks await it)."""
+        from ..probes import PROBE_IDS
+
+        return self.ctx.runner.tasks.get(tuple(sorted(PROBE_IDS)))
+
+    def run(self):
+        """Start every probe concurrently; rows update one by one as each finishes."""
+        return self.ctx.runner.start()
+
+    def refresh(self) -> None:
+        results = probe_results(self.state)
+        running = set(self.ctx.runner.running)
+        self.intro.value = (f'<div style="font:12px sans-serif;color:#555">'
+                            f'{esc(self.tr("checks_intro", site=self.ctx.site_name))}</div>')
+        shown = [r for pid, r in results.items() if pid in self.rows and pid not in running]
+        self.badge.value = status_badge(shown, len(running & set(self.rows)), self.tr)
+        for probe_id, row in self.rows.items():
+            row.show(results.get(probe_id), probe_id in running)

@@ -1,0 +1,378 @@
+"""Step 4: the experiment, the workspace, previews of every file, Write, and the hand-off."""
+from __future__ import annotations
+
+import json
+
+import ipywidgets as widgets
+
+from ._base import Panel, esc, pre
+
+SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "info": "#555555"}
+PANEL_FIELDS = ("title", "goal", "metrics", "min_expected_metric", "provided_files", "workspace",
+                "run_id", "experiment.md")
+
+
+class ExperimentPanel(Panel):
+    def __init__(self, ctx, **kwargs):
+        super().__init__(ctx, **kwargs)
+        s = self.state
+        wide = widgets.Layout(width="660px")
+        labelled = {"description_width": "150px"}
+        self.title = widgets.Text(style=labelled, value=s.title, layout=wide)
+        self.label(self.title, "description", "exp_title")
+        self.goal = widgets.Textarea(style=labelled, value=s.goal,
+                                     layout=widgets.Layout(width="660px", height="110px"))
+        self.label(self.goal, "description", "exp_goal")
+        self.metrics = widgets.TagsInput(value=list(s.metrics), allow_duplicates=False)
+        self.metrics_label = widgets.HTML()
+        self.min_metric = widgets.Text(
+            style=labelled, continuous_update=False, layout=widgets.Layout(width="320px"),
+            value="" if s.min_expected_metric is None else str(s.min_expected_metric))
+        self._min_metric_error = ""
+        self.label(self.min_metric, "description", "exp_min_metric")
+        self.files = widgets.Textarea(style=labelled, value="\n".join(s.provided_files),
+                                      continuous_update=False,
+                                      layout=widgets.Layout(width="660px", height="70px"))
+        self.label(self.files, "description", "exp_files")
+        self.label(self.files, "placeholder", "exp_files_placeholder")
+        self.workspace = widgets.Text(style=labelled, value=s.workspace, continuous_update=False,
+                                      layout=wide)
+        self.label(self.workspace, "description", "exp_workspace")
+        self.shared_fs = widgets.HTML()
+        self.run_id = widgets.Text(style=labelled, value=s.run_id, continuous_update=False, layout=wide)
+        self.label(self.run_id, "description", "exp_run_id")
+        self.label(self.run_id, "placeholder", "exp_run_id_auto")
+        for widget in (self.title, self.goal, self.metrics, self.min_metric, self.files,
+                       self.workspace, self.run_id):
+            widget.observe(self._to_state, names="value")
+        self.problems = widgets.HTML()
+        self.previews = widgets.Tab(children=[widgets.HTML(), widgets.HTML(), widgets.HTML(),
+                                              widgets.HTML()])
+        self.write = widgets.Button(button_style="primary", icon="save")
+        self.label(self.write, "description", "exp_write")
+        self.write.on_click(lambda _: self.do_write(force=False))
+        self.write_reason = widgets.HTML()
+        self.confirm_text = widgets.HTML()
+        self.overwrite = widgets.Button(button_style="danger")
+        self.label(self.overwrite, "description", "exp_overwrite")
+        self.overwrite.on_click(lambda _: self.do_write(force=True))
+        self.cancel = widgets.Button()
+        self.label(self.cancel, "description", "exp_cancel")
+        self.cancel.on_click(lambda _: self._hide_confirm())
+        self.confirm = widgets.HBox([self.confirm_text, self.overwrite, self.cancel],
+                                    layout=widgets.Layout(display="none", align_items="center"))
+        self.result = widgets.HTML()
+        self.handoff_command = widgets.Text(value="", layout=widgets.Layout(width="560px"))
+        self.copy = widgets.HTML()
+        self.open_terminal = widgets.Button(icon="terminal", layout=widgets.Layout(display="none"))
+        self.label(self.open_terminal, "description", "exp_open_terminal")
+        self.open_terminal.on_click(lambda _: self._open_terminal())
+        self.terminal_status = widgets.HTML()
+        self.handoff_box = widgets.VBox([
+            widgets.HBox([self.handoff_command, self.copy, self.open_terminal],
+                         layout=widgets.Layout(align_items="center")),
+            self.terminal_status], layout=widgets.Layout(display="none"))
+        self.checklist = widgets.HTML()
+        self.check_handoff = widgets.Button(icon="check-square-o",
+                                            layout=widgets.Layout(display="none"))
+        self.label(self.check_handoff, "description", "exp_check_handoff")
+        self.check_handoff.on_click(lambda _: self.start_handoff_check())
+        self.handoff_checks = widgets.HTML()
+        self.last_emit = None
+        self.handoff_task = None
+        self.handoff_results = []
+        self._checklist = None
+        self.children = [
+            self.title, self.goal, widgets.HBox([self.metrics_label, self.metrics]), self.min_metric,
+            self.files, self.workspace, self.shared_fs, self.run_id,
+            self.problems, self.previews,
+            widgets.HBox([self.write, self.write_reason], layout=widgets.Layout(align_items="center")),
+            self.confirm, self.result, self.handoff_box, self.checklist, self.check_handoff,
+            self.handoff_checks,
+        ]
+        s.observe(self._from_state, names=["title", "goal", "metrics", "min_expected_metric",
+                                           "provided_files", "workspace", "run_id"])
+        ctx.observe_plan(self.refresh)
+        ctx.runner.observe(lambda _: self._render_shared_fs(), names="running")
+        bridge = ctx.bridge
+        if bridge is not None:
+            bridge.observe(lambda _: self._render_handoff(), names=["available", "last_result"])
+        self.refresh()
+
+    # -- widgets <-> state ----------------------------------------------------------------------
+    def _to_state(self, change) -> None:
+        s, w = self.state, change["owner"]
+        if w is self.title:
+            s.title = w.value
+        elif w is self.goal:
+            s.goal = w.value
+        elif w is self.metrics:
+            s.metrics = list(w.value)
+        elif w is self.min_metric:
+            text = w.value.strip()
+            try:
+                s.min_expected_metric = int(text) if text else None
+                self._min_metric_error = ""
+            except ValueError:
+                self._min_metric_error = self.tr("profile_not_integer", value=text)
+                self.refresh()
+        elif w is self.files:
+            s.provided_files = [line.strip() for line in w.value.splitlines() if line.strip()]
+        elif w is self.workspace:
+            s.workspace = w.value.strip()
+            self.ctx.runner.start(only=("shared_fs",))  # the live verdict for the new path
+        elif w is self.run_id:
+            s.run_id = w.value.strip()
+
+    def _from_state(self, change) -> None:
+        name, value = change["name"], change["new"]
+        target = {"title": self.title, "goal": self.goal, "workspace": self.workspace,
+                  "run_id": self.run_id}.get(name)
+        if target is not None and target.value != value:
+            target.value = value
+        elif name == "metrics" and list(self.metrics.value) != list(value):
+            self.metrics.value = list(value)
+        elif name == "provided_files":
+            text = "\n".join(value)
+            shown = [line.strip() for line in self.files.value.splitlines() if line.strip()]
+            if shown != list(value):
+                self.files.value = text
+        elif name == "min_expected_metric":
+            text = "" if value is None else str(value)
+            if self.min_metric.value.strip() != text:
+                self.min_metric.value = text
+
+    # -- rendering ------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        self.metrics_label.value = (f'<div style="font:13px sans-serif;width:146px;text-align:right;'
+                                    f'padding-right:8px">{esc(self.tr("exp_metrics"))}</div>')
+        problems = [p for p in self.ctx.profile_problems()]
+        mine = [p for p in problems if p.field in PANEL_FIELDS]
+        extra = self._min_metric_error
+        rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
+            [(p.severity, p.field, p.message, p.fix) for p in mine]
+        self.problems.value = "".join(
+            f'<div class="ari-problem ari-msg-{sev}" '
+            f'style="font:12px sans-serif;color:{SEVERITY_COLOR.get(sev, "#555")}">'
+            f'<b>{esc(field)}</b>: {esc(message)}' + (f' — <i>{esc(fix)}</i>' if fix else "") + "</div>"
+            for sev, field, message, fix in rows)
+        self._render_previews()
+        # A node-local workspace is not a reason to disable Write: emit refuses it and the
+        # user is asked whether to write anyway (emit's force), as on the command line.
+        blocking = [p for p in problems if p.severity == "error" and not _is_shared_fs_problem(p)]
+        self.write.disabled = bool(blocking)
+        if blocking:
+            reasons = "; ".join(f"{p.field}: {p.message}" for p in blocking[:3])
+            more = len(blocking) - 3
+            text = self.tr("exp_write_blocked", count=len(blocking), reasons=reasons) + \
+                (" " + self.tr("exp_write_more", count=more) if more > 0 else "")
+            self.write_reason.value = (f'<span class="ari-write-reason" '
+                                       f'style="font:12px sans-serif;color:#c62828">{esc(text)}</span>')
+        else:
+            self.write_reason.value = (f'<span class="ari-write-reason" '
+                                       f'style="font:12px sans-serif;color:#2e7d32">'
+                                       f'{esc(self.tr("exp_write_ready", path=self._target_dir()))}</span>')
+        self._render_shared_fs()
+        self._render_handoff()
+
+    def _target_dir(self) -> str:
+        return self.state.checkpoint_dir or f"{self.state.workspace.rstrip('/')}/checkpoints/<run_id>"
+
+    def _render_previews(self) -> None:
+        from ..ari import render
+
+        titles = ["experiment.md", ".env", "launch_config.json", self.tr("exp_preview_handoff")]
+        for index, title in enumerate(titles):
+            self.previews.set_title(index, title)
+        s = self.state
+        renderers = (
+            lambda: render.render_experiment_md(s),
+            lambda: render.render_env(s),
+            lambda: render.render_launch_config(s),
+            lambda: render.render_handoff_script(
+                s, self._target_dir(), f"{s.workspace.rstrip('/')}/launch/{s.run_id or '<run_id>'}.sh"),
+        )
+        for child, make in zip(self.previews.children, renderers):
+            try:
+                child.value = pre(make(), max_height="22em")
+            except (render.RenderError, ValueError, TypeError) as exc:
+                child.value = (f'<div style="font:12px sans-serif;color:#c62828">'
+                               f'{esc(self.tr("exp_preview_unavailable", reason=exc))}</div>')
+
+    def _render_shared_fs(self) -> None:
+        if "shared_fs" in self.ctx.runner.running:
+            text, color = self.tr("exp_shared_fs_checking"), "#555"
+        else:
+            result = self.state.probe_results.get("shared_fs")
+            if result is None:
+                text, color = self.tr("exp_shared_fs_none"), "#555"
+            else:
+                color = {"ok": "#2e7d32", "warn": "#b26a00", "fail": "#c62828"}.get(result.status, "#555")
+                text = self.tr("exp_shared_fs_verdict", status=self.tr("status_" + result.status),
+                               summary=result.summary)
+        self.shared_fs.value = (f'<div class="ari-shared-fs" style="font:12px sans-serif;color:{color};'
+                                f'margin-left:158px">{esc(text)}</div>')
+
+    def _render_handoff(self) -> None:
+        emitted = self.last_emit
+        self.handoff_box.layout.display = "" if emitted else "none"
+        self.check_handoff.layout.display = "" if emitted and self._handoff_module() else "none"
+        if not emitted:
+            self.checklist.value = ""
+            return
+        self.handoff_command.value = emitted.handoff_command
+        self.copy.value = _copy_button(emitted.handoff_command, self.tr("exp_copy"), self.tr("exp_copied"))
+        bridge = self.ctx.bridge
+        available = bool(bridge is not None and bridge.available)
+        self.open_terminal.layout.display = "" if available else "none"
+        if bridge is not None and bridge.last_result:
+            res = bridge.last_result
+            text = (self.tr("exp_terminal_opened", terminal=res.get("terminal", "")) if res.get("ok")
+                    else self.tr("exp_terminal_failed", error=res.get("error", "")))
+            self.terminal_status.value = f'<span style="font:12px sans-serif">{esc(text)}</span>'
+        self.checklist.value = self._checklist_html()
+
+    # -- actions ----------------------------------------------------------------------------------
+    def do_write(self, force: bool = False):
+        """Write the checkpoint through the core. An existing checkpoint, or a workspace the
+        shared-filesystem check calls node-local, is only written after the user confirms."""
+        from ..emit import CheckpointExists, EmitError, NodeLocalWorkspace, emit_checkpoint
+
+        self._hide_confirm()
+        try:
+            result = emit_checkpoint(self.state, force=force, host=self.ctx.host)
+        except CheckpointExists as exc:
+            return self._ask(self.tr("exp_exists", detail=exc), "exp_overwrite")
+        except NodeLocalWorkspace as exc:
+            return self._ask(self.tr("exp_node_local", detail=exc), "exp_write_anyway")
+        except (EmitError, OSError, ValueError) as exc:
+            self.result.value = (f'<div class="ari-write-error" style="font:12px sans-serif;color:#c62828">'
+                                 f'{esc(self.tr("exp_write_failed", error=exc))}</div>')
+            return None
+        self.last_emit = result
+        files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
+        notes = "".join(f"<li>{esc(note)}</li>" for note in result.notes)
+        self.result.value = (f'<div class="ari-write-ok" style="font:12px sans-serif;color:#2e7d32">'
+                             f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>'
+                             f'<ul style="font:12px sans-serif">{files}</ul>'
+                             + (f'<div style="font:12px sans-serif">{esc(self.tr("exp_notes"))}</div>'
+                                f'<ul style="font:12px sans-serif">{notes}</ul>' if notes else ""))
+        self.refresh()
+        return result
+
+    def _ask(self, question: str, confirm_key: str) -> None:
+        self.confirm_text.value = (f'<span class="ari-confirm" style="font:12px sans-serif;color:#b26a00">'
+                                   f'{esc(question)}</span>')
+        self.overwrite.description = self.tr(confirm_key)
+        self.confirm.layout.display = ""
+        return None
+
+    def _hide_confirm(self) -> None:
+        self.confirm.layout.display = "none"
+
+    def _open_terminal(self) -> None:
+        emitted = self.last_emit
+        if emitted is None or self.ctx.bridge is None:
+            return
+        try:
+            self.ctx.bridge.open_terminal(emitted.handoff_command, cwd=self.state.workspace, run=False)
+        except (RuntimeError, ValueError) as exc:
+            self.terminal_status.value = f'<span style="color:#c62828">{esc(exc)}</span>'
+
+    # -- issue 10: the R-CCS Cloud checklist and "Check hand-off" ----------------------------
+    def _handoff_module(self):
+        try:
+            from .. import handoff
+        except ImportError:
+            return None
+        return handoff
+
+    def _checklist_html(self) -> str:
+        handoff = self._handoff_module()
+        emitted = self.last_emit
+        if handoff is None or emitted is None:
+            return ""
+        if self._checklist is None or self._checklist[0] is not emitted:
+            # computed once per Write: it picks a free dashboard port on this host
+            items = handoff.handoff_checklist(self.state, emitted.checkpoint_dir, notes=emitted.notes,
+                                              files=emitted.files, env=self.ctx.host.env)
+            self._checklist = (emitted, items)
+        return _render_checklist(self._checklist[1], self.tr)
+
+    def start_handoff_check(self):
+        """Run the hand-off checks as a task on the kernel's loop; results render as they come."""
+        import asyncio
+
+        handoff = self._handoff_module()
+        if handoff is None or self.last_emit is None:
+            return None
+        self.handoff_checks.value = f'<i>{esc(self.tr("checks_row_running"))}</i>'
+
+        async def run():
+            results = await handoff.check_handoff_async(self.last_emit.checkpoint_dir,
+                                                        host=self.ctx.host,
+                                                        timeout=self.ctx.config.probe_timeout * 2)
+            self.handoff_results = results
+            self.handoff_checks.value = _render_verdicts(results, self.tr)
+
+        self.handoff_task = asyncio.get_running_loop().create_task(run())
+        return self.handoff_task
+
+
+def _is_shared_fs_problem(problem) -> bool:
+    from .. import emit
+
+    return emit._is_shared_fs_problem(problem)
+
+
+def _copy_button(text: str, label: str, done: str) -> str:
+    """A Copy button that works without the lab extension: the browser's clipboard API, or
+    (plain http, where that API is missing) a selected textarea and execCommand."""
+    payload = json.dumps(text)
+    script = (
+        f"const t = {payload}; const b = this; const ok = () => {{ b.textContent = {json.dumps(done)}; }};"
+        "if (navigator.clipboard && window.isSecureContext) { navigator.clipboard.writeText(t).then(ok); }"
+        "else { const a = document.createElement('textarea'); a.value = t; document.body.appendChild(a);"
+        " a.select(); if (document.execCommand('copy')) { ok(); } a.remove(); }"
+    )
+    return (f'<button class="ari-copy jupyter-button" title="{esc(label)}" '
+            f'onclick="{esc(script)}">{esc(label)}</button>')
+
+
+CHECKLIST_COLORS = {"ready": "#1565c0", "written": "#2e7d32", "not written": "#c62828"}
+
+
+def _render_checklist(items, tr) -> str:
+    """The hand-off steps (handoff.ChecklistItem): translated title and state, the core's
+    command, detail and warning verbatim (they quote paths, ports and ARI's behaviour)."""
+    rows = []
+    for item in items:
+        color = CHECKLIST_COLORS.get(item.state, "#555")
+        state = tr("checklist_state_" + item.state.replace(" ", "_"))
+        parts = [f'<b>{esc(tr("checklist_" + item.id))}</b> '
+                 f'<span class="ari-checklist-state" style="color:{color}">[{esc(state)}]</span>']
+        if item.command:
+            parts.append(pre(item.command))
+        if item.detail:
+            parts.append(f"<div>{esc(item.detail)}</div>")
+        if item.warning:
+            parts.append(f'<div class="ari-dashboard-warning" style="color:#c62828;margin:4px 0">'
+                         f'⚠ {esc(item.warning)}</div>')
+        for command in item.extra_commands:
+            parts.append(pre(command))
+        rows.append(f'<li class="ari-checklist-{esc(item.id)}" style="margin:6px 0">{"".join(parts)}</li>')
+    return (f'<h4 style="margin:8px 0 2px">{esc(tr("exp_checklist_title"))}</h4>'
+            f'<ol class="ari-checklist" style="font:12px sans-serif">{"".join(rows)}</ol>')
+
+
+def _render_verdicts(results, tr) -> str:
+    from ._base import STATUS_STYLE
+
+    rows = []
+    for result in results:
+        color = STATUS_STYLE.get(result.status, STATUS_STYLE["unknown"])[2]
+        rows.append(f'<li class="ari-handoff-{esc(result.id)}"><b style="color:{color}">'
+                    f'{esc(tr("status_" + result.status))}</b> '
+                    f'{esc(result.summary)}' + (f'<div><i>{esc(result.fix)}</i></div>' if result.fix and
+                                                result.status != "ok" else "") + "</li>")
+    return f'<ul class="ari-handoff-checks" style="font:12px sans-serif">{"".join(rows)}</ul>'

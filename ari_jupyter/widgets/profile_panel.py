@@ -1,0 +1,380 @@
+"""Step 3: partition, job resources, execution profile (every key), module loads, previews.
+
+Each profile key gets the widget its schema type calls for; what the user types is parsed
+here only as far as a widget needs (text -> int), and everything the core validator says about
+a field appears right under it. The previews are the core's own output: the exact sbatch argv
+ARI's dispatcher would build and the reproduce.sh prelude the profile asks for.
+"""
+from __future__ import annotations
+
+import ipywidgets as widgets
+from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
+
+from ..ari.profile import PRESETS, PROFILE_KEYS
+from ._base import Panel, esc, pre, probe_results
+from .experiment_panel import PANEL_FIELDS as EXPERIMENT_FIELDS
+
+SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "warn": "#b26a00", "info": "#555555"}
+CUSTOM = "custom"
+
+
+class ProfileField:
+    """One execution_profile key: a widget, a converter both ways, and its message line."""
+
+    def __init__(self, panel: "ProfilePanel", key: str):
+        self.panel = panel
+        self.key = key
+        trait = panel.state.profile.traits()[key]
+        self.trait = trait
+        self.kind = _kind_of(trait)
+        self.widget = self._make_widget(trait)
+        self.message = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px", flex="1 1 auto"))
+        self.parse_error = ""
+        self.name = widgets.HTML(f'<code title="{esc(key)}">{esc(key)}</code>',
+                                 layout=widgets.Layout(width="190px", flex="0 0 190px"))
+        self.help = widgets.HTML(layout=widgets.Layout(width="300px", flex="0 0 300px"))
+        self.row = widgets.HBox([self.name, self.widget, self.help, self.message],
+                                layout=widgets.Layout(align_items="center"))
+        self.row.add_class(f"ari-field-{key}")
+        self._syncing = False
+        self.widget.observe(self._from_widget, names="value")
+
+    def _make_widget(self, trait):
+        layout = widgets.Layout(width="220px", flex="0 0 220px")
+        if self.kind == "enum":
+            options = [("—", None)] + [(v, v) for v in trait.values]
+            return widgets.Dropdown(options=options, value=None, layout=layout)
+        if self.kind == "optional_bool":
+            return widgets.Dropdown(options=[("—", None), ("true", True), ("false", False)],
+                                    value=None, layout=layout)
+        if self.kind == "bool":
+            return widgets.Checkbox(value=False, indent=False, layout=layout)
+        if self.kind == "list":
+            return widgets.TagsInput(value=[], allow_duplicates=False, layout=layout)
+        return widgets.Text(value="", continuous_update=False, layout=layout)
+
+    # widget -> profile
+    def _from_widget(self, change) -> None:
+        if self._syncing:
+            return
+        raw = change["new"]
+        try:
+            value = self._parse(raw)
+        except ValueError:
+            self.parse_error = self.panel.tr("profile_not_integer", value=raw)
+            self.panel.refresh_messages()
+            return
+        self.parse_error = ""
+        try:
+            setattr(self.panel.state.profile, self.key, value)
+        except TraitError as exc:
+            self.parse_error = str(exc).split("\n")[0]
+        self.panel.mark_custom()
+        self.panel.refresh_messages()
+
+    def _parse(self, raw):
+        if self.kind in ("int", "optional_int"):
+            text = str(raw).strip()
+            if text == "":
+                return None if self.kind == "optional_int" else 0
+            return int(text)
+        if self.kind == "optional_str":
+            return raw if raw != "" else None
+        if self.kind == "list":
+            return list(raw)
+        return raw
+
+    # profile -> widget
+    def show(self, value) -> None:
+        self._syncing = True
+        try:
+            if self.kind in ("int", "optional_int"):
+                self.widget.value = "" if value in (None, 0) and self.kind == "optional_int" \
+                    else ("" if value is None else str(value))
+            elif self.kind == "optional_str":
+                self.widget.value = value or ""
+            elif self.kind == "list":
+                set_tags(self.widget, value)
+            else:
+                self.widget.value = value
+        finally:
+            self._syncing = False
+
+
+def set_tags(widget, values) -> None:
+    """Show ``values`` in a TagsInput even when they are not among the offered tags (a preset
+    or a restored checkpoint may name modules this site lacks; the validator says so)."""
+    values = list(values or [])
+    if widget.allowed_tags:
+        missing = [v for v in values if v not in widget.allowed_tags]
+        if missing:
+            widget.allowed_tags = list(widget.allowed_tags) + missing
+    widget.value = values
+
+
+def _kind_of(trait) -> str:
+    if isinstance(trait, Enum):
+        return "enum"
+    if isinstance(trait, Bool):
+        return "optional_bool" if trait.allow_none else "bool"
+    if isinstance(trait, Int):
+        return "optional_int" if trait.allow_none else "int"
+    if isinstance(trait, ListTrait):
+        return "list"
+    if isinstance(trait, Unicode):
+        return "optional_str" if trait.allow_none else "str"
+    raise TypeError(f"no widget for trait {trait!r}")
+
+
+class ProfilePanel(Panel):
+    def __init__(self, ctx, **kwargs):
+        super().__init__(ctx, **kwargs)
+        s = self.state
+        # partition
+        self.partition = widgets.Combobox(value=s.partition or "", options=[], ensure_option=False,
+                                          continuous_update=False, layout=widgets.Layout(width="220px"))
+        self.label(self.partition, "description", "profile_partition")
+        self.partition_source = widgets.HTML()
+        self.partition.observe(self._on_partition, names="value")
+        # job resources (ARI_SLURM_* in .env; --cpus-per-task / --time of the reproduce job)
+        self.max_cpus = widgets.BoundedIntText(value=s.max_cpus or 1, min=1, max=1_000_000,
+                                               layout=widgets.Layout(width="220px"))
+        self.label(self.max_cpus, "description", "profile_max_cpus")
+        self.walltime = widgets.Text(value=s.walltime or "", continuous_update=False,
+                                     placeholder="HH:MM:SS", layout=widgets.Layout(width="220px"))
+        self.label(self.walltime, "description", "profile_walltime")
+        self.nodes = widgets.BoundedIntText(value=s.nodes or 0, min=0, max=1_000_000,
+                                            layout=widgets.Layout(width="220px"))
+        self.label(self.nodes, "description", "profile_nodes")
+        self.mem_gb = widgets.BoundedIntText(value=s.mem_gb or 0, min=0, max=1_000_000,
+                                             layout=widgets.Layout(width="220px"))
+        self.label(self.mem_gb, "description", "profile_mem_gb")
+        self.allow_no_gres = widgets.Checkbox(value=s.allow_no_gres, indent=False,
+                                              style={"description_width": "initial"},
+                                              layout=widgets.Layout(width="auto"))
+        self.label(self.allow_no_gres, "description", "profile_allow_no_gres")
+        self.resources_help = widgets.HTML()
+        for widget, trait, convert in ((self.max_cpus, "max_cpus", int),
+                                       (self.walltime, "walltime", str),
+                                       (self.nodes, "nodes", _none_if_zero),
+                                       (self.mem_gb, "mem_gb", _none_if_zero),
+                                       (self.allow_no_gres, "allow_no_gres", bool)):
+            widget.observe(self._setter(trait, convert), names="value")
+        # preset + profile fields
+        self.preset = widgets.Dropdown(options=[(CUSTOM, CUSTOM)] + [(n, n) for n in PRESETS],
+                                       value=CUSTOM, layout=widgets.Layout(width="320px"))
+        self.label(self.preset, "description", "profile_preset")
+        self.preset_doc = widgets.HTML()
+        self.preset.observe(self._on_preset, names="value")
+        self.fields = {key: ProfileField(self, key) for key in PROFILE_KEYS}
+        # module loads come from the modules probe (the site's `module avail` is authoritative)
+        self.modules = widgets.TagsInput(value=list(s.module_loads), allowed_tags=[],
+                                         allow_duplicates=False)
+        self.modules_help = widgets.HTML()
+        self.modules.observe(self._on_modules, names="value")
+        # previews
+        self.sbatch_title = widgets.HTML()
+        self.sbatch_preview = widgets.HTML()
+        self.prelude_title = widgets.HTML()
+        self.prelude_preview = widgets.HTML()
+        self.problems = widgets.HTML()
+
+        self.fields_box = widgets.VBox([f.row for f in self.fields.values()])
+        self.fields_title = widgets.HTML()
+        self.children = [
+            widgets.HBox([self.partition, self.partition_source],
+                         layout=widgets.Layout(align_items="center")),
+            widgets.HBox([self.max_cpus, self.walltime, self.nodes]),
+            widgets.HBox([self.mem_gb, self.allow_no_gres]), self.resources_help,
+            widgets.HBox([self.preset, self.preset_doc], layout=widgets.Layout(align_items="center")),
+            self.fields_title, self.fields_box,
+            self.modules_help, self.modules,
+            self.problems,
+            self.sbatch_title, self.sbatch_preview,
+            self.prelude_title, self.prelude_preview,
+        ]
+        self._watched_profile = None
+        self._watch_profile()
+        s.observe(self._on_state, names=["profile", "partition", "partition_source", "max_cpus",
+                                         "walltime", "nodes", "mem_gb", "allow_no_gres",
+                                         "module_loads", "probe_results"])
+        ctx.observe_plan(self.refresh_previews)
+        self.refresh()
+
+    # -- state -> widgets -----------------------------------------------------------------------
+    def _watch_profile(self) -> None:
+        if self._watched_profile is not None:
+            self._watched_profile.unobserve(self._on_profile_trait)
+        self._watched_profile = self.state.profile
+        self._watched_profile.observe(self._on_profile_trait)
+        for key, field in self.fields.items():
+            field.show(getattr(self.state.profile, key))
+
+    def _on_profile_trait(self, change) -> None:
+        field = self.fields.get(change["name"])
+        if field is not None:
+            field.show(change["new"])
+
+    def _on_state(self, change) -> None:
+        name = change["name"]
+        if name == "profile":
+            self._watch_profile()
+        elif name == "partition" and self.partition.value != (change["new"] or ""):
+            self.partition.value = change["new"] or ""
+        elif name == "max_cpus" and change["new"]:
+            self.max_cpus.value = change["new"]
+        elif name == "walltime":
+            self.walltime.value = change["new"] or ""
+        elif name == "nodes":
+            self.nodes.value = change["new"] or 0
+        elif name == "mem_gb":
+            self.mem_gb.value = change["new"] or 0
+        elif name == "allow_no_gres":
+            self.allow_no_gres.value = bool(change["new"])
+        elif name == "module_loads" and list(self.modules.value) != list(change["new"]):
+            set_tags(self.modules, change["new"])
+        self.refresh()
+
+    # -- widgets -> state -----------------------------------------------------------------------
+    def _setter(self, trait, convert):
+        def set_value(change):
+            value = convert(change["new"])
+            if getattr(self.state, trait) != value:
+                try:
+                    setattr(self.state, trait, value)
+                except TraitError as exc:
+                    self.problems.value = f'<div style="color:#c62828">{esc(exc)}</div>'
+        return set_value
+
+    def _on_partition(self, change) -> None:
+        value = (change["new"] or "").strip()
+        if value == (self.state.partition or ""):
+            return
+        self.ctx.choose_partition(value)
+
+    def _on_preset(self, change) -> None:
+        name = change["new"]
+        if name == CUSTOM:
+            self.preset_doc.value = ""
+            return
+        self.ctx.apply_preset(name)
+        self.preset_doc.value = (f'<span style="font:12px sans-serif;color:#555">'
+                                 f'{esc(self.tr("preset_" + name))}</span>')
+
+    def mark_custom(self) -> None:
+        """A field edited by hand no longer matches the preset it started from."""
+        name = self.preset.value
+        if name != CUSTOM and PRESETS[name]().to_json() != self.state.profile.to_json():
+            self.preset.unobserve(self._on_preset, names="value")
+            self.preset.value = CUSTOM
+            self.preset_doc.value = ""
+            self.preset.observe(self._on_preset, names="value")
+
+    def _on_modules(self, change) -> None:
+        if list(change["new"]) != list(self.state.module_loads):
+            self.state.module_loads = list(change["new"])
+
+    # -- rendering ------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        results = probe_results(self.state)
+        partitions = self.ctx.probe_data("partitions").get("partitions") or []
+        names = [p["name"] for p in partitions]
+        self.partition.options = names
+        self.partition_source.value = (
+            f'<span class="ari-partition-source" style="font:12px sans-serif;color:#555">'
+            f'{esc(self.tr("profile_partition_source", source=self._source_text()))}</span>')
+        self.resources_help.value = (f'<div style="font:12px sans-serif;color:#555">'
+                                     f'{esc(self.tr("profile_resources_help"))}</div>')
+        self._relabel_presets()
+        self.fields_title.value = f'<h4 style="margin:8px 0 2px">{esc(self.tr("profile_fields_title"))}</h4>'
+        for key, field in self.fields.items():
+            field.help.value = (f'<span style="font:11px sans-serif;color:#666">'
+                                f'{esc(self.tr("field_" + key))}</span>')
+        self._refresh_modules(results)
+        self.refresh_messages()
+        self.refresh_previews()
+
+    def _relabel_presets(self) -> None:
+        """Translate "custom" without losing the selected preset (a Dropdown resets its value
+        when its options are replaced)."""
+        options = [(self.tr("profile_preset_custom"), CUSTOM)] + [(n, n) for n in PRESETS]
+        if list(self.preset.options) == options:
+            return
+        value = self.preset.value
+        self.preset.unobserve(self._on_preset, names="value")
+        self.preset.options = options
+        self.preset.value = value
+        self.preset.observe(self._on_preset, names="value")
+
+    def _source_text(self) -> str:
+        from ..i18n import catalog
+
+        source = self.state.partition_source or "none"
+        key = "source_" + source.replace(".", "_")
+        return self.tr(key) if key in catalog("en") else source
+
+    def _refresh_modules(self, results) -> None:
+        modules_result = results.get("modules")
+        available = list((modules_result.data.get("modules") or []) if modules_result else [])
+        offered = self.ctx.config.filter_modules(available)
+        profile_field = self.fields["module_loads"].widget
+        if offered:
+            self.modules.allowed_tags = sorted(set(offered) | set(self.state.module_loads))
+            profile_field.allowed_tags = sorted(set(offered) | set(self.state.profile.module_loads))
+            text = self.tr("profile_modules_help", count=len(offered))
+        else:
+            self.modules.allowed_tags = []
+            profile_field.allowed_tags = []
+            text = self.tr("profile_modules_unknown")
+        self.modules_help.value = (f'<h4 style="margin:8px 0 2px">'
+                                   f'{esc(self.tr("profile_modules_title"))}</h4>'
+                                   f'<div style="font:12px sans-serif;color:#555">{esc(text)}</div>')
+
+    def refresh_messages(self) -> None:
+        by_field: dict[str, list] = {}
+        general = []
+        for problem in self.ctx.profile_problems():
+            if problem.field in self.fields:
+                by_field.setdefault(problem.field, []).append(problem)
+            elif problem.field not in EXPERIMENT_FIELDS:  # those are shown on step 4
+                general.append(problem)
+        for key, field in self.fields.items():
+            lines = []
+            if field.parse_error:
+                lines.append(("error", field.parse_error))
+            lines += [(p.severity, p.message) for p in by_field.get(key, [])]
+            field.message.value = "".join(
+                f'<div class="ari-msg-{sev}" '
+                f'style="font:11px sans-serif;color:{SEVERITY_COLOR.get(sev, "#555")}">'
+                f'{esc(msg)}</div>' for sev, msg in lines)
+        self.problems.value = "".join(
+            f'<div class="ari-msg-{p.severity}" style="font:12px sans-serif;'
+            f'color:{SEVERITY_COLOR.get(p.severity, "#555")}">{esc(p.message)}'
+            + (f' <i>{esc(p.fix)}</i>' if getattr(p, "fix", "") else "") + "</div>"
+            for p in general)
+
+    def refresh_previews(self) -> None:
+        self.sbatch_title.value = (f'<h4 style="margin:8px 0 2px">{esc(self.tr("preview_sbatch"))}</h4>'
+                                   f'<div style="font:12px sans-serif;color:#555">'
+                                   f'{esc(self.tr("preview_sbatch_help"))}</div>')
+        plan, error = self.ctx.slurm_plan()
+        if plan is None:
+            self.sbatch_preview.value = (f'<div class="ari-sbatch-error" style="font:12px sans-serif;'
+                                         f'color:#c62828">{esc(self.tr("preview_ari_refuses"))}</div>'
+                                         + pre(error))
+        elif not plan.argv:
+            self.sbatch_preview.value = pre(plan.local_fallback)
+        else:
+            notes = "".join(f'<div style="font:12px sans-serif;color:#b26a00">⚠ {esc(w)}</div>'
+                            for w in plan.warnings)
+            self.sbatch_preview.value = (f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
+                                         + notes)
+        self.prelude_title.value = (f'<h4 style="margin:8px 0 2px">{esc(self.tr("preview_prelude"))}</h4>'
+                                    f'<div style="font:12px sans-serif;color:#555">'
+                                    f'{esc(self.tr("preview_prelude_help"))}</div>')
+        self.prelude_preview.value = pre(self.ctx.prelude_text())
+
+
+def _none_if_zero(value):
+    """0 in a count box means "not set" (ARI's own convention for counts)."""
+    return int(value) or None

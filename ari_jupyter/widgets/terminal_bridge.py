@@ -1,0 +1,101 @@
+"""Kernel side of "Open in terminal": a Comm to the ari-jupyter lab extension.
+
+Protocol (version 1). Transport: a Jupyter Comm with target name ``ari_jupyter_terminal``,
+opened by the kernel; the lab extension registers that target on every notebook kernel. No DOM
+widget is involved. Every message is a JSON object with a ``type``.
+
+1. kernel -> frontend, comm_open data: ``{"type": "ari-jupyter:hello", "protocol": 1}``
+2. frontend -> kernel: ``{"type": "ari-jupyter:ready", "protocol": 1}``. Only after this does
+   the wizard show "Open in terminal"; without the extension the frontend closes the comm and
+   the button stays hidden (Copy still works, e.g. in Voilà or plain Notebook 7).
+3. kernel -> frontend: ``{"type": "ari-jupyter:open-terminal", "request_id": "<hex>",
+   "cwd": "/abs/dir" or "", "command": "<one shell line>", "run": false}``. ``run: false`` types
+   the line without Enter so the user reviews it; ``run: true`` also sends ``\\r``.
+4. frontend -> kernel: ``{"type": "ari-jupyter:terminal-opened", "request_id": "<same>",
+   "ok": true, "terminal": "<name>"}`` or ``{..., "ok": false, "error": "<text>"}``.
+
+Unknown types are ignored on both sides. The command is one line: a newline would let the
+terminal execute part of it even with ``run: false``, so it is refused here.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any, Callable
+
+from traitlets import Bool, Dict, HasTraits, Unicode
+
+TARGET_NAME = "ari_jupyter_terminal"
+PROTOCOL = 1
+HELLO = "ari-jupyter:hello"
+READY = "ari-jupyter:ready"
+OPEN_TERMINAL = "ari-jupyter:open-terminal"
+TERMINAL_OPENED = "ari-jupyter:terminal-opened"
+
+
+def _default_comm_factory(**kwargs):
+    import comm
+
+    return comm.create_comm(**kwargs)
+
+
+class TerminalBridge(HasTraits):
+    """Opens the comm once; ``available`` turns True when the extension answered."""
+
+    available = Bool(False, help="The lab extension answered the hello.")
+    last_result = Dict(help="The latest terminal-opened reply (ok, terminal or error).")
+    last_request_id = Unicode("")
+
+    def __init__(self, comm_factory: Callable[..., Any] | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self._comm_factory = comm_factory or _default_comm_factory
+        self._comm = None
+
+    def connect(self) -> None:
+        """Open the comm (idempotent). Failures leave the bridge unavailable, never raise."""
+        if self._comm is not None:
+            return
+        try:
+            self._comm = self._comm_factory(
+                target_name=TARGET_NAME, data={"type": HELLO, "protocol": PROTOCOL}
+            )
+        except Exception:  # no kernel, or a frontend without comm support
+            self._comm = None
+            return
+        self._comm.on_msg(self._on_msg)
+        self._comm.on_close(self._on_close)
+
+    def _on_msg(self, msg: dict) -> None:
+        data = (msg.get("content") or {}).get("data") or {}
+        kind = data.get("type")
+        if kind == READY:
+            self.available = True
+        elif kind == TERMINAL_OPENED and data.get("request_id") == self.last_request_id:
+            self.last_result = {k: data[k] for k in ("ok", "terminal", "error") if k in data}
+
+    def _on_close(self, msg: dict) -> None:
+        self.available = False
+        self._comm = None
+
+    def open_terminal(self, command: str, cwd: str = "", run: bool = False) -> str:
+        """Ask the extension to open a terminal with ``command`` typed in; returns the request id."""
+        if "\n" in command or "\r" in command:
+            raise ValueError("the hand-off command must be a single line")
+        if cwd and not os.path.isabs(cwd):
+            raise ValueError(f"cwd must be absolute, got {cwd!r}")
+        if self._comm is None or not self.available:
+            raise RuntimeError("the ari-jupyter lab extension is not connected")
+        request_id = uuid.uuid4().hex
+        self.last_request_id = request_id
+        self.last_result = {}
+        self._comm.send({"type": OPEN_TERMINAL, "request_id": request_id,
+                         "cwd": cwd, "command": command, "run": bool(run)})
+        return request_id
+
+    def close(self) -> None:
+        if self._comm is not None:
+            try:
+                self._comm.close()
+            finally:
+                self._comm = None
+                self.available = False

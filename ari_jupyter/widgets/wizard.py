@@ -1,0 +1,156 @@
+"""The wizard: four panels in a Stack with Back/Next, a step indicator and a language switch.
+
+``Wizard()`` looks at the machine the kernel runs on when it is inside a SLURM allocation, and
+at a demo site otherwise (``c.AriWizard.demo_site`` / ``ARI_JUPYTER_DEMO_SITE``), then starts
+every probe on the kernel's event loop. ``Wizard(state=...)`` and
+``Wizard.from_checkpoint(path)`` reopen a previous run exactly as it was written.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import ipywidgets as widgets
+import traitlets
+
+from ..config import AriWizard, default_partition_choice, select_host, wizard_config
+from ..i18n import default_lang, normalize_lang
+from ._base import WizardContext, esc, language_options
+from .allocation_panel import AllocationPanel
+from .checks_panel import ChecksPanel
+from .experiment_panel import ExperimentPanel
+from .profile_panel import ProfilePanel
+from .terminal_bridge import TerminalBridge
+
+STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment")
+
+
+class Wizard(widgets.VBox):
+    """One wizard; every value lives in ``self.state`` (a ``WizardState``)."""
+
+    def __init__(self, state=None, lang: str | None = None, site=None,
+                 config: AriWizard | None = None, *, run_probes: bool = True,
+                 bridge: TerminalBridge | None = None, env=None, **kwargs):
+        from ..allocation import Allocation
+        from ..model import WizardState
+
+        super().__init__(**kwargs)
+        self.add_class("ari-wizard")
+        self.config = wizard_config(config)
+        env = dict(os.environ if env is None else env)
+        if state is not None and site is None and state.site_name:
+            site = _known_site(state.site_name)  # a restored demo run reopens on its demo site
+        host, site_name, reason = select_host(site, self.config, env)
+        fresh = state is None
+        state = state if state is not None else WizardState()
+        lang = normalize_lang(lang) or (state.lang if not fresh else None) \
+            or normalize_lang(self.config.language) or default_lang(env)
+        state.lang = lang
+        if fresh:
+            self._seed(state, host, Allocation)
+        if bridge is None:
+            bridge = TerminalBridge()
+            bridge.connect()
+        self.state = state
+        self.ctx = WizardContext(state, self.config, host, site_name, reason, bridge=bridge, lang=lang)
+        traitlets.link((state, "lang"), (self.ctx, "lang"))
+
+        self.header = widgets.HTML()
+        self.language = widgets.Dropdown(options=language_options(), value=lang,
+                                         style={"description_width": "initial"},
+                                         layout=widgets.Layout(width="auto"))
+        traitlets.link((self.language, "value"), (self.ctx, "lang"))
+        self.steps = widgets.ToggleButtons(options=[(str(i + 1), i) for i in range(len(STEP_KEYS))],
+                                           value=0, style={"button_width": "auto"})
+        self.allocation_panel = AllocationPanel(self.ctx)
+        self.checks_panel = ChecksPanel(self.ctx)
+        self.profile_panel = ProfilePanel(self.ctx)
+        self.experiment_panel = ExperimentPanel(self.ctx)
+        self.stack = widgets.Stack([self.allocation_panel, self.checks_panel, self.profile_panel,
+                                    self.experiment_panel], selected_index=0)
+        traitlets.link((self.steps, "value"), (self.stack, "selected_index"))
+        self.back = widgets.Button(icon="arrow-left")
+        self.next = widgets.Button(icon="arrow-right", button_style="primary")
+        self.back.on_click(lambda _: self.go(self.stack.selected_index - 1))
+        self.next.on_click(lambda _: self.go(self.stack.selected_index + 1))
+        self.stack.observe(lambda _: self._relabel(), names="selected_index")
+        self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
+        self.children = [
+            widgets.HBox([self.header, self.language], layout=widgets.Layout(
+                justify_content="space-between", align_items="center")),
+            self.steps, self.stack,
+            widgets.HBox([self.back, self.next], layout=widgets.Layout(justify_content="space-between")),
+        ]
+        self._relabel()
+        if run_probes:
+            self.ctx.runner.start()
+
+    # -- seeding a new state from the site and the site's config ------------------------------
+    def _seed(self, state, host, Allocation) -> None:
+        """Defaults for a new run: the same ``apply_site_defaults`` the CLI uses, plus what
+        only the site admin's config knows (workspace, default partition and preset)."""
+        state.allocation = Allocation.from_env(host.env)
+        state.site_name = host.name if getattr(host, "is_demo", False) else ""
+        state.workspace = self.config.workspace_for(host.env)
+        choice = default_partition_choice(self.config, host.env)
+        if choice.source == "c.AriWizard.default_partition":
+            state.partition, state.partition_source = choice.partition, choice.source
+        state.apply_site_defaults(host.env)
+        if self.config.default_preset:
+            from ..ari.profile import PRESETS
+
+            state.profile = PRESETS[self.config.default_preset]()
+        state.observe(self._defaults_from_probes, names="probe_results")
+
+    def _defaults_from_probes(self, change) -> None:
+        """Defaults that need a probe's answer: sinfo's default partition (until something
+        chose one) and the admin's suggested modules that this site's `module avail` lists."""
+        state, results = self.state, change["new"]
+        if not state.partition and "partitions" in results:
+            state.apply_site_defaults(self.ctx.host.env)
+        modules = results.get("modules")
+        if modules is not None and not state.module_loads and self.config.suggested_modules \
+                and "modules" not in (change["old"] or {}):
+            available = set((modules.data or {}).get("modules") or [])
+            state.module_loads = [m for m in self.config.suggested_modules if m in available]
+
+    # -- navigation ---------------------------------------------------------------------------
+    def go(self, index: int) -> None:
+        self.stack.selected_index = max(0, min(index, len(STEP_KEYS) - 1))
+
+    def _relabel(self) -> None:
+        tr = self.ctx.tr
+        index = self.stack.selected_index or 0
+        self.steps.options = [(f"{i + 1}. {tr(key)}", i) for i, key in enumerate(STEP_KEYS)]
+        self.steps.value = index
+        self.back.description = tr("nav_back")
+        self.next.description = tr("nav_next")
+        self.back.disabled = index == 0
+        self.next.disabled = index == len(STEP_KEYS) - 1
+        self.language.description = tr("language")
+        site = self.ctx.site_name
+        reason = tr(self.ctx.site_reason) if self.ctx.site_reason else ""
+        self.header.value = (f'<div style="font:bold 16px sans-serif">{esc(tr("wizard_title"))}</div>'
+                             f'<div class="ari-site" style="font:12px sans-serif;color:#555">'
+                             f'{esc(tr("wizard_site", site=site, reason=reason))}</div>')
+
+    # -- restoring ----------------------------------------------------------------------------
+    @classmethod
+    def from_checkpoint(cls, path, **kwargs) -> "Wizard":
+        """Reopen a checkpoint written by the wizard or ``ari-jupyter emit``."""
+        from ..emit import load_checkpoint
+
+        state = load_checkpoint(Path(path))
+        kwargs.setdefault("run_probes", True)
+        return cls(state=state, **kwargs)
+
+    async def wait(self) -> None:
+        """Wait for every probe started so far (notebooks: ``await wizard.wait()``)."""
+        await self.ctx.runner.wait()
+
+
+def _known_site(name: str):
+    """The demo site's name when it is still bundled, else None (the default choice applies)."""
+    from ..host import list_sites
+
+    return name if name in list_sites() else None

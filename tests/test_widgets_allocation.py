@@ -1,0 +1,123 @@
+"""Step 1: allocation facts, node list, and the placement picture driven by the sbatch line."""
+import html
+import re
+
+from ari_jupyter.placement import JobRequest, NodeShape, plan_placement
+from ari_jupyter.widgets.placement_view import render_findings, render_placement
+from ari_jupyter.widgets.wizard import Wizard
+from ari_jupyter.i18n import t
+
+from test_widgets_support import fake_bridge, run
+
+
+def wizard_on(site):
+    async def scenario():
+        wizard = Wizard(site=site, bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+    return run(scenario())
+
+
+def ranks_per_node(placement_html: str) -> dict[str, int]:
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r'data-node="([^"]+)" data-ranks="(\d+)"', placement_html)}
+
+
+def test_facts_show_the_allocation_as_slurm_reports_it():
+    wizard = wizard_on("rccs-cloud")
+    facts = html.unescape(wizard.allocation_panel.facts.value)
+    assert "1027 (jupyterlab)" in facts
+    assert "2 — rc[01-02]" in facts
+    assert "3,1" in facts  # tasks per node, SLURM's own notation
+    assert "3:12:45" in facts  # from the time_left probe
+
+
+def test_node_names_expand_on_demand():
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    panel = wizard.allocation_panel
+    assert panel.node_names.layout.display == "none"
+    panel.show_nodes.value = True
+    assert panel.node_names.layout.display == ""
+    assert "rc01 rc02" in panel.node_names.value
+
+
+def test_a_two_node_job_without_fan_out_puts_every_rank_on_node_one():
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.allocation_panel
+    profile = wizard.profile_panel
+    profile.fields["kind"].widget.value = "cpu_single"
+    profile.fields["min_ranks"].widget.value = "4"
+    assert panel.fan_out.value is False  # cpu_single: the prompt asks for no srun launch
+    assert ranks_per_node(panel.placement.value) == {"rc01": 4, "rc02": 0}
+    assert "ari-finding-all_ranks_on_first_node" in panel.findings.value
+
+    profile.fields["kind"].widget.value = "mpi"  # MPI kinds launch with srun
+    assert panel.fan_out.value is True
+    assert ranks_per_node(panel.placement.value) == {"rc01": 2, "rc02": 2}
+    assert "all_ranks_on_first_node" not in panel.findings.value
+
+    panel.fan_out.value = False  # what happens when reproduce.sh ignores the prelude
+    assert ranks_per_node(panel.placement.value) == {"rc01": 4, "rc02": 0}
+
+
+def test_gpus_and_their_owner_ranks_are_drawn():
+    wizard = wizard_on("gres-cluster")
+    wizard.profile_panel.preset.value = "gpu_multi"  # --gpus-per-node 4 on one node
+    picture = wizard.allocation_panel.placement.value
+    assert picture.count(">G") == 4 and "GPU 3: requested for the node" in html.unescape(picture)
+
+
+def test_outside_an_allocation_there_is_no_picture():
+    wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
+    assert wizard.allocation_panel.placement.value == ""
+    assert t("alloc_no_facts", "en") in wizard.allocation_panel.facts.value
+
+
+def tr_en(key, **params):
+    return t(key, "en", **params)
+
+
+def test_rendering_a_huge_allocation_stays_small():
+    shapes = (NodeShape(f"nid{i:06d}", 128, 0) for i in range(1, 158977))
+    placement = plan_placement(shapes, JobRequest(nodes=158976, ntasks_per_node=128),
+                               fan_out=True, available_nodes=158976)
+    picture = render_placement(placement, tr_en)
+    assert len(picture) < 200_000
+    assert "158,968 more nodes" in picture
+    assert ranks_per_node(picture)["nid000001"] == 128
+
+
+def test_findings_are_translated_and_escaped():
+    placement = plan_placement([NodeShape("<n1>", 4, 0), NodeShape("n2", 4, 0)],
+                               JobRequest(nodes=2, ntasks=8), fan_out=False)
+    findings = render_findings(placement, lambda key, **p: t(key, "ja", **p))
+    assert "&lt;n1&gt;" in findings and "<n1>" not in findings
+    assert "ノード 1" in findings
+
+
+def test_a_160k_node_allocation_renders_quickly():
+    import time
+
+    from ari_jupyter.host import RecordedSite
+
+    env = {"SLURM_JOB_ID": "9", "SLURM_JOB_NODELIST": "nid[000001-158976]",
+           "SLURM_JOB_NUM_NODES": "158976", "SLURM_JOB_CPUS_PER_NODE": "128(x158976)",
+           "SLURM_TASKS_PER_NODE": "128(x158976)", "SLURM_JOB_PARTITION": "batch",
+           "HOME": "/home/u", "USER": "u"}
+    site = RecordedSite.from_dict({"name": "exascale", "env": env})
+    started = time.monotonic()
+    wizard = Wizard(site=site, run_probes=False, bridge=fake_bridge()[0])
+    wizard.profile_panel.preset.value = "mpi"
+    wizard.allocation_panel.show_nodes.value = True
+    assert time.monotonic() - started < 10
+    facts = html.unescape(wizard.allocation_panel.facts.value)
+    assert "158,976 — nid[000001-158976]" in facts and "128(x158976)" in facts
+    names = wizard.allocation_panel.node_names.value
+    assert "nid000500" in names and "nid000501" not in names and "158,476" in names
+    assert len(wizard.allocation_panel.placement.value) < 100_000
+
+
+def test_without_an_event_loop_the_probes_run_synchronously():
+    wizard = Wizard(site="laptop", bridge=fake_bridge()[0])  # plain Python: no running loop
+    assert len(wizard.state.probe_results) == 9
+    assert wizard.ctx.runner.running == []

@@ -1,0 +1,178 @@
+"""Step 4: typing the experiment, Write (blocked, confirmed, done), hand-off and terminal."""
+import json
+
+from ari_jupyter.widgets.terminal_bridge import OPEN_TERMINAL, READY, TERMINAL_OPENED
+from ari_jupyter.widgets.wizard import Wizard
+
+from test_widgets_support import fake_bridge, fill_experiment, run, site_and_workspace
+
+RUN_ID = "20261129120000_sparse_gemm_scaling"
+
+
+def ready_wizard(site_file, bridge=None):
+    async def scenario():
+        wizard = Wizard(site=str(site_file), bridge=bridge or fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+    return run(scenario())
+
+
+def test_write_is_disabled_with_the_reasons_until_the_form_is_complete(tmp_path):
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+    panel = wizard.experiment_panel
+    assert panel.write.disabled
+    assert "title" in panel.write_reason.value and "goal" in panel.write_reason.value
+
+    async def fill():
+        fill_experiment(wizard, workspace)
+        await wizard.wait()  # the workspace change re-runs the shared_fs probe
+    run(fill())
+    assert not panel.write.disabled, panel.write_reason.value
+    assert RUN_ID in panel.write_reason.value
+    assert wizard.state.metrics == ["GFlops"] and wizard.state.workspace == str(workspace)
+
+
+def test_previews_show_exactly_what_write_produces(tmp_path):
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+
+    async def fill():
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+    run(fill())
+    panel = wizard.experiment_panel
+    md_preview = panel.previews.children[0].value
+    env_preview = panel.previews.children[1].value
+    panel.write.click()
+    assert panel.last_emit is not None, panel.result.value
+    checkpoint = workspace / "checkpoints" / RUN_ID
+    md = (checkpoint / "experiment.md").read_text()
+    env = (checkpoint / ".env").read_text()
+    assert md.splitlines()[0] == "Partition: small, Max CPUs: 1"
+    assert "Metrics: GFlops" in md
+    import html
+    assert html.escape(md.splitlines()[0]) in md_preview
+    assert html.escape("ARI_SLURM_PARTITION=small") in env_preview and "ARI_SLURM_PARTITION=small" in env
+    state = json.loads((checkpoint / "launch_config.json").read_text())["ari_jupyter"]["state"]
+    assert state["title"] == "Sparse GEMM scaling"
+    assert (workspace / "launch" / f"{RUN_ID}.sh").exists()
+    assert panel.handoff_command.value == f"bash {workspace}/launch/{RUN_ID}.sh"
+    assert panel.handoff_box.layout.display == ""
+    assert "navigator.clipboard.writeText" in panel.copy.value and RUN_ID in panel.copy.value
+
+
+def test_writing_again_asks_before_overwriting_and_keeps_a_backup(tmp_path):
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+
+    async def fill():
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+    run(fill())
+    panel = wizard.experiment_panel
+    panel.write.click()
+    first = (workspace / "checkpoints" / RUN_ID / "experiment.md").read_text()
+
+    panel.goal.value = "A different goal: measure strong scaling on two nodes."
+    panel.write.click()
+    assert panel.confirm.layout.display == ""  # asked, nothing changed yet
+    assert "already exists" in panel.confirm_text.value
+    assert (workspace / "checkpoints" / RUN_ID / "experiment.md").read_text() == first
+
+    panel.cancel.click()
+    assert panel.confirm.layout.display == "none"
+    panel.write.click()
+    panel.overwrite.click()
+    second = (workspace / "checkpoints" / RUN_ID / "experiment.md").read_text()
+    assert "strong scaling" in second and second != first
+    backups = list((workspace / "launch" / "backup" / RUN_ID).rglob("experiment.md"))
+    assert backups and backups[0].read_text() == first
+
+
+def test_a_blocking_problem_found_by_the_core_disables_write(tmp_path):
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+
+    async def fill():
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+    run(fill())
+    panel = wizard.experiment_panel
+    panel.files.value = "relative/data.csv"
+    assert wizard.state.provided_files == ["relative/data.csv"]
+    assert panel.write.disabled
+    assert "provided_files" in panel.write_reason.value
+    assert "ari-msg-error" in panel.problems.value
+
+
+def test_open_in_terminal_only_after_the_extension_answers(tmp_path):
+    site_file, workspace = site_and_workspace(tmp_path)
+    bridge, comms = fake_bridge()
+    wizard = ready_wizard(site_file, bridge)
+
+    async def fill():
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+    run(fill())
+    panel = wizard.experiment_panel
+    panel.write.click()
+    assert panel.open_terminal.layout.display == "none"  # no extension yet: Copy only
+    comms[0].reply({"type": READY, "protocol": 1})
+    assert panel.open_terminal.layout.display == ""
+    panel.open_terminal.click()
+    message = comms[0].sent[-1]
+    assert message["type"] == OPEN_TERMINAL
+    assert message["command"] == panel.handoff_command.value
+    assert message["cwd"] == str(workspace) and message["run"] is False
+    comms[0].reply({"type": TERMINAL_OPENED, "request_id": message["request_id"], "ok": True,
+                    "terminal": "3"})
+    assert "3" in panel.terminal_status.value
+
+
+def test_typing_in_the_workspace_reruns_only_the_shared_fs_probe(tmp_path):
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+    before = dict(wizard.state.probe_results)
+
+    async def change():
+        wizard.experiment_panel.workspace.value = "/tmp/node-local-ws"
+        assert wizard.ctx.runner.running == ["shared_fs"]
+        await wizard.wait()
+    run(change())
+    after = wizard.state.probe_results
+    assert after["shared_fs"].status == "fail"
+    assert all(after[k] is before[k] for k in before if k != "shared_fs")
+    assert "ari-shared-fs" in wizard.experiment_panel.shared_fs.value
+    assert "#c62828" in wizard.experiment_panel.shared_fs.value
+
+
+def test_after_write_the_checklist_and_check_handoff_appear(tmp_path):
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+
+    async def fill_write_check():
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+        panel = wizard.experiment_panel
+        assert panel.check_handoff.layout.display == "none"
+        panel.write.click()
+        assert panel.check_handoff.layout.display == ""
+        panel.check_handoff.click()
+        await panel.handoff_task
+        return panel
+
+    panel = run(fill_write_check())
+    checklist = panel.checklist.value
+    assert "ari-checklist-dashboard" in checklist and "ari viz" in checklist
+    assert "--host" not in checklist
+    assert "ari-dashboard-warning" in checklist and "ssh -N -L" in checklist
+    assert "rc01" in checklist  # the tunnel goes to the allocation's first node
+    assert f"bash {workspace}/launch/{RUN_ID}.sh" in checklist.replace("&#x27;", "'")
+    assert "ari-checklist-reproduce" in checklist
+    from ari_jupyter.handoff import CHECK_IDS
+    assert [r.id for r in panel.handoff_results] == list(CHECK_IDS)
+    for result in panel.handoff_results:
+        assert f"ari-handoff-{result.id}" in panel.handoff_checks.value
+    by_id = {r.id: r.status for r in panel.handoff_results}
+    assert by_id["checkpoint"] == "ok" and by_id["script"] == "ok"

@@ -1,0 +1,170 @@
+"""Step 3: partition with its source, presets, every profile key, inline messages, previews."""
+import html
+
+import pytest
+
+from ari_jupyter.ari.profile import PRESETS, PROFILE_KEYS
+from ari_jupyter.widgets.wizard import Wizard
+
+from test_widgets_support import fake_bridge, make_site, run
+
+
+def wizard_on(site: str):
+    async def scenario():
+        wizard = Wizard(site=site, bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+    return run(scenario())
+
+
+def text(widget) -> str:
+    return html.unescape(widget.value)
+
+
+def test_every_profile_key_has_a_widget():
+    wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
+    assert set(wizard.profile_panel.fields) == set(PROFILE_KEYS) and len(PROFILE_KEYS) == 24
+
+
+def test_partitions_come_from_the_probe_and_the_source_is_shown():
+    wizard = wizard_on("gres-cluster")
+    panel = wizard.profile_panel
+    assert set(panel.partition.options) >= {"cpu", "gpu"}
+    assert panel.partition.value == "gpu"
+    assert "SLURM_JOB_PARTITION" in text(panel.partition_source)
+
+    async def choose():
+        panel.partition.value = "cpu"
+        assert set(wizard.ctx.runner.running) == {"sbatch", "partitions", "gres"}
+        await wizard.wait()
+    run(choose())
+    assert wizard.state.partition == "cpu" and wizard.state.partition_source == "explicit"
+    assert "chosen in the wizard" in text(panel.partition_source)
+    assert "--partition cpu" in text(panel.sbatch_preview)
+
+
+def test_ari_slurm_partition_in_the_environment_wins_and_is_named(tmp_path):
+    import json
+
+    site = make_site(tmp_path, "rccs-cloud")
+    data = json.loads(site.read_text())
+    data["env"]["ARI_SLURM_PARTITION"] = "large"
+    site.write_text(json.dumps(data))
+    wizard = Wizard(site=str(site), run_probes=False, bridge=fake_bridge()[0])
+    assert wizard.state.partition == "large"
+    assert "ARI_SLURM_PARTITION" in text(wizard.profile_panel.partition_source)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_preset_fills_every_field_from_the_core(preset):
+    wizard = Wizard(site="gres-cluster", run_probes=False, bridge=fake_bridge()[0])
+    panel = wizard.profile_panel
+    panel.preset.value = preset
+    expected = PRESETS[preset]().to_json()
+    assert wizard.state.profile.to_json() == expected
+    for key, value in expected.items():
+        shown = panel.fields[key].widget.value
+        if isinstance(value, list):
+            assert list(shown) == value, key
+        elif isinstance(value, bool) or value is None:
+            assert shown == value, key
+        else:
+            assert shown == (str(value) if panel.fields[key].kind.endswith("int") else value), key
+
+
+def test_editing_a_field_after_a_preset_switches_back_to_custom():
+    wizard = Wizard(site="gres-cluster", run_probes=False, bridge=fake_bridge()[0])
+    panel = wizard.profile_panel
+    panel.preset.value = "mpi"
+    panel.fields["ntasks_per_node"].widget.value = "2"
+    assert wizard.state.profile.ntasks_per_node == 2
+    assert panel.preset.value == "custom"
+
+
+def test_typing_a_non_number_shows_an_inline_message_and_keeps_the_state():
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    field = wizard.profile_panel.fields["requested_nodes"]
+    field.widget.value = "two"
+    assert wizard.state.profile.requested_nodes is None
+    assert "two" in text(field.message) and "ari-msg-error" in field.message.value
+    field.widget.value = "0"  # below the schema minimum: the trait refuses it
+    assert wizard.state.profile.requested_nodes is None and field.message.value
+    field.widget.value = "2"
+    assert wizard.state.profile.requested_nodes == 2 and "ari-msg-error" not in field.message.value
+
+
+def test_gpu_request_without_gres_shows_the_validator_message_and_ari_refusal():
+    wizard = wizard_on("sx40")  # 4 V100 visible, no GRES configured
+    panel = wizard.profile_panel
+    panel.fields["requested_gpus_per_task"].widget.value = "1"
+    message = text(panel.fields["requested_gpus_per_task"].message) + text(panel.problems)
+    assert "GRES" in message
+    assert "ari-sbatch-error" in panel.sbatch_preview.value
+    assert "no GRES configured" in text(panel.sbatch_preview)  # ARI's own RuntimeError text
+    panel.allow_no_gres.value = True  # ARI_SLURM_ALLOW_NO_GRES=1: ARI drops the GPU flags
+    assert wizard.state.allow_no_gres is True
+    assert "ari-sbatch-line" in panel.sbatch_preview.value
+    assert "--gpus-per-task" not in text(panel.sbatch_preview)
+
+
+def test_sbatch_preview_follows_every_field():
+    wizard = wizard_on("gres-cluster")
+    panel = wizard.profile_panel
+    panel.preset.value = "mpi_gpu"
+    # the wizard's node count (the allocation's, 1 here) is a caller argument: it beats the profile
+    assert "--nodes 1 " in text(panel.sbatch_preview)
+    panel.nodes.value = 0  # 0 = leave it to the profile
+    assert wizard.state.nodes is None
+    line = text(panel.sbatch_preview)
+    for token in ("--nodes 4", "--ntasks 32", "--ntasks-per-node 8", "--exclusive",
+                  "--gres=gpu:v100:1", "--mem=256G", "--constraint=skylake", "--hint=nomultithread"):
+        assert token in line, token
+    panel.fields["gpu_type"].widget.value = ""
+    line = text(panel.sbatch_preview)
+    assert "--gres=" not in line and "--gpus-per-task 1" in line
+    panel.max_cpus.value = 2
+    panel.walltime.value = "00:20:00"
+    line = text(panel.sbatch_preview)
+    assert "--cpus-per-task 2" in line and "--time 00:20:00" in line
+
+
+def test_modules_are_offered_from_the_modules_probe_and_reach_the_prelude():
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.profile_panel
+    assert set(panel.modules.allowed_tags) == {"cuda/12.4", "openmpi/4.1"}
+    panel.modules.value = ["openmpi/4.1"]
+    assert wizard.state.module_loads == ["openmpi/4.1"]
+    prelude = text(panel.prelude_preview)
+    assert "module load openmpi/4.1" in prelude
+    panel.preset.value = "mpi"
+    assert "srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS" in text(panel.prelude_preview)
+
+
+def test_module_filter_from_config_limits_the_choice():
+    from ari_jupyter.config import AriWizard
+
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", bridge=fake_bridge()[0],
+                        config=AriWizard(module_filter="^openmpi/"))
+        await wizard.wait()
+        return wizard
+    wizard = run(scenario())
+    assert wizard.profile_panel.modules.allowed_tags == ["openmpi/4.1"]
+
+
+def test_switching_language_keeps_the_chosen_preset():
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    panel = wizard.profile_panel
+    panel.preset.value = "mpi"
+    wizard.language.value = "zh"
+    assert panel.preset.value == "mpi" and wizard.state.profile.kind == "mpi"
+    assert panel.preset.options[0] == ("自定义", "custom")
+
+
+def test_each_step_shows_its_own_problems():
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    profile, experiment = wizard.profile_panel, wizard.experiment_panel
+    assert "title" not in text(profile.problems)  # an empty title is step 4's business
+    assert "title" in text(experiment.problems)
+    profile.walltime.value = "later"
+    assert "walltime" in text(profile.problems) and "walltime" not in text(experiment.problems)

@@ -1,0 +1,151 @@
+"""The wizard as a whole: site choice, probes filling the rows, navigation, language, restore."""
+
+import pytest
+
+from ari_jupyter.config import AriWizard
+from ari_jupyter.i18n import t
+from ari_jupyter.probes import PROBE_IDS
+from ari_jupyter.widgets.wizard import Wizard
+
+from test_widgets_support import fake_bridge, fill_experiment, run, site_and_workspace
+
+
+def test_outside_an_allocation_the_configured_demo_site_is_used():
+    async def scenario():
+        wizard = Wizard(config=AriWizard(demo_site="sx40"), env={"HOME": "/home/x", "USER": "x"},
+                        bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    assert wizard.ctx.site_name == "sx40"
+    assert wizard.state.site_name == "sx40"
+    assert wizard.state.allocation.job_id == "48213"
+    assert "sx40" in wizard.allocation_panel.banner.value
+    # every probe ran and its row shows the verdict, not a spinner
+    assert set(wizard.state.probe_results) == set(PROBE_IDS)
+    for probe_id, row in wizard.checks_panel.rows.items():
+        assert "spin" not in row.icon.icon, probe_id
+    assert wizard.state.probe_results["gres"].data["has_gres"] is False
+
+
+def test_outside_an_allocation_without_a_demo_site_the_wizard_says_so():
+    wizard = Wizard(config=AriWizard(), env={"HOME": "/home/x", "USER": "x", "PATH": "/nonexistent"},
+                    run_probes=False, bridge=fake_bridge()[0])
+    assert not wizard.state.allocation.inside_allocation
+    assert t("alloc_banner_outside", "en")[:40] in wizard.allocation_panel.banner.value.replace("&#x27;", "'")
+    assert wizard.allocation_panel.demo_picker.layout.display == ""
+    assert set(wizard.allocation_panel.demo_picker.options) >= {"sx40", "rccs-cloud", "gres-cluster", "laptop"}
+
+
+def test_picking_a_demo_site_switches_host_allocation_and_probes():
+    async def scenario():
+        wizard = Wizard(config=AriWizard(), env={"HOME": "/home/x", "USER": "x", "PATH": "/nonexistent"},
+                        run_probes=False, bridge=fake_bridge()[0])
+        wizard.allocation_panel.demo_picker.value = "gres-cluster"
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    assert wizard.ctx.site_name == "gres-cluster"
+    assert wizard.state.allocation.gpus_on_node == 4
+    assert wizard.state.probe_results["gres"].data["has_gres"] is True
+    assert "gres-cluster" in wizard.header.value
+
+
+def test_back_next_and_step_indicator_move_through_the_stack():
+    wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
+    assert wizard.stack.selected_index == 0 and wizard.back.disabled
+    wizard.next.click()
+    wizard.next.click()
+    assert wizard.stack.selected_index == 2 and wizard.steps.value == 2
+    wizard.next.click()
+    assert wizard.stack.selected_index == 3 and wizard.next.disabled
+    wizard.next.click()
+    assert wizard.stack.selected_index == 3
+    wizard.steps.value = 1
+    assert wizard.stack.selected_index == 1
+    wizard.back.click()
+    assert wizard.stack.selected_index == 0
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_language_switch_relabels_every_step(lang):
+    wizard = Wizard(site="rccs-cloud", lang="en", run_probes=False, bridge=fake_bridge()[0])
+    assert wizard.next.description == "Next"
+    wizard.language.value = lang
+    assert wizard.state.lang == lang
+    assert wizard.next.description == t("nav_next", lang)
+    assert wizard.steps.options[1][0].endswith(t("step_checks", lang))
+    assert wizard.checks_panel.rerun.description == t("checks_rerun", lang)
+    assert wizard.experiment_panel.write.description == t("exp_write", lang)
+    assert t("placement_title", lang) in wizard.allocation_panel.placement_title.value
+    assert wizard.profile_panel.partition.description == t("profile_partition", lang)
+
+
+def test_default_language_follows_the_locale():
+    wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0],
+                    env={"LANG": "zh_CN.UTF-8", "HOME": "/h", "USER": "u"})
+    assert wizard.state.lang == "zh"
+    assert wizard.next.description == t("nav_next", "zh")
+
+
+def test_site_defaults_come_from_config(tmp_path):
+    config = AriWizard(workspace_template="/scratch/{user}/ari-runs", default_preset="mpi")
+    wizard = Wizard(site="rccs-cloud", config=config, run_probes=False, bridge=fake_bridge()[0])
+    assert wizard.state.workspace == "/scratch/u12345/ari-runs"
+    assert wizard.state.profile.kind == "mpi"
+    assert wizard.state.partition == "small"  # the allocation's, ARI's sources being empty
+    assert wizard.state.partition_source == "SLURM_JOB_PARTITION"
+    assert wizard.state.nodes == 2
+
+
+def test_from_checkpoint_restores_the_written_state(tmp_path):
+    site_file, workspace = site_and_workspace(tmp_path)
+
+    async def scenario():
+        wizard = Wizard(site=str(site_file), bridge=fake_bridge()[0])
+        await wizard.wait()
+        fill_experiment(wizard, workspace)
+        wizard.profile_panel.preset.value = "mpi"
+        await wizard.wait()
+        result = wizard.experiment_panel.do_write()
+        assert result is not None, wizard.experiment_panel.result.value
+        restored = Wizard.from_checkpoint(result.checkpoint_dir, site=str(site_file),
+                                          run_probes=False, bridge=fake_bridge()[0])
+        return wizard, restored
+
+    wizard, restored = run(scenario())
+    original = wizard.state.to_json()
+    again = restored.state.to_json()
+    assert again == original
+    assert restored.experiment_panel.title.value == "Sparse GEMM scaling"
+    assert restored.profile_panel.fields["requested_nodes"].widget.value == "2"
+    assert restored.ctx.site_name == wizard.ctx.site_name
+
+
+def test_wizard_is_importable_from_the_package():
+    import ari_jupyter
+
+    assert ari_jupyter.Wizard is Wizard
+
+
+def test_a_restored_demo_run_reopens_on_its_demo_site():
+    from ari_jupyter.model import WizardState
+
+    state = WizardState(site_name="sx40", title="x")
+    wizard = Wizard(state=state, run_probes=False, bridge=fake_bridge()[0],
+                    env={"HOME": "/h", "USER": "u", "PATH": "/nonexistent"})
+    assert wizard.ctx.site_name == "sx40" and wizard.state is state
+
+
+def test_suggested_modules_are_preselected_when_the_site_has_them():
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", bridge=fake_bridge()[0],
+                        config=AriWizard(suggested_modules=["openmpi/4.1", "nvhpc/24.3"]))
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    assert wizard.state.module_loads == ["openmpi/4.1"]  # nvhpc is not in this site's module avail
+    assert list(wizard.profile_panel.modules.value) == ["openmpi/4.1"]
