@@ -1,0 +1,19 @@
+"""jupyter_server extension: the allocation the server runs in, for the lab status bar.
+
+Enabled by ``jupyter-config/server-config/ari_jupyter.json`` (installed into
+``etc/jupyter/jupyter_server_config.d``) as ``{"ServerApp": {"jpserver_extensions":
+{"ari_jupyter.server": true}}}``. It adds one authenticated, read-only endpoint,
+``GET <base_url>/ari-jupyter/allocation``; see :mod:`ari_jupyter.server.handlers`.
+"""
+from __future__ import annotations
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "ari_jupyter.server"}]
+
+
+def _load_jupyter_server_extension(server_app) -> None:
+    from .handlers import setup_handlers
+
+    setup_handlers(server_app.web_app)
+    server_app.log.info("ari_jupyter.server: GET /ari-jupyter/allocation enabled")

@@ -1,0 +1,40 @@
+"""The HTTP side: one fixed, authenticated, read-only route.
+
+``GET <base_url>/ari-jupyter/allocation`` answers the JSON of
+:meth:`ari_jupyter.server.status.AllocationStatus.snapshot`. The route has no path
+parameters and the handler reads no query arguments, so no request can name a file.
+Requests without a valid token are refused by jupyter_server (403 for API handlers).
+"""
+from __future__ import annotations
+
+import json
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+from .status import AllocationStatus
+
+ROUTE = "/ari-jupyter/allocation"
+SETTINGS_KEY = "ari_jupyter_allocation_status"
+
+
+class AllocationHandler(APIHandler):
+    """GET the allocation the server runs in and the time it has left."""
+
+    auth_resource = "ari_jupyter"
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        status: AllocationStatus = self.settings[SETTINGS_KEY]
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(await status.snapshot()))
+
+
+def setup_handlers(web_app, status: AllocationStatus | None = None) -> None:
+    """Register the route; ``status`` is injectable for tests (default: this process's env)."""
+    web_app.settings[SETTINGS_KEY] = status or AllocationStatus()
+    route = url_path_join(web_app.settings.get("base_url", "/"), ROUTE)
+    web_app.add_handlers(".*$", [(route, AllocationHandler)])

@@ -1,0 +1,76 @@
+"""What the status bar shows: the allocation from the server's environment plus time left.
+
+The allocation comes from the environment the server was started with (it does not change
+while the server runs). Time left comes from the core ``time_left`` probe (squeue), run on
+the async host API with a short timeout, and cached for a few seconds so that many open
+browser tabs cause one squeue call, never a blocked IO loop.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any, Awaitable, Callable, Mapping
+
+TIME_LEFT_TIMEOUT = 3.0
+"""Seconds squeue may take; a slow controller gives status 'unknown', not a hung request."""
+PROBE_GRACE = 2.0
+"""Extra seconds before a probe that ignores its own timeout is abandoned."""
+CACHE_SECONDS = 10.0
+"""How long one time-left answer is reused (squeue reports minutes, polling is every 30 s)."""
+
+TimeLeftProbe = Callable[[Any], Awaitable[dict[str, Any]]]
+
+
+async def probe_time_left(allocation) -> dict[str, Any]:
+    """Run the core ``time_left`` probe on the local host; the ProbeResult as JSON."""
+    from ..host import LocalHost
+    from ..probes import ProbeContext, run_probes
+
+    context = ProbeContext(allocation, timeout=TIME_LEFT_TIMEOUT, only=("time_left",))
+    async for result in run_probes(LocalHost(), context):
+        if result.id == "time_left":
+            return result.to_json()
+    return _unknown("the time_left probe gave no result")
+
+
+def _unknown(summary: str) -> dict[str, Any]:
+    from ..probes.result import ProbeResult
+
+    return ProbeResult("time_left", "unknown", summary).to_json()
+
+
+class AllocationStatus:
+    """Builds the endpoint's JSON; one instance per server, shared by all requests."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, *,
+                 time_left_probe: TimeLeftProbe = probe_time_left,
+                 cache_seconds: float = CACHE_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        from ..allocation import Allocation
+
+        self.allocation = Allocation.from_env(dict(os.environ) if env is None else env)
+        self._probe = time_left_probe
+        self._cache_seconds = cache_seconds
+        self._clock = clock
+        self._cached: tuple[float, dict[str, Any]] | None = None
+        self._lock = asyncio.Lock()
+
+    async def time_left(self) -> dict[str, Any] | None:
+        """The cached probe result; None outside an allocation (nothing to ask squeue)."""
+        if not self.allocation.inside_allocation:
+            return None
+        async with self._lock:  # concurrent requests wait for the one squeue in flight
+            now = self._clock()
+            if self._cached is None or now - self._cached[0] >= self._cache_seconds:
+                try:
+                    result = await asyncio.wait_for(self._probe(self.allocation),
+                                                    TIME_LEFT_TIMEOUT + PROBE_GRACE)
+                except asyncio.TimeoutError:
+                    result = _unknown(f"squeue did not answer within {TIME_LEFT_TIMEOUT:g} s")
+                self._cached = (now, result)
+            return self._cached[1]
+
+    async def snapshot(self) -> dict[str, Any]:
+        """``{"allocation": Allocation.to_json(), "time_left": ProbeResult JSON or None}``."""
+        return {"allocation": self.allocation.to_json(), "time_left": await self.time_left()}

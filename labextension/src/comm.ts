@@ -1,0 +1,89 @@
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { Kernel, KernelMessage } from '@jupyterlab/services';
+
+import {
+  openTerminal,
+  parseTerminalRequest,
+  TerminalRequestError
+} from './terminal';
+
+/**
+ * Frontend half of the "Open in terminal" protocol, version 1.
+ *
+ * The kernel opens a comm on COMM_TARGET with {"type": HELLO}; we answer
+ * READY so the wizard shows its button. Each OPEN_TERMINAL request gets one
+ * TERMINAL_OPENED reply carrying the same request_id. Unknown types are
+ * ignored (forward compatible).
+ */
+export const COMM_TARGET = 'ari_jupyter_terminal';
+export const PROTOCOL = 1;
+export const HELLO = 'ari-jupyter:hello';
+export const READY = 'ari-jupyter:ready';
+export const OPEN_TERMINAL = 'ari-jupyter:open-terminal';
+export const TERMINAL_OPENED = 'ari-jupyter:terminal-opened';
+
+type Message = { [key: string]: unknown };
+
+async function handleOpenTerminal(
+  app: JupyterFrontEnd,
+  comm: Kernel.IComm,
+  data: Message
+): Promise<void> {
+  const requestId = typeof data.request_id === 'string' ? data.request_id : '';
+  let reply: Message;
+  try {
+    const request = parseTerminalRequest(data);
+    const terminal = await openTerminal(app, request);
+    reply = { ok: true, terminal };
+  } catch (reason) {
+    const error =
+      reason instanceof TerminalRequestError
+        ? reason.message
+        : `could not open a terminal: ${String(reason)}`;
+    reply = { ok: false, error };
+  }
+  if (!comm.isDisposed) {
+    comm.send({ type: TERMINAL_OPENED, request_id: requestId, ...reply });
+  }
+}
+
+function registerOn(
+  app: JupyterFrontEnd,
+  kernel: Kernel.IKernelConnection
+): void {
+  kernel.registerCommTarget(
+    COMM_TARGET,
+    (comm: Kernel.IComm, open: KernelMessage.ICommOpenMsg) => {
+      comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => {
+        const data = (msg.content.data ?? {}) as Message;
+        if (data.type === OPEN_TERMINAL) {
+          return handleOpenTerminal(app, comm, data);
+        }
+      };
+      const hello = (open.content.data ?? {}) as Message;
+      if (hello.type === HELLO) {
+        comm.send({ type: READY, protocol: PROTOCOL });
+      }
+    }
+  );
+}
+
+/** Register the comm target on the kernel of every notebook, now and later. */
+export function registerTerminalComm(
+  app: JupyterFrontEnd,
+  notebooks: INotebookTracker
+): void {
+  const watch = (panel: NotebookPanel) => {
+    const register = () => {
+      const kernel = panel.sessionContext.session?.kernel;
+      if (kernel) {
+        registerOn(app, kernel);
+      }
+    };
+    panel.sessionContext.kernelChanged.connect(register);
+    register();
+  };
+  notebooks.forEach(watch);
+  notebooks.widgetAdded.connect((_, panel) => watch(panel));
+}

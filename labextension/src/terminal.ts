@@ -1,0 +1,164 @@
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import { MainAreaWidget } from '@jupyterlab/apputils';
+import { PageConfig, PathExt } from '@jupyterlab/coreutils';
+import { Terminal, TerminalAPI } from '@jupyterlab/services';
+import { ITerminal } from '@jupyterlab/terminal';
+
+/** What the wizard (or the palette) asks for. */
+export interface ITerminalRequest {
+  /** The command line typed at the prompt. */
+  command: string;
+  /** Directory the shell starts in: absolute, or relative to the server root. */
+  cwd?: string;
+  /** Press Enter after typing. Only `true` (the user clicked "Run") does. */
+  run?: boolean;
+}
+
+/** Why a request was refused; shown to the user and sent back to the kernel. */
+export class TerminalRequestError extends Error {}
+
+// C0 controls and DEL: a newline or carriage return would execute the line,
+// escape sequences could drive the terminal. The command must be one line.
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+const MAX_COMMAND_LENGTH = 4096;
+const PROMPT_WAIT_MS = 2000;
+const CONNECT_WAIT_MS = 10000;
+
+/** Validate an untrusted request (it may come from kernel code). */
+export function parseTerminalRequest(data: unknown): ITerminalRequest {
+  if (typeof data !== 'object' || data === null) {
+    throw new TerminalRequestError('terminal request must be an object');
+  }
+  const raw = data as Record<string, unknown>;
+  const command = raw.command;
+  if (typeof command !== 'string' || command.trim() === '') {
+    throw new TerminalRequestError('command must be a non-empty string');
+  }
+  if (command.length > MAX_COMMAND_LENGTH) {
+    throw new TerminalRequestError(
+      `command is longer than ${MAX_COMMAND_LENGTH} characters`
+    );
+  }
+  if (CONTROL_CHARS.test(command)) {
+    throw new TerminalRequestError(
+      'command must be a single line without control characters'
+    );
+  }
+  const cwd = raw.cwd;
+  if (cwd !== undefined && cwd !== null) {
+    if (typeof cwd !== 'string' || CONTROL_CHARS.test(cwd)) {
+      throw new TerminalRequestError('cwd must be a path string');
+    }
+  }
+  return {
+    command,
+    cwd: typeof cwd === 'string' && cwd !== '' ? cwd : undefined,
+    // Strictly the boolean true: "run": "false" or 1 never press Enter.
+    run: raw.run === true
+  };
+}
+
+/**
+ * Resolve the directory for the new shell as an absolute path.
+ *
+ * jupyter_server resolves a relative terminal cwd against its own process
+ * directory before the root dir, so relative paths are anchored to the
+ * server root here.
+ */
+function absoluteCwd(cwd: string | undefined): string | undefined {
+  if (cwd === undefined || cwd.startsWith('/')) {
+    return cwd;
+  }
+  const root = PageConfig.getOption('serverRoot');
+  if (root.startsWith('/')) {
+    // PathExt.join drops the leading slash; the server needs it back.
+    return '/' + PathExt.join(root, cwd);
+  }
+  return cwd;
+}
+
+function waitFor(
+  ready: () => boolean,
+  signal: { connect: (f: () => void) => boolean; disconnect: (f: () => void) => boolean },
+  timeoutMs: number
+): Promise<boolean> {
+  return new Promise(resolve => {
+    if (ready()) {
+      resolve(true);
+      return;
+    }
+    const done = (result: boolean) => {
+      clearTimeout(timer);
+      signal.disconnect(check);
+      resolve(result);
+    };
+    const check = () => {
+      if (ready()) {
+        done(true);
+      }
+    };
+    const timer = setTimeout(() => done(ready()), timeoutMs);
+    signal.connect(check);
+  });
+}
+
+/**
+ * Open a terminal in `cwd` and type `command`; press Enter only when `run`.
+ *
+ * Returns the terminal session name.
+ */
+export async function openTerminal(
+  app: JupyterFrontEnd,
+  request: ITerminalRequest
+): Promise<string> {
+  // Created over REST because `terminal:create-new` strips the leading slash
+  // of an absolute cwd; the command then attaches a widget to it by name.
+  const model = await TerminalAPI.startNew(
+    app.serviceManager.serverSettings,
+    undefined,
+    absoluteCwd(request.cwd)
+  );
+  const name = model.name;
+
+  const widget = (await app.commands.execute('terminal:create-new', {
+    name
+  })) as MainAreaWidget<ITerminal.ITerminal>;
+  await widget.revealed;
+  const session: Terminal.ITerminalConnection = widget.content.session;
+
+  const connected = await waitFor(
+    () => session.connectionStatus === 'connected',
+    {
+      connect: f => session.connectionStatusChanged.connect(f),
+      disconnect: f => session.connectionStatusChanged.disconnect(f)
+    },
+    CONNECT_WAIT_MS
+  );
+  if (!connected) {
+    throw new TerminalRequestError(`terminal ${name} did not connect`);
+  }
+  // Typing before the shell printed its prompt can be echoed twice.
+  let prompted = false;
+  const onMessage = (_: unknown, msg: Terminal.IMessage) => {
+    if (msg.type === 'stdout') {
+      prompted = true;
+    }
+  };
+  session.messageReceived.connect(onMessage);
+  await waitFor(
+    () => prompted,
+    {
+      connect: f => session.messageReceived.connect(f),
+      disconnect: f => session.messageReceived.disconnect(f)
+    },
+    PROMPT_WAIT_MS
+  );
+  session.messageReceived.disconnect(onMessage);
+
+  session.send({
+    type: 'stdin',
+    content: [request.command + (request.run === true ? '\r' : '')]
+  });
+  widget.activate();
+  return name;
+}

@@ -1,0 +1,50 @@
+"""Small Playwright helpers for JupyterLab pages (selectors in one place)."""
+from __future__ import annotations
+
+LAUNCHER_CARD = '.jp-LauncherCard:has-text("ARI multi-node setup")'
+WIDGET_OUTPUT = ".jp-NotebookPanel:visible .jp-OutputArea-output"
+STATUS_ITEM = ".ari-AllocationStatus"
+
+VISIBLE_TERMINAL_CONTAINS = """([needle]) => [...document.querySelectorAll(
+    '.jp-Terminal .xterm-accessibility-tree')].some(
+    el => el.offsetParent !== null && el.textContent.includes(needle))"""
+
+
+def open_lab(page, lab, tree: str = "") -> None:
+    """Load /lab (optionally at a folder) with a fresh workspace and wait for the launcher."""
+    path = f"/lab/tree/{tree}" if tree else "/lab"
+    page.goto(lab.url(path + "?reset"))
+    page.wait_for_selector(LAUNCHER_CARD, timeout=60_000)
+
+
+def visible_terminal_text(page) -> str:
+    return page.evaluate("""() => [...document.querySelectorAll(
+        '.jp-Terminal .xterm-accessibility-tree')].filter(el => el.offsetParent !== null)
+        .map(el => el.textContent).join('\\n')""")
+
+
+def wait_terminal_contains(page, needle: str, timeout: float = 30_000) -> None:
+    page.wait_for_function(VISIBLE_TERMINAL_CONTAINS, arg=[needle], timeout=timeout)
+
+
+def execute_command(page, command: str, args: dict | None = None):
+    """Run a JupyterLab command through the exposed app (expose_app_in_browser)."""
+    return page.evaluate(
+        "async ([id, args]) => { const r = await window.jupyterapp.commands.execute(id, args);"
+        " return typeof r === 'string' ? r : null; }", [command, args or {}])
+
+
+def execute_command_error(page, command: str, args: dict) -> str | None:
+    """The error message a command rejects with, or None when it succeeded."""
+    return page.evaluate(
+        "async ([id, args]) => { try { await window.jupyterapp.commands.execute(id, args); "
+        "return null; } catch (e) { return String(e && e.message || e); } }", [command, args])
+
+
+def wizard_button(page, text: str):
+    """A button of the wizard (toggle buttons included) by its visible label."""
+    return page.locator(".ari-wizard button", has_text=text).first
+
+
+def focus_visible_terminal(page) -> None:
+    page.locator(".jp-Terminal:visible .xterm").first.click()

@@ -1,0 +1,97 @@
+"""The whole path a user takes, in a real browser.
+
+Launcher card -> wizard -> demo site -> form -> Write -> files on disk -> Open in terminal ->
+the hand-off command waits at the prompt -> the user presses Enter -> ``ari`` (a stand-in that
+records argv and env) is started with the checkpoint.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import assert_no_console_errors
+from .lab_helpers import (LAUNCHER_CARD, focus_visible_terminal, open_lab,
+                          visible_terminal_text, wait_terminal_contains, wizard_button)
+
+pytestmark = pytest.mark.e2e
+
+DEMO_SITE = "gres-cluster"
+TITLE = "Stencil scaling on two nodes"
+GOAL = "Measure how the 3D stencil scales from one to two nodes."
+METRIC = "GFlops"
+
+
+def ari_runs(record: Path) -> list[dict]:
+    """Recorded ``ari run ...`` calls (the wizard's own probes call ``ari --version``)."""
+    if not record.exists():
+        return []
+    calls = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
+    return [call for call in calls if call["argv"][:1] == ["run"]]
+
+
+def test_wizard_writes_a_checkpoint_and_hands_off_to_a_terminal(lab, page):
+    workspace = lab.root_dir / "ws"
+    record = lab.extra["record"]
+    open_lab(page, lab)
+
+    page.click(LAUNCHER_CARD)
+    page.wait_for_selector(".ari-wizard", timeout=60_000)
+    output = page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output").first.inner_text()
+    assert "Loading widget" not in output and "Error displaying widget" not in output
+
+    wizard_button(page, DEMO_SITE).click()
+    page.wait_for_selector(f'.ari-wizard .ari-site:has-text("{DEMO_SITE}")')
+
+    wizard_button(page, "Experiment & checkpoint").click()
+    page.get_by_label("Title", exact=True).fill(TITLE)
+    page.get_by_label("Research goal", exact=True).fill(GOAL)
+    tag_input = page.locator(".ari-wizard .jupyter-widget-tagsinput input").first
+    tag_input.click()
+    tag_input.type(METRIC)
+    tag_input.press("Enter")
+    workspace_input = page.get_by_label("Workspace", exact=True)
+    workspace_input.fill(str(workspace))
+    workspace_input.press("Enter")
+    page.wait_for_selector(f'.ari-wizard .ari-shared-fs:has-text("{workspace}")')
+
+    write = page.get_by_role("button", name="Write checkpoint")
+    write.wait_for()
+    page.wait_for_function("(b) => !b.disabled", arg=write.element_handle())
+    write.click()
+    # /tmp is node-local: the wizard asks before writing there; the user confirms.
+    page.wait_for_selector(".ari-write-ok, .ari-confirm")
+    if page.locator(".ari-confirm:visible").count():
+        page.get_by_role("button", name="Write anyway").click()
+    page.wait_for_selector(".ari-write-ok", timeout=30_000)
+
+    checkpoints = sorted((workspace / "checkpoints").iterdir())
+    assert len(checkpoints) == 1
+    checkpoint = checkpoints[0]
+    for name in ("experiment.md", "launch_config.json", ".env"):
+        assert (checkpoint / name).is_file(), name
+    assert TITLE in (checkpoint / "experiment.md").read_text()
+    assert METRIC in (checkpoint / "experiment.md").read_text()
+    scripts = sorted((workspace / "launch").glob("*.sh"))
+    assert len(scripts) == 1
+
+    page.get_by_role("button", name="Open in terminal").click()
+    wait_terminal_contains(page, str(scripts[0]))
+    time.sleep(1.5)
+    assert ari_runs(record) == [], "the hand-off ran without the user pressing Enter"
+
+    focus_visible_terminal(page)
+    page.keyboard.press("Enter")
+    deadline = time.monotonic() + 30
+    while not ari_runs(record) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    runs = ari_runs(record)
+    assert len(runs) == 1, visible_terminal_text(page)
+    run = runs[0]
+    assert run["env"]["ARI_CHECKPOINT_DIR"] == str(checkpoint)
+    experiment = str(checkpoint / "experiment.md")
+    assert experiment in run["argv"], run["argv"]
+    wait_terminal_contains(page, "stand-in ari recorded run")
+    assert_no_console_errors(page)
