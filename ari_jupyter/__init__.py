@@ -9,6 +9,11 @@ from ._version import __version__
 __all__ = ["__version__", "Wizard"]
 
 
+def _jupyter_labextension_paths():
+    """Where JupyterLab finds the prebuilt extension (``jupyter labextension develop``)."""
+    return [{"src": "labextension", "dest": "ari-jupyter-labextension"}]
+
+
 def __getattr__(name):
     if name == "Wizard":
         from .widgets.wizard import Wizard
