@@ -8,6 +8,7 @@ site for a laptop without touching config. Nothing here imports ipywidgets.
 """
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import os
 import re
@@ -22,6 +23,7 @@ from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader, Co
 CONFIG_BASENAME = "ari_jupyter_config"
 DEMO_SITE_ENV = "ARI_JUPYTER_DEMO_SITE"
 WORKSPACE_PLACEHOLDERS = ("user", "home", "cluster", "job_id")
+DEMO_WORKSPACE_PLACEHOLDERS = ("site", "user", "home")
 
 
 class AriWizard(Configurable):
@@ -31,6 +33,14 @@ class AriWizard(Configurable):
         "/work/{user}/ari",
         help="Workspace root for new checkpoints. Placeholders: {user}, {home}, {cluster}, "
         "{job_id}. Must resolve to a shared filesystem visible from every node.",
+    ).tag(config=True)
+
+    demo_workspace_template = Unicode(
+        "~/ari-demo/{site}",
+        help="Workspace on THIS machine when the wizard shows a recorded demo site (teaching): "
+        "Write must work here, while the shared-filesystem verdict is the demo site's own "
+        "(the path is judged as the site's workspace_template path). Placeholders: {site}, "
+        "{user}, {home} of this machine; a relative path is relative to $PWD (where Jupyter started).",
     ).tag(config=True)
 
     default_partition = Unicode(
@@ -88,6 +98,21 @@ class AriWizard(Configurable):
             )
         return template
 
+    @validate("demo_workspace_template")
+    def _check_demo_workspace_template(self, proposal):
+        template = proposal["value"]
+        unknown = sorted(
+            {name for _, name, _, _ in string.Formatter().parse(template) if name}
+            - set(DEMO_WORKSPACE_PLACEHOLDERS)
+        )
+        if unknown or not template.strip():
+            raise TraitError(
+                f"demo_workspace_template uses unknown placeholder(s) {unknown}; "
+                f"allowed: {list(DEMO_WORKSPACE_PLACEHOLDERS)}" if unknown
+                else "demo_workspace_template must not be empty"
+            )
+        return template
+
     @validate("module_filter")
     def _check_module_filter(self, proposal):
         try:
@@ -113,6 +138,33 @@ class AriWizard(Configurable):
             "job_id": env.get("SLURM_JOB_ID", ""),
         }
         return self.workspace_template.format(**values)
+
+    def demo_workspace_for(self, site_name: str, env: Mapping[str, str] | None = None) -> str:
+        """The absolute local directory a demo site's checkpoints are written to."""
+        env = os.environ if env is None else env
+        home = env.get("HOME") or str(Path.home())
+        user = env.get("USER") or env.get("LOGNAME") or _safe_user()
+        site = re.sub(r"[^A-Za-z0-9._-]+", "_", site_name).strip("._") or "site"
+        path = self.demo_workspace_template.format(site=site, user=user, home=home)
+        if path == "~" or path.startswith("~/"):
+            path = home + path[1:]
+        if not os.path.isabs(path):
+            path = os.path.join(env.get("PWD") or os.getcwd(), path)
+        return os.path.normpath(path)
+
+    def workspace_for_host(self, host, env: Mapping[str, str] | None = None) -> str:
+        """The default workspace for ``host``: the site's template on a real machine, the
+        local demo workspace on a recorded demo site (``env``: this machine's environment)."""
+        if getattr(host, "is_demo", False):
+            return self.demo_workspace_for(host.name, env)
+        return self.workspace_for(host.env)
+
+    def suggested_for(self, modules_result) -> list[str]:
+        """The admin's suggested modules that the modules probe found on this site."""
+        if modules_result is None or not self.suggested_modules:
+            return []
+        available = set((modules_result.data or {}).get("modules") or [])
+        return [name for name in self.suggested_modules if name in available]
 
     def filter_modules(self, names: Iterable[str]) -> list[str]:
         """Modules offered in the picker, in the probe's order."""
@@ -183,24 +235,54 @@ def select_host(site=None, config: AriWizard | None = None,
     "not inside an allocation".
     """
     from .allocation import Allocation
-    from .host import Host, LocalHost, RecordedSite
+    from .host import LocalHost
 
     env = dict(os.environ if env is None else env)
     config = config or AriWizard()
-    if isinstance(site, Host):
-        return site, site.name, "site_reason_given"
     if site:
-        host = RecordedSite.load(site)
+        host = open_host(site, config, env)
         return host, host.name, "site_reason_given"
     if Allocation.from_env(env).inside_allocation:
         host = LocalHost(env)
         return host, host.name, "site_reason_allocation"
     demo = config.effective_demo_site(env)
     if demo:
-        host = RecordedSite.load(demo)
+        host = open_host(demo, config, env)
         return host, host.name, "site_reason_demo"
     host = LocalHost(env)
     return host, host.name, "site_reason_outside"
+
+
+def with_demo_workspace(host, config: AriWizard, env: Mapping[str, str] | None = None):
+    """A demo site on which the local demo workspace resolves to the site's own workspace.
+
+    Write happens on this machine, so a demo run writes to ``config.demo_workspace_for``; the
+    recorded site judges where that path lives. Adding it as a recorded symlink into the path
+    ``workspace_template`` gives on that site makes every check (shared_fs, emit, hand-off)
+    answer exactly as the site would for its default workspace. Real hosts are returned as is.
+    """
+    if not getattr(host, "is_demo", False) or not dataclasses.is_dataclass(host):
+        return host
+    local = config.demo_workspace_for(host.name, env)
+    on_site = host.realpath(config.workspace_for(host.env))
+    if local == on_site or host.symlinks.get(local) == on_site:
+        return host
+    return dataclasses.replace(host, symlinks={**host.symlinks, local: on_site})
+
+
+def open_host(site=None, config: AriWizard | None = None, env: Mapping[str, str] | None = None):
+    """An explicitly named site (name, site file or Host) or this machine, with the demo
+    workspace mapped on demo sites: what ``ari-jupyter emit --site`` and the wizard look at."""
+    from .host import Host, LocalHost, RecordedSite
+
+    config = config or AriWizard()
+    if isinstance(site, Host):
+        host = site
+    elif site:
+        host = RecordedSite.load(site)
+    else:
+        host = LocalHost(dict(os.environ if env is None else env))
+    return with_demo_workspace(host, config, env)
 
 
 def default_partition_choice(config: AriWizard, env: Mapping[str, str],
@@ -219,3 +301,55 @@ def default_partition_choice(config: AriWizard, env: Mapping[str, str],
     if config.default_partition:
         return PartitionChoice(config.default_partition, "c.AriWizard.default_partition")
     return resolve_partition(None, env, None, for_wizard=True, sinfo_default=sinfo_default)
+
+
+def seed_defaults(state, config: AriWizard, host, env: Mapping[str, str] | None = None, *,
+                  keep_profile: bool = False) -> None:
+    """Fill what ``state`` still lacks from the site and its config, before any probe answers.
+
+    The wizard's new run and ``ari-jupyter emit`` both start here, so the same config gives
+    the same workspace, partition and preset on either side. ``env`` is this machine's
+    environment (a demo workspace is local); ``keep_profile`` keeps a profile chosen already.
+    """
+    from .allocation import Allocation
+
+    if state.allocation is None:
+        state.allocation = Allocation.from_env(host.env)
+    if getattr(host, "is_demo", False) and not state.site_name:
+        state.site_name = host.name
+    if not state.workspace:
+        state.workspace = config.workspace_for_host(host, env)
+    if not state.partition:
+        choice = default_partition_choice(config, host.env)
+        if choice.source == "c.AriWizard.default_partition":
+            state.partition, state.partition_source = choice.partition, choice.source
+    state.apply_site_defaults(host.env)
+    if config.default_preset and not keep_profile:
+        from .ari.profile import PRESETS
+
+        state.profile = PRESETS[config.default_preset]()
+
+
+PROBE_DERIVED_SOURCES = ("ARI_SLURM_PARTITION", "SLURM_JOB_PARTITION")
+"""Partition sources the probes read from the environment on their own."""
+
+
+def probe_context(state, config: AriWizard, *, only: Iterable[str] | None = None,
+                  timeout: float | None = None):
+    """The ProbeContext for ``state`` under ``config`` - the wizard's and ``emit``'s alike.
+
+    A partition the probes find in the environment themselves is not passed as a choice, so
+    their answers name its real source. ``timeout`` (a command-line override) replaces the
+    config's timeout and per-probe timeouts.
+    """
+    from .probes import ProbeContext
+
+    partition = state.partition if state.partition_source not in PROBE_DERIVED_SOURCES else None
+    return ProbeContext(
+        allocation=state.allocation,
+        partition=partition or None,
+        workspace=state.workspace or None,
+        timeout=config.probe_timeout if timeout is None else timeout,
+        only=tuple(only) if only is not None else None,
+        timeouts=dict(config.probe_timeouts) if timeout is None else {},
+    )

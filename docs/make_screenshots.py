@@ -2,12 +2,13 @@
 
     python docs/make_screenshots.py [--out docs/screenshots] [--chromium /usr/bin/chromium]
 
-Starts JupyterLab (hermetic config/runtime dirs, loopback, a random token) in a temporary root
-directory, opens a notebook that shows the wizard on a recorded demo site (rccs-cloud: a
-2-node allocation), clicks through the steps in the browser and saves one PNG per step. The
-demo workspace is a temporary directory that the copied demo site maps into its shared /work,
-so Write really writes and the hand-off checklist is real. Needs Debian's chromium and the
-Python playwright package; no network, no cluster.
+Starts JupyterLab (hermetic config/runtime dirs and HOME, loopback, a random token) in a
+temporary root directory, opens a notebook that shows the wizard on a recorded demo site
+(rccs-cloud: a 2-node allocation), clicks through the steps in the browser and saves one PNG
+per step. The workspace is the wizard's default on a demo site (``~/ari-demo/rccs-cloud`` under
+the temporary HOME, judged by the site as its shared /work), so Write really writes, the
+hand-off checklist is real and the Doctor step picks a file from the written checkpoint.
+Needs Debian's chromium and the Python playwright package; no network, no cluster.
 """
 from __future__ import annotations
 
@@ -44,8 +45,16 @@ p3.modules.value = ["openmpi/4.1"]
 p4.title.value = "Sparse GEMM scaling"
 p4.goal.value = "Measure how SpGEMM throughput scales from one to two nodes on the same partition."
 p4.metrics.value = ["GFlops", "runtime_sec"]
-p4.workspace.value = {workspace!r}
 p4.run_id.value = "20261129120000_sparse_gemm_scaling"
+"""
+
+# A typical first reproduce.sh: the program started once, on the first node only.
+REPRODUCE_CELL = """\
+import pathlib
+script = pathlib.Path(wizard.state.checkpoint_dir, "repro_sandbox", "reproduce.sh")
+script.parent.mkdir(parents=True, exist_ok=True)
+script.write_text('#!/usr/bin/env bash\\nset -euo pipefail\\ncd "$(dirname "$0")"\\n'
+                  'module load openmpi/4.1\\n./spgemm_bench --matrix data/matrix.mtx\\n')
 """
 
 
@@ -53,20 +62,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def demo_site(tmp: Path) -> tuple[Path, Path]:
-    """rccs-cloud with the temporary workspace resolving into its shared /work."""
-    from ari_jupyter.host import SITES_DIR
-
-    data = json.loads((SITES_DIR / "rccs-cloud.json").read_text(encoding="utf-8"))
-    workspace = tmp / "workspace"
-    workspace.mkdir()
-    data.setdefault("symlinks", {})[str(workspace)] = f"/work/{data['env']['USER']}/ari"
-    data["name"] = "rccs-cloud"
-    site = tmp / "rccs-cloud-demo.json"
-    site.write_text(json.dumps(data), encoding="utf-8")
-    return site, workspace
 
 
 def notebook(path: Path, cells: list[str]) -> None:
@@ -79,7 +74,9 @@ def notebook(path: Path, cells: list[str]) -> None:
 
 
 def start_lab(root: Path, tmp: Path, port: int, token: str) -> subprocess.Popen:
-    env = {**os.environ,
+    home = tmp / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home),
            "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
@@ -169,11 +166,11 @@ def take(out: Path, chromium: str) -> list[Path]:
     try:
         root = tmp / "root"
         root.mkdir()
-        site, workspace = demo_site(tmp)
-        notebook(root / "wizard.ipynb", [SETUP_CELL.format(site=str(site)),
-                                         FILL_CELL.format(workspace=str(workspace)),
+        notebook(root / "wizard.ipynb", [SETUP_CELL.format(site="rccs-cloud"),
+                                         FILL_CELL,
                                          "wizard.language.value = 'ja'",
-                                         "wizard.language.value = 'en'"])
+                                         "wizard.language.value = 'en'",
+                                         REPRODUCE_CELL])
         port, token = free_port(), secrets.token_hex(16)
         lab = start_lab(root, tmp, port, token)
         try:
@@ -230,10 +227,23 @@ def take(out: Path, chromium: str) -> list[Path]:
                 page.wait_for_timeout(500)
                 shooter.shot("05-handoff-checklist")
 
+                shooter.run_cell(4)  # the run's first reproduce.sh lands in the checkpoint
+                page.wait_for_timeout(500)
+                shooter.step(4)
+                shooter.wizard().locator(".ari-doctor-source select").select_option(
+                    label="repro_sandbox/reproduce.sh")
+                page.wait_for_function(
+                    "document.querySelector('.ari-doctor-text textarea').value.includes('spgemm')",
+                    timeout=30_000)
+                shooter.wizard().locator("button:has-text('Diagnose')").click()
+                page.wait_for_selector(".ari-doctor-rule-L6", timeout=30_000)
+                page.wait_for_timeout(500)
+                shooter.shot("06-doctor")
+
                 shooter.run_cell(2)  # switch the language
                 page.wait_for_timeout(800)
                 shooter.step(1)
-                shooter.shot("06-site-checks-ja")
+                shooter.shot("07-site-checks-ja")
 
                 shooter.run_cell(3)  # back to English, then a site without SLURM
                 page.wait_for_timeout(500)
@@ -243,7 +253,7 @@ def take(out: Path, chromium: str) -> list[Path]:
                     "document.querySelector('.ari-alloc-banner').textContent.includes('laptop')",
                     timeout=30_000)
                 page.wait_for_timeout(1500)
-                shooter.shot("07-demo-site-laptop")
+                shooter.shot("08-demo-site-laptop")
                 browser.close()
         finally:
             stop_lab(lab)

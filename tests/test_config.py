@@ -69,3 +69,54 @@ def test_demo_site_environment_variable_wins_over_config():
 def test_explicit_object_is_used_as_is():
     wizard = AriWizard(default_partition="x")
     assert wizard_config(wizard) is wizard
+
+
+@pytest.mark.parametrize("template, env, expected", [
+    ("~/ari-demo/{site}", {"HOME": "/home/t", "USER": "t"}, "/home/t/ari-demo/sx40"),
+    ("/tmp/teach/{user}/{site}", {"HOME": "/home/t", "USER": "t"}, "/tmp/teach/t/sx40"),
+    ("demo/{site}", {"HOME": "/home/t", "PWD": "/srv/class"}, "/srv/class/demo/sx40"),
+    ("{home}/x/../demo-{site}", {"HOME": "/home/t"}, "/home/t/demo-sx40"),
+])
+def test_demo_workspace_is_a_local_absolute_path(template, env, expected):
+    assert AriWizard(demo_workspace_template=template).demo_workspace_for("sx40", env) == expected
+
+
+def test_demo_workspace_site_names_cannot_escape_the_directory():
+    path = AriWizard(demo_workspace_template="/d/{site}").demo_workspace_for("../../etc x", {"HOME": "/h"})
+    assert path.startswith("/d/") and ".." not in path and " " not in path
+
+
+@pytest.mark.parametrize("template", ["/d/{job_id}", ""])
+def test_invalid_demo_workspace_templates_are_rejected(template):
+    with pytest.raises(TraitError):
+        AriWizard(demo_workspace_template=template)
+
+
+def test_demo_sites_map_the_local_workspace_onto_their_own():
+    from ari_jupyter.config import open_host
+    from ari_jupyter.host import LocalHost
+
+    config = AriWizard(workspace_template="/work/{user}/runs", demo_workspace_template="/l/{site}")
+    env = {"HOME": "/home/me", "USER": "me"}
+    site = open_host("gres-cluster", config, env)
+    assert site.realpath("/l/gres-cluster/checkpoints/x") == "/gpfs/work/bob/runs/checkpoints/x"
+    assert site.realpath("/home/bob") == "/gpfs/home/bob"  # the recording is untouched
+    assert config.workspace_for_host(site, env) == "/l/gres-cluster"
+    local = open_host(None, config, env)
+    assert isinstance(local, LocalHost) and config.workspace_for_host(local) == "/work/me/runs"
+
+
+def test_seed_defaults_fill_only_what_is_empty():
+    from ari_jupyter.config import open_host, seed_defaults
+    from ari_jupyter.model import WizardState
+
+    config = AriWizard(default_partition="large", default_preset="mpi", demo_workspace_template="/l/{site}")
+    host = open_host("rccs-cloud", config, {"HOME": "/h"})
+    fresh = WizardState()
+    seed_defaults(fresh, config, host, {"HOME": "/h"})
+    assert (fresh.workspace, fresh.partition, fresh.profile.kind) == ("/l/rccs-cloud", "large", "mpi")
+    assert fresh.site_name == "rccs-cloud" and fresh.nodes == 2
+    chosen = WizardState(workspace="/mine", partition="small", partition_source="explicit")
+    chosen.profile = chosen.profile.__class__.from_json({"kind": "cpu_single"})
+    seed_defaults(chosen, config, host, {"HOME": "/h"}, keep_profile=True)
+    assert (chosen.workspace, chosen.partition, chosen.profile.kind) == ("/mine", "small", "cpu_single")

@@ -1,4 +1,5 @@
-"""The CLI and the wizard are two views of one core: same verdicts, same files, byte for byte."""
+"""The CLI and the wizard are two views of one core: same verdicts, same files, byte for byte,
+and the same site config (a Jupyter config directory) gives both the same defaults."""
 import json
 import shutil
 import subprocess
@@ -24,23 +25,27 @@ def fresh_module_cache():
     clear_cache()
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
+def cli(*args: str, env=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ari_jupyter", *args], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env=env)
 
 
 @pytest.mark.parametrize("base", SITES)
 def test_probe_verdicts_are_identical(tmp_path, base):
+    """Same site, same workspace: every probe gives the same verdict."""
     site = make_site(tmp_path, base)
-    proc = cli("probe", "--json", "--site", str(site))
+    workspace = tmp_path / "ws"  # the copied site maps tmp_path into its shared /work
+    proc = cli("probe", "--json", "--site", str(site), "--checkpoint-dir", str(workspace))
     assert proc.returncode in (0, 1), proc.stderr
     from_cli = {p["id"]: p for p in json.loads(proc.stdout)["probes"]}
 
     async def scenario():
         wizard = Wizard(site=str(site), bridge=fake_bridge()[0])
+        wizard.experiment_panel.workspace.value = str(workspace)
         await wizard.wait()
         return wizard
     wizard = run(scenario())
+    assert str(workspace) in wizard.state.probe_results["shared_fs"].summary
     from_wizard = {pid: r.to_json() for pid, r in wizard.state.probe_results.items()}
     assert set(from_wizard) == set(from_cli)
     for probe_id in from_cli:
@@ -106,3 +111,80 @@ def test_emitted_files_are_identical(tmp_path):
     assert sorted(p.name for p in (workspace / "checkpoints" / RUN_ID).iterdir()) == \
         sorted(p.name for p in (from_wizard / "checkpoints" / RUN_ID).iterdir())
 
+
+
+CONFIG = """\
+c.AriWizard.demo_workspace_template = {demo!r}
+c.AriWizard.default_partition = "large"
+c.AriWizard.default_preset = "mpi"
+c.AriWizard.probe_timeout = 0.5
+c.AriWizard.probe_timeouts = {{"modules": 5.0}}
+c.AriWizard.suggested_modules = ["openmpi/4.1", "not-on-this-site/1.0"]
+"""
+
+
+def test_a_config_file_gives_both_the_same_defaults(tmp_path, monkeypatch):
+    """One JUPYTER_CONFIG_DIR for both: workspace, partition, preset, timeouts and modules
+    come from it on either side, and the written files are identical."""
+    config_dir = tmp_path / "jupyter-config"
+    config_dir.mkdir()
+    demo_root = tmp_path / "demo"
+    (config_dir / "ari_jupyter_config.py").write_text(CONFIG.format(demo=f"{demo_root}/{{site}}"))
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(config_dir))
+    # `ari --version` outlives probe_timeout; `module avail` (lmod) only its own longer timeout
+    site = make_site(tmp_path, "rccs-cloud", delays={("ari", "--version"): 1.5, ("lmod",): 1.0})
+    workspace = demo_root / "rccs-cloud-test"
+    inputs = {"title": "Sparse GEMM scaling", "goal": "Measure how SpGEMM scales.",
+              "metrics": ["GFlops"], "run_id": RUN_ID, "walltime": "00:30:00", "max_cpus": 1}
+
+    async def scenario():
+        wizard = Wizard(site=str(site), bridge=fake_bridge()[0], lang="en")
+        assert wizard.ctx.runner.context().timeouts == {"modules": 5.0}
+        p3, p4 = wizard.profile_panel, wizard.experiment_panel
+        p4.title.value, p4.goal.value = inputs["title"], inputs["goal"]
+        p4.metrics.value, p4.run_id.value = inputs["metrics"], inputs["run_id"]
+        p3.walltime.value, p3.max_cpus.value = inputs["walltime"], inputs["max_cpus"]
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    state = wizard.state
+    assert state.workspace == str(workspace)
+    assert (state.partition, state.partition_source) == ("large", "c.AriWizard.default_partition")
+    assert state.profile.kind == "mpi"
+    assert state.module_loads == ["openmpi/4.1"]
+    verdicts = {pid: r.summary for pid, r in state.probe_results.items()}
+    assert "within 0.5s" in verdicts["ari"] and state.probe("modules").status == "ok", verdicts
+    assert wizard.experiment_panel.do_write() is not None, wizard.experiment_panel.result.value
+    from_wizard = tmp_path / "from_wizard"
+    shutil.move(str(workspace), from_wizard)
+
+    proc = cli("emit", "--site", str(site), "--title", inputs["title"], "--goal", inputs["goal"],
+               "--metric", "GFlops", "--run-id", RUN_ID, "--walltime", "00:30:00", "--max-cpus", "1",
+               "--lang", "en", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["checkpoint_dir"] == f"{workspace}/checkpoints/{RUN_ID}"
+    for name in (f"checkpoints/{RUN_ID}/experiment.md", f"checkpoints/{RUN_ID}/.env",
+                 f"launch/{RUN_ID}.sh"):
+        assert (workspace / name).read_bytes() == (from_wizard / name).read_bytes(), name
+    written = []
+    for root in (workspace, from_wizard):
+        config = json.loads((root / "checkpoints" / RUN_ID / "launch_config.json").read_text())
+        config["ari_jupyter"].pop("written_at")
+        written.append(config)
+    assert written[0] == written[1]
+    cli_state = written[0]["ari_jupyter"]["state"]
+    assert {r["id"]: r["summary"] for r in cli_state["probe_results"]} == verdicts
+
+
+def test_a_broken_config_file_does_not_stop_emit(tmp_path, monkeypatch):
+    config_dir = tmp_path / "jupyter-config"
+    config_dir.mkdir()
+    (config_dir / "ari_jupyter_config.json").write_text('{"AriWizard": {"probe_timeout": -1}}')
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(config_dir))
+    workspace = tmp_path / "ws"
+    proc = cli("emit", "--site", str(make_site(tmp_path)), "--no-probes", "--title", "x",
+               "--goal", "g", "--metric", "m", "--walltime", "00:10:00", "--max-cpus", "1",
+               "--workspace", str(workspace), "--run-id", RUN_ID)
+    assert "ignoring unreadable ari_jupyter config" in proc.stderr
+    assert proc.returncode == 0, proc.stderr

@@ -1,4 +1,5 @@
 """The wizard as a whole: site choice, probes filling the rows, navigation, language, restore."""
+import os
 
 import pytest
 
@@ -60,9 +61,12 @@ def test_back_next_and_step_indicator_move_through_the_stack():
     wizard.next.click()
     assert wizard.stack.selected_index == 2 and wizard.steps.value == 2
     wizard.next.click()
-    assert wizard.stack.selected_index == 3 and wizard.next.disabled
+    assert wizard.stack.selected_index == 3 and not wizard.next.disabled
     wizard.next.click()
-    assert wizard.stack.selected_index == 3
+    assert wizard.stack.selected_index == 4 and wizard.next.disabled
+    assert wizard.stack.children[4] is wizard.doctor_panel
+    wizard.next.click()
+    assert wizard.stack.selected_index == 4
     wizard.steps.value = 1
     assert wizard.stack.selected_index == 1
     wizard.back.click()
@@ -91,9 +95,13 @@ def test_default_language_follows_the_locale():
 
 
 def test_site_defaults_come_from_config(tmp_path):
-    config = AriWizard(workspace_template="/scratch/{user}/ari-runs", default_preset="mpi")
-    wizard = Wizard(site="rccs-cloud", config=config, run_probes=False, bridge=fake_bridge()[0])
-    assert wizard.state.workspace == "/scratch/u12345/ari-runs"
+    config = AriWizard(workspace_template="/scratch/{user}/ari-runs", default_preset="mpi",
+                       demo_workspace_template=str(tmp_path / "teach" / "{user}-{site}"))
+    wizard = Wizard(site="rccs-cloud", config=config, run_probes=False, bridge=fake_bridge()[0],
+                    env={"HOME": str(tmp_path), "USER": "student"})
+    # a demo site: the workspace is on this machine, and the site sees it as its own template
+    assert wizard.state.workspace == str(tmp_path / "teach" / "student-rccs-cloud")
+    assert wizard.ctx.host.realpath(wizard.state.workspace) == "/scratch/u12345/ari-runs"
     assert wizard.state.profile.kind == "mpi"
     assert wizard.state.partition == "small"  # the allocation's, ARI's sources being empty
     assert wizard.state.partition_source == "SLURM_JOB_PARTITION"
@@ -149,3 +157,13 @@ def test_suggested_modules_are_preselected_when_the_site_has_them():
     wizard = run(scenario())
     assert wizard.state.module_loads == ["openmpi/4.1"]  # nvhpc is not in this site's module avail
     assert list(wizard.profile_panel.modules.value) == ["openmpi/4.1"]
+
+
+def test_a_real_allocation_uses_the_workspace_template():
+    env = {"SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": "n[1-2]", "SLURM_JOB_NUM_NODES": "2",
+           "SLURM_NNODES": "2", "SLURM_JOB_PARTITION": "small", "USER": "bob", "HOME": "/home/bob"}
+    config = AriWizard(workspace_template="/lustre/{user}/{job_id}")
+    wizard = Wizard(config=config, run_probes=False, bridge=fake_bridge()[0], env=env)
+    assert wizard.ctx.site_reason == "site_reason_allocation"
+    assert wizard.state.workspace == "/lustre/bob/42"
+    assert wizard.ctx.host.realpath("/lustre/bob/42") == os.path.realpath("/lustre/bob/42")

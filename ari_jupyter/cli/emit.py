@@ -1,8 +1,12 @@
 """``ari-jupyter emit``: write a checkpoint and its hand-off script from flags or a JSON state.
 
-The same core as the wizard: ``WizardState`` (fields, validation), the site probes, and
-``emit_checkpoint``. ``--from-json`` accepts a state JSON (``WizardState.to_json``) or a
-``launch_config.json`` written earlier; flags given on the command line override it.
+The same core as the wizard: ``WizardState`` (fields, validation), the site's Jupyter config
+(``c.AriWizard.*``: workspace, default partition and preset, probe timeouts, suggested
+modules, through ``config.seed_defaults``), the site probes, and ``emit_checkpoint``.
+``--from-json`` accepts a state JSON (``WizardState.to_json``) or a ``launch_config.json``
+written earlier; flags given on the command line override it, and the config fills only what
+is still empty. On a demo site (``--site``) the default workspace is the local demo workspace
+(``c.AriWizard.demo_workspace_template``), judged by the site's recorded mounts.
 Exit 0 written, 1 refused (bad input, blocking problems, existing or locked checkpoint).
 """
 from __future__ import annotations
@@ -37,13 +41,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     profile.add_argument("--profile", metavar="FILE", help="execution_profile JSON file")
     profile.add_argument("--preset", metavar="NAME", help="execution_profile preset (cpu_single, mpi, ...)")
     p.add_argument("--allow-no-gres", action="store_true", help="write ARI_SLURM_ALLOW_NO_GRES=1")
-    p.add_argument("--workspace", metavar="DIR", help="workspace root on shared storage")
+    p.add_argument("--workspace", metavar="DIR",
+                   help="workspace root on shared storage (default: c.AriWizard.workspace_template; "
+                   "on a demo site c.AriWizard.demo_workspace_template)")
     p.add_argument("--run-id", help="YYYYmmddHHMMSS_<slug> (default: minted from the title)")
     p.add_argument("--lang", choices=("en", "ja", "zh"), help="wizard language stored with the state")
     p.add_argument("--site", metavar="NAME|FILE", help="probe a demo site instead of this machine")
     p.add_argument("--no-probes", action="store_true",
                    help="skip the site probes (the shared-filesystem check still runs)")
-    p.add_argument("--probe-timeout", type=float, default=10.0, metavar="SECONDS")
+    p.add_argument("--probe-timeout", type=float, default=None, metavar="SECONDS",
+                   help="seconds each probe may take (default: c.AriWizard.probe_timeout and "
+                   "probe_timeouts, else 10)")
     p.add_argument("--force", action="store_true",
                    help="overwrite an existing checkpoint (backup kept) and accept a node-local workspace")
     p.add_argument("--json", action="store_true",
@@ -104,37 +112,56 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
             raise _BadInput(f"--profile {args.profile}: {exc}") from None
 
 
-def _host(args: argparse.Namespace):
-    from ..host import LocalHost, RecordedSite, SiteError
+def _config():
+    """The wizard's site config (Jupyter config path); a broken file must not stop a write."""
+    from ..config import AriWizard, wizard_config
 
-    if not args.site:
-        return LocalHost()
     try:
-        return RecordedSite.load(args.site)
+        return wizard_config()
+    except Exception as exc:  # traitlets raises many types for a bad file
+        print(f"ari-jupyter emit: warning: ignoring unreadable ari_jupyter config: {exc}", file=sys.stderr)
+        return AriWizard()
+
+
+def _host(args: argparse.Namespace, config):
+    from ..config import open_host
+    from ..host import SiteError
+
+    try:
+        return open_host(args.site or None, config)
     except SiteError as exc:
         raise _BadInput(str(exc)) from None
 
 
+def _probe(state, host, config, args: argparse.Namespace) -> None:
+    """Every site probe, with the config's timeouts unless --probe-timeout overrides them."""
+    from ..config import probe_context
+    from ..probes import run_probes_sync
+
+    if args.probe_timeout is not None and not 0 < args.probe_timeout <= 600:
+        raise _BadInput("--probe-timeout must be between 0 and 600 seconds")
+    for result in run_probes_sync(host, probe_context(state, config, timeout=args.probe_timeout)):
+        state.set_probe_result(result)
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..allocation import Allocation
+    from ..config import seed_defaults
     from ..emit import EmitError, emit_checkpoint
     from ..model import StateError, WizardState
 
     try:
         state = _load_state(args.from_json) if args.from_json else WizardState()
         _apply_flags(state, args)
-        host = _host(args)
+        config = _config()
+        host = _host(args, config)
         if args.site:
             state.site_name = getattr(host, "name", args.site)
-        if state.allocation is None:
-            state.allocation = Allocation.from_env(host.env)
+        profile_given = bool(args.from_json or args.preset or args.profile)
+        seed_defaults(state, config, host, keep_profile=profile_given)
         if not args.no_probes:
-            from ..probes import ProbeContext, run_probes_sync
-
-            ctx = ProbeContext(allocation=state.allocation, partition=state.partition or None,
-                               workspace=state.workspace or None, timeout=args.probe_timeout)
-            for result in run_probes_sync(host, ctx):
-                state.set_probe_result(result)
+            _probe(state, host, config, args)
+            if not state.module_loads:
+                state.module_loads = config.suggested_for(state.probe("modules"))
         state.apply_site_defaults(host.env)
         result = emit_checkpoint(state, force=args.force, host=host)
     except (_BadInput, StateError, EmitError) as exc:

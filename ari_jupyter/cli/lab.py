@@ -85,8 +85,10 @@ def demo_site_problem(site: str) -> str:
 
 def run(args) -> int:
     from ..config import wizard_config
+    from ..host import RecordedSite
 
-    configured = wizard_config().demo_site
+    config = wizard_config()
+    configured = config.demo_site
     plan = plan_lab(args.dir, args.demo_site, args.jupyter_args, os.environ,
                     configured_demo_site=configured)
     site = plan.env_changes.get("ARI_JUPYTER_DEMO_SITE")
@@ -104,7 +106,10 @@ def run(args) -> int:
         print(f"Copied the wizard notebook to {plan.notebook}", file=sys.stderr)
     if not plan.inside_allocation:
         print("Not inside a SLURM allocation: the wizard starts on demo site "
-              f"{plan.env_changes['ARI_JUPYTER_DEMO_SITE']!r}.", file=sys.stderr)
+              f"{plan.env_changes['ARI_JUPYTER_DEMO_SITE']!r}; Write puts its checkpoints under "
+              f"{config.demo_workspace_for(RecordedSite.load(site).name)} "
+              "(c.AriWizard.demo_workspace_template).",
+              file=sys.stderr)
     env = {**os.environ, **plan.env_changes}
     sys.stdout.flush()
     sys.stderr.flush()

@@ -42,10 +42,6 @@ def pre(text: str, max_height: str = "18em") -> str:
             f'font-size:12px">{esc(text)}</pre>')
 
 
-PROBE_DERIVED_SOURCES = ("ARI_SLURM_PARTITION", "SLURM_JOB_PARTITION")
-"""Partition sources the probes read from the environment on their own."""
-
-
 class WizardContext(HasTraits):
     """Shared by all panels: the state, the site config, the machine looked at, the language.
 
@@ -60,11 +56,12 @@ class WizardContext(HasTraits):
     site_reason = Unicode("")
 
     def __init__(self, state, config, host, site_name: str, site_reason: str = "", bridge=None,
-                 lang: str = "en"):
+                 lang: str = "en", local_env=None):
         super().__init__(host=host, site_name=site_name, site_reason=site_reason,
                          lang=normalize_lang(lang) or "en")
         self.state = state
         self.config = config
+        self.local_env = local_env  # this machine's environment (demo workspaces live here)
         self.bridge = bridge
         self.runner = ProbeRunner(self)
         self._plan_listeners: list[Callable[[], None]] = []
@@ -164,16 +161,20 @@ class WizardContext(HasTraits):
 
     # -- actions ----------------------------------------------------------------------------
     def switch_site(self, name: str) -> None:
-        """Look at another (demo) site: new host, its allocation, fresh probe results."""
+        """Look at another (demo) site: new host, its allocation, fresh probe results; a
+        workspace still at the previous site's default moves to the new site's default."""
         from ..allocation import Allocation
-        from ..host import RecordedSite
+        from ..config import open_host
 
-        host = RecordedSite.load(name)
+        previous_default = self.config.workspace_for_host(self.host, self.local_env)
+        host = open_host(name, self.config, self.local_env)
         self.runner.cancel_all()
         with self.state.hold_trait_notifications():
             self.state.probe_results = {}
             self.state.allocation = Allocation.from_env(host.env)
             self.state.site_name = host.name
+            if self.state.workspace in ("", previous_default):
+                self.state.workspace = self.config.workspace_for_host(host, self.local_env)
         self.host = host
         self.site_name = host.name
         self.site_reason = "site_reason_given"
@@ -262,21 +263,9 @@ class ProbeRunner(HasTraits):
 
     def context(self, only: Iterable[str] | None = None):
         """The ProbeContext the CLI would build from the same inputs."""
-        from ..probes import ProbeContext
+        from ..config import probe_context
 
-        state, config = self.ctx.state, self.ctx.config
-        workspace = state.workspace or None
-        # A partition the probes find in the environment themselves is not passed as a choice,
-        # so their answers (and the CLI's, which probes the same environment) name its source.
-        partition = state.partition if state.partition_source not in PROBE_DERIVED_SOURCES else None
-        return ProbeContext(
-            allocation=state.allocation,
-            partition=partition or None,
-            workspace=workspace,
-            timeout=config.probe_timeout,
-            only=tuple(only) if only is not None else None,
-            timeouts=dict(config.probe_timeouts),
-        )
+        return probe_context(self.ctx.state, self.ctx.config, only=only)
 
     def start(self, only: Iterable[str] | None = None) -> asyncio.Task | None:
         """Start (or restart) a probe run; returns its task. Never waits for a subprocess.

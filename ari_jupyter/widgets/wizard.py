@@ -1,4 +1,4 @@
-"""The wizard: four panels in a Stack with Back/Next, a step indicator and a language switch.
+"""The wizard: five panels in a Stack with Back/Next, a step indicator and a language switch.
 
 ``Wizard()`` looks at the machine the kernel runs on when it is inside a SLURM allocation, and
 at a demo site otherwise (``c.AriWizard.demo_site`` / ``ARI_JUPYTER_DEMO_SITE``), then starts
@@ -13,16 +13,17 @@ from pathlib import Path
 import ipywidgets as widgets
 import traitlets
 
-from ..config import AriWizard, default_partition_choice, select_host, wizard_config
+from ..config import AriWizard, seed_defaults, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import WizardContext, esc, language_options
 from .allocation_panel import AllocationPanel
 from .checks_panel import ChecksPanel
+from .doctor_panel import DoctorPanel
 from .experiment_panel import ExperimentPanel
 from .profile_panel import ProfilePanel
 from .terminal_bridge import TerminalBridge
 
-STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment")
+STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment", "step_doctor")
 
 
 class Wizard(widgets.VBox):
@@ -31,7 +32,6 @@ class Wizard(widgets.VBox):
     def __init__(self, state=None, lang: str | None = None, site=None,
                  config: AriWizard | None = None, *, run_probes: bool = True,
                  bridge: TerminalBridge | None = None, env=None, **kwargs):
-        from ..allocation import Allocation
         from ..model import WizardState
 
         super().__init__(**kwargs)
@@ -47,12 +47,13 @@ class Wizard(widgets.VBox):
             or normalize_lang(self.config.language) or default_lang(env)
         state.lang = lang
         if fresh:
-            self._seed(state, host, Allocation)
+            self._seed(state, host, env)
         if bridge is None:
             bridge = TerminalBridge()
             bridge.connect()
         self.state = state
-        self.ctx = WizardContext(state, self.config, host, site_name, reason, bridge=bridge, lang=lang)
+        self.ctx = WizardContext(state, self.config, host, site_name, reason, bridge=bridge, lang=lang,
+                                 local_env=env)
         traitlets.link((state, "lang"), (self.ctx, "lang"))
 
         self.header = widgets.HTML()
@@ -62,18 +63,21 @@ class Wizard(widgets.VBox):
         traitlets.link((self.language, "value"), (self.ctx, "lang"))
         self.steps = widgets.ToggleButtons(options=[(str(i + 1), i) for i in range(len(STEP_KEYS))],
                                            value=0, style={"button_width": "auto"})
+        self.steps.add_class("ari-steps")
         self.allocation_panel = AllocationPanel(self.ctx)
         self.checks_panel = ChecksPanel(self.ctx)
         self.profile_panel = ProfilePanel(self.ctx)
         self.experiment_panel = ExperimentPanel(self.ctx)
+        self.doctor_panel = DoctorPanel(self.ctx)
         self.stack = widgets.Stack([self.allocation_panel, self.checks_panel, self.profile_panel,
-                                    self.experiment_panel], selected_index=0)
+                                    self.experiment_panel, self.doctor_panel], selected_index=0)
         traitlets.link((self.steps, "value"), (self.stack, "selected_index"))
         self.back = widgets.Button(icon="arrow-left")
         self.next = widgets.Button(icon="arrow-right", button_style="primary")
         self.back.on_click(lambda _: self.go(self.stack.selected_index - 1))
         self.next.on_click(lambda _: self.go(self.stack.selected_index + 1))
         self.stack.observe(lambda _: self._relabel(), names="selected_index")
+        self.stack.observe(self._entering_doctor, names="selected_index")
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
         self.children = [
             widgets.HBox([self.header, self.language], layout=widgets.Layout(
@@ -86,20 +90,10 @@ class Wizard(widgets.VBox):
             self.ctx.runner.start()
 
     # -- seeding a new state from the site and the site's config ------------------------------
-    def _seed(self, state, host, Allocation) -> None:
-        """Defaults for a new run: the same ``apply_site_defaults`` the CLI uses, plus what
-        only the site admin's config knows (workspace, default partition and preset)."""
-        state.allocation = Allocation.from_env(host.env)
-        state.site_name = host.name if getattr(host, "is_demo", False) else ""
-        state.workspace = self.config.workspace_for(host.env)
-        choice = default_partition_choice(self.config, host.env)
-        if choice.source == "c.AriWizard.default_partition":
-            state.partition, state.partition_source = choice.partition, choice.source
-        state.apply_site_defaults(host.env)
-        if self.config.default_preset:
-            from ..ari.profile import PRESETS
-
-            state.profile = PRESETS[self.config.default_preset]()
+    def _seed(self, state, host, env) -> None:
+        """Defaults for a new run: the same ``seed_defaults`` ``ari-jupyter emit`` uses (site
+        config: workspace - a local one on a demo site -, default partition and preset)."""
+        seed_defaults(state, self.config, host, env)
         state.observe(self._defaults_from_probes, names="probe_results")
 
     def _defaults_from_probes(self, change) -> None:
@@ -108,15 +102,17 @@ class Wizard(widgets.VBox):
         state, results = self.state, change["new"]
         if not state.partition and "partitions" in results:
             state.apply_site_defaults(self.ctx.host.env)
-        modules = results.get("modules")
-        if modules is not None and not state.module_loads and self.config.suggested_modules \
-                and "modules" not in (change["old"] or {}):
-            available = set((modules.data or {}).get("modules") or [])
-            state.module_loads = [m for m in self.config.suggested_modules if m in available]
+        if "modules" in results and not state.module_loads and "modules" not in (change["old"] or {}):
+            state.module_loads = self.config.suggested_for(results["modules"])
 
     # -- navigation ---------------------------------------------------------------------------
     def go(self, index: int) -> None:
         self.stack.selected_index = max(0, min(index, len(STEP_KEYS) - 1))
+
+    def _entering_doctor(self, change) -> None:
+        """The checkpoint's files exist once Write ran (and grow while ARI runs): list them anew."""
+        if self.stack.children[change["new"] or 0] is self.doctor_panel:
+            self.doctor_panel.list_files()
 
     def _relabel(self) -> None:
         tr = self.ctx.tr

@@ -1,0 +1,217 @@
+"""Step 5: the doctor. Paste a log, a reproduce.sh or an experiment.md, or pick a file from the
+written checkpoint, and see each finding with its rule, severity, line and fix.
+
+The diagnosis is ``ari_jupyter.doctor`` (the same call as ``ari-jupyter doctor``), given what
+the wizard already knows: the execution profile, the nodes of the run, the GRES answer of the
+site checks and the checkpoint.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import ipywidgets as widgets
+
+from ._base import Panel, esc
+
+SEVERITY_STYLE = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0"}
+KIND_CHOICES = ("auto", "log", "reproduce", "experiment", "handoff")
+SHOWN_CHARS = 500_000
+"""A longer file shows its tail in the text box (the browser stays usable); Diagnose still
+reads the whole file as long as the box is not edited."""
+
+
+class DoctorPanel(Panel):
+    def __init__(self, ctx, **kwargs):
+        super().__init__(ctx, **kwargs)
+        labelled = {"description_width": "150px"}
+        self.intro = widgets.HTML()
+        self.source = widgets.Dropdown(style=labelled, layout=widgets.Layout(width="560px"))
+        self.source.add_class("ari-doctor-source")
+        self.label(self.source, "description", "doctor_file")
+        self.refresh_files = widgets.Button(icon="refresh", layout=widgets.Layout(width="auto"))
+        self.label(self.refresh_files, "description", "doctor_refresh_files")
+        self.refresh_files.on_click(lambda _: self.list_files())
+        self.text = widgets.Textarea(style=labelled,
+                                     layout=widgets.Layout(width="760px", height="220px"))
+        self.text.add_class("ari-doctor-text")
+        self.label(self.text, "description", "doctor_text")
+        self.label(self.text, "placeholder", "doctor_text_placeholder")
+        self.kind = widgets.Dropdown(style=labelled, layout=widgets.Layout(width="360px"), value=None)
+        self.label(self.kind, "description", "doctor_kind")
+        self.diagnose_button = widgets.Button(button_style="primary", icon="stethoscope")
+        self.label(self.diagnose_button, "description", "doctor_diagnose")
+        self.diagnose_button.on_click(lambda _: self.diagnose())
+        self.context_note = widgets.HTML()
+        self.findings_view = widgets.HTML()
+        self.findings = []
+        self.detected_kind = ""
+        self.error = ""
+        self.note = ""  # about the text box, e.g. that it shows only a long file's tail
+        self._loaded: tuple[Path, str] | None = None  # (file, text as loaded) while unedited
+        self._relisting = False
+        self.source.observe(self._load_source, names="value")
+        self.children = [
+            self.intro,
+            widgets.HBox([self.source, self.refresh_files], layout=widgets.Layout(align_items="center")),
+            self.text,
+            widgets.HBox([self.kind, self.diagnose_button], layout=widgets.Layout(align_items="center")),
+            self.context_note, self.findings_view,
+        ]
+        ctx.observe_plan(self._render_context)
+        self.list_files()
+        self.refresh()
+
+    # -- the checkpoint's files ------------------------------------------------------------------
+    def list_files(self) -> None:
+        """Offer the checkpoint's logs, experiment.md and reproduce script (once written)."""
+        from ..doctor import checkpoint_files
+
+        checkpoint = self.state.checkpoint_dir
+        files = checkpoint_files(checkpoint) if checkpoint else []
+        options = [(self.tr("doctor_file_paste"), None)] + [
+            (str(path.relative_to(checkpoint)), str(path)) for path in files]
+        if list(self.source.options) == options:
+            return
+        current = self.source.value
+        self._relisting = True
+        try:
+            self.source.options = options
+            self.source.value = current if current in {value for _, value in options} else None
+        finally:
+            self._relisting = False
+        if self.source.value != current:
+            self._load_source({"new": self.source.value})
+
+    def _load_source(self, change) -> None:
+        path = change["new"]
+        if self._relisting:
+            return
+        if path is None:
+            self._loaded = None
+            self.note = ""
+            return
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            self.error = self.tr("doctor_read_failed", path=path, error=exc)
+            self._loaded = None
+            self.refresh()
+            return
+        shown = text if len(text) <= SHOWN_CHARS else text[-SHOWN_CHARS:]
+        self.note = self.tr("doctor_file_tail", shown=SHOWN_CHARS, total=len(text)) \
+            if shown is not text else ""
+        self._loaded = (Path(path), shown)
+        self.text.value = shown
+        self._render_findings()
+
+    # -- the diagnosis ---------------------------------------------------------------------------
+    def diagnose(self) -> list:
+        """Run the doctor on the picked file (unedited) or on the text in the box."""
+        from ..doctor import detect_kind, diagnose_file, diagnose_text
+
+        self.error = ""
+        text = self.text.value
+        kind = self.kind.value if self.kind.value != "auto" else None
+        options = self._options()
+        try:
+            if self._loaded is not None and self._loaded[1] == text:
+                path = self._loaded[0]
+                self.detected_kind = kind or detect_kind(text, path.name)
+                self.findings = diagnose_file(str(path), kind=kind, **options)
+            elif text.strip():
+                filename = self._loaded[0].name if self._loaded is not None else None
+                self.detected_kind = kind or detect_kind(text, filename)
+                self.findings = diagnose_text(text, kind=kind, filename=filename,
+                                              checkpoint_dir=self.state.checkpoint_dir or None,
+                                              **options)
+            else:
+                self.findings, self.detected_kind = [], ""
+                self.error = self.tr("doctor_nothing")
+        except (OSError, TypeError, ValueError) as exc:
+            self.findings, self.detected_kind = [], ""
+            self.error = self.tr("doctor_failed", error=exc)
+        self.refresh()
+        return self.findings
+
+    def _options(self) -> dict:
+        """What the wizard knows that changes a verdict: profile, nodes, GRES, environment."""
+        from ..ari import render
+
+        state = self.state
+        gres = self.ctx.probe_data("gres")
+        try:
+            env = {**self.ctx.host.env, **render.env_values(state)}
+        except (TypeError, ValueError):
+            env = dict(self.ctx.host.env)
+        return {"profile": state.profile, "nodes": state.nodes or state.allocation,
+                "has_gres": gres.get("has_gres") if "has_gres" in gres else None,
+                "allow_no_gres": bool(state.allow_no_gres), "env": env}
+
+    # -- rendering -------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        self.intro.value = (f'<div style="font:12px sans-serif;color:#555">'
+                            f'{esc(self.tr("doctor_intro"))}</div>')
+        current = self.kind.value or "auto"
+        self.kind.options = [(self.tr("doctor_kind_" + name), name) for name in KIND_CHOICES]
+        self.kind.value = current
+        self.list_files()
+        self._render_context()
+        self._render_findings()
+
+    def _render_context(self) -> None:
+        state = self.state
+        nodes = state.nodes or (state.allocation.num_nodes if state.allocation is not None else None)
+        self.context_note.value = (
+            f'<div class="ari-doctor-context" style="font:12px sans-serif;color:#555;margin-left:158px">'
+            f'{esc(self.tr("doctor_context", kind=state.profile.kind or "-", nodes=nodes or "-"))}</div>')
+
+    def _render_findings(self) -> None:
+        note = (f'<div class="ari-doctor-note" style="font:12px sans-serif;color:#555">'
+                f'{esc(self.note)}</div>') if self.note else ""
+        self.findings_view.value = note + self._findings_html()
+
+    def _findings_html(self) -> str:
+        if self.error:
+            return (f'<div class="ari-doctor-error" style="font:12px sans-serif;color:#c62828">'
+                    f'{esc(self.error)}</div>')
+        if not self.detected_kind:
+            return ""
+        head = self.tr("doctor_kind_detected", kind=self.tr("doctor_kind_" + self.detected_kind))
+        if not self.findings:
+            return (
+                f'<div class="ari-doctor-clean" style="font:12px sans-serif;color:#2e7d32">'
+                f'{esc(head)} {esc(self.tr("doctor_no_findings"))}</div>')
+        counts: dict[str, int] = {}
+        for finding in self.findings:
+            counts[finding.severity] = counts.get(finding.severity, 0) + 1
+        summary = " ".join(self.tr("doctor_count_" + sev, count=counts[sev])
+                           for sev in ("error", "warning", "info") if counts.get(sev))
+        header = "".join(f'<th style="text-align:left;padding:2px 6px">{esc(self.tr(key))}</th>'
+                         for key in ("doctor_col_rule", "doctor_col_severity", "doctor_col_line",
+                                     "doctor_col_message"))
+        rows = "".join(self._row(finding) for finding in self.findings)
+        return (
+            f'<div style="font:12px sans-serif;margin:4px 0">{esc(head)} '
+            f'<b class="ari-doctor-summary">{esc(summary)}</b></div>'
+            f'<table class="ari-doctor-findings" style="font:12px sans-serif;border-collapse:collapse;'
+            f'width:100%"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>')
+
+    def _row(self, finding) -> str:
+        color = SEVERITY_STYLE.get(finding.severity, "#555")
+        badge = (f'<span class="ari-doctor-badge ari-doctor-badge-{esc(finding.severity)}" '
+                 f'style="background:{color};color:#fff;border-radius:9px;padding:1px 8px">'
+                 f'{esc(self.tr("doctor_severity_" + finding.severity))}</span>')
+        line = "" if finding.line is None else str(finding.line)
+        details = f'<div>{esc(finding.message)}</div>'
+        if finding.fix:
+            details += (f'<div class="ari-doctor-fix"><b>{esc(self.tr("doctor_fix"))}</b> '
+                        f'{esc(finding.fix)}</div>')
+        if finding.suggestion:
+            details += (f'<div class="ari-doctor-suggestion"><b>{esc(self.tr("doctor_suggested_line"))}</b>'
+                        f'<pre style="white-space:pre-wrap;margin:2px 0;padding:4px;background:#f7f7f7;'
+                        f'border:1px solid #ddd;font-size:12px">{esc(finding.suggestion)}</pre></div>')
+        cell = 'style="vertical-align:top;padding:3px 6px;border-top:1px solid #ddd"'
+        return (f'<tr class="ari-doctor-finding ari-doctor-rule-{esc(finding.rule)}" '
+                f'data-rule="{esc(finding.rule)}" data-line="{esc(line)}">'
+                f'<td {cell}><b>{esc(finding.rule)}</b></td><td {cell}>{badge}</td>'
+                f'<td {cell} class="ari-doctor-line">{esc(line)}</td><td {cell}>{details}</td></tr>')

@@ -1,0 +1,71 @@
+"""Teaching on a demo site: Write works on this machine out of the box, while the shared-
+filesystem verdict is the demo site's own view of its default workspace."""
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.config import AriWizard
+from ari_jupyter.widgets.wizard import Wizard
+
+from test_widgets_support import fake_bridge, run
+
+RUN_ID = "20261129120000_demo_run"
+
+
+def demo_wizard(tmp_path: Path, site: str):
+    async def scenario():
+        wizard = Wizard(site=site, config=AriWizard(), bridge=fake_bridge()[0], lang="en",
+                        env={"HOME": str(tmp_path), "USER": "student", "LANG": "C"})
+        panel, profile = wizard.experiment_panel, wizard.profile_panel
+        panel.title.value = "Demo run"
+        panel.goal.value = "See what the wizard writes."
+        panel.metrics.value = ["GFlops"]
+        panel.run_id.value = RUN_ID
+        profile.walltime.value = "00:30:00"
+        profile.max_cpus.value = 1
+        await wizard.wait()
+        return wizard
+    return run(scenario())
+
+
+@pytest.mark.parametrize("site, on_site", [("rccs-cloud", "/work/u12345/ari"),
+                                           ("sx40", "/work/alice/ari"),
+                                           ("gres-cluster", "/gpfs/work/bob/ari")])
+def test_write_on_a_demo_site_succeeds_with_the_default_workspace(tmp_path, site, on_site):
+    wizard = demo_wizard(tmp_path, site)
+    workspace = tmp_path / "ari-demo" / site
+    assert wizard.state.workspace == str(workspace)
+    verdict = wizard.state.probe_results["shared_fs"]
+    assert verdict.status in ("ok", "warn") and verdict.data["resolved"] == on_site, verdict.summary
+    panel = wizard.experiment_panel
+    assert not panel.write.disabled, panel.write_reason.value
+    panel.write.click()
+    assert panel.last_emit is not None, panel.result.value
+    checkpoint = workspace / "checkpoints" / RUN_ID
+    assert panel.last_emit.checkpoint_dir == str(checkpoint)
+    assert {"experiment.md", ".env", "launch_config.json"} <= {p.name for p in checkpoint.iterdir()}
+    assert (workspace / "launch" / f"{RUN_ID}.sh").is_file()
+    assert f"SLURM_LOG_DIR={workspace}/slurm_logs" in (checkpoint / ".env").read_text()
+    assert str(checkpoint) in (workspace / "launch" / f"{RUN_ID}.sh").read_text()
+    assert panel.confirm.layout.display == "none"  # nothing to confirm
+
+
+def test_a_site_without_shared_storage_judges_the_demo_path_node_local(tmp_path):
+    """laptop has no network filesystem: its verdict on the demo path is the laptop's, not
+    this machine's (the path exists here, under tmp_path)."""
+    wizard = demo_wizard(tmp_path, "laptop")
+    verdict = wizard.state.probe_results["shared_fs"]
+    assert verdict.status == "fail" and verdict.data["resolved"] == "/work/student/ari"
+    assert verdict.data["fstype"] == "ext4"
+
+
+def test_switching_sites_moves_a_default_workspace_but_keeps_a_typed_one(tmp_path):
+    wizard = Wizard(site="rccs-cloud", config=AriWizard(), run_probes=False, bridge=fake_bridge()[0],
+                    env={"HOME": str(tmp_path), "USER": "student"})
+    wizard.ctx.runner.start = lambda only=None: None  # no probe runs: only the defaults matter
+    wizard.ctx.switch_site("sx40")
+    assert wizard.state.workspace == str(tmp_path / "ari-demo" / "sx40")
+    assert wizard.ctx.host.realpath(wizard.state.workspace) == "/work/alice/ari"
+    wizard.experiment_panel.workspace.value = str(tmp_path / "mine")
+    wizard.ctx.switch_site("rccs-cloud")
+    assert wizard.state.workspace == str(tmp_path / "mine")

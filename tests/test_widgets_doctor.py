@@ -1,0 +1,159 @@
+"""The Doctor step: paste text or pick a checkpoint file, click Diagnose, read the rows."""
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.widgets.wizard import Wizard
+
+from test_widgets_support import fake_bridge, fill_experiment, run, site_and_workspace
+
+FIXTURES = Path(__file__).parent / "fixtures"
+APP_WITHOUT_SRUN = (FIXTURES / "doctor" / "reproduce" / "app_no_srun.sh").read_text()
+NOGRES_ERROR = (FIXTURES / "slurm" / "nogres_gres_request.txt").read_text()
+FANOUT = "srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS ./app"
+
+
+def rows(panel) -> dict[str, list[tuple[str, str]]]:
+    """rule -> [(severity, line)] as rendered in the findings table."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for rule, line, severity in re.findall(
+            r'<tr class="ari-doctor-finding[^"]*" data-rule="([^"]+)" data-line="([^"]*)">.*?'
+            r'ari-doctor-badge-(\w+)', panel.findings_view.value):
+        found.setdefault(rule, []).append((severity, line))
+    return found
+
+
+def doctor_on(site="rccs-cloud", preset=None):
+    wizard = Wizard(site=site, run_probes=False, bridge=fake_bridge()[0], lang="en")
+    if preset:
+        wizard.profile_panel.preset.value = preset
+    wizard.go(4)
+    return wizard, wizard.doctor_panel
+
+
+def test_reproduce_without_srun_under_mpi_on_two_nodes_is_L6_with_its_line():
+    wizard, panel = doctor_on(preset="mpi")
+    assert wizard.state.nodes == 2 and wizard.state.profile.kind == "mpi"
+    assert "mpi" in panel.context_note.value and "2 node" in panel.context_note.value
+    panel.text.value = APP_WITHOUT_SRUN
+    panel.diagnose_button.click()
+    found = rows(panel)
+    assert found["L6"] == [("error", "5")]
+    assert panel.detected_kind == "reproduce"
+    (l6,) = [f for f in panel.findings if f.rule == "L6"]
+    assert l6.suggestion == FANOUT
+    # the row shows the fix and the exact line to use
+    assert "Line to use:" in panel.findings_view.value and FANOUT in panel.findings_view.value
+    assert "error(s)" in panel.findings_view.value
+
+
+def test_one_node_is_no_fan_out_error():
+    """The same script on one node: the node count reaches the linter (no L6 error)."""
+    wizard, panel = doctor_on(preset="cpu_single")
+    wizard.state.nodes = 1
+    panel.text.value = APP_WITHOUT_SRUN
+    panel.diagnose()
+    assert ("error", "5") not in rows(panel).get("L6", [])
+    assert "1 node" in panel.context_note.value
+
+
+def test_the_real_nogres_sbatch_error_is_the_gres_row():
+    _, panel = doctor_on(site="laptop")
+    panel.text.value = NOGRES_ERROR
+    panel.diagnose_button.click()
+    assert rows(panel) == {"gres-invalid": [("error", "1")]}
+    assert panel.detected_kind == "log"
+    assert "ARI_SLURM_ALLOW_NO_GRES=1" in panel.findings_view.value
+
+
+def test_nothing_to_diagnose_says_so():
+    _, panel = doctor_on(site="laptop")
+    assert panel.diagnose() == []
+    assert "Nothing to diagnose" in panel.findings_view.value
+
+
+def test_clean_text_says_no_problem_found():
+    _, panel = doctor_on(site="laptop")
+    panel.text.value = "Submitted batch job 42\nall ranks finished\n"
+    panel.diagnose()
+    assert panel.findings == []
+    assert "ari-doctor-clean" in panel.findings_view.value
+
+
+@pytest.mark.parametrize("kind, expected", [("log", "log"), ("reproduce", "reproduce")])
+def test_the_kind_can_be_forced(kind, expected):
+    _, panel = doctor_on(preset="mpi")
+    panel.text.value = NOGRES_ERROR
+    panel.kind.value = kind
+    panel.diagnose()
+    assert panel.detected_kind == expected
+    assert ("gres-invalid" in rows(panel)) == (kind == "log")
+
+
+def test_a_file_picked_from_the_written_checkpoint(tmp_path):
+    site, workspace = site_and_workspace(tmp_path)
+
+    async def scenario():
+        wizard = Wizard(site=str(site), bridge=fake_bridge()[0], lang="en")
+        await wizard.wait()
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+        assert wizard.experiment_panel.do_write() is not None, wizard.experiment_panel.result.value
+        return wizard
+
+    wizard = run(scenario())
+    panel = wizard.doctor_panel
+    checkpoint = Path(wizard.state.checkpoint_dir)
+    shutil.copyfile(FIXTURES / "slurm" / "nogres_gres_request.txt", checkpoint / "ari_run_1.log")
+    wizard.go(4)  # entering the step lists the files anew
+    labels = [label for label, _ in panel.source.options]
+    assert labels[0] == "(paste text below)"
+    assert "ari_run_1.log" in labels and "experiment.md" in labels
+    panel.source.value = str(checkpoint / "ari_run_1.log")
+    assert panel.text.value == NOGRES_ERROR  # the file is shown
+    panel.diagnose_button.click()
+    assert list(rows(panel)) == ["gres-invalid"]
+
+    # Editing the text diagnoses the edit, read as the picked file's kind (a .log)
+    panel.text.value = NOGRES_ERROR + "bash: mpirun: command not found\n"
+    panel.diagnose()
+    assert "gres-invalid" in rows(panel) and len(rows(panel)) == 2
+
+    # back to pasting: the file is forgotten, the text box is the input
+    panel.source.value = None
+    panel.text.value = APP_WITHOUT_SRUN
+    panel.diagnose()
+    assert panel.detected_kind == "reproduce"
+
+
+def test_rows_follow_the_language():
+    wizard, panel = doctor_on(preset="mpi")
+    panel.text.value = APP_WITHOUT_SRUN
+    panel.diagnose()
+    wizard.language.value = "ja"
+    assert "エラー" in panel.findings_view.value and "ルール" in panel.findings_view.value
+    assert panel.kind.options[0][0] == "自動判定"
+    assert rows(panel)["L6"] == [("error", "5")]
+
+
+def test_a_long_file_shows_its_tail_but_is_diagnosed_whole(tmp_path, monkeypatch):
+    from ari_jupyter.widgets import doctor_panel
+
+    monkeypatch.setattr(doctor_panel, "SHOWN_CHARS", 200)
+    wizard, panel = doctor_on(site="laptop")
+    checkpoint = tmp_path / "checkpoints" / "20261129120000_long"
+    checkpoint.mkdir(parents=True)
+    wizard.state.workspace, wizard.state.run_id = str(tmp_path), checkpoint.name
+    log = checkpoint / "ari_run_1.log"
+    log.write_text(NOGRES_ERROR + "".join(f"step {i} ok\n" for i in range(100)))
+    panel.list_files()
+    panel.source.value = str(log)
+    assert len(panel.text.value) == 200 and "Invalid generic resource" not in panel.text.value
+    assert "last 200 of" in panel.findings_view.value
+    panel.diagnose()
+    assert "gres-invalid" in rows(panel)  # line 1, outside the shown tail
+    panel.text.value = panel.text.value + "edited\n"
+    panel.diagnose()
+    assert "gres-invalid" not in rows(panel)  # now the box is the input
