@@ -57,19 +57,23 @@ def _parse_only(text: Optional[str]) -> Optional[list[str]]:
     return ids
 
 
-def _site_defaults(host):
-    """Workspace and per-probe timeouts from the site's Jupyter config (defaults if unreadable)."""
+def _load_config():
+    """The site's Jupyter config for ari_jupyter (defaults if unreadable)."""
     from ..config import AriWizard, wizard_config
 
     try:
-        config = wizard_config()
+        return wizard_config()
     except Exception as exc:  # a broken admin config must not stop a diagnosis
         sys.stderr.write(f"warning: ignoring unreadable ari_jupyter config: {exc}\n")
-        config = AriWizard()
-    return config.workspace_for(host.env), config.probe_timeout, dict(config.probe_timeouts)
+        return AriWizard()
 
 
-def build_context(args, host):
+def _site_defaults(host, config):
+    """Workspace and per-probe timeouts, chosen exactly as the wizard chooses them."""
+    return config.workspace_for_host(host), config.probe_timeout, dict(config.probe_timeouts)
+
+
+def build_context(args, host, config=None):
     """The ProbeContext for these arguments (raises UsageError)."""
     from ..allocation import Allocation
     from ..probes import ProbeContext
@@ -80,7 +84,7 @@ def build_context(args, host):
         raise UsageError(f"--timeout must be between 0 and {MAX_TIMEOUT:g} seconds")
     if args.partition is not None and not valid_partition(args.partition):
         raise UsageError(f"--partition {args.partition!r} is not a partition name")
-    workspace, timeout, timeouts = _site_defaults(host)
+    workspace, timeout, timeouts = _site_defaults(host, config or _load_config())
     if args.timeout is not None:
         timeout, timeouts = args.timeout, {}
     return ProbeContext(
@@ -94,13 +98,13 @@ def build_context(args, host):
     )
 
 
-def open_site(site: Optional[str]):
-    from ..host import LocalHost, RecordedSite, SiteError
+def open_site(site: Optional[str], config=None):
+    """This machine, or a demo site with its demo workspace mapped as the wizard maps it."""
+    from ..config import open_host
+    from ..host import SiteError
 
-    if not site:
-        return LocalHost()
     try:
-        return RecordedSite.load(site)
+        return open_host(site or None, config)
     except SiteError as exc:
         raise UsageError(str(exc)) from exc
 
@@ -118,8 +122,9 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
-        host = open_site(args.site)
-        ctx = build_context(args, host)
+        config = _load_config()
+        host = open_site(args.site, config)
+        ctx = build_context(args, host, config)
     except UsageError as exc:
         stderr.write(f"ari-jupyter probe: error: {exc}\n")
         return 2
