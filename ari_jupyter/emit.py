@@ -147,7 +147,7 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
     _make_dirs(launch_dir)
     with _exclusive_lock(launch_dir / f".{state.run_id}.lock", state.run_id):
         _remove_stale_temps(checkpoint)
-        _remove_stale_temps(launch_dir)
+        _remove_stale_temps(launch_dir, of=script.name)  # launch/ is shared with other run ids
         existing = [checkpoint / name for name in CHECKPOINT_FILES if (checkpoint / name).exists()]
         if script.exists():
             existing.append(script)
@@ -374,12 +374,15 @@ class _exclusive_lock:
         os.close(self.fd)
 
 
-def _remove_stale_temps(directory: Path) -> None:
-    """Temp files a killed writer left (we hold the lock, so none is in use)."""
+def _remove_stale_temps(directory: Path, of: str | None = None) -> None:
+    """Temp files a killed writer left. Only those of files this run writes: the lock covers one
+    run id, and a writer of another run id may be about to rename its temp in a shared
+    directory. ``of`` limits the sweep to the temps of that one file name."""
     if not directory.is_dir():
         return
+    prefix = f".{of}{TMP_MARKER}" if of else "."
     for entry in directory.iterdir():
-        if entry.name.startswith(".") and TMP_MARKER in entry.name and entry.is_file():
+        if entry.name.startswith(prefix) and TMP_MARKER in entry.name and entry.is_file():
             entry.unlink(missing_ok=True)
 
 

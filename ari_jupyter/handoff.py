@@ -21,11 +21,11 @@ import json
 import os
 import shlex
 import socket
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ._async import run_sync
 from .ari import render
 from .probes.result import ProbeResult
 
@@ -158,15 +158,7 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
 def check_handoff(checkpoint_dir: str | Path, *, host: Any = None, timeout: float = 20.0,
                   env: Mapping[str, str] | None = None) -> list[ProbeResult]:
     """Blocking: every hand-off check for ``checkpoint_dir`` (works inside a running loop)."""
-    async def collect() -> list[ProbeResult]:
-        return await check_handoff_async(checkpoint_dir, host=host, timeout=timeout, env=env)
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(collect())
-    with ThreadPoolExecutor(max_workers=1) as pool:  # a loop is running here (Jupyter): use another
-        return pool.submit(asyncio.run, collect()).result()
+    return run_sync(check_handoff_async(checkpoint_dir, host=host, timeout=timeout, env=env))
 
 
 async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
@@ -175,6 +167,7 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
     """Every hand-off check, in ``CHECK_IDS`` order; commands run concurrently."""
     from .emit import EmitError, load_checkpoint
     from .host import LocalHost
+    from .probes.runner import redacted
 
     host = host or LocalHost()
     env = dict(host.env if env is None else env)
@@ -205,7 +198,10 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
     }
     answers = await asyncio.gather(*pending.values())
     results.update(dict(zip(pending, answers)))
-    return [results[i] for i in CHECK_IDS]
+    # Login shells and module inits print what they like (a ~/.bash_profile echoing a token):
+    # every verdict is masked with the secrets of both environments, as the probes' are.
+    secrets_from = {**host.env, **env}
+    return [redacted(results[i], secrets_from) for i in CHECK_IDS]
 
 
 async def _skip(check_id: str, why: str) -> ProbeResult:

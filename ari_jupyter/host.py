@@ -188,6 +188,30 @@ def _signal_group(pgid: int, sig: int) -> bool:
         return False
 
 
+async def _spawn(argv: tuple[str, ...], executable: str,
+                 env: Mapping[str, str]) -> asyncio.subprocess.Process:
+    """Start ``argv`` in a session of its own. A cancellation that arrives while asyncio is still
+    wiring up the pipes must not leave the child running: asyncio would kill only the leader,
+    so the spawn is finished and the whole group killed before the cancellation goes on."""
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        *argv,
+        executable=executable,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    ))
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            proc = await asyncio.wait_for(spawn, 1.0)
+            _signal_group(proc.pid, signal.SIGKILL)
+            await asyncio.wait_for(proc.wait(), 1.0)
+        raise
+
+
 # ---------------------------------------------------------------------------------------------
 # hosts
 
@@ -220,6 +244,14 @@ class Host:
     @property
     def is_demo(self) -> bool:
         return False
+
+
+def _command(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command line as strings; an empty one is a caller's bug, not a command to run."""
+    argv = tuple(str(arg) for arg in argv)
+    if not argv:
+        raise ValueError("run() needs a program to run")
+    return argv
 
 
 def _not_found(argv: tuple[str, ...], started: float, message: str | None = None) -> CommandResult:
@@ -266,24 +298,13 @@ class LocalHost(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
-        argv = tuple(str(arg) for arg in argv)
-        if not argv:
-            raise ValueError("run() needs a program to run")
-        started = time.monotonic()
+        argv, started = _command(argv), time.monotonic()
         run_env = dict(self.env if env is None else env)
         executable = self.which(argv[0], run_env)
         if executable is None:
             return _not_found(argv, started)
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                executable=executable,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=run_env,
-                start_new_session=True,
-            )
+            proc = await _spawn(argv, executable, run_env)
         except FileNotFoundError:
             return _not_found(argv, started)
         except OSError as exc:
@@ -298,25 +319,29 @@ class LocalHost(Host):
         leader = asyncio.ensure_future(_exited(proc))
         timed_out = False
         try:
-            await asyncio.wait_for(asyncio.shield(leader), max(timeout, 0.0))
-        except asyncio.TimeoutError:
-            timed_out = True
-            await self._terminate_group(proc)
-        except asyncio.CancelledError:
+            try:
+                await asyncio.wait_for(asyncio.shield(leader), max(timeout, 0.0))
+            except asyncio.TimeoutError:
+                timed_out = True
+                await self._terminate_group(proc)
+            else:
+                # The leader is done. What is left in the pipes arrives at once, unless a
+                # background member of its group holds them open: give that a moment, then end
+                # the group.
+                left = timeout - (time.monotonic() - started)
+                await self._finish_readers(readers, max(0.0, min(left, PIPE_GRACE)), cancel=False)
+            _signal_group(proc.pid, signal.SIGKILL)
+            await self._finish_readers(readers, 0.1)
+        except BaseException:
+            # Cancelled (the consumer stopped, a probe deadline) at any await above, even in the
+            # middle of the TERM grace: nothing the command started may outlive this call.
             _signal_group(proc.pid, signal.SIGKILL)
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(asyncio.shield(leader), 1.0)
             await self._finish_readers(readers, 0.1)
-            leader.cancel()
             raise
-        else:
-            # The leader is done. What is left in the pipes arrives at once, unless a background
-            # member of its group holds them open: give that a moment, then end the group.
-            left = timeout - (time.monotonic() - started)
-            await self._finish_readers(readers, max(0.0, min(left, PIPE_GRACE)), cancel=False)
-            _signal_group(proc.pid, signal.SIGKILL)
-        await self._finish_readers(readers, 0.1)
-        leader.cancel()  # done already unless the kernel could not kill the leader
+        finally:
+            leader.cancel()  # done already unless the kernel could not kill the leader
         return CommandResult(
             argv=argv,
             returncode=None if timed_out else proc.returncode,
@@ -504,10 +529,7 @@ class RecordedSite(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
-        argv = tuple(str(arg) for arg in argv)
-        if not argv:
-            raise ValueError("run() needs a program to run")
-        started = time.monotonic()
+        argv, started = _command(argv), time.monotonic()
         program = self._program_name(argv[0])
         if program is None:
             return _not_found(argv, started)

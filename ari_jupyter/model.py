@@ -26,7 +26,7 @@ STATE_SCHEMA = 1
 """Version of the ``to_json`` layout; bumped when a key changes meaning."""
 
 LANGS = ("en", "ja", "zh")
-RUN_ID = re.compile(r"^[0-9]{14}_[A-Za-z0-9_-]+$")
+RUN_ID = re.compile(r"^[0-9]{14}_[A-Za-z0-9_-]+\Z")
 """ARI's run id: 14-digit timestamp, '_', a slug of [A-Za-z0-9_-] (R10)."""
 
 
@@ -256,6 +256,9 @@ class WizardState(HasTraits):
         if self.walltime and render.env_value_problem(self.walltime):
             add("walltime", "error", f"walltime {self.walltime!r} "
                 f"{render.env_value_problem(self.walltime)}", "for example 04:00:00")
+        elif self.walltime and not self.walltime.isascii():
+            add("walltime", "error", f"walltime {self.walltime!r} has non-ASCII characters: "
+                "sbatch --time reads ASCII digits only", "for example 04:00:00")
         if self.nodes is not None and self.nodes < 1:
             add("nodes", "error", f"nodes must be at least 1, got {self.nodes}")
         if self.mem_gb is not None and self.mem_gb < 1:

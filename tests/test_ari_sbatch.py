@@ -219,6 +219,29 @@ def test_is_shared_fs(path, expected):
         is expected
 
 
+def as_is(path: str) -> str:
+    """A realpath for paths that are already resolved."""
+    return path
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("/home/alice", True), ("/home/alice/ckpt", True), ("/data", True), ("/workspace/x", False),
+    ("/gpfs/work/x", False), ("/opt/x", False),
+])
+def test_is_shared_fs_prefix_boundaries(path, expected):
+    assert ari_thinks_shared(path, "/home/alice", realpath=as_is) is expected
+
+
+def test_is_shared_fs_uses_the_resolved_home_component_wise():
+    assert ari_thinks_shared("/gpfs/home/bob/x", "/gpfs/home/bob", realpath=as_is) is True
+    assert ari_thinks_shared("/gpfs/home/bobby", "/gpfs/home/bob", realpath=as_is) is False
+
+
+def test_is_shared_fs_without_a_home_only_the_prefixes_count():
+    assert ari_thinks_shared("/work/alice/x", None, realpath=as_is) is True
+    assert ari_thinks_shared("/gpfs/home/bob/x", None, realpath=as_is) is False
+
+
 def test_is_shared_fs_judges_symlinks_by_target(tmp_path):
     target = tmp_path / "gpfs-work"
     target.mkdir()

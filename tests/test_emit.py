@@ -214,6 +214,21 @@ def test_stale_temp_files_of_a_killed_writer_are_removed(tmp_path):
     assert not stale.exists()
 
 
+def test_only_this_runs_temp_files_are_swept_from_the_shared_launch_dir(tmp_path):
+    """launch/ holds every run's hand-off script; the lock covers one run id, so a temp of
+    another run may belong to a writer that is about to rename it."""
+    state = make_state(tmp_path)
+    result = emit_checkpoint(state)
+    launch = Path(result.handoff_script).parent
+    own_stale = launch / f".{Path(result.handoff_script).name}{TMP_MARKER}99999-dead"
+    others_in_flight = launch / f".20250101120000_other.sh{TMP_MARKER}{os.getpid()}-live"
+    own_stale.write_text("partial")
+    others_in_flight.write_text("being written")
+    emit_checkpoint(state, force=True)
+    assert not own_stale.exists()
+    assert others_in_flight.read_text() == "being written"
+
+
 # -- the hand-off script, run for real --------------------------------------------------------
 
 STAND_IN_ARI = """\

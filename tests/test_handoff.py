@@ -134,6 +134,16 @@ def test_ari_missing_in_a_login_shell(site):
     assert "bash_profile" in checks["ari"].fix
 
 
+def test_a_login_profile_that_echoes_a_secret_does_not_leak_it(site):
+    _, result = _emit(site)
+    token = "plainvalue-4242-zz"  # no token shape: only the environment says it is secret
+    (site.home / ".bash_profile").write_text('echo "login: token=$HF_TOKEN"\n')
+    host = LocalHost(env={**site.env, "HF_TOKEN": token}, mountinfo_path=site.host.mountinfo_path)
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=host))
+    assert checks["ari"].status == "fail" and "login: token=***" in checks["ari"].evidence
+    assert token not in json.dumps([c.to_json() for c in checks.values()])
+
+
 def test_partition_this_node_may_not_submit_to(site):
     _, result = _emit(site, partition="forbidden")
     checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))

@@ -167,6 +167,28 @@ def test_cancellation_kills_the_group(tmp_path):
     assert wait_gone(child) and wait_gone(grandchild)
 
 
+def test_cancellation_while_a_background_child_holds_the_pipes_kills_it(tmp_path):
+    """The leader has exited and run() is giving the pipes their grace period: a cancellation
+    there must still end the group (the background child), not just stop waiting."""
+    pids_file = tmp_path / "pids"
+    script = f"sleep 60 & echo $$ $! > {pids_file}"
+
+    async def cancel_in_the_pipe_grace():
+        task = asyncio.ensure_future(LocalHost().run(["sh", "-c", script], 30))
+        while not (pids_file.exists() and pids_file.read_text().endswith("\n")):
+            await asyncio.sleep(0.01)
+        leader, background = (int(p) for p in pids_file.read_text().split())
+        assert wait_gone(leader, within=5.0) and alive(background)
+        await asyncio.sleep(0.1)  # run() notices the exit and waits PIPE_GRACE for the pipes
+        assert not task.done()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return background
+
+    assert wait_gone(asyncio.run(cancel_in_the_pipe_grace()))
+
+
 def test_concurrent_runs_do_not_wait_for_each_other():
     async def three():
         host = LocalHost()

@@ -104,6 +104,11 @@ def test_valid_state_has_no_blocking_problem(valid):
     ({"workspace": ""}, "workspace"),
     ({"workspace": "relative/ws"}, "workspace"),
     ({"run_id": "my-run"}, "run_id"),
+    # `$` also matches before a final newline: each check must refuse the newline itself
+    ({"partition": "small\n"}, "partition"),
+    ({"run_id": "20250101120000_x\n"}, "run_id"),
+    ({"metrics": ["GFlops\n"]}, "metrics"),
+    ({"walltime": "\uff10\uff11:\uff10\uff10:\uff10\uff10"}, "walltime"),  # fullwidth digits
 ])
 def test_field_problems(valid, overrides, field):
     for name, value in overrides.items():

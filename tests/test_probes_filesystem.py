@@ -4,30 +4,12 @@ from __future__ import annotations
 import pytest
 
 from ari_jupyter.host import parse_mountinfo
-from ari_jupyter.probes.filesystem import ari_thinks_shared, classify
+from ari_jupyter.probes.filesystem import classify
 
 from probe_support import output, probe, site
 
 CLUSTER = parse_mountinfo(output("mountinfo/cluster_node.txt"))
 LAPTOP = parse_mountinfo(output("mountinfo/laptop_overlay.txt"))
-
-
-@pytest.mark.parametrize(
-    "path, expected",
-    [  # ARI's own test vectors (spec 3.5 #18), plus prefix-boundary cases
-        ("/home/alice", True), ("/home/alice/ckpt", True), ("/tmp/foo", False),
-        ("/var/tmp/x", False), ("/work/user/repo", True), ("/scratch/run-42", True),
-        ("/lustre/foo", True), ("/nfs/bar", True), ("/data", True), ("/workspace/x", False),
-        ("/gpfs/work/x", False), ("/opt/x", False),
-    ],
-)
-def test_ari_prefix_rule(path, expected):
-    assert ari_thinks_shared(path, "/home/alice") is expected
-
-
-def test_ari_prefix_rule_uses_the_resolved_home():
-    assert ari_thinks_shared("/gpfs/home/bob/x", "/gpfs/home/bob") is True
-    assert ari_thinks_shared("/gpfs/home/bobby", "/gpfs/home/bob") is False
 
 
 @pytest.mark.parametrize(
@@ -109,6 +91,13 @@ def test_relative_checkpoint_dir_is_resolved_from_the_working_directory():
     host = site(env={"HOME": "/home/alice", "PWD": "/work/alice"}, mounts=CLUSTER)
     result = probe(host, "shared_fs", checkpoint_dir="runs/../ckpt")
     assert result.data["resolved"] == "/work/alice/ckpt"
+
+
+def test_without_home_only_aris_prefixes_decide():
+    on_work = probe(site(env={}, mounts=CLUSTER), "shared_fs", checkpoint_dir="/work/alice/ari")
+    on_gpfs = probe(site(env={}, mounts=CLUSTER), "shared_fs", checkpoint_dir="/gpfs/work/alice")
+    assert (on_work.status, on_work.data["ari_thinks_shared"]) == ("ok", True)
+    assert (on_gpfs.status, on_gpfs.data["ari_thinks_shared"]) == ("warn", False)
 
 
 def test_unreadable_mount_table_is_unknown():

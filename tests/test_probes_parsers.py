@@ -5,6 +5,7 @@ import pytest
 
 from ari_jupyter.probes.parsers import (
     GresSpec,
+    _leading_int,
     ari_has_gres,
     gres_lines,
     mpi_flavour,
@@ -105,6 +106,23 @@ def test_ari_has_gres(fixture, has_gres, specs):
 )
 def test_split_gres(text, specs):
     assert split_gres(text) == specs
+
+
+def test_split_gres_hands_out_a_fresh_list_each_time():
+    """Results are remembered per string; a caller changing its list must not change the next."""
+    first = split_gres("gpu:a100:4,mps:400")
+    first.append("changed")
+    assert split_gres("gpu:a100:4,mps:400") == ["gpu:a100:4", "mps:400"]
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("48", 48), ("4+", 4), (" 12", 12), ("1-2", 1), ("N/A", None), ("", None),
+     ("\u00b2", None),  # superscript two: a digit to str.isdigit, not a number to SLURM
+     ("\u0663", 3)],  # Arabic-Indic three: what \d and int() both accept
+)
+def test_leading_int_of_sinfo_numbers(text, value):
+    assert _leading_int(text) == value
 
 
 @pytest.mark.parametrize(
@@ -259,3 +277,9 @@ def test_versions_and_mpi_flavour(fixture, version, flavour):
 )
 def test_parse_srun_mpi_list(fixture, plugins):
     assert parse_srun_mpi_list(output(fixture)) == plugins
+
+
+def test_slurm_durations_are_ascii_digits_only():
+    with pytest.raises(ValueError):
+        parse_slurm_duration("\uff10\uff11:\uff10\uff10:\uff10\uff10")  # what int() would take
+    assert parse_slurm_duration("1-02:00:00") == 26 * 3600

@@ -24,7 +24,7 @@ from ari_jupyter.probes import runner
 from ari_jupyter.probes.parsers import SINFO_FORMAT
 
 from probe_support import cmd, output, site
-from test_host import wait_gone
+from test_host import alive, wait_gone
 
 
 def test_probe_ids_are_the_cli_contract():
@@ -134,6 +134,19 @@ def test_on_result_sees_every_result_in_arrival_order():
     assert seen == results and [r.id for r in seen] == ["sbatch", "gpus"]
 
 
+async def started_pid(pid_file, within: float = 10.0) -> int:
+    """The pid a fake command wrote, once the whole line is there. The shell creates the file
+    before it writes to it: an existing but empty file is not a pid yet (under load the shell
+    can be descheduled, or killed, between the two)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        text = pid_file.read_text() if pid_file.exists() else ""
+        if text.endswith("\n"):
+            return int(text)
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the fake command did not report its pid within {within}s")
+
+
 def test_stopping_early_kills_what_the_probes_started(tmp_path):
     """A consumer that stops after the first result must not leave commands running."""
     pid_file = tmp_path / "smi.pid"
@@ -146,13 +159,14 @@ def test_stopping_early_kills_what_the_probes_started(tmp_path):
         ctx = ProbeContext(allocation=None, only=["gpus", "ari"], timeout=30)
         agen = run_probes(host, ctx)
         first = await agen.__anext__()
-        while not pid_file.exists():
-            await asyncio.sleep(0.02)
+        pid = await started_pid(pid_file)
+        assert alive(pid), "the probe's command must still be running when the consumer stops"
         await agen.aclose()
-        return first
+        return first, pid
 
-    assert asyncio.run(first_only()).id == "ari"
-    assert wait_gone(int(pid_file.read_text()))
+    first, pid = asyncio.run(first_only())
+    assert first.id == "ari"
+    assert wait_gone(pid)
 
 
 HANGING_SMI = textwrap.dedent("""\
@@ -189,3 +203,17 @@ def test_secrets_never_reach_a_result():
     assert result.status == "warn"
     assert key not in repr(result.to_json())
     assert "***" in result.summary and "***" in result.evidence
+
+
+def test_a_secret_cut_by_the_evidence_limit_is_masked_whole():
+    """Evidence is cut at EVIDENCE_LIMIT; the cut must not leave the head of a secret behind."""
+    from ari_jupyter.probes.context import EVIDENCE_LIMIT
+
+    key = "plainvalue-4242-zz"
+    # unmasked, the cut would fall inside the key and keep its first 11 characters
+    printed = "y" * (EVIDENCE_LIMIT - 12) + "\n" + key + "\n" + "z" * 100 + "\n"
+    host = site(programs=["ari"], env={"HOME": "/h", "DB_PASSWORD": key},
+                commands=[cmd(["ari", "--version"], "", printed, 1)])
+    (result,) = run_probes_sync(host, ProbeContext(allocation=None, only=["ari"]))
+    assert "more characters]" in result.evidence  # the cut did happen
+    assert key[:8] not in repr(result.to_json())

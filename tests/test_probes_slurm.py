@@ -102,6 +102,50 @@ def test_partition_with_shell_characters_never_reaches_sbatch():
     assert result.status == "ok" and result.data["partition"] is None
 
 
+# --------------------------------------------------------------------------- sbatch --help
+
+HELP = ("sbatch", "--help")
+HELP_TASK_NONE = output("sbatch/help_debian_22.05_task_none.txt")  # 22.05, TaskPlugin=task/none
+HELP_AFFINITY = output("sbatch/help_debian_22.05_task_affinity.txt")  # 22.05, task/affinity
+BOTH_ADVERTISED = "      --cpu-bind=...          bind tasks to CPUs\n      --mem-bind=...          bind memory\n"
+
+
+@pytest.mark.parametrize(
+    "stdout, stderr, rc, delay, flags, note",
+    [
+        (HELP_TASK_NONE, "", 0, 0, [], "advertises neither --cpu-bind nor --mem-bind"),
+        (HELP_AFFINITY, "", 0, 0, ["--mem-bind"], "advertises --mem-bind but not --cpu-bind"),
+        (BOTH_ADVERTISED, "", 0, 0, ["--cpu-bind", "--mem-bind"], "ARI passes them on"),
+        ("", BOTH_ADVERTISED, 0, 0, ["--cpu-bind", "--mem-bind"], "ARI passes them on"),  # ARI reads stderr too
+        ("", UNCONFIGURED.replace("sinfo", "sbatch"), 1, 0, [], "advertises neither"),  # ARI: no flags
+        ("", "", 0, HANG, None, "did not answer"),
+    ],
+)
+@pytest.mark.parametrize("with_partition", [False, True])
+def test_sbatch_help_decides_which_bind_flags_ari_keeps(stdout, stderr, rc, delay, flags, note,
+                                                        with_partition):
+    commands = [VERSION, cmd(HELP, stdout, stderr, rc, delay),
+                cmd(TEST_ONLY, "", output("sbatch/test_only_accepted.txt"))]
+    environment = env(ARI_SLURM_PARTITION="small") if with_partition else env()
+    started = time.monotonic()
+    result = probe(site(programs=["sbatch"], env=environment, commands=commands), "sbatch",
+                   timeout=0.5)
+    assert time.monotonic() - started < 1.0  # a hung --help costs the probe's budget, no more
+    assert result.status == "ok", result  # the flags inform the profile; they never fail sbatch
+    assert result.data["bind_flags"] == flags
+    assert note in result.evidence
+    assert (result.data["test_only"] is not None) is with_partition
+
+
+def test_sbatch_help_is_not_asked_when_sbatch_does_not_run():
+    host = site(programs=["sbatch"], commands=[
+        cmd(["sbatch", "--version"], "", UNCONFIGURED.replace("sinfo", "sbatch"), 1),
+        cmd(HELP, BOTH_ADVERTISED)])
+    result = probe(host, "sbatch")
+    assert result.status == "fail" and result.data["bind_flags"] is None
+    assert "sbatch --help" not in result.evidence
+
+
 # --------------------------------------------------------------------------- partitions
 
 

@@ -31,6 +31,9 @@ def test_live_verdicts(testbed_any):
     assert status["sbatch"] == "ok", results["sbatch"]
     assert "to start at" in results["sbatch"].data["test_only"]["answer"]
     assert results["sbatch"].data["version"]
+    # 22.05 with TaskPlugin=task/none: `sbatch --help` lists --gpu-bind only, so ARI would drop
+    # a profile's cpu_bind and mem_bind (the recorded rccs-cloud site says the same).
+    assert results["sbatch"].data["bind_flags"] == []
 
     assert status["partitions"] == "ok"
     assert results["partitions"].data["default"] == "small"

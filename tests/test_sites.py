@@ -95,6 +95,29 @@ def test_gres_cluster_partitions_and_the_cpu_only_one():
     assert probe_site("gres-cluster", partition="gpu-long")["sbatch"].status == "fail"
 
 
+@pytest.mark.parametrize("name, flags", [
+    ("rccs-cloud", []),  # task/none: sbatch --help lists no bind flag at all
+    ("sx40", ["--mem-bind"]), ("gres-cluster", ["--mem-bind"]),  # task/affinity
+])
+def test_sbatch_help_on_each_site_tells_which_bind_flags_ari_keeps(name, flags):
+    assert probe_site(name, only=["sbatch"])["sbatch"].data["bind_flags"] == flags
+
+
+@pytest.mark.parametrize("name, dropped", [
+    ("rccs-cloud", {"cpu_bind", "mem_bind"}), ("gres-cluster", {"cpu_bind"}),
+])
+def test_the_wizard_warns_about_the_bind_flags_a_site_drops(name, dropped):
+    from ari_jupyter.ari.profile import ExecutionProfile
+    from ari_jupyter.ari.validate import validate_state
+    from ari_jupyter.model import WizardState
+
+    state = WizardState()
+    state.set_probe_result(probe_site(name, only=["sbatch"])["sbatch"])
+    state.profile = ExecutionProfile(cpu_bind="cores", mem_bind="local")
+    warned = {p.field for p in validate_state(state) if p.severity == "warning"}
+    assert warned & {"cpu_bind", "mem_bind"} == dropped
+
+
 def test_checkpoint_under_tmp_fails_on_any_site():
     assert probe_site("rccs-cloud", checkpoint_dir="/tmp/ckpt")["shared_fs"].status == "fail"
 

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-SEVERITIES = ("error", "warning", "info")
+from .finding import SEVERITIES, Finding, sort_findings  # noqa: F401  (SEVERITIES: part of this module's API)
+
 
 # -- ARI's expressions (spec §1.2), one per rule --------------------------------------------------
 # R1 ari-core pipeline fallback: line start, optional spaces, Metric(s), optional spaces, ':' or '-'.
@@ -49,29 +50,6 @@ _NEAR_R8_HEADING = re.compile(
     r"^\s*#{1,6}\s*(?:提供ファイル|提供文件|(?:provided|local|input)?\s*files?)\b.*$",
     re.IGNORECASE | re.MULTILINE,
 )
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One lint result; ``to_json`` has the same five keys as the doctor's findings."""
-
-    rule: str
-    severity: str
-    line: int | None
-    message: str
-    fix: str = ""
-
-    def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == "error"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "severity": self.severity, "line": self.line,
-                "message": self.message, "fix": self.fix}
 
 
 @dataclass(frozen=True)
@@ -204,8 +182,7 @@ def lint_experiment(
     findings += _lint_provided_files(text, parsed, check_files)
     findings += _lint_virsci(text)
     findings += _lint_slurm_mode(parsed, env, ari_profile, expect_slurm)
-    order = {name: i for i, name in enumerate(SEVERITIES)}
-    return sorted(findings, key=lambda f: (order[f.severity], f.line or 0, f.rule))
+    return sort_findings(findings)
 
 
 def _lint_partition(text: str, parsed: ParsedExperiment, expected: str) -> list[Finding]:

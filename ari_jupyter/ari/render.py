@@ -19,13 +19,13 @@ from .lint_experiment import R2_SECTION, R8_SECTION, VIRSCI_MARKER
 HANDOFF_ARI_PROFILE = "hpc"
 """``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
 
-PARTITION_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+PARTITION_NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")
 """What ARI's partition hint can carry (R5 captures ``[\\w-]+``; kept ASCII for the shell)."""
 
 WALLTIME = re.compile(r"^(?:\d+-)?\d{1,3}:\d{2}:\d{2}$")
 """SLURM ``--time`` forms the wizard writes: ``HH:MM:SS`` or ``D-HH:MM:SS``."""
 
-METRIC_TOKEN = re.compile(r"^[^\s,;/.#][^\s,;#]*(?<![/.])$")
+METRIC_TOKEN = re.compile(r"^[^\s,;/.#][^\s,;#]*(?<![/.])\Z")
 """A metric both parsers return unchanged: no separators, nothing they strip at the ends."""
 
 ENV_KEY = re.compile(r"^[A-Z_][A-Z0-9_]*$")

@@ -208,16 +208,19 @@ def bind_flags_from_help(help_text: str | None) -> frozenset[str]:
     return frozenset(flag for flag in BIND_FLAGS if flag in text)
 
 
-def ari_thinks_shared(path: str | Path, home: str | Path,
+def ari_thinks_shared(path: str | Path, home: str | Path | None,
                       realpath: Callable[[str], str] | None = None) -> bool:
-    """ARI's ``_is_shared_fs``: resolved path under ``$HOME`` or one of six fixed prefixes."""
+    """ARI's ``_is_shared_fs``: resolved path under ``$HOME`` or one of six fixed prefixes.
+
+    ``realpath`` resolves on the machine being judged (a demo site's recorded symlinks); a
+    ``home`` of None (a host without $HOME) leaves only the prefixes."""
     resolve = realpath or os.path.realpath
     try:
         resolved = resolve(str(path))
-        home_resolved = resolve(str(home))
+        home_resolved = resolve(str(home)) if home else None
     except OSError:
         return False
-    if Path(resolved).is_relative_to(home_resolved):
+    if home_resolved and Path(resolved).is_relative_to(home_resolved):
         return True
     return any(resolved == p or resolved.startswith(p + "/") for p in SHARED_FS_PREFIXES)
 
@@ -332,21 +335,21 @@ def plan_slurm_dispatch(args: ReproduceArgs, env: Mapping[str, str], repo_dir: s
     fallback = env.get("ARI_PHASE1_ALLOW_FALLBACK", "") == "1"
     choice = resolve_partition(merged.partition, env, repo_dir)
 
+    def run_locally(reason: str) -> SlurmPlan:
+        return SlurmPlan((), "", choice.source, 0, "", args=merged,
+                         local_fallback=f"{reason}; ARI_PHASE1_ALLOW_FALLBACK=1 → "
+                                        "reproduce.sh runs on the host where ari runs",
+                         gpu=_gpu_dict("", 0, 0))
+
     # 1. sbatch on PATH
     if not has_sbatch:
         if fallback:
-            return SlurmPlan((), "", choice.source, 0, "", args=merged,
-                             local_fallback="sbatch not on PATH; ARI_PHASE1_ALLOW_FALLBACK=1 → "
-                                            "reproduce.sh runs on the host where ari runs",
-                             gpu=_gpu_dict("", 0, 0))
+            return run_locally("sbatch not on PATH")
         raise AriRuntimeError(errors.SBATCH_MISSING)
     # 2. a partition
     if not choice.partition:
         if fallback:
-            return SlurmPlan((), "", choice.source, 0, "", args=merged,
-                             local_fallback="no partition resolved; ARI_PHASE1_ALLOW_FALLBACK=1 → "
-                                            "reproduce.sh runs on the host where ari runs",
-                             gpu=_gpu_dict("", 0, 0))
+            return run_locally("no partition resolved")
         raise AriRuntimeError(errors.NO_PARTITION)
 
     warnings: list[str] = []

@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import AriValueError
+from .finding import SEVERITIES
 from .partition import resolve_partition
 from .profile import GPU_KINDS, PROFILE_KEYS, ExecutionProfile
 from .sbatch import (
     BIND_FLAGS, ReproduceArgs, ari_thinks_shared, effective_cpus, max_runtime_sec, merge_with_profile,
     walltime_str,
 )
-
-SEVERITIES = ("error", "warning", "info")
 
 # Flags ARI always sets; repeating them in extra_sbatch_args silently overrides ARI's value.
 _MANAGED_FLAGS = {

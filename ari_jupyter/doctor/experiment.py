@@ -7,8 +7,7 @@ from .finding import Finding
 
 
 def lint_experiment_text(text: str, env: Mapping[str, str] | None = None) -> list[Finding]:
-    """The experiment lints as doctor findings (same five fields, nothing re-implemented here)."""
+    """The experiment lints; their findings are doctor findings already (one Finding class)."""
     from ..ari.lint_experiment import lint_experiment
 
-    return [Finding(rule=f.rule, severity=f.severity, line=f.line, message=f.message, fix=f.fix)
-            for f in lint_experiment(text, env=env)]
+    return lint_experiment(text, env=env)

@@ -1,40 +1,10 @@
-"""One doctor finding: what the CLI prints, what the wizard's Doctor step shows."""
+"""One doctor finding: what the CLI prints, what the wizard's Doctor step shows.
+
+The definition is the ari layer's (``ari_jupyter.ari.finding``): the experiment lints, the
+reproduce.sh lints and the log checks report the same five fields.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from ..ari.finding import SEVERITIES, Finding, sort_findings
 
-SEVERITIES = ("error", "warning", "info")
-"""error: the run fails or lands in the wrong place; warning: likely trouble; info: advice."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    rule: str
-    severity: str
-    line: int | None
-    message: str
-    fix: str
-    lines: tuple[int, ...] = field(default=(), compare=False)
-    cause: str = field(default="", compare=False)
-    suggestion: str = field(default="", compare=False)
-    """The exact line to add or to replace ``line`` with, when the fix is one line."""
-
-    def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == "error"
-
-    def to_json(self) -> dict[str, Any]:
-        """The contract of ``ari-jupyter doctor --json``: exactly these five keys."""
-        return {"rule": self.rule, "severity": self.severity, "line": self.line,
-                "message": self.message, "fix": self.fix}
-
-
-def sort_findings(findings: list[Finding]) -> list[Finding]:
-    """Errors first, then by line (findings without a line last within their severity)."""
-    order = {name: i for i, name in enumerate(SEVERITIES)}
-    return sorted(findings, key=lambda f: (order[f.severity], f.line is None, f.line or 0, f.rule))
+__all__ = ["SEVERITIES", "Finding", "sort_findings"]

@@ -129,7 +129,7 @@ def evidence_of(host: Host, *results: CommandResult, note: str = "") -> str:
             ending = f"timed out after {result.elapsed:.1f}s"
         else:
             ending = f"exit {result.returncode}"
-        body = result.output
+        body = redact(result.output, host.env)  # before the cut: a cut secret is not found whole
         if len(body) > EVIDENCE_LIMIT:
             body = body[:EVIDENCE_LIMIT] + f"\n[... {len(body) - EVIDENCE_LIMIT} more characters]"
         blocks.append(f"$ {result.command}\n{body}\n[{ending}]" if body else f"$ {result.command}\n[{ending}]")

@@ -7,6 +7,8 @@ missing files.
 """
 from __future__ import annotations
 
+from ..ari.sbatch import SHARED_FS_PREFIXES as ARI_SHARED_PREFIXES  # ARI's rule lives there
+from ..ari.sbatch import ari_thinks_shared
 from ..host import Host, mount_for_path
 from .context import ProbeContext
 from .result import ProbeResult
@@ -29,20 +31,10 @@ NODE_LOCAL_FSTYPES = frozenset({
 NODE_LOCAL_PREFIXES = ("/tmp", "/var/tmp", "/dev/shm", "/local", "/scratch/local")
 """Paths that are node-local by convention whatever is mounted there (per-job tmp dirs)."""
 
-ARI_SHARED_PREFIXES = ("/work", "/scratch", "/lustre", "/home", "/nfs", "/data")
-"""ARI's ``_is_shared_fs`` prefixes (spec §3.4.2b)."""
-
 
 def _under(path: str, prefix: str) -> bool:
     prefix = prefix.rstrip("/") or "/"
     return path == prefix or path.startswith(prefix + "/") or prefix == "/"
-
-
-def ari_thinks_shared(resolved: str, home_resolved: str | None) -> bool:
-    """ARI's rule: under the (resolved) home, or starting with one of its prefixes."""
-    if home_resolved and _under(resolved, home_resolved):
-        return True
-    return any(_under(resolved, prefix) for prefix in ARI_SHARED_PREFIXES)
 
 
 def classify(fstype: str, resolved: str) -> bool | None:
@@ -76,7 +68,7 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
                            "no checkpoint directory, workspace or $HOME to judge")
     resolved = host.realpath(path)
     home = host.realpath(host.home) if host.home else None
-    ari_view = ari_thinks_shared(resolved, home)
+    ari_view = ari_thinks_shared(path, host.home, realpath=host.realpath)  # resolved as ARI does
     mount = mount_for_path(resolved, host.mounts())
     data = {
         "path": path, "path_source": source, "resolved": resolved,

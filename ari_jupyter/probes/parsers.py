@@ -5,6 +5,7 @@ is decided by the probes.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -39,8 +40,14 @@ class SinfoPartitions:
     """Lines that did not have the expected shape (kept for the evidence)."""
 
 
+_LEADING_INT = re.compile(r"\s*(\d+)")
+
+
 def _leading_int(text: str) -> int | None:
-    match = re.match(r"\s*(\d+)", text)
+    """``48`` -> 48, ``4+`` -> 4, ``N/A`` -> None."""
+    if text.isdecimal():  # the usual case, and exactly what \d+ would take whole
+        return int(text)
+    match = _LEADING_INT.match(text)
     return int(match.group(1)) if match else None
 
 
@@ -65,10 +72,10 @@ def parse_sinfo(text: str) -> SinfoPartitions:
         is_default = name.endswith("*")
         name = name.rstrip("*")
         node_count = _leading_int(nodes)
-        if node_count is None or not PARTITION_NAME.fullmatch(name):
+        entry = by_name.get(name)  # a known name was checked on its first line
+        if node_count is None or (entry is None and not PARTITION_NAME.fullmatch(name)):
             result.rejected.append(raw)
             continue
-        entry = by_name.get(name)
         if entry is None:
             entry = {
                 "name": name, "default": False, "avail": avail, "timelimit": timelimit,
@@ -81,7 +88,7 @@ def parse_sinfo(text: str) -> SinfoPartitions:
         for key, value in (("cpus", _leading_int(cpus)), ("memory_mb", _leading_int(memory))):
             if value is not None and (entry[key] is None or value < entry[key]):
                 entry[key] = value
-        for spec in split_gres(gres):
+        for spec in _split_gres(gres):
             if spec not in entry["gres"]:
                 entry["gres"].append(spec)
         if is_default and result.default is None:
@@ -95,6 +102,12 @@ def parse_sinfo(text: str) -> SinfoPartitions:
 
 def split_gres(text: str) -> list[str]:
     """``gpu:a100:4(S:0-1),mps:400`` -> ``['gpu:a100:4(S:0-1)', 'mps:400']``; ``(null)`` -> []."""
+    return list(_split_gres(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _split_gres(text: str) -> tuple[str, ...]:
+    """split_gres, remembered: a big cluster repeats the same few GRES strings on every line."""
     specs, depth, current = [], 0, ""
     for char in text.strip():
         if char == "(":
@@ -107,7 +120,7 @@ def split_gres(text: str) -> list[str]:
         else:
             current += char
     specs.append(current)
-    return [s.strip() for s in specs if s.strip() and s.strip() != NULL_GRES]
+    return tuple(s.strip() for s in specs if s.strip() and s.strip() != NULL_GRES)
 
 
 @dataclass(frozen=True)
@@ -151,7 +164,7 @@ def gres_lines(text: str) -> list[str]:
     """Distinct GRES entries listed by ``sinfo -h -o %G`` (one node group per line)."""
     seen: list[str] = []
     for line in text.splitlines():
-        for spec in split_gres(line):
+        for spec in _split_gres(line):
             if spec not in seen:
                 seen.append(spec)
     return seen
@@ -232,7 +245,8 @@ class TimeLeft:
     unlimited: bool = False
 
 
-_DURATION = re.compile(r"^(?:(?P<days>\d+)-)?(?P<rest>\d+(?::\d+){0,2})$")
+_DURATION = re.compile(r"^(?:(?P<days>[0-9]+)-)?(?P<rest>[0-9]+(?::[0-9]+){0,2})\Z")
+"""ASCII digits only: SLURM reads no others (``\\d`` would take ``０１:００``)."""
 
 
 def parse_slurm_duration(text: str) -> int:

@@ -7,10 +7,10 @@ it started is killed (the host kills the process group when the probe's task is 
 from __future__ import annotations
 
 import asyncio
-import threading
 import traceback
 from typing import AsyncIterator, Awaitable, Callable
 
+from .._async import run_sync
 from ..host import Host
 from ..redact import redact
 from .ari import probe_ari
@@ -123,21 +123,4 @@ def run_probes_sync(
                 on_result(result)
         return results
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(collect())
-    box: dict = {}
-
-    def worker() -> None:
-        try:
-            box["value"] = asyncio.run(collect())
-        except BaseException as exc:  # re-raised in the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=worker, name="ari-jupyter-probes")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    return run_sync(collect())

@@ -2,9 +2,11 @@
 does the current allocation have left."""
 from __future__ import annotations
 
+import asyncio
 import re
 
-from ..host import Host
+from ..ari.sbatch import BIND_FLAGS, bind_flags_from_help
+from ..host import CommandResult, Host
 from .context import (
     UNCONFIGURED_FIX,
     ProbeContext,
@@ -29,6 +31,7 @@ from .result import ProbeResult
 
 SINFO_PARTITIONS = ("sinfo", "--noheader", "-o", SINFO_FORMAT)
 SINFO_GRES = ("sinfo", "-h", "-o", "%G")  # exactly what ARI runs
+SBATCH_HELP = ("sbatch", "--help")  # ARI reads its stdout+stderr to keep or drop bind flags
 
 NO_SLURM_FIX = (
     "Run the wizard where the SLURM client works (inside the allocation or on a login node); "
@@ -51,9 +54,32 @@ TIME_LEFT_WARN_SECONDS = 3600
 # sbatch
 
 
+def advertised_bind_flags(help_run: CommandResult) -> list[str] | None:
+    """The bind flags ARI would keep, read from ``sbatch --help`` exactly as ARI reads it
+    (stdout+stderr, whatever the exit code); None when sbatch did not answer in time."""
+    if help_run.timed_out or help_run.not_found:
+        return None
+    return sorted(bind_flags_from_help(help_run.stdout + help_run.stderr))
+
+
+def bind_flags_note(flags: list[str] | None) -> str:
+    """One evidence line on what ARI does with the profile's cpu_bind/mem_bind here."""
+    if flags is None:
+        return "`sbatch --help` did not answer: whether ARI keeps --cpu-bind/--mem-bind is unknown"
+    missing = [flag for flag in BIND_FLAGS if flag not in flags]
+    if not missing:
+        return f"`sbatch --help` advertises {' and '.join(flags)}: ARI passes them on"
+    if not flags:
+        return ("`sbatch --help` advertises neither --cpu-bind nor --mem-bind: ARI drops both "
+                "from the job (bind inside reproduce.sh with srun instead)")
+    return (f"`sbatch --help` advertises {' and '.join(flags)} but not {' or '.join(missing)}: "
+            f"ARI drops {' and '.join(missing)} from the job")
+
+
 async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
-    """sbatch on PATH, its version, and (with a partition) the scheduler's answer to a
-    test submission from this node — hosted notebook nodes are sometimes not allowed to submit."""
+    """sbatch on PATH, its version, the bind flags its ``--help`` advertises (ARI drops the
+    others), and (with a partition) the scheduler's answer to a test submission from this
+    node — hosted notebook nodes are sometimes not allowed to submit."""
     path = host.which("sbatch")
     if path is None:
         return ProbeResult(
@@ -62,7 +88,8 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
         )
     version_run = await run_command(host, ["sbatch", "--version"])
     version = parse_version(version_run.stdout) if version_run.ok else None
-    data = {"path": path, "version": version, "partition": None, "test_only": None}
+    data = {"path": path, "version": version, "bind_flags": None, "partition": None,
+            "test_only": None}
     if version_run.timed_out:
         return ProbeResult(
             "sbatch", "unknown",
@@ -82,21 +109,28 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
         )
     partition, source = chosen_partition(host, ctx)
     if not partition:
+        help_run = await run_command(host, SBATCH_HELP)
+        data["bind_flags"] = advertised_bind_flags(help_run)
         return ProbeResult(
             "sbatch", "ok",
             f"sbatch {version or '(version unknown)'} at {path}; no partition chosen, so no "
             "test submission was made",
-            command=version_run.command, evidence=evidence_of(host, version_run), data=data,
+            command=version_run.command, data=data,
+            evidence=evidence_of(host, version_run, note=bind_flags_note(data["bind_flags"])),
         )
     data["partition"], data["partition_source"] = partition, source
-    test = await run_command(host, ["sbatch", "--test-only", "-p", partition, "--wrap", "true"])
+    test, help_run = await asyncio.gather(
+        run_command(host, ["sbatch", "--test-only", "-p", partition, "--wrap", "true"]),
+        run_command(host, SBATCH_HELP),
+    )
+    data["bind_flags"] = advertised_bind_flags(help_run)
     hiccup = unanswered("sbatch", host, test, f"whether this node may submit to {partition}")
     if hiccup is not None:
         return ProbeResult(**{**hiccup.to_json(), "data": data})
     answer = first_line(test.stderr or test.stdout) or f"exit {test.returncode}"
     said = re.sub(r"^sbatch:\s*(error:\s*)?", "", answer)  # the summary says who answered
     data["test_only"] = {"returncode": test.returncode, "answer": answer}
-    evidence = evidence_of(host, version_run, test)
+    evidence = evidence_of(host, version_run, test, note=bind_flags_note(data["bind_flags"]))
     if test.ok:
         return ProbeResult(
             "sbatch", "ok",
