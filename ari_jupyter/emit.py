@@ -11,6 +11,7 @@ ARI copies every non-meta file in the checkpoint root into every node's work dir
 item 9), so the lock, backups and the script live outside it. Every file is replaced
 atomically (temp file in the same directory, fsync, rename, directory fsync): a writer
 killed at any instant leaves each file either complete-old or complete-new, never partial.
+All temps are written before the first rename, so a full disk changes nothing.
 ``launch_config.json`` is written last and records the sha256 of the others, so a set torn
 by a crash between two renames is detectable (``check-handoff`` does).
 """
@@ -168,16 +169,18 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             _make_dirs(Path(log_dir))
 
         written: dict[str, str] = {}
+        items: list[tuple[Path, bytes, int]] = []
         for name, (data, mode) in contents.items():
             target = script if name == "handoff" else checkpoint / name
-            atomic_write(target, data, mode)
+            items.append((target, data, mode))
             written[target.name] = hashlib.sha256(data).hexdigest()
         # launch_config.json last: it names the hashes of the checkpoint files written before it.
         config = render.render_launch_config(
             state, files={k: v for k, v in written.items() if k != script.name},
             written_at=now.isoformat(timespec="seconds")).encode("utf-8")
-        atomic_write(checkpoint / "launch_config.json", config, FILE_MODE)
+        items.append((checkpoint / "launch_config.json", config, FILE_MODE))
         written["launch_config.json"] = hashlib.sha256(config).hexdigest()
+        write_all(items)
         files = [str(checkpoint / name) for name in CHECKPOINT_FILES if name in written]
         files.append(str(script))
 
@@ -229,28 +232,50 @@ def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None
     return None, "ARI is not importable in this Python and ARI_ROOT is not set"
 
 
+def write_all(items: Iterable[tuple[Path, bytes, int]]) -> None:
+    """Replace every ``(path, data, mode)`` so that nothing changes unless everything fits.
+
+    All temp files are written and fsynced first; only then are they renamed, in order (a
+    rename needs no space). A full or read-only disk therefore fails before any target is
+    touched, and the temps are removed: the previous files, or none, stay as they were.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data, mode in items:
+            staged.append((_stage(path, data, mode), path))
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    for directory in dict.fromkeys(path.parent for _, path in staged):
+        _fsync_dir(directory)
+
+
 def atomic_write(path: Path, data: bytes, mode: int) -> None:
     """Replace ``path`` with ``data`` so readers see the old or the new file, never a mix."""
-    directory = path.parent
-    tmp = directory / f".{path.name}{TMP_MARKER}{os.getpid()}-{secrets.token_hex(4)}"
+    write_all([(path, data, mode)])
+
+
+def _stage(path: Path, data: bytes, mode: int) -> Path:
+    """Write ``data`` to a fresh temp file beside ``path`` (same filesystem, so the later
+    rename is atomic), with ``mode`` whatever the umask, fsynced; return the temp's path."""
+    tmp = path.parent / f".{path.name}{TMP_MARKER}{os.getpid()}-{secrets.token_hex(4)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         try:
-            os.fchmod(fd, mode)  # the umask may have narrowed or widened it
+            os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(directory)
+    return tmp
 
 
 # -- steps ---------------------------------------------------------------------------------
