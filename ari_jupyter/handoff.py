@@ -19,6 +19,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import shlex
 import socket
 from dataclasses import asdict, dataclass
@@ -378,8 +379,24 @@ async def _check_modules(host: Any, state: Any, timeout: float) -> ProbeResult:
                "hand-off; reproduce jobs inherit it (sbatch --export ALL).")
     else:
         why = f"`module load {' '.join(names)}` fails in {label}: " + (
-            result.output.strip().splitlines()[-1] if result.output.strip() else
-            f"exit {result.returncode}")
+            _telling_line(result.output) or f"exit {result.returncode}")
         fix = "Pick modules listed by `module avail` (the wizard's module list comes from it)."
     return ProbeResult("modules", "fail", why, command=command,
                        evidence="\n\n".join(evidence), fix=fix)
+
+
+_TELLING = re.compile(r"error|unknown|not found|cannot|failed", re.IGNORECASE)
+
+
+def _telling_line(output: str) -> str:
+    """The line that says why a module load failed. Lmod ends its message with advice ("Also
+    make sure that all modulefiles written in TCL start with ..."), so the last line is not it:
+    the first line naming an error, joined with the next one when it ends in a colon (Lmod puts
+    the module names there)."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for number, line in enumerate(lines):
+        if _TELLING.search(line):
+            if line.endswith(":") and number + 1 < len(lines):
+                return f"{line} {lines[number + 1]}"
+            return line
+    return lines[-1] if lines else ""

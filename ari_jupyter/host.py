@@ -391,15 +391,29 @@ class UnknownSiteError(SiteError, LookupError):
 
 @dataclass(frozen=True)
 class RecordedCommand:
+    """One recorded answer. The first recording whose pattern matches a command answers it.
+
+    Matching is token by token: ``*``/``?`` glob inside a token (``*`` spans newlines, so a
+    ``bash -c`` script can be matched by its tail); a final ``**`` matches any rest, even
+    none. ``rest_each`` (globs) instead requires one or more further arguments, each matching
+    one of them: ``module load "$@"`` over the modules a site really has, while a later
+    ``**`` recording answers any other list with the site's error.
+    """
+
     argv: tuple[str, ...]
     stdout: str = ""
     stderr: str = ""
     returncode: int = 0
     delay: float = 0.0
+    rest_each: tuple[str, ...] = ()
 
     def matches(self, argv: Sequence[str]) -> bool:
-        """Token-wise match; ``*``/``?`` glob inside a token, a final ``**`` matches the rest."""
         pattern = self.argv
+        if self.rest_each:
+            rest = argv[len(pattern):]
+            return (len(argv) > len(pattern)
+                    and all(_token_matches(p, a) for p, a in zip(pattern, argv))
+                    and all(any(_token_matches(g, a) for g in self.rest_each) for a in rest))
         if pattern and pattern[-1] == "**":
             pattern = pattern[:-1]
             if len(argv) < len(pattern):
@@ -408,6 +422,13 @@ class RecordedCommand:
         if len(argv) != len(pattern):
             return False
         return all(_token_matches(p, a) for p, a in zip(pattern, argv))
+
+
+def _string_tuple(value: Any) -> tuple[str, ...]:
+    """A JSON list of strings; a bare string would silently become its characters."""
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"expected a list of strings, got {value!r}")
+    return tuple(value)
 
 
 def _token_matches(pattern: str, token: str) -> bool:
@@ -473,6 +494,7 @@ class RecordedSite(Host):
                     stderr=str(c.get("stderr", "")),
                     returncode=int(c.get("returncode", 0)),
                     delay=float(c.get("delay", 0.0)),
+                    rest_each=_string_tuple(c.get("rest_each", ())),
                 )
                 for c in data.get("commands") or []
             ]

@@ -155,3 +155,41 @@ def test_human_output_is_a_quoted_shell_line(tmp_path):
     code, out, err = preview("--repo-dir", str(repo), "--gres", "no", "--bind-flags", "no",
                              "--sbatch", "yes", env_extra={"ARI_SLURM_PARTITION": "small"})
     assert code == 0 and f"--chdir '{repo}'" in out and "ARI_SLURM_PARTITION" in err
+
+
+# -- one rule for the bind flags: preview reads `sbatch --help` as the sbatch probe does ---------
+
+def _sbatch_probe_flags(host):
+    from ari_jupyter.allocation import Allocation
+    from ari_jupyter.probes import ProbeContext, run_probes_sync
+
+    (result,) = run_probes_sync(host, ProbeContext(allocation=Allocation.from_env(host.env),
+                                                   only=("sbatch",)))
+    return result.data.get("bind_flags")
+
+
+@pytest.mark.parametrize("site_name, flags", [
+    ("sx40", {"--mem-bind"}),
+    ("gres-cluster", {"--mem-bind"}),
+    ("rccs-cloud", set()),
+    ("laptop", set()),  # no sbatch: no answer, both flags dropped
+])
+def test_preview_and_the_sbatch_probe_agree_on_every_demo_site(site_name, flags):
+    from ari_jupyter.cli.preview import probe_bind_flags
+    from ari_jupyter.host import RecordedSite
+
+    host = RecordedSite.load(site_name)
+    assert probe_bind_flags(host) == frozenset(flags)
+    assert set(_sbatch_probe_flags(host) or ()) == flags
+
+
+def test_sbatch_help_that_does_not_answer_drops_the_flags(monkeypatch):
+    from ari_jupyter.cli import preview as preview_cli
+    from ari_jupyter.host import RecordedCommand, RecordedSite
+
+    slow = RecordedSite(name="slow", programs={"sbatch": "/usr/bin/sbatch"}, commands=[
+        RecordedCommand(("sbatch", "--help"), "      --cpu-bind=type\n      --mem-bind=type\n",
+                        delay=0.5)])
+    assert preview_cli.probe_bind_flags(slow) == frozenset({"--cpu-bind", "--mem-bind"})
+    monkeypatch.setattr(preview_cli, "HELP_TIMEOUT", 0.1)
+    assert preview_cli.probe_bind_flags(slow) == frozenset()

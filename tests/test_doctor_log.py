@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 
 import pytest
 
@@ -101,6 +102,23 @@ def test_seed_host_flag_rejection_is_recognised():
     assert [f.lines for f in findings] == [(1, 3)]
     assert "--port" in findings[0].fix and "--host" in findings[0].fix
     assert "SSH" in findings[0].fix or "ssh" in findings[0].fix
+
+
+def test_host_flag_fix_is_the_hand_off_checklists_dashboard_command(tmp_path, capsys):
+    """`ari-jupyter doctor` on the seed's log names what check-handoff prints: `ari viz
+    <checkpoint> --port N` and a tunnel for both the HTTP and the WebSocket port."""
+    from ari_jupyter.cli import main
+    from ari_jupyter.handoff import DEFAULT_DASHBOARD_PORT, dashboard_command, ssh_tunnel_command
+
+    log = tmp_path / "notebook.log"
+    log.write_text("$ python -m ari.viz.server --host 0.0.0.0\n" + _argparse_error_of_viz_server())
+    assert main(["doctor", "--json", str(log)]) == 1
+    (finding,) = [f for f in json.loads(capsys.readouterr().out) if f["rule"] == "viz-host-flag"]
+    port = DEFAULT_DASHBOARD_PORT
+    assert dashboard_command("CKPT", port).replace("CKPT", "<checkpoint>") in finding["fix"]
+    assert ssh_tunnel_command("<node>", port) in finding["fix"]
+    assert f"-L {port + 1}:<node>:{port + 1}" in finding["fix"]  # the dashboard's WebSocket
+    assert "--host 0.0.0.0" not in finding["fix"]
 
 
 @pytest.mark.parametrize("text,filename,kind", [

@@ -3,10 +3,13 @@
 Commands run for real (bash, a login shell) against stand-in ``ari``, ``sbatch`` and
 ``module`` programs; the shared-filesystem verdict reads a mount table given to the host
 (this machine's own root is a local disk, so the checkpoint lives outside /tmp under a
-mount the table declares as NFS).
+mount the table declares as NFS). On the demo sites the checkpoint is written to the local demo
+workspace, which the recorded site judges as its own workspace, and every command is answered by
+the site's recordings.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -18,11 +21,14 @@ from pathlib import Path
 
 import pytest
 
+from ari_jupyter.cli import main
+from ari_jupyter.config import AriWizard, open_host
 from ari_jupyter.emit import emit_checkpoint
 from ari_jupyter.handoff import (
-    CHECK_IDS, check_handoff, dashboard_command, free_port, handoff_checklist, ssh_tunnel_command,
+    CHECK_IDS, _telling_line, check_handoff, dashboard_command, free_port, handoff_checklist,
+    ssh_tunnel_command,
 )
-from ari_jupyter.host import LocalHost
+from ari_jupyter.host import LocalHost, RecordedCommand, RecordedSite
 from ari_jupyter.probes.result import ProbeResult
 from test_ari_render import golden_state
 
@@ -238,3 +244,160 @@ def test_cli_check_handoff_json(site, tmp_path):
     assert [s["id"] for s in report["steps"]] == ["dashboard", "handoff", "reproduce"]
     failed = [c["id"] for c in report["checks"] if c["status"] == "fail"]
     assert out.returncode == (1 if failed else 0)
+
+
+# -- on the demo sites ---------------------------------------------------------------------------
+# Write goes to this machine's demo workspace (~/ari-demo/<site>), which the site sees as its own
+# workspace (/work/<user>/ari): every verdict is the recorded site's.
+
+RCCS_MODULES = ("openmpi/4.1", "cuda/12.4")
+
+
+@pytest.fixture()
+def demo_home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(home / ".jupyter"))
+    return home
+
+
+def _emit_on_site(capsys, site_name, *flags):
+    code = main(["emit", "--site", site_name, "--title", "handoff demo", "--goal", "g",
+                 "--metric", "accuracy", "--json", *flags])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)["checkpoint_dir"]
+
+
+def _check_on(site, checkpoint_dir):
+    """check-handoff against a (possibly altered) recorded site, demo workspace mapped."""
+    return _by_id(check_handoff(checkpoint_dir, host=open_host(site, AriWizard()), timeout=10))
+
+
+def _statuses(checks):
+    return {k: v.status for k, v in checks.items()}
+
+
+def _answer_first(site, *recordings):
+    """The site with ``recordings`` answering before its own (the first match answers)."""
+    return dataclasses.replace(site, commands=[*recordings, *site.commands])
+
+
+@pytest.fixture()
+def rccs_checkpoint(demo_home, capsys):
+    flags = ["--walltime", "00:50:00"]
+    for name in RCCS_MODULES:
+        flags += ["--module", name]
+    return _emit_on_site(capsys, "rccs-cloud", *flags)
+
+
+def test_rccs_cloud_demo_passes_every_check_handoff_item(rccs_checkpoint, demo_home, capsys):
+    assert rccs_checkpoint.startswith(str(demo_home / "ari-demo" / "rccs-cloud"))
+    code = main(["check-handoff", "--site", "rccs-cloud", "--json", "--port", "9400", rccs_checkpoint])
+    report = json.loads(capsys.readouterr().out)
+    checks = {c["id"]: c for c in report["checks"]}
+    assert code == 0 and {k: c["status"] for k, c in checks.items()} == {i: "ok" for i in CHECK_IDS}, \
+        {k: (c["status"], c["summary"]) for k, c in checks.items()}
+    assert "/work/u12345/ari/checkpoints/" in checks["shared_fs"]["summary"]
+    assert checks["ari"]["data"]["path"] == "/home/u12345/.local/bin/ari"
+    assert "may submit to small" in checks["sbatch"]["summary"]
+    assert checks["modules"]["summary"].endswith("openmpi/4.1, cuda/12.4")
+    dashboard = report["steps"][0]
+    assert dashboard["command"] == f"ari viz {rccs_checkpoint} --port 9400"
+    assert dashboard["extra_commands"][0] == "ssh -N -L 9400:rc01:9400 -L 9401:rc01:9401 u12345@rc-login"
+
+
+def _only_failure(checks, check_id):
+    assert {k: s for k, s in _statuses(checks).items() if s != "ok"} == {check_id: "fail"}, \
+        {k: (v.status, v.summary) for k, v in checks.items()}
+    return checks[check_id]
+
+
+def test_rccs_cloud_checkpoint_on_tmpfs(demo_home, capsys, tmp_path):
+    checkpoint = _emit_on_site(capsys, "rccs-cloud", "--walltime", "00:50:00", "--force",
+                               "--module", "openmpi/4.1", "--workspace", str(tmp_path / "node-local"))
+    failed = _only_failure(_check_on(RecordedSite.load("rccs-cloud"), checkpoint), "shared_fs")
+    assert "tmpfs" in failed.summary and "node-local" in failed.summary
+
+
+def test_rccs_cloud_without_ari_in_the_login_shell(rccs_checkpoint):
+    site = RecordedSite.load("rccs-cloud")
+    gone = RecordedCommand(("bash", "-lc", "*command -v ari"), returncode=1)
+    failed = _only_failure(_check_on(_answer_first(site, gone), rccs_checkpoint), "ari")
+    assert "`ari` is not on PATH in a login shell" in failed.summary and "bash_profile" in failed.fix
+
+
+def test_rccs_cloud_module_that_no_longer_exists(rccs_checkpoint):
+    site = RecordedSite.load("rccs-cloud")
+    retired = [dataclasses.replace(c, rest_each=tuple(g for g in c.rest_each if not g.startswith("cuda")))
+               for c in site.commands]  # cuda/12.4 removed from the site after the write
+    without_cuda = dataclasses.replace(site, commands=retired)
+    failed = _only_failure(_check_on(without_cuda, rccs_checkpoint), "modules")
+    assert failed.summary.startswith("`module load openmpi/4.1 cuda/12.4` fails in hand-off: Lmod")
+    assert "unknown" in failed.summary and "module avail" in failed.fix
+
+
+def test_rccs_cloud_partition_this_node_may_not_submit_to(rccs_checkpoint):
+    refused = RecordedCommand(
+        ("sbatch", "--test-only", "-p", "small", "--wrap", "true"), returncode=1,
+        stderr="sbatch: error: Batch job submission failed: Access/permission denied\n")
+    site = _answer_first(RecordedSite.load("rccs-cloud"), refused)
+    failed = _only_failure(_check_on(site, rccs_checkpoint), "sbatch")
+    assert "Access/permission denied" in failed.summary and failed.fix
+
+
+def test_sx40_has_no_ari_yet_and_no_module_system(demo_home, capsys):
+    sx40 = RecordedSite.load("sx40")
+    plain = _check_on(sx40, _emit_on_site(capsys, "sx40", "--walltime", "00:30:00"))
+    assert plain["modules"].status == "skip" and plain["modules"].summary == "no modules to load"
+    assert plain["ari"].status == "fail" and plain["sbatch"].status == "ok"
+    assert plain["shared_fs"].status == "ok" and "lustre" in plain["shared_fs"].summary
+    with_module = _check_on(sx40, _emit_on_site(capsys, "sx40", "--walltime", "00:30:00",
+                                                "--module", "openmpi/4.1", "--run-id",
+                                                "20261129120000_with_module"))
+    assert with_module["modules"].status == "fail"
+    assert "`module` is not defined" in with_module["modules"].summary
+
+
+def test_gres_cluster_defines_module_for_login_shells_only(demo_home, capsys):
+    checkpoint = _emit_on_site(capsys, "gres-cluster", "--partition", "gpu", "--walltime",
+                               "00:30:00", "--module", "cuda/12.4")
+    checks = _check_on(RecordedSite.load("gres-cluster"), checkpoint)
+    assert checks["modules"].status == "fail"
+    assert checks["modules"].summary.endswith("the non-interactive bash that runs reproduce.sh")
+    assert "BASH_ENV" in checks["modules"].fix
+    assert "(exit 0)" in checks["modules"].evidence  # the hand-off's own load worked
+    assert checks["shared_fs"].status == "warn" and checks["ari"].status == "fail"
+
+
+def test_laptop_fails_the_slurm_items_with_their_own_messages(rccs_checkpoint):
+    checks = _check_on(RecordedSite.load("laptop"), rccs_checkpoint)
+    assert checks["sbatch"].status == "fail" and "not on PATH" in checks["sbatch"].summary
+    assert checks["ari"].status == "fail" and "login shell" in checks["ari"].summary
+    assert checks["shared_fs"].status == "fail" and "node-local" in checks["shared_fs"].summary
+    assert checks["modules"].status == "fail" and "not defined" in checks["modules"].summary
+    assert len({checks[i].summary for i in ("sbatch", "ari", "shared_fs", "modules")}) == 4
+
+
+LMOD_UNKNOWN = """\
+Lmod has detected the following error:  The following module(s) are unknown:
+"nosuch/1.0"
+
+Please check the spelling or version number. Also try "module spider ..."
+It is also possible your cache file is out-of-date; it may help to try:
+  $ module --ignore-cache load "nosuch/1.0"
+
+Also make sure that all modulefiles written in TCL start with the string #%Module
+"""
+
+
+@pytest.mark.parametrize("output, line", [
+    (LMOD_UNKNOWN, 'Lmod has detected the following error:  The following module(s) are unknown: "nosuch/1.0"'),
+    ("ModuleCmd_Load.c(213):ERROR:105: Unable to locate a modulefile for 'nosuch'\n",
+     "ModuleCmd_Load.c(213):ERROR:105: Unable to locate a modulefile for 'nosuch'"),
+    ("loading...\nsomething odd\n", "something odd"),
+    ("", ""),
+])
+def test_the_telling_line_of_a_failed_module_load(output, line):
+    assert _telling_line(output) == line

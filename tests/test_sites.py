@@ -16,6 +16,7 @@ from ari_jupyter.allocation import Allocation
 from ari_jupyter.cli import main
 from ari_jupyter.host import (
     Mount,
+    RecordedCommand,
     RecordedSite,
     SiteError,
     UnknownSiteError,
@@ -139,6 +140,38 @@ def test_recorded_commands_match_exactly_by_glob_and_by_prefix():
     assert replay(host, ["sinfo", "-h", "-p", "n[1-2]", "-o", "%G"]).stdout == "glob\n"
     assert replay(host, ["/usr/bin/srun", "-N2", "hostname"]).stdout == "any\n"
     assert replay(host, ["srun"]).stdout == "any\n"
+
+
+MODULE_CHECK = ["bash", "-c", 'module load "$@"', "module-check"]
+
+
+@pytest.mark.parametrize("rest, answer", [
+    (["openmpi/4.1"], "loaded"),
+    (["cuda/12.4", "openmpi"], "loaded"),            # any order, bare names by their glob
+    (["openmpi/4.1", "nosuch/1.0"], "unknown"),      # one outsider sends the list to the fallback
+    ([], "unknown"),                                 # rest_each needs at least one argument
+    (["openmpi/4.1.7"], "unknown"),                  # globs match whole tokens
+])
+def test_rest_each_matches_lists_of_known_arguments(rest, answer):
+    host = site(programs=["bash"], commands=[
+        RecordedCommand(tuple(MODULE_CHECK), "loaded\n", rest_each=("openmpi", "openmpi/4.1", "cuda*")),
+        cmd([*MODULE_CHECK, "**"], "unknown\n", rc=1),
+    ])
+    assert replay(host, [*MODULE_CHECK, *rest]).stdout == f"{answer}\n"
+
+
+def test_a_glob_token_matches_a_multi_line_script_by_its_tail():
+    host = site(programs=["bash"], commands=[cmd(["bash", "-lc", "*command -v ari"], "/opt/ari\n")])
+    script = "if true; then\n  . /etc/profile.d/lmod.sh\nfi; module load x >/dev/null 2>&1; command -v ari"
+    assert replay(host, ["bash", "-lc", script]).stdout == "/opt/ari\n"
+    assert replay(host, ["bash", "-lc", "command -v ari; echo more"]).returncode == 2
+
+
+def test_rest_each_must_be_a_list_of_strings():
+    with pytest.raises(SiteError, match="list of strings"):
+        RecordedSite.from_dict({"commands": [{"argv": ["bash"], "rest_each": "openmpi"}]})
+    loaded = RecordedSite.from_dict({"commands": [{"argv": ["bash"], "rest_each": ["a*"]}]})
+    assert loaded.commands[0].rest_each == ("a*",)
 
 
 def test_unknown_program_is_not_found_like_a_shell():

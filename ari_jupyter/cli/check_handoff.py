@@ -20,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "login shell, ARI_CHECKPOINT_DIR, sbatch --test-only, module loads.")
     parser.add_argument("checkpoint", metavar="CHECKPOINT", help="the checkpoint directory")
     parser.add_argument("--json", action="store_true", help='print {"checks": [...], "steps": [...]}')
-    parser.add_argument("--site", metavar="NAME|FILE", help="check against a demo site instead of this machine")
+    parser.add_argument("--site", metavar="NAME|FILE",
+                        help="check against a demo site instead of this machine (a checkpoint in "
+                             "the local demo workspace counts as being in the site's workspace)")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
                         help="per command (default 20)")
     parser.add_argument("--port", type=int, help="dashboard port (default: the first free pair from 8765)")
@@ -28,12 +30,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..config import open_host
     from ..emit import EmitError, load_checkpoint
     from ..handoff import check_handoff, handoff_checklist
-    from ..host import LocalHost, RecordedSite, SiteError
+    from ..host import SiteError
 
     try:
-        host = RecordedSite.load(args.site) if args.site else LocalHost()
+        # As `emit --site` does: the local demo workspace stands for the site's workspace.
+        host = open_host(args.site or None, _config())
     except SiteError as exc:
         print(f"ari-jupyter check-handoff: {exc}", file=sys.stderr)
         return 2
@@ -63,3 +67,15 @@ def run(args: argparse.Namespace) -> int:
         if step.detail:
             print(f"   {step.detail}")
     return 1 if failed else 0
+
+
+def _config():
+    """The wizard's site config (demo workspace template); a broken file must not stop a check."""
+    from ..config import AriWizard, wizard_config
+
+    try:
+        return wizard_config()
+    except Exception as exc:  # traitlets raises many types for a bad file
+        print(f"ari-jupyter check-handoff: warning: ignoring unreadable ari_jupyter config: {exc}",
+              file=sys.stderr)
+        return AriWizard()

@@ -91,17 +91,16 @@ def probe_has_gres(host) -> bool:
 
 
 def probe_bind_flags(host) -> frozenset[str]:
-    """Which bind flags this sbatch advertises: stdout+stderr of ``sbatch --help``, as ARI reads."""
+    """Which bind flags this sbatch advertises, by the sbatch probe's own rule (stdout+stderr of
+    ``sbatch --help``, as ARI reads it); no answer (no sbatch, a timeout) drops both flags."""
     import asyncio
 
-    from ..ari.sbatch import bind_flags_from_help
+    from ..probes.slurm import SBATCH_HELP, advertised_bind_flags
 
-    if host.which("sbatch") is None:
+    if host.which(SBATCH_HELP[0]) is None:
         return frozenset()
-    result = asyncio.run(host.run(["sbatch", "--help"], timeout=HELP_TIMEOUT))
-    if result.timed_out or result.not_found:
-        return frozenset()
-    return bind_flags_from_help((result.stdout or "") + (result.stderr or ""))
+    result = asyncio.run(host.run(list(SBATCH_HELP), timeout=HELP_TIMEOUT))
+    return frozenset(advertised_bind_flags(result) or ())
 
 
 def run(args) -> int:

@@ -12,8 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from ..handoff import DEFAULT_DASHBOARD_PORT, ssh_tunnel_command
 from . import proposals
 from .finding import Finding
+
+DASHBOARD_COMMAND = f"ari viz <checkpoint> --port {DEFAULT_DASHBOARD_PORT}"
+DASHBOARD_TUNNEL = ssh_tunnel_command("<node>", DEFAULT_DASHBOARD_PORT)
+"""The hand-off checklist's dashboard command and tunnel, with placeholders for a log's reader."""
 
 MPI_LAUNCH_FIX = ("load the MPI module in reproduce.sh (add it to the profile's module_loads, e.g. "
                   f"`{proposals.module_line(['openmpi/4.1'])}`) or launch with "
@@ -145,15 +150,19 @@ CATALOG: tuple[Signature, ...] = (
          (r"unrecognized arguments?:.*--host\b", r"\bari\.viz\.server\b.*\s--host\b",
           r"\bari viz\b.*\s--host\b"),
          "ARI's dashboard rejects --host",
-         "`python -m ari.viz.server` / `ari viz` accept only --checkpoint and --port; they already bind "
-         "every interface and have no authentication",
-         "drop --host: `ari viz <checkpoint> --port 8765`, and reach it through an SSH tunnel "
-         "(`ssh -L 8765:127.0.0.1:8765 <node>`), never by exposing it on a shared node"),
+         "`python -m ari.viz.server` accepts only --checkpoint and --port (`ari viz` only the "
+         "checkpoint and --port); it already binds every interface (HTTP on the port, WebSocket "
+         "on port+1) and has no authentication",
+         f"drop --host: `{DASHBOARD_COMMAND}` (`ari-jupyter check-handoff <checkpoint>` prints it "
+         f"with a free port), and open it through an SSH tunnel from the laptop that forwards "
+         f"both ports: `{DASHBOARD_TUNNEL}`; never expose it on a shared node"),
     _sig("viz-unreachable", "warning",
          r"cannot connect to ari viz",
          "the dashboard is not reachable",
-         "the port is not reachable from the browser (firewall, different node)",
-         "use an SSH tunnel: `ssh -L 8765:127.0.0.1:8765 <node running ari viz>`"),
+         "the port is not reachable from the browser (firewall, different node), or only the HTTP "
+         "port is forwarded and the WebSocket on port+1 is not",
+         f"use an SSH tunnel that forwards both ports: `{DASHBOARD_TUNNEL}`, then open "
+         f"http://localhost:{DEFAULT_DASHBOARD_PORT}/"),
     _sig("fake-bfts-nodes", "warning",
          r"metrics without (?:an )?async job",
          "BFTS marked nodes as fake",
