@@ -62,7 +62,7 @@ class NodePlacement:
 
 
 @dataclass(frozen=True)
-class Finding:
+class PlacementFinding:
     """A message key for i18n plus its parameters; severity is warn or info."""
 
     code: str
@@ -77,7 +77,7 @@ class Placement:
     total_ranks: int
     fan_out: bool
     request: JobRequest
-    findings: tuple[Finding, ...]
+    findings: tuple[PlacementFinding, ...]
 
     @property
     def hidden_nodes(self) -> int:
@@ -187,16 +187,16 @@ def plan_placement(
     template = shown_shapes[0] if shown_shapes else NodeShape("node", 0, 0)
     nodes, ranks = resolve_shape(request, template.cpus)
 
-    findings: list[Finding] = []
+    findings: list[PlacementFinding] = []
     if available_nodes and nodes > available_nodes:
-        findings.append(Finding("nodes_exceed_allocation", "info",
+        findings.append(PlacementFinding("nodes_exceed_allocation", "info",
                                 {"nodes": nodes, "available": available_nodes}))
     if not fan_out and nodes > 1:
-        findings.append(Finding("all_ranks_on_first_node", "warn",
+        findings.append(PlacementFinding("all_ranks_on_first_node", "warn",
                                 {"ranks": ranks, "nodes": nodes, "idle": nodes - 1,
                                  "node": template.name}))
     elif not fan_out and ranks > 1:
-        findings.append(Finding("single_process_many_ranks", "warn", {"ranks": ranks}))
+        findings.append(PlacementFinding("single_process_many_ranks", "warn", {"ranks": ranks}))
 
     placed: list[NodePlacement] = []
     counts = block_counts(nodes, ranks, request.ntasks_per_node) if fan_out else None
@@ -237,19 +237,19 @@ def _assign_gpus(gpus: int, first: int, count: int, request: JobRequest) -> tupl
     return tuple(owners)
 
 
-def _capacity_findings(placed: Sequence[NodePlacement], request: JobRequest) -> list[Finding]:
+def _capacity_findings(placed: Sequence[NodePlacement], request: JobRequest) -> list[PlacementFinding]:
     findings = []
     wanted_gpus = request.gpus_per_task or request.gpus_per_node
     for node in placed:
         if node.cpu_oversubscribed:
-            findings.append(Finding("cpu_oversubscribed", "warn", {
+            findings.append(PlacementFinding("cpu_oversubscribed", "warn", {
                 "node": node.name, "used": node.cpus_used, "cpus": node.cpus}))
         need = (node.rank_count * request.gpus_per_task if request.gpus_per_task
                 else (request.gpus_per_node if node.rank_count else 0))
         if wanted_gpus and node.rank_count and node.gpus == 0:
-            findings.append(Finding("gpus_not_visible", "warn", {"node": node.name, "need": need}))
+            findings.append(PlacementFinding("gpus_not_visible", "warn", {"node": node.name, "need": need}))
         elif need > node.gpus > 0:
-            findings.append(Finding("gpu_oversubscribed", "warn", {
+            findings.append(PlacementFinding("gpu_oversubscribed", "warn", {
                 "node": node.name, "need": need, "gpus": node.gpus}))
     return findings
 

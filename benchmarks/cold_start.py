@@ -1,9 +1,10 @@
 """P3: cold start of the wizard in a fresh interpreter vs importing ipywidgets alone.
 
-Both run as ``python -c`` in a clean process, so every import is paid for. Two wizard
-figures: the command of the target as written (a plain script has no running event
-loop, so ``Wizard()`` runs its probes synchronously before returning), and the same
-inside a running loop, as in a Jupyter kernel, where the probes are only scheduled.
+Every command runs as ``python -c`` in a clean process, so every import is paid for. Three
+wizard figures: the command of the target as written (a plain script has no running event
+loop, so ``Wizard()`` puts its probes off until their results are first looked at); the same
+inside a running loop, as in a Jupyter kernel, where the probes are only scheduled; and, for
+the record, the plain script that also looks at the results, so the probes run (demo site).
 """
 from __future__ import annotations
 
@@ -19,9 +20,21 @@ WIZARD_IN_LOOP = (
     "    import ari_jupyter; ari_jupyter.Wizard()\n"
     "asyncio.run(main())\n"
 )
+WIZARD_WITH_RESULTS = "import ari_jupyter; ari_jupyter.Wizard().state.probe_results"
+WIDGET_COUNT = (
+    "from ipywidgets.widgets import widget\n"
+    "import ari_jupyter\n"
+    "before = len(widget._instances)\n"
+    "wizard = ari_jupyter.Wizard(run_probes=False)\n"
+    "built = len(widget._instances) - before\n"
+    "for step in range(5):\n"
+    "    wizard.go(step)\n"
+    "print(built, len(widget._instances) - before)\n"
+)
 IPYWIDGETS = "import ipywidgets"
 TITLE = "cold start: import ari_jupyter; Wizard() vs import ipywidgets"
 TITLE_IN_LOOP = "cold start as in a kernel (Wizard() inside a running event loop)"
+TITLE_WITH_RESULTS = "plain script: Wizard() then its probe results (probes run)"
 
 
 def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -32,25 +45,41 @@ def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 def p3_cold_start(repeats: int) -> list[Figure]:
     env = pythonpath_env()
     env.pop("ARI_JUPYTER_DEMO_SITE", None)
-    for code in (WIZARD, WIZARD_IN_LOOP):
+    for code in (WIZARD, WIZARD_IN_LOOP, WIZARD_WITH_RESULTS):
         probe = _python(code, env)
         if probe.returncode != 0:
             last = (probe.stderr.strip().splitlines() or ["no output"])[-1]
             return [not_measured("P3", TITLE, f"Wizard unavailable ({last})", "≤ 1.5×")]
     samples = medians({"wizard": lambda: _python(WIZARD, env),
                        "in_loop": lambda: _python(WIZARD_IN_LOOP, env),
+                       "with_results": lambda: _python(WIZARD_WITH_RESULTS, env),
                        "ipywidgets": lambda: _python(IPYWIDGETS, env),
                        "python": lambda: _python("pass", env)}, repeats)
     m = {name: median(values) for name, values in samples.items()}
     baseline = m["ipywidgets"]
     label = "python -c 'import ipywidgets'"
     extra = {"baseline_samples": samples["ipywidgets"], "python_samples": samples["python"]}
+    widgets_note = _widget_count(env)
     return [
         Figure("P3", TITLE, m["wizard"], "s", baseline, label, "≤ 1.5×",
                m["wizard"] <= 1.5 * baseline, repeats=repeats, samples=samples["wizard"],
-               note=f"outside a kernel Wizard() waits for its probes (demo site); "
-                    f"bare interpreter start {m['python']:.3f} s", extra=extra),
+               note=f"outside a kernel Wizard() puts its probes off until their results are "
+                    f"looked at; {widgets_note}; bare interpreter start {m['python']:.3f} s",
+               extra=extra),
         Figure("P3k", TITLE_IN_LOOP, m["in_loop"], "s", baseline, label, "≤ 1.5×",
                m["in_loop"] <= 1.5 * baseline, repeats=repeats, samples=samples["in_loop"],
                extra=extra),
+        Figure("P3r", TITLE_WITH_RESULTS, m["with_results"], "s", baseline, label, "report",
+               None, repeats=repeats, samples=samples["with_results"], extra=extra),
     ]
+
+
+def _widget_count(env: dict[str, str]) -> str:
+    """How many widget objects (each Layout and Style is one) Wizard() builds, and all five
+    steps once shown."""
+    counted = _python(WIDGET_COUNT, env)
+    try:
+        first, every = counted.stdout.split()
+    except ValueError:
+        return "widget objects not counted"
+    return f"widget objects built by Wizard(): {first} (after every step was shown: {every})"

@@ -88,8 +88,9 @@ def test_placement_finding_codes_are_the_ones_the_core_emits():
     src = (PACKAGE / "placement.py").read_text(encoding="utf-8")
     codes = set()
     for node in ast.walk(ast.parse(src)):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Finding":
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "PlacementFinding":
             codes.add(node.args[0].value)
+    assert codes, "no PlacementFinding(...) calls found: the scan no longer sees placement.py"
     assert {f"placement_{c}" for c in codes} <= set(EN)
 
 

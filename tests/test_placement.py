@@ -116,3 +116,19 @@ def test_huge_allocations_are_not_materialised():
     ("mpi", True), ("mpi_gpu", True), ("cpu_single", False), ("gpu_multi", False), ("", False)])
 def test_only_mpi_kinds_fan_out(kind, expected):
     assert fans_out(kind) is expected
+
+
+def test_every_finding_code_is_a_placement_finding_with_a_translation():
+    import ast
+    from pathlib import Path
+
+    import ari_jupyter.placement as placement
+    from ari_jupyter.i18n import catalog
+
+    tree = ast.parse(Path(placement.__file__).read_text(encoding="utf-8"))
+    codes = {node.args[0].value for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "PlacementFinding"}
+    assert codes == {"nodes_exceed_allocation", "all_ranks_on_first_node", "single_process_many_ranks",
+                     "cpu_oversubscribed", "gpus_not_visible", "gpu_oversubscribed"}
+    english = catalog("en")
+    assert sorted(f"placement_{code}" for code in codes if f"placement_{code}" not in english) == []

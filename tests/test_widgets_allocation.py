@@ -117,7 +117,8 @@ def test_a_160k_node_allocation_renders_quickly():
     assert len(wizard.allocation_panel.placement.value) < 100_000
 
 
-def test_without_an_event_loop_the_probes_run_synchronously():
+def test_without_an_event_loop_the_probes_run_synchronously_at_the_first_look():
     wizard = Wizard(site="laptop", bridge=fake_bridge()[0])  # plain Python: no running loop
+    assert wizard.ctx.state.probe_results == {}  # Wizard() returned without waiting for them
     assert len(wizard.state.probe_results) == 9
-    assert wizard.ctx.runner.running == []
+    assert wizard.ctx.runner.running == [] and wizard.ctx.runner.deferred == ()

@@ -73,10 +73,15 @@ def test_back_next_and_step_indicator_move_through_the_stack():
     assert wizard.stack.selected_index == 0
 
 
+@pytest.mark.parametrize("shown_before", [True, False], ids=["panels-shown", "panels-not-yet-built"])
 @pytest.mark.parametrize("lang", ["ja", "zh"])
-def test_language_switch_relabels_every_step(lang):
+def test_language_switch_relabels_every_step(lang, shown_before):
     wizard = Wizard(site="rccs-cloud", lang="en", run_probes=False, bridge=fake_bridge()[0])
     assert wizard.next.description == "Next"
+    if shown_before:
+        for step in range(5):
+            wizard.go(step)
+        assert wizard.checks_panel.rerun.description == t("checks_rerun", "en")
     wizard.language.value = lang
     assert wizard.state.lang == lang
     assert wizard.next.description == t("nav_next", lang)
@@ -167,3 +172,64 @@ def test_a_real_allocation_uses_the_workspace_template():
     assert wizard.ctx.site_reason == "site_reason_allocation"
     assert wizard.state.workspace == "/lustre/bob/42"
     assert wizard.ctx.host.realpath("/lustre/bob/42") == os.path.realpath("/lustre/bob/42")
+
+
+def test_later_steps_are_built_when_first_shown_from_the_current_state_and_language():
+    from ari_jupyter.widgets._base import Panel
+
+    wizard = Wizard(site="rccs-cloud", lang="en", run_probes=False, bridge=fake_bridge()[0])
+    children = wizard.stack.children
+    assert children[0] is wizard.allocation_panel
+    assert not any(isinstance(child, Panel) for child in children[1:])
+    wizard.ctx.state.title = "Built later"
+    wizard.ctx.state.partition = "large"
+    wizard.language.value = "ja"
+    wizard.next.click()
+    wizard.next.click()
+    wizard.next.click()
+    panel = wizard.stack.children[3]
+    assert panel is wizard.experiment_panel and isinstance(panel, Panel)
+    assert panel.title.value == "Built later"
+    assert panel.write.description == t("exp_write", "ja")
+    assert wizard.profile_panel.partition.value == "large"  # step 3 was passed through: built
+    assert wizard.stack.children[2] is wizard.profile_panel
+    assert not isinstance(wizard.stack.children[4], Panel)
+    wizard.ctx.state.title = "Changed after"
+    assert panel.title.value == "Changed after"  # a built panel follows the state as before
+
+
+def test_wizard_outside_a_kernel_defers_its_probes_until_displayed():
+    wizard = Wizard(site="laptop", bridge=fake_bridge()[0])  # no running loop
+    runner = wizard.ctx.runner
+    assert set(runner.deferred) == set(PROBE_IDS) and wizard.ctx.state.probe_results == {}
+    bundle = wizard._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert runner.deferred == () and set(wizard.ctx.state.probe_results) == set(PROBE_IDS)
+
+
+def test_a_deferred_run_is_only_scheduled_inside_a_loop_and_awaited_by_wait():
+    wizard = Wizard(site="laptop", bridge=fake_bridge()[0])  # built without a loop
+    runner = wizard.ctx.runner
+
+    async def scenario():
+        wizard._repr_mimebundle_()  # as a kernel displays it: must not block the loop
+        scheduled = (set(runner.running), dict(wizard.ctx.state.probe_results))
+        await wizard.wait()
+        return scheduled
+
+    running, results_when_scheduled = run(scenario())
+    assert running == set(PROBE_IDS) and results_when_scheduled == {}
+    assert set(wizard.ctx.state.probe_results) == set(PROBE_IDS) and runner.running == []
+
+
+def test_wait_runs_a_deferred_run_on_the_loop():
+    wizard = Wizard(site="laptop", bridge=fake_bridge()[0])
+    run(wizard.wait())
+    assert set(wizard.ctx.state.probe_results) == set(PROBE_IDS)
+    assert tuple(sorted(PROBE_IDS)) in wizard.ctx.runner.tasks  # ran as a task, not blocking
+
+
+def test_without_probes_nothing_is_deferred():
+    wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
+    assert wizard.ctx.runner.deferred == ()
+    assert wizard.state.probe_results == {}

@@ -260,6 +260,7 @@ class ProbeRunner(HasTraits):
         self.tasks: dict[tuple[str, ...], asyncio.Task] = {}
         self._generation = 0
         self._newest: dict[str, int] = {}  # probe id -> generation of the newest run asking it
+        self.deferred: tuple[str, ...] = ()  # asked by start_soon() while no loop was running
 
     def context(self, only: Iterable[str] | None = None):
         """The ProbeContext the CLI would build from the same inputs."""
@@ -275,6 +276,7 @@ class ProbeRunner(HasTraits):
         """
         from ..probes import PROBE_IDS
 
+        self.run_deferred()  # a run asked earlier starts first, as it would have
         ids = tuple(only) if only is not None else tuple(PROBE_IDS)
         key = tuple(sorted(ids))
         previous = self.tasks.get(key)
@@ -292,6 +294,28 @@ class ProbeRunner(HasTraits):
         task = loop.create_task(self._run(ids, generation))
         self.tasks[key] = task
         return task
+
+    def start_soon(self, only: Iterable[str] | None = None) -> asyncio.Task | None:
+        """``start()`` on a running loop (a kernel); without one, remember the run for the first
+        look at its results (``run_deferred``) instead of blocking the caller: a plain script's
+        ``Wizard()`` then returns at once, and ``Wizard(run_probes=False)`` pays nothing."""
+        from ..probes import PROBE_IDS
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            ids = tuple(only) if only is not None else tuple(PROBE_IDS)
+            self.deferred += tuple(pid for pid in ids if pid not in self.deferred)
+            return None
+        return self.start(only)
+
+    def run_deferred(self) -> asyncio.Task | None:
+        """Start the run ``start_soon`` put off: scheduled on the running loop if there is one
+        (never blocking a kernel callback), else synchronously as the CLI runs it."""
+        if not self.deferred:
+            return None
+        ids, self.deferred = self.deferred, ()
+        return self.start(ids)
 
     def _is_newest(self, probe_id: str, generation: int) -> bool:
         return self._newest.get(probe_id) == generation
@@ -320,7 +344,8 @@ class ProbeRunner(HasTraits):
             store_result(self.ctx.state, result)
 
     async def wait(self) -> None:
-        """Await every task started so far (tests, notebooks)."""
+        """Await every task started so far (tests, notebooks), and a deferred run first."""
+        self.run_deferred()
         while True:
             pending = [task for task in self.tasks.values() if not task.done()]
             if not pending:
@@ -328,6 +353,7 @@ class ProbeRunner(HasTraits):
             await asyncio.gather(*pending, return_exceptions=True)
 
     def cancel_all(self) -> None:
+        self.deferred = ()
         for task in self.tasks.values():
             if not task.done():
                 task.cancel()

@@ -4,6 +4,10 @@
 at a demo site otherwise (``c.AriWizard.demo_site`` / ``ARI_JUPYTER_DEMO_SITE``), then starts
 every probe on the kernel's event loop. ``Wizard(state=...)`` and
 ``Wizard.from_checkpoint(path)`` reopen a previous run exactly as it was written.
+
+Starting is kept cheap: the panels of steps 2-5 are built when first shown or asked for, and
+outside a kernel (no running event loop) the probes run at the first look at their results
+(``wizard.state``, a panel, display, ``await wizard.wait()``) rather than inside ``Wizard()``.
 """
 from __future__ import annotations
 
@@ -17,13 +21,24 @@ from ..config import AriWizard, seed_defaults, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import WizardContext, esc, language_options
 from .allocation_panel import AllocationPanel
-from .checks_panel import ChecksPanel
-from .doctor_panel import DoctorPanel
-from .experiment_panel import ExperimentPanel
-from .profile_panel import ProfilePanel
 from .terminal_bridge import TerminalBridge
 
 STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment", "step_doctor")
+
+
+def _panel_class(index: int):
+    """The panel of a step, imported when first built (steps 2-5 cost nothing until shown)."""
+    if index == 0:
+        return AllocationPanel
+    if index == 1:
+        from .checks_panel import ChecksPanel as cls
+    elif index == 2:
+        from .profile_panel import ProfilePanel as cls
+    elif index == 3:
+        from .experiment_panel import ExperimentPanel as cls
+    else:
+        from .doctor_panel import DoctorPanel as cls
+    return cls
 
 
 class Wizard(widgets.VBox):
@@ -51,7 +66,6 @@ class Wizard(widgets.VBox):
         if bridge is None:
             bridge = TerminalBridge()
             bridge.connect()
-        self.state = state
         self.ctx = WizardContext(state, self.config, host, site_name, reason, bridge=bridge, lang=lang,
                                  local_env=env)
         traitlets.link((state, "lang"), (self.ctx, "lang"))
@@ -64,20 +78,17 @@ class Wizard(widgets.VBox):
         self.steps = widgets.ToggleButtons(options=[(str(i + 1), i) for i in range(len(STEP_KEYS))],
                                            value=0, style={"button_width": "auto"})
         self.steps.add_class("ari-steps")
-        self.allocation_panel = AllocationPanel(self.ctx)
-        self.checks_panel = ChecksPanel(self.ctx)
-        self.profile_panel = ProfilePanel(self.ctx)
-        self.experiment_panel = ExperimentPanel(self.ctx)
-        self.doctor_panel = DoctorPanel(self.ctx)
-        self.stack = widgets.Stack([self.allocation_panel, self.checks_panel, self.profile_panel,
-                                    self.experiment_panel, self.doctor_panel], selected_index=0)
+        # Step 1 is shown at once; the others are placeholders until first shown (_built).
+        self._panels: list = [AllocationPanel(self.ctx)] + [None] * (len(STEP_KEYS) - 1)
+        self.stack = widgets.Stack([self._panels[0]] + [widgets.Box() for _ in STEP_KEYS[1:]],
+                                   selected_index=0)
+        self.stack.observe(self._entering_step, names="selected_index")
         traitlets.link((self.steps, "value"), (self.stack, "selected_index"))
         self.back = widgets.Button(icon="arrow-left")
         self.next = widgets.Button(icon="arrow-right", button_style="primary")
         self.back.on_click(lambda _: self.go(self.stack.selected_index - 1))
         self.next.on_click(lambda _: self.go(self.stack.selected_index + 1))
         self.stack.observe(lambda _: self._relabel(), names="selected_index")
-        self.stack.observe(self._entering_doctor, names="selected_index")
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
         self.children = [
             widgets.HBox([self.header, self.language], layout=widgets.Layout(
@@ -87,7 +98,54 @@ class Wizard(widgets.VBox):
         ]
         self._relabel()
         if run_probes:
-            self.ctx.runner.start()
+            self.ctx.runner.start_soon()
+
+    # -- what users and tests look at: each first look runs a probe run put off by Wizard() --
+    @property
+    def state(self):
+        """The wizard's ``WizardState`` (probes put off outside a kernel run now)."""
+        self.ctx.runner.run_deferred()
+        return self.ctx.state
+
+    @property
+    def allocation_panel(self):
+        return self._looked_at(0)
+
+    @property
+    def checks_panel(self):
+        return self._looked_at(1)
+
+    @property
+    def profile_panel(self):
+        return self._looked_at(2)
+
+    @property
+    def experiment_panel(self):
+        return self._looked_at(3)
+
+    @property
+    def doctor_panel(self):
+        return self._looked_at(4)
+
+    def _looked_at(self, index: int):
+        self.ctx.runner.run_deferred()
+        return self._built(index)
+
+    def _built(self, index: int):
+        """The panel of step ``index``, built on first use from the current state and language
+        (a panel reads both when built and follows them afterwards)."""
+        panel = self._panels[index]
+        if panel is None:
+            panel = self._panels[index] = _panel_class(index)(self.ctx)
+            children = list(self.stack.children)
+            placeholder, children[index] = children[index], panel
+            self.stack.children = children
+            placeholder.close()
+        return panel
+
+    def _repr_mimebundle_(self, **kwargs):
+        self.ctx.runner.run_deferred()  # on a kernel's loop this only schedules the probes
+        return super()._repr_mimebundle_(**kwargs)
 
     # -- seeding a new state from the site and the site's config ------------------------------
     def _seed(self, state, host, env) -> None:
@@ -99,7 +157,7 @@ class Wizard(widgets.VBox):
     def _defaults_from_probes(self, change) -> None:
         """Defaults that need a probe's answer: sinfo's default partition (until something
         chose one) and the admin's suggested modules that this site's `module avail` lists."""
-        state, results = self.state, change["new"]
+        state, results = self.ctx.state, change["new"]
         if not state.partition and "partitions" in results:
             state.apply_site_defaults(self.ctx.host.env)
         if "modules" in results and not state.module_loads and "modules" not in (change["old"] or {}):
@@ -109,10 +167,13 @@ class Wizard(widgets.VBox):
     def go(self, index: int) -> None:
         self.stack.selected_index = max(0, min(index, len(STEP_KEYS) - 1))
 
-    def _entering_doctor(self, change) -> None:
-        """The checkpoint's files exist once Write ran (and grow while ARI runs): list them anew."""
-        if self.stack.children[change["new"] or 0] is self.doctor_panel:
-            self.doctor_panel.list_files()
+    def _entering_step(self, change) -> None:
+        """Build the step's panel when first shown. The checkpoint's files exist once Write ran
+        (and grow while ARI runs): entering the last step lists them anew."""
+        index = change["new"] or 0
+        panel = self._built(index)
+        if index == len(STEP_KEYS) - 1:
+            panel.list_files()
 
     def _relabel(self) -> None:
         tr = self.ctx.tr
