@@ -212,6 +212,14 @@ async def _spawn(argv: tuple[str, ...], executable: str,
         raise
 
 
+def _close_transport(proc: asyncio.subprocess.Process) -> None:
+    """Close the child's pipe transport now, on its own loop. Left to the garbage collector it
+    is closed after an ``asyncio.run`` loop is gone, and Python reports 'Event loop is closed'."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
 # ---------------------------------------------------------------------------------------------
 # hosts
 
@@ -342,6 +350,7 @@ class LocalHost(Host):
             raise
         finally:
             leader.cancel()  # done already unless the kernel could not kill the leader
+            _close_transport(proc)
         return CommandResult(
             argv=argv,
             returncode=None if timed_out else proc.returncode,
