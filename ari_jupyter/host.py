@@ -209,6 +209,7 @@ async def _spawn(argv: tuple[str, ...], executable: str,
             proc = await asyncio.wait_for(spawn, 1.0)
             _signal_group(proc.pid, signal.SIGKILL)
             await asyncio.wait_for(proc.wait(), 1.0)
+            _close_transport(proc)
         raise
 
 

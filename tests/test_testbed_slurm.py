@@ -262,6 +262,39 @@ def test_check_nothing_running_sees_the_live_cluster(testbed_nogres):
     assert "slurmctld" in proc.stdout and "slurmd" in proc.stdout
 
 
+@slurm
+def test_daemons_keep_no_descriptor_of_whoever_started_them(testbed_nogres, tmp_path):
+    """A caller that starts the test bed under `flock LOCK bash slurm-testbed.sh start` must get
+    its lock back when the script exits: a daemon inheriting the descriptor would hold the lock
+    for its whole life and block every later user. Start it with an extra open descriptor and
+    look for it in every daemon."""
+    bed = testbed_nogres.testbed
+    sentinel = tmp_path / "caller-descriptor"
+    sentinel.write_text("held by the caller\n")
+    bed.stop()
+    env = dict(os.environ, ARI_TESTBED_DIR=str(bed.lab_dir))
+    subprocess.run(["bash", "-c", 'exec 7<"$1"; exec bash "$2" start nogres',
+                    "sh", str(sentinel), str(bed.script)],
+                   env=env, check=True, timeout=120, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, close_fds=True)
+    daemons = holders = 0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            name = (proc / "comm").read_text().strip()
+            if name not in ("munged", "slurmctld", "slurmd", "slurmscriptd"):
+                continue
+            daemons += 1
+            targets = [os.readlink(fd) for fd in (proc / "fd").iterdir()]
+        except OSError:
+            continue
+        holders += str(sentinel) in targets
+    bed.ensure("nogres")  # hand the fixture a cluster started the usual way
+    assert daemons >= 4, "the test bed daemons were not found"
+    assert holders == 0, f"{holders} daemon(s) kept the caller's descriptor open"
+
+
 # -- plain unit tests of the helpers (no cluster) ------------------------------------------------
 def test_env_file_parsing_and_environment():
     text = textwrap.dedent("""\

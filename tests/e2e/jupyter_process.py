@@ -5,6 +5,7 @@ group and is stopped with SIGTERM, then SIGKILL, so nothing is left running.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -78,16 +79,61 @@ class JupyterProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
+        """End the server and everything it started. A prefix such as ``salloc`` runs the
+        server in a process group of its own, so every descendant's group is signalled too."""
+        family = [self.proc.pid, *_descendants(self.proc.pid)]
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for pid in family:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(os.getpgid(pid), sig)
             try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
                 self.proc.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
+            except subprocess.TimeoutExpired:
+                continue
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and any(_alive(pid) for pid in family[1:]):
+                time.sleep(0.1)
+            if not any(_alive(pid) for pid in family[1:]):
+                return
+
+    def leftovers(self) -> list[int]:
+        """PIDs of processes still carrying this server's token on their command line."""
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
                 try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                self.proc.wait(timeout=10)
+                    cmdline = (entry / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                if self.token.encode() in cmdline:
+                    found.append(int(entry.name))
+        return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (read from /proc, children before grandchildren)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int(Path(entry, "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, queue = [], list(children.get(pid, []))
+    while queue:
+        child = queue.pop(0)
+        found.append(child)
+        queue.extend(children.get(child, []))
+    return found
 
 
 def http_get(url: str, headers: Mapping[str, str] | None = None,

@@ -26,6 +26,7 @@ def lab_in_allocation(testbed_gres, tmp_path):
                            prefix=SALLOC)
     yield server
     server.stop()
+    assert server.leftovers() == [], "the server started under salloc outlived the test"
 
 
 def granted_job_id(server, timeout: float = 10.0) -> str:

@@ -43,12 +43,24 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 log() { printf '[ari-testbed %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
+# Daemons started here must keep no descriptor of ours or of our caller: a `flock` on the
+# test-bed lock (or our start lock) inherited by munged would outlive this script and block
+# every later user of the test bed.
+close_inherited_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+  return 0
+}
+
 # run DESCRIPTION CMD...: run a step quietly; on failure say what failed, how, and its output
 # (output goes to a file, not a pipe: a daemon that keeps its stdio open must not block us)
 run() {
   local what=$1 out rc=0; shift
   out=$(mktemp "${TMPDIR:-/tmp}/ari-testbed-step.XXXXXX")
-  "$@" >"$out" 2>&1 </dev/null 9>&- || rc=$?   # 9: the start lock, never inherited by daemons
+  ( close_inherited_fds; exec "$@" ) >"$out" 2>&1 </dev/null || rc=$?
   if [ "$rc" != 0 ]; then
     log "FAILED: $what (exit $rc)"
     log "  command: $*"
