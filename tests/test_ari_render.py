@@ -126,6 +126,15 @@ def test_launch_config_has_aris_types_and_the_state():
     assert WizardState.from_json(section["state"]).to_json() == golden_state().to_json()
 
 
+@pytest.mark.parametrize("max_cpus", [None, 0])
+def test_launch_config_without_max_cpus_says_so(max_cpus):
+    """A fresh wizard has no Max CPUs yet: the preview must name the field, not crash."""
+    state = golden_state()
+    state.max_cpus = max_cpus
+    with pytest.raises(render.RenderError, match="Max CPUs must be a positive integer"):
+        render.render_launch_config(state)
+
+
 def test_env_file_is_valid_bash_and_sets_exactly_its_values(tmp_path):
     state = golden_state()
     env_file = tmp_path / "checkpoint.env"

@@ -277,6 +277,24 @@ def test_gres_unanswered_is_unknown(stderr, rc, delay, words):
     assert words in result.summary
 
 
+@pytest.mark.parametrize("stderr, rc, delay, words", [
+    (CONTROLLER_DOWN, 1, 0, "controller did not answer"),
+    ("", 0, HANG, "did not answer within"),
+])
+def test_gres_partition_question_unanswered_is_unknown(stderr, rc, delay, words):
+    """The controller answers the cluster-wide question, then goes away before the
+    partition's: the partition's GRES is unknown, not silently 'ok'."""
+    host = site(programs=["sinfo"], env=env(), commands=[
+        cmd(SINFO_G, output("gres/testbed_gres.txt")),
+        cmd(SINFO_PARTS, output("sinfo/testbed_nogres.txt")),
+        cmd(["sinfo", "-h", "-p", "small", "-o", "%G"], "", stderr, rc, delay),
+    ])
+    result = probe(host, "gres", timeout=0.3)
+    assert result.status == "unknown"
+    assert words in result.summary and "partition small" in result.summary
+    assert result.data["has_gres"] is True and result.data["partition_has_gres"] is None
+
+
 def test_gres_without_sinfo_is_skip():
     assert probe(site(), "gres").status == "skip"
 

@@ -231,8 +231,10 @@ def launch_config(state: Any, *, files: Mapping[str, str] | None = None,
     Only keys whose value the wizard knows are written (ARI's readers treat a missing key like
     its default); ``partition`` is the reproduce step's third-priority source.
     """
+    _require(isinstance(state.max_cpus, int) and state.max_cpus > 0,
+             f"Max CPUs must be a positive integer, got {state.max_cpus!r}")
     config: dict[str, Any] = {"profile": HANDOFF_ARI_PROFILE, "partition": state.partition,
-                              "hpc_cpus": int(state.max_cpus)}
+                              "hpc_cpus": state.max_cpus}
     if getattr(state, "mem_gb", None):
         config["hpc_memory_gb"] = int(state.mem_gb)
     if state.walltime:

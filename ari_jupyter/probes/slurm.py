@@ -281,6 +281,11 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
         data["partition"], data["partition_source"] = partition, source
         per_partition = await run_command(host, ["sinfo", "-h", "-p", partition, "-o", "%G"])
         runs.append(per_partition)
+        hiccup = unanswered("gres", host, per_partition, f"GRES on partition {partition}")
+        if hiccup is not None:
+            # The cluster-wide answer (ARI's own check) stands; the partition's is unknown.
+            return ProbeResult(**{**hiccup.to_json(), "data": data,
+                                  "evidence": evidence_of(host, *runs)})
         if per_partition.ok and per_partition.stdout.strip():
             specs = gres_lines(per_partition.stdout)
             data["partition_gres"] = specs
