@@ -10,11 +10,24 @@ from ari_jupyter.host import Mount, RecordedCommand, RecordedSite
 from ari_jupyter.probes import ProbeContext, ProbeResult, run_probes_sync
 
 OUTPUTS = Path(__file__).parent / "fixtures" / "outputs"
+CAPTURED_ENVS = Path(__file__).parent / "fixtures" / "env"
 
 
 def output(name: str) -> str:
     """A recorded command output, decoded the way the host decodes real output."""
     return (OUTPUTS / name).read_bytes().decode("utf-8", errors="replace")
+
+
+def captured_env(name: str) -> dict[str, str]:
+    """``KEY=value`` lines of an environment captured on the test bed (comments and srun
+    chatter skipped)."""
+    env = {}
+    for line in (CAPTURED_ENVS / name).read_text().splitlines():
+        if line.startswith("#") or "=" not in line or line.startswith("srun:"):
+            continue
+        key, value = line.split("=", 1)
+        env[key] = value
+    return env
 
 
 def cmd(argv: Sequence[str], stdout: str = "", stderr: str = "", rc: int = 0,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
+
+from probe_support import captured_env as captured
 
 from ari_jupyter.allocation import (
     Allocation,
@@ -15,19 +16,6 @@ from ari_jupyter.allocation import (
     format_counts,
     parse_counts,
 )
-
-FIXTURES = Path(__file__).parent / "fixtures" / "env"
-
-
-def captured(name: str) -> dict[str, str]:
-    """``KEY=value`` lines of a captured environment (comments and srun chatter skipped)."""
-    env = {}
-    for line in (FIXTURES / name).read_text().splitlines():
-        if line.startswith("#") or "=" not in line or line.startswith("srun:"):
-            continue
-        key, value = line.split("=", 1)
-        env[key] = value
-    return env
 
 
 CAPTURED = [

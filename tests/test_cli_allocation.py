@@ -5,21 +5,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "env"
-
-
-def captured(name: str) -> dict[str, str]:
-    env = {}
-    for line in (FIXTURES / name).read_text().splitlines():
-        if line.startswith("#") or "=" not in line or line.startswith("srun:"):
-            continue
-        key, value = line.split("=", 1)
-        env[key] = value
-    return env
+from probe_support import captured_env as captured
 
 
 def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
