@@ -17,6 +17,14 @@ def ready_wizard(site_file, bridge=None):
     return run(scenario())
 
 
+def fill_and_settle(wizard, workspace):
+    """Fill the experiment form, then wait: the workspace change re-runs the shared_fs probe."""
+    async def fill():
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+    run(fill())
+
+
 def test_write_is_disabled_with_the_reasons_until_the_form_is_complete(tmp_path):
     site_file, workspace = site_and_workspace(tmp_path)
     wizard = ready_wizard(site_file)
@@ -24,10 +32,7 @@ def test_write_is_disabled_with_the_reasons_until_the_form_is_complete(tmp_path)
     assert panel.write.disabled
     assert "title" in panel.write_reason.value and "goal" in panel.write_reason.value
 
-    async def fill():
-        fill_experiment(wizard, workspace)
-        await wizard.wait()  # the workspace change re-runs the shared_fs probe
-    run(fill())
+    fill_and_settle(wizard, workspace)
     assert not panel.write.disabled, panel.write_reason.value
     assert RUN_ID in panel.write_reason.value
     assert wizard.state.metrics == ["GFlops"] and wizard.state.workspace == str(workspace)
@@ -37,10 +42,7 @@ def test_previews_show_exactly_what_write_produces(tmp_path):
     site_file, workspace = site_and_workspace(tmp_path)
     wizard = ready_wizard(site_file)
 
-    async def fill():
-        fill_experiment(wizard, workspace)
-        await wizard.wait()
-    run(fill())
+    fill_and_settle(wizard, workspace)
     panel = wizard.experiment_panel
     md_preview = panel.previews.children[0].value
     env_preview = panel.previews.children[1].value
@@ -66,10 +68,7 @@ def test_writing_again_asks_before_overwriting_and_keeps_a_backup(tmp_path):
     site_file, workspace = site_and_workspace(tmp_path)
     wizard = ready_wizard(site_file)
 
-    async def fill():
-        fill_experiment(wizard, workspace)
-        await wizard.wait()
-    run(fill())
+    fill_and_settle(wizard, workspace)
     panel = wizard.experiment_panel
     panel.write.click()
     first = (workspace / "checkpoints" / RUN_ID / "experiment.md").read_text()
@@ -94,10 +93,7 @@ def test_a_blocking_problem_found_by_the_core_disables_write(tmp_path):
     site_file, workspace = site_and_workspace(tmp_path)
     wizard = ready_wizard(site_file)
 
-    async def fill():
-        fill_experiment(wizard, workspace)
-        await wizard.wait()
-    run(fill())
+    fill_and_settle(wizard, workspace)
     panel = wizard.experiment_panel
     panel.files.value = "relative/data.csv"
     assert wizard.state.provided_files == ["relative/data.csv"]
@@ -111,10 +107,7 @@ def test_open_in_terminal_only_after_the_extension_answers(tmp_path):
     bridge, comms = fake_bridge()
     wizard = ready_wizard(site_file, bridge)
 
-    async def fill():
-        fill_experiment(wizard, workspace)
-        await wizard.wait()
-    run(fill())
+    fill_and_settle(wizard, workspace)
     panel = wizard.experiment_panel
     panel.write.click()
     assert panel.open_terminal.layout.display == "none"  # no extension yet: Copy only
