@@ -147,7 +147,11 @@ def no_leftovers(token: str, grace: float = 1.0) -> list[str]:
 
 
 class Allocation:
-    """``salloc -N2 -n4`` holding an allocation; ``env`` is what its shell sees."""
+    """``salloc -N2 -n4 -t 30`` holding an allocation; ``env`` is what its shell sees.
+
+    The explicit 30 minutes keep the live time_left verdict fixed ("warn": under an hour left);
+    with the partition's 60-minute default it would flip to "warn" one second after the start.
+    """
 
     def __init__(self, bed, workdir: Path):
         self.bed, self.workdir = bed, workdir
@@ -156,7 +160,7 @@ class Allocation:
         script = f'env -0 > {shlex.quote(str(env_file))}.tmp && mv {shlex.quote(str(env_file))}.tmp ' \
                  f'{shlex.quote(str(env_file))}; while [ ! -e {shlex.quote(str(self.release))} ]; do sleep 0.1; done'
         self.log = open(workdir / "salloc.log", "w")
-        self.proc = subprocess.Popen(["salloc", "-N2", "-n4", "sh", "-c", script], env=bed.env, cwd=workdir,
+        self.proc = subprocess.Popen(["salloc", "-N2", "-n4", "-t", "30", "sh", "-c", script], env=bed.env, cwd=workdir,
                                      stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while not env_file.exists():
@@ -248,7 +252,9 @@ def test_cli_probes_when_the_controller_goes_away_midway(plan, timeout, variant,
     try:
         baseline, _ = probe_cli(alloc.env, 30.0, tmp_path)
         live = {p["id"]: p for p in baseline["probes"]}
-        assert {live[i]["status"] for i in ("sbatch", "partitions", "time_left")} == {"ok"}, live
+        assert {live[i]["status"] for i in ("sbatch", "partitions")} == {"ok"}, live
+        assert live["time_left"]["status"] == "warn", live["time_left"]  # 30 min < the 1 h threshold
+        assert 25 * 60 < live["time_left"]["data"]["seconds"] <= 30 * 60, live["time_left"]
         env, state_dir, token = midway_env(alloc.env, tmp_path, plan, bed)
         try:
             report, wall = probe_cli(env, timeout, tmp_path)
