@@ -205,12 +205,28 @@ async def _spawn(argv: tuple[str, ...], executable: str,
     try:
         return await asyncio.shield(spawn)
     except asyncio.CancelledError:
+        proc = None
         with contextlib.suppress(BaseException):
-            proc = await asyncio.wait_for(spawn, 1.0)
-            _signal_group(proc.pid, signal.SIGKILL)
-            await asyncio.wait_for(proc.wait(), 1.0)
+            proc = await asyncio.wait_for(asyncio.shield(spawn), 1.0)
+        if proc is None:  # still starting (or failed to): clean up whenever it is done
+            spawn.add_done_callback(_kill_when_spawned)
+            raise
+        _signal_group(proc.pid, signal.SIGKILL)
+        try:
+            # _exited, not proc.wait(): that also waits for pipes nobody reads any more
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(_exited(proc), 1.0)
+        finally:
             _close_transport(proc)
         raise
+
+
+def _kill_when_spawned(spawn: asyncio.Future) -> None:
+    if spawn.cancelled() or spawn.exception() is not None:
+        return
+    proc = spawn.result()
+    _signal_group(proc.pid, signal.SIGKILL)
+    _close_transport(proc)
 
 
 def _close_transport(proc: asyncio.subprocess.Process) -> None:

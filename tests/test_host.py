@@ -189,6 +189,38 @@ def test_cancellation_while_a_background_child_holds_the_pipes_kills_it(tmp_path
     assert wait_gone(asyncio.run(cancel_in_the_pipe_grace()))
 
 
+def test_a_run_cancelled_while_starting_closes_its_pipes_on_its_own_loop(tmp_path, monkeypatch):
+    """Cancelled while asyncio still starts the command, and a process that left the group holds
+    the pipes: run() must still close them on this loop. Left to the garbage collector they are
+    closed after ``asyncio.run`` has closed the loop, and Python reports "Event loop is closed"."""
+    escaped_pid = tmp_path / "escaped"
+    script = f"setsid sh -c 'echo $$ > {escaped_pid}; exec sleep 60' & exec sleep 60"
+    real_start, transports = asyncio.create_subprocess_exec, []
+
+    async def slow_start(*args, **kwargs):  # the start outlasts the cancellation, deterministically
+        proc = await real_start(*args, **kwargs)
+        transports.append(proc._transport)
+        while not (escaped_pid.exists() and escaped_pid.read_text().endswith("\n")):
+            await asyncio.sleep(0.01)
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_start)
+
+    async def cancel_while_starting():
+        task = asyncio.ensure_future(LocalHost().run(["sh", "-c", script], 30))
+        await asyncio.sleep(0)  # run() is now waiting for the start
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(cancel_while_starting())
+        assert len(transports) == 1 and transports[0].is_closing()
+    finally:
+        if escaped_pid.exists():
+            os.kill(int(escaped_pid.read_text()), 9)
+
+
 def test_concurrent_runs_do_not_wait_for_each_other():
     async def three():
         host = LocalHost()

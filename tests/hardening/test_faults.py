@@ -10,6 +10,7 @@ test_probes_unknown_while_controller_is_out.)
 from __future__ import annotations
 
 import asyncio
+import asyncio.base_subprocess
 import json
 import os
 import subprocess
@@ -211,16 +212,26 @@ def test_the_process_scan_sees_a_leftover_process(tmp_path):
 
 
 @pytest.mark.parametrize("fault", ["hangs", "hangs ignoring SIGTERM, with a child", "prints forever"])
-def test_cancelling_a_command_at_any_moment_leaves_nothing_running(tmp_path, fault):
+def test_cancelling_a_command_at_any_moment_leaves_nothing_running(tmp_path, fault, monkeypatch):
     """The probe runner cancels a probe at its deadline, wherever its command is: starting,
     running, or inside the TERM-then-KILL grace of its own timeout. Cancel at many moments
-    across all three phases; after each, no process of that command may be alive."""
+    across all three phases; after each, no process of that command may be alive, and its pipes
+    are closed on the loop that opened them (left to the garbage collector, they are closed
+    after that loop is gone: "Event loop is closed")."""
+    transports = []
+    made = asyncio.base_subprocess.BaseSubprocessTransport.__init__
+
+    def tracked(self, *args, **kwargs):
+        transports.append(self)
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio.base_subprocess.BaseSubprocessTransport, "__init__", tracked)
     bin_dir = tmp_path / "bin"
     _install(bin_dir, "faulty", fault)
     env, mark = marked_env(bin_dir)
     host = LocalHost(env)
     moments = [i * 0.02 for i in range(0, 20)]  # 0 .. 0.38 s; the command's timeout is 0.15 s
-    left_over = {}
+    left_over, left_open, started = {}, {}, []
 
     async def cancel_at(moment: float) -> None:
         task = asyncio.ensure_future(host.run(["faulty"], timeout=0.15))
@@ -233,6 +244,11 @@ def test_cancelling_a_command_at_any_moment_leaves_nothing_running(tmp_path, fau
         alive = processes_with_mark(mark)
         if alive:
             left_over[round(moment, 2)] = alive
+        unclosed = [t for t in transports if not t.is_closing()]
+        if unclosed:
+            left_open[round(moment, 2)] = len(unclosed)
+        started.append(len(transports))
+        transports.clear()
 
     try:
         for moment in moments:
@@ -244,6 +260,8 @@ def test_cancelling_a_command_at_any_moment_leaves_nothing_running(tmp_path, fau
            survived=len(moments) - len(left_over), lost=len(left_over), unit="cancellations",
            fault=fault)
     assert not left_over, f"processes alive right after cancellation: {left_over}"
+    assert started == [1] * len(moments)  # every cancellation met a started command
+    assert not left_open, f"pipes left open after cancellation: {left_open}"
 
 
 def test_control_without_the_group_kill_a_timed_out_command_outlives_its_call(tmp_path, monkeypatch):
