@@ -14,7 +14,7 @@ from ari_jupyter.ari.prelude import (
 from ari_jupyter.ari.profile import PRESETS, ExecutionProfile
 
 GOLDEN = Path(__file__).parent / "golden" / "prelude"
-UPDATE = os.environ.get("ARI_JUPYTER_UPDATE_GOLDEN") == "1"
+UPDATE = os.environ.get("ARI_UPDATE_GOLDEN") == "1"
 
 CASES = {
     **{f"{name}.sh": (PRESETS[name](), {}) for name in PRESETS},

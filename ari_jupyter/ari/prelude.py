@@ -3,7 +3,8 @@
 ARI submits a wrapper that runs ``bash <repo>/reproduce.sh`` as one task on the first node of
 the job, in a non-login shell. So:
 - L5: ``module`` is usually undefined there; the prelude initialises Lmod / Environment Modules
-  (``$MODULESHOME/init/bash`` or the profile.d scripts) before ``module load <all, in order>``.
+  (``$MODULESHOME/init/bash``, the profile.d scripts, the usual init paths) before
+  ``module load <all, in order>``.
 - L6: with more than one node (or an MPI kind) the work must be fanned out by
   ``srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS``; ``mpirun -np $SLURM_NTASKS`` is the
   fallback where the site has no srun. ``SLURM_NTASKS`` is only set when the job got
@@ -19,16 +20,36 @@ from .profile import ExecutionProfile
 
 LAUNCHERS = ("srun", "mpirun")
 
-_MODULE_INIT = """\
-# Non-login bash: define `module` before loading (L5).
-if ! command -v module >/dev/null 2>&1; then
-  set +u
-  for init in "${MODULESHOME:-/usr/share/lmod/lmod}/init/bash" /etc/profile.d/lmod.sh \\
-              /etc/profile.d/modules.sh; do
-    if [ -f "$init" ]; then . "$init"; break; fi
-  done
-  set -u
-fi"""
+MODULE_INIT_FILES = (
+    # Where Lmod and Environment Modules put their bash init (Debian/Ubuntu, then RHEL-style
+    # /usr/share/Modules); $MODULESHOME, set wherever a module system was initialised, comes first.
+    "/etc/profile.d/lmod.sh",
+    "/usr/share/lmod/lmod/init/bash",
+    "/etc/profile.d/modules.sh",
+    "/usr/share/modules/init/bash",
+    "/usr/share/Modules/init/bash",
+)
+
+
+def module_init_lines() -> list[str]:
+    """Bash that defines ``module`` where the shell did not (L5: a non-login bash).
+
+    One block for reproduce.sh and the hand-off script. It works under ``set -eu``: an init
+    file that trips on an unset variable or a failing command is still sourced, and ``set -u``
+    is restored only where it was on.
+    """
+    return [
+        "# A non-login bash has no `module`: define it before loading (L5).",
+        "if ! command -v module >/dev/null 2>&1; then",
+        '  case $- in *u*) ari_nounset=1; set +u ;; *) ari_nounset= ;; esac',
+        '  for init in ${MODULESHOME:+"$MODULESHOME/init/bash"} \\',
+        "              " + " ".join(MODULE_INIT_FILES[:3]) + " \\",
+        "              " + " ".join(MODULE_INIT_FILES[3:]) + "; do",
+        '    if [ -r "$init" ]; then . "$init" || true; break; fi',
+        "  done",
+        '  if [ -n "$ari_nounset" ]; then set -u; fi',
+        "fi",
+    ]
 
 
 class PreludeError(ValueError):
@@ -87,7 +108,7 @@ def render_prelude(profile: ExecutionProfile, modules: Sequence[str] = (), *,
             all_modules.append(name)
     lines = ["#!/usr/bin/env bash", "set -euo pipefail"]
     if all_modules:
-        lines += ["", _MODULE_INIT, module_load_line(all_modules)]
+        lines += ["", *module_init_lines(), module_load_line(all_modules)]
     if needs_fan_out(profile, nodes):
         lines += ["", "# Multi-node fan-out (L6): every rank is started by the launcher.",
                   ': "${SLURM_NTASKS:=${SLURM_JOB_NUM_NODES:-1}}"  # unset without --ntasks']

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from .._version import __version__
 from .lint_experiment import R2_SECTION, R8_SECTION, VIRSCI_MARKER
+from .prelude import module_init_lines
 
 HANDOFF_ARI_PROFILE = "hpc"
 """``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
@@ -255,26 +256,6 @@ def render_launch_config(state: Any, **kwargs: Any) -> str:
 
 
 # -- hand-off script -------------------------------------------------------------------------
-
-MODULE_INIT_FILES = (
-    # Where Lmod / Environment Modules put their bash init; sourced only when `module` is undefined.
-    "/etc/profile.d/lmod.sh",
-    "/usr/share/lmod/lmod/init/bash",
-    "/etc/profile.d/modules.sh",
-    "/usr/share/modules/init/bash",
-)
-
-
-def module_init_lines() -> list[str]:
-    """Bash that defines ``module`` when the shell did not (non-interactive shells often don't)."""
-    return [
-        "if ! command -v module >/dev/null 2>&1; then",
-        f"  for init in {' '.join(MODULE_INIT_FILES)}; do",
-        '    if [ -r "$init" ]; then . "$init" || true; break; fi',
-        "  done",
-        "fi",
-    ]
-
 
 def module_name_problem(name: str) -> str:
     """Why ``name`` cannot be a module name on the ``module load`` line, or ""."""

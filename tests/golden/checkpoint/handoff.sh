@@ -8,10 +8,15 @@ set -eo pipefail
 export ARI_CHECKPOINT_DIR=/work/alice/ari/checkpoints/20260706120000_spgemm_scaling_on_two_nodes
 
 # Modules for this run; reproduce jobs inherit them (sbatch --export ALL).
+# A non-login bash has no `module`: define it before loading (L5).
 if ! command -v module >/dev/null 2>&1; then
-  for init in /etc/profile.d/lmod.sh /usr/share/lmod/lmod/init/bash /etc/profile.d/modules.sh /usr/share/modules/init/bash; do
+  case $- in *u*) ari_nounset=1; set +u ;; *) ari_nounset= ;; esac
+  for init in ${MODULESHOME:+"$MODULESHOME/init/bash"} \
+              /etc/profile.d/lmod.sh /usr/share/lmod/lmod/init/bash /etc/profile.d/modules.sh \
+              /usr/share/modules/init/bash /usr/share/Modules/init/bash; do
     if [ -r "$init" ]; then . "$init" || true; break; fi
   done
+  if [ -n "$ari_nounset" ]; then set -u; fi
 fi
 module load openmpi/4.1
 
