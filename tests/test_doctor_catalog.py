@@ -121,6 +121,9 @@ TRANSCRIPTS = {
     "controller_down.txt": {"controller-unreachable": (2, 6, 10, 14)},
     # bash 5.2 without Lmod initialised (env -i), as a non-login batch shell runs reproduce.sh.
     "module_undefined.txt": {"module-not-defined": (2,)},
+    # Lmod 8.6 (the test bed's) and Environment Modules 5.2 (tests/testbed/environment-modules.sh)
+    # asked to load a module that does not exist, in a non-interactive bash with BASH_ENV.
+    "module_unknown.txt": {"module-unknown": (2, 16)},
     "slurm_22.05_error_strings.txt": {"gres-invalid": (1,), "account-rejected": (2,),
                                       "controller-unreachable": (3, 4, 5), "gres-typed-and-untyped": (6,)},
     "samples_nogres.txt": {

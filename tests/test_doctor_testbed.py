@@ -78,9 +78,10 @@ echo "task ${SLURM_PROCID:-?} of ${SLURM_NTASKS:-?} on $(hostname)"
 """
 
 
-def _submit(bed, repo: Path, script_text: str) -> str:
+def _submit(bed, repo: Path, script_text: str, job_fails: bool = False) -> str:
     """Submit reproduce.sh the way ARI does: a wrapper that execs bash on the absolute path,
-    --chdir and --output in the repo dir, --export ALL; wait; return reproduce.log."""
+    --chdir and --output in the repo dir, --export ALL; wait; return reproduce.log.
+    ``sbatch --wait`` exits with the job's status: 0, or non-zero when ``job_fails``."""
     (repo / "reproduce.sh").write_text(script_text)
     wrapper = repo / ".slurm_wrap.sh"
     wrapper.write_text(f"#!/bin/bash\nexec bash {repo / 'reproduce.sh'}\n")
@@ -89,7 +90,7 @@ def _submit(bed, repo: Path, script_text: str) -> str:
         log.unlink()
     proc = bed.run(["sbatch", "--wait", "-N2", "-n4", "--job-name", "ari-ors", "--chdir", str(repo),
                     "--output", str(log), "--export", "ALL", str(wrapper)], timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    assert (proc.returncode != 0) == job_fails, (proc.returncode, proc.stderr)
     return log.read_text()
 
 
@@ -127,3 +128,24 @@ def test_fixed_reproduce_sh_runs_on_both_nodes(testbed_nogres, tmp_path):
     hosts = re.findall(r"^task (\d+) of 4 on (\S+)$", after, re.MULTILINE)
     assert sorted(int(rank) for rank, _ in hosts) == [0, 1, 2, 3], after
     assert {host for _, host in hosts} == {"n1", "n2"}, after
+
+
+@pytest.mark.slurm
+def test_unknown_module_in_a_batch_job_stops_it_and_is_diagnosed(testbed_nogres, tmp_path):
+    """The wizard's prelude with a module Lmod does not have, run by a real batch job: the job
+    stops before the work, and the doctor reads Lmod's error in reproduce.log - the same lines
+    tests/fixtures/doctor/module_unknown.txt holds."""
+    from ari_jupyter.ari.prelude import render_prelude
+    from ari_jupyter.ari.profile import ExecutionProfile
+
+    repo = tmp_path / "repro_sandbox"
+    repo.mkdir()
+    os.chmod(tmp_path, 0o755)
+    script = render_prelude(ExecutionProfile(module_loads=["openmpi/4.1", "nosuch/1.0"])) + "echo started\n"
+    log = _submit(testbed_nogres, repo, script, job_fails=True)
+    assert "started" not in log, log
+    lmod = "Lmod has detected the following error: The following module(s) are unknown:"
+    assert lmod in log.splitlines() and '"nosuch/1.0"' in log.splitlines(), log
+    captured = (FIXTURES / "module_unknown.txt").read_text().splitlines()
+    assert lmod in captured and '"nosuch/1.0"' in captured
+    assert "module-unknown" in _rules(log)

@@ -81,6 +81,16 @@ CATALOG: tuple[Signature, ...] = (
          "`module` (Lmod / Environment Modules)",
          "initialise it before the first `module load`; add at the top of reproduce.sh:\n"
          + proposals.module_init_block()),
+    _sig("module-unknown", "error",
+         (r"The following module\(s\) are unknown:",  # Lmod
+          r"Unable to locate a modulefile for '"),  # Environment Modules
+         "`module load` names a module this site does not have",
+         "a name in module_loads (or a `module load` line) is not listed by `module avail` where the "
+         "job runs: a typo, a version the site removed, or a module behind a compiler/MPI hierarchy "
+         "that is not loaded first; Lmod then loads none of the listed modules",
+         "pick the exact name from `module -t avail` in the terminal that runs `ari` (the wizard's "
+         "module list comes from it) and update module_loads in the execution profile; with Lmod, "
+         "`module spider <name>` shows what must be loaded before it"),
     _sig("permission-denied", "error",
          r"permission denied(?! \((?:publickey|gssapi))",
          "Permission denied (typically on rank > 0)",
