@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,6 +59,24 @@ def _testbed(pytestconfig: pytest.Config) -> Testbed:
         bed.stop()
     finally:
         bed.release_lock()
+
+
+SHARED_FS_SCRIPT = Path(__file__).parent / "testbed" / "shared-fs.sh"
+
+
+@pytest.fixture(scope="session")
+def shared_mount(_testbed: Testbed) -> Path:
+    """A real network filesystem that both test-bed nodes see, as /work is on a cluster:
+    fuse.sshfs from an sshd of our own on 127.0.0.1, mounted under $HOME. Unmounted when the
+    session ends. A machine that runs the test bed must be able to run this too: no skip."""
+    started = subprocess.run(["bash", str(SHARED_FS_SCRIPT), "start"], capture_output=True, text=True,
+                             timeout=900, stdin=subprocess.DEVNULL)
+    assert started.returncode == 0, f"shared filesystem did not start:\n{started.stderr}"
+    try:
+        yield Path(started.stdout.strip().splitlines()[-1])
+    finally:
+        subprocess.run(["bash", str(SHARED_FS_SCRIPT), "stop"], capture_output=True, timeout=120,
+                       stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture

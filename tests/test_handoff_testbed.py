@@ -1,12 +1,11 @@
 """check-handoff on the real two-node test bed, run inside a real allocation (salloc).
 
-Inside ``salloc -N1 -p small`` the checks talk to real slurmctld (``sbatch --test-only``) and
-real Lmod (``module load`` in a non-interactive bash). Everything passes for a good
-checkpoint; each check fails with its own message when its cause is introduced: the
-checkpoint on node-local storage, ``ari`` missing from a login shell, a module that does not
-exist, a partition this node may not submit to. Both "nodes" of the test bed share this
-machine's disk, so the shared-filesystem verdict reads a mount table that declares the
-workspace's filesystem as NFS (the probe itself is unchanged).
+Inside ``salloc -N1 -p small`` the checks talk to real slurmctld (``sbatch --test-only``),
+real Lmod (``module load`` in a non-interactive bash) and the real mount table: the workspace
+is on the test bed's network filesystem (fuse.sshfs, the ``shared_mount`` fixture). Everything
+passes for a good checkpoint; each check fails with its own message when its cause is
+introduced: the checkpoint on node-local storage, ``ari`` missing from a login shell, a module
+that does not exist, a partition this node may not submit to.
 """
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ import pytest
 
 from ari_jupyter.emit import emit_checkpoint
 from ari_jupyter.handoff import CHECK_IDS
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.host import LocalHost
 from test_ari_render import golden_state
 
 pytestmark = pytest.mark.slurm
@@ -31,14 +30,14 @@ INSIDE = textwrap.dedent("""\
     import json, os, sys
     from ari_jupyter.handoff import check_handoff
     from ari_jupyter.host import LocalHost
-    host = LocalHost(mountinfo_path=sys.argv[2])
-    print(json.dumps([r.to_json() for r in check_handoff(sys.argv[1], host=host, timeout=30)]))
+    print(json.dumps([r.to_json() for r in check_handoff(sys.argv[1], host=LocalHost(), timeout=30)]))
 """)
 
 
 @pytest.fixture()
-def lab(testbed_nogres, tmp_path):
-    base = Path.home() / ".cache" / f"ari-jupyter-testbed-{uuid.uuid4().hex[:8]}"
+def lab(testbed_nogres, shared_mount, tmp_path):
+    """A user whose $HOME is on the cluster's network filesystem, as on most clusters."""
+    base = shared_mount / f"lab-{uuid.uuid4().hex[:8]}"
     home = base / "home"
     home.mkdir(parents=True)
     bin_dir = base / "bin"
@@ -46,28 +45,26 @@ def lab(testbed_nogres, tmp_path):
     (bin_dir / "ari").write_text("#!/bin/sh\nexit 0\n")
     (bin_dir / "ari").chmod(0o755)
     (home / ".bash_profile").write_text(f'export PATH="{bin_dir}:$PATH"\n')
-    mountinfo = tmp_path / "mountinfo"
-    mountinfo.write_text("22 1 0:40 / / rw,relatime shared:1 - nfs4 filer:/export rw\n")
+    workspace = home / "ws"
 
     class Lab:
         env = {**testbed_nogres.env, "HOME": str(home)}
-        workspace = home / "ws"
 
-    Lab.home, Lab.mountinfo = home, mountinfo
+    Lab.home, Lab.workspace = home, workspace
     yield Lab
     shutil.rmtree(base, ignore_errors=True)
 
 
 def _emit(lab, workspace=None, **overrides):
-    workspace = str(workspace or lab.workspace)
-    state = golden_state(workspace=workspace, provided_files=[], **overrides)
-    state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": workspace}))
-    return emit_checkpoint(state, force=True)
+    """Write the checkpoint as the wizard does: emit runs the real shared-filesystem probe; a
+    workspace given here (node-local on purpose) is written anyway, as after the user's OK."""
+    state = golden_state(workspace=str(workspace or lab.workspace), provided_files=[], **overrides)
+    return emit_checkpoint(state, host=LocalHost(), force=workspace is not None)
 
 
 def _check_inside_allocation(lab, checkpoint_dir: str) -> dict:
     out = subprocess.run(["salloc", "-N1", "-p", "small", "-t", "5", sys.executable, "-c", INSIDE,
-                          checkpoint_dir, str(lab.mountinfo)],
+                          checkpoint_dir],
                          env=lab.env, capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr
     results = json.loads(out.stdout.strip().splitlines()[-1])
@@ -81,6 +78,7 @@ def test_good_checkpoint_passes_every_check(lab):
     assert {k: v["status"] for k, v in checks.items()} == {i: "ok" for i in CHECK_IDS}, \
         {k: (v["status"], v["summary"]) for k, v in checks.items()}
     assert "small" in checks["sbatch"]["summary"]
+    assert "fuse.sshfs" in checks["shared_fs"]["summary"], checks["shared_fs"]  # the real mount
 
 
 @pytest.mark.parametrize("cause, check, words", [

@@ -43,17 +43,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 log() { printf '[ari-testbed %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-# Daemons started here must keep no descriptor of ours or of our caller: a `flock` on the
-# test-bed lock (or our start lock) inherited by munged would outlive this script and block
-# every later user of the test bed.
-close_inherited_fds() {
-  local fd
-  for fd in /proc/$BASHPID/fd/*; do
-    fd=${fd##*/}
-    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
-  done
-  return 0
-}
+# close_inherited_fds, installed
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # run DESCRIPTION CMD...: run a step quietly; on failure say what failed, how, and its output
 # (output goes to a file, not a pipe: a daemon that keeps its stdio open must not block us)
@@ -123,7 +114,6 @@ terminate() {  # terminate COMM PID...: TERM ours, wait up to 10 s for them to g
 pidfile_pid() { if [ -s "$1" ]; then cat "$1"; fi; }
 
 # ---- install ----------------------------------------------------------------------------
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
 do_install() {
   local missing=() p own_policy=0 t0=$SECONDS
