@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Optional, TextIO
 
 MAX_TIMEOUT = 600.0
@@ -35,6 +36,11 @@ def register(subparsers) -> None:
     parser.add_argument("--site", metavar="NAME|FILE",
                         help="probe a recorded demo site instead of this machine "
                         "(sx40, rccs-cloud, gres-cluster, laptop, or a site JSON file)")
+    parser.add_argument("--record-site", metavar="FILE",
+                        help="also record what the probes ran and saw on this machine as a demo "
+                        "site file (secrets redacted); `--site FILE` replays it without SLURM")
+    parser.add_argument("--force", action="store_true",
+                        help="with --record-site: replace an existing file")
     parser.set_defaults(handler=run)
 
 
@@ -121,9 +127,17 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    record_to = getattr(args, "record_site", None)
     try:
+        if record_to and args.site:
+            raise UsageError("--record-site records this machine; it cannot be used with --site")
+        if record_to and Path(record_to).exists() and not args.force:
+            raise UsageError(f"{record_to} exists; use --force to replace it")
         config = _load_config()
         host = open_site(args.site, config)
+        if record_to:
+            from ..recording import RecordingHost
+            host = RecordingHost(host)
         ctx = build_context(args, host, config)
     except UsageError as exc:
         stderr.write(f"ari-jupyter probe: error: {exc}\n")
@@ -142,6 +156,13 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     results = run_probes_sync(host, ctx, on_result=None if args.json else show)
     elapsed = time.monotonic() - started
     failed = any(r.status == "fail" for r in results)
+    if record_to:
+        from ..emit import atomic_write
+
+        site = host.to_site(Path(record_to).stem)
+        atomic_write(Path(record_to), (json.dumps(site, indent=2) + "\n").encode(), 0o644)
+        stderr.write(f"recorded {len(site['commands'])} commands to {record_to}; "
+                     f"replay with: ari-jupyter probe --site {record_to}\n")
     if args.json:
         order = {probe_id: n for n, probe_id in enumerate(PROBE_IDS)}
         payload = {
