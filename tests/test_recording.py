@@ -110,3 +110,5 @@ def test_cli_records_then_replays_and_never_overwrites_silently(machine, tmp_pat
     assert "exists; use --force" in capsys.readouterr().err and site_file.read_text() == before
     assert main([*args, "--record-site", str(tmp_path / "x.json"), "--site", "sx40"]) == 2
     assert "cannot be used with --site" in capsys.readouterr().err
+    assert main([*args, "--record-site", str(tmp_path / "no" / "such" / "dir.json")]) == 2
+    assert "cannot write" in capsys.readouterr().err

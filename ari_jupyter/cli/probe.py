@@ -160,7 +160,11 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         from ..emit import atomic_write
 
         site = host.to_site(Path(record_to).stem)
-        atomic_write(Path(record_to), (json.dumps(site, indent=2) + "\n").encode(), 0o644)
+        try:
+            atomic_write(Path(record_to), (json.dumps(site, indent=2) + "\n").encode(), 0o644)
+        except OSError as exc:
+            stderr.write(f"ari-jupyter probe: error: cannot write {record_to}: {exc.strerror or exc}\n")
+            return 2
         stderr.write(f"recorded {len(site['commands'])} commands to {record_to}; "
                      f"replay with: ari-jupyter probe --site {record_to}\n")
     if args.json:
