@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ._async import run_sync
-from .ari import render
+from .ari import prelude, render
 from .probes.result import ProbeResult
 
 DEFAULT_DASHBOARD_PORT = 8765
@@ -36,7 +36,7 @@ DEFAULT_DASHBOARD_PORT = 8765
 CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "shared_fs", "ari",
              "sbatch", "modules")
 
-_MODULE_INIT = "\n".join(render.module_init_lines())
+_MODULE_INIT = "\n".join(prelude.module_init_lines())
 
 
 # -- the checklist -------------------------------------------------------------------------

@@ -56,14 +56,22 @@ class PreludeError(ValueError):
     """A module name or command that cannot be written safely into reproduce.sh."""
 
 
-def check_module_name(name: str) -> str:
-    """Module names become separate words of ``module load``: no blanks, no control chars."""
-    if not name or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        raise PreludeError(f"module name {name!r} must be non-empty without spaces or control "
-                           "characters")
+def module_name_problem(name: str) -> str:
+    """Why ``name`` cannot be a word of ``module load``, or "" (the wizard shows it inline)."""
+    if not name or name != name.strip():
+        return "is empty or has surrounding spaces"
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return "contains spaces or control characters"
     if name.startswith("-"):
-        raise PreludeError(f"module name {name!r} must not start with '-' (module would read "
-                           "it as an option)")
+        return "starts with '-' (module would take it for an option)"
+    return ""
+
+
+def check_module_name(name: str) -> str:
+    """``name`` unchanged, or PreludeError saying why it cannot be written into reproduce.sh."""
+    problem = module_name_problem(name)
+    if problem:
+        raise PreludeError(f"module name {name!r} {problem}")
     return name
 
 

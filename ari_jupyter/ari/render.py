@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from .._version import __version__
 from .lint_experiment import R2_SECTION, R8_SECTION, VIRSCI_MARKER
-from .prelude import module_init_lines
+from .prelude import module_init_lines, module_name_problem
 
 HANDOFF_ARI_PROFILE = "hpc"
 """``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
@@ -256,17 +256,6 @@ def render_launch_config(state: Any, **kwargs: Any) -> str:
 
 
 # -- hand-off script -------------------------------------------------------------------------
-
-def module_name_problem(name: str) -> str:
-    """Why ``name`` cannot be a module name on the ``module load`` line, or ""."""
-    if not name or name != name.strip():
-        return "is empty or has surrounding spaces"
-    if any(ch.isspace() for ch in name) or has_control_chars(name):
-        return "contains spaces or control characters"
-    if name.startswith("-"):
-        return "starts with '-' (module would take it for an option)"
-    return ""
-
 
 def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> str:
     """The one command for the second terminal: export, load modules, cd, ``ari run`` | tee.
