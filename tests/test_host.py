@@ -221,6 +221,35 @@ def test_a_run_cancelled_while_starting_closes_its_pipes_on_its_own_loop(tmp_pat
             os.kill(int(escaped_pid.read_text()), 9)
 
 
+def test_a_start_that_outlasts_the_cancellation_is_cleaned_up_when_it_finishes(tmp_path, monkeypatch):
+    """In a kernel the loop keeps running: when asyncio finishes starting the command only after
+    run() has given up waiting (1 s), the command's group is killed and its pipes are closed then."""
+    pid_file = tmp_path / "pid"
+    real_start, transports = asyncio.create_subprocess_exec, []
+
+    async def very_slow_start(*args, **kwargs):
+        proc = await real_start(*args, **kwargs)
+        transports.append(proc._transport)
+        await asyncio.sleep(1.5)  # past run()'s 1 s wait for the start
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", very_slow_start)
+
+    async def kernel_loop():
+        task = asyncio.ensure_future(LocalHost().run(["sh", "-c", f"echo $$ > {pid_file}; exec sleep 60"], 30))
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert transports and not transports[0].is_closing()  # still starting
+        await asyncio.sleep(1.0)  # the loop goes on, as a kernel's does
+        return int(pid_file.read_text())
+
+    pid = asyncio.run(kernel_loop())
+    assert transports[0].is_closing()
+    assert wait_gone(pid)
+
+
 def test_concurrent_runs_do_not_wait_for_each_other():
     async def three():
         host = LocalHost()
