@@ -92,7 +92,7 @@ class RecordingHost(Host):
     def to_site(self, name: str, description: str = "") -> dict[str, Any]:
         """The recording as a site JSON object (the format of ``ari_jupyter/sites/*.json``)."""
         env = kept_env(self.env)
-        env.setdefault("PWD", os.getcwd())  # relative paths replay against the same directory
+        env["PWD"] = os.getcwd()  # realpath() keyed relative paths on it: replay resolves the same
         return {
             "name": name,
             "description": description or f"Recorded on {self.name} by `ari-jupyter probe "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -77,6 +78,31 @@ def shared_mount(_testbed: Testbed) -> Path:
     finally:
         subprocess.run(["bash", str(SHARED_FS_SCRIPT), "stop"], capture_output=True, timeout=120,
                        stdin=subprocess.DEVNULL)
+
+
+ENVMODULES_SCRIPT = Path(__file__).parent / "testbed" / "environment-modules.sh"
+
+
+@pytest.fixture(scope="session")
+def envmodules() -> dict:
+    """The variables a site's shell has once Environment Modules is set up (MODULES_CMD,
+    MODULESHOME, MODULEPATH), on top of a minimal environment."""
+    target = os.environ.get("ARI_ENVMODULES_DIR", "/tmp/ari-envmodules")
+    proc = subprocess.run(["bash", str(ENVMODULES_SCRIPT), "setup", target], capture_output=True, text=True,
+                          timeout=900, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        reason = f"Environment Modules could not be set up here: {proc.stderr.strip()[-600:]}"
+        if _ci():
+            pytest.fail(reason)  # CI must run these, like the SLURM tests
+        pytest.skip(reason)
+    exported = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("export "):
+            name, _, value = line[len("export "):].partition("=")
+            exported[name] = shlex.split(value)[0]
+    assert {"MODULES_CMD", "MODULESHOME", "MODULEPATH"} <= set(exported), proc.stdout
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8",
+            **{k: exported[k] for k in ("MODULES_CMD", "MODULESHOME", "MODULEPATH")}}
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -28,32 +27,8 @@ from ari_jupyter.probes import ProbeContext, run_probes_sync
 from ari_jupyter.probes.result import ProbeResult
 from test_ari_render import golden_state
 
-SCRIPT = Path(__file__).parent / "testbed" / "environment-modules.sh"
 FIXTURES = Path(__file__).parent / "fixtures" / "doctor"
-SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 UNKNOWN = "ERROR: Unable to locate a modulefile for 'nosuch/1.0'"
-
-
-@pytest.fixture(scope="module")
-def envmodules() -> dict:
-    """The variables a site's shell has once Environment Modules is set up (MODULES_CMD,
-    MODULESHOME, MODULEPATH), on top of a minimal environment."""
-    target = os.environ.get("ARI_ENVMODULES_DIR", "/tmp/ari-envmodules")
-    proc = subprocess.run(["bash", str(SCRIPT), "setup", target], capture_output=True, text=True,
-                          timeout=900, stdin=subprocess.DEVNULL)
-    if proc.returncode != 0:
-        reason = f"Environment Modules could not be set up here: {proc.stderr.strip()[-600:]}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)  # CI must run these, like the SLURM tests
-        pytest.skip(reason)
-    exported = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("export "):
-            name, _, value = line[len("export "):].partition("=")
-            exported[name] = shlex.split(value)[0]
-    assert {"MODULES_CMD", "MODULESHOME", "MODULEPATH"} <= set(exported), proc.stdout
-    return {"PATH": SYSTEM_PATH, "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8",
-            **{k: exported[k] for k in ("MODULES_CMD", "MODULESHOME", "MODULEPATH")}}
 
 
 def test_modules_probe_lists_through_modules_cmd_and_cli_agrees(envmodules, tmp_path):
