@@ -45,7 +45,7 @@ _MODULE_INIT = "\n".join(prelude.module_init_lines())
 class ChecklistItem:
     id: str
     title: str
-    state: str  # "ready", "written", "not written"
+    state: str  # "ready", "written", "env only" (.env without workflow.yaml), "not written"
     command: str = ""
     detail: str = ""
     warning: str = ""
@@ -147,7 +147,8 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     else:
         parts.append((why_not or "workflow.yaml not written")
                      + "; the node count then comes from the paper's rubric")
-        reproduce_state = "written" if env_file.is_file() else "not written"
+        # Only half of the reproduce inputs exist: say so rather than "written".
+        reproduce_state = "env only" if env_file.is_file() else "not written"
     reproduce = ChecklistItem(
         id="reproduce", title="Reproduce step: sandbox_kind=slurm and the node count",
         state=reproduce_state, detail="; ".join(parts))

@@ -137,7 +137,7 @@ def test_typing_in_the_workspace_reruns_only_the_shared_fs_probe(tmp_path):
     assert after["shared_fs"].status == "fail"
     assert all(after[k] is before[k] for k in before if k != "shared_fs")
     assert "ari-shared-fs" in wizard.experiment_panel.shared_fs.value
-    assert "#c62828" in wizard.experiment_panel.shared_fs.value
+    assert "ari-sev-error" in wizard.experiment_panel.shared_fs.value
 
 
 def test_after_write_the_checklist_and_check_handoff_appear(tmp_path):

@@ -21,14 +21,14 @@ from ..i18n import LANGUAGES, normalize_lang, t
 from ..probes.result import ProbeResult
 
 STATUS_STYLE = {
-    # status -> (button_style, FontAwesome icon, colour)
-    "ok": ("success", "check", "#2e7d32"),
-    "warn": ("warning", "exclamation-triangle", "#b26a00"),
-    "fail": ("danger", "times", "#c62828"),
-    "skip": ("", "minus", "#757575"),
-    "unknown": ("info", "question", "#1565c0"),
-    "running": ("", "spinner spin", "#555555"),
-    "pending": ("", "circle-o", "#9e9e9e"),
+    # status -> (button_style, FontAwesome icon, CSS class of its text in wizard.css)
+    "ok": ("success", "check", "ari-status-ok"),
+    "warn": ("warning", "exclamation-triangle", "ari-status-warn"),
+    "fail": ("danger", "times", "ari-status-fail"),
+    "skip": ("", "minus", "ari-status-skip"),
+    "unknown": ("info", "question", "ari-status-unknown"),
+    "running": ("", "spinner spin", "ari-status-running"),
+    "pending": ("", "circle-o", "ari-status-pending"),
 }
 
 
@@ -36,10 +36,23 @@ def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def pre(text: str, max_height: str = "18em") -> str:
-    return (f'<pre style="white-space:pre-wrap;word-break:break-all;max-height:{max_height};'
-            f'overflow:auto;margin:2px 0;padding:6px;background:#f7f7f7;border:1px solid #ddd;'
-            f'font-size:12px">{esc(text)}</pre>')
+def pre(text: str, tall: bool = False) -> str:
+    """A code box (wizard.css ``pre.ari-pre``: theme colours, wrapped lines, scrolls when long)."""
+    size = "ari-pre-tall" if tall else "ari-pre-short"
+    return f'<pre class="ari-pre {size}">{esc(text)}</pre>'
+
+
+def code_block(text: str, copy_label: str) -> str:
+    """A code box with its lines kept and a button copying them (e.g. a module prelude)."""
+    return (f'<div class="ari-codeblock"><button type="button" class="ari-copy" '
+            f'aria-label="{esc(copy_label)}" onclick="navigator.clipboard &amp;&amp; '
+            f'navigator.clipboard.writeText(this.nextElementSibling.textContent)">'
+            f'{esc(copy_label)}</button>{pre(text)}</div>')
+
+
+def div(css_class: str, content_html: str) -> str:
+    """A block of already escaped HTML in the wizard's text style plus ``css_class``."""
+    return f'<div class="ari-text {css_class}">{content_html}</div>'
 
 
 class WizardContext(HasTraits):
@@ -233,14 +246,12 @@ def status_badge(results: Iterable[ProbeResult], running: int, tr) -> str:
     parts = []
     for status in ("fail", "warn", "unknown", "ok", "skip"):
         if counts.get(status):
-            color = STATUS_STYLE[status][2]
-            parts.append(f'<span class="ari-badge-{status}" style="background:{color};color:#fff;'
-                         f'border-radius:9px;padding:1px 8px;margin-right:4px">'
+            parts.append(f'<span class="ari-badge ari-badge-{status}">'
                          f'{esc(tr("status_count_" + status, count=counts[status]))}</span>')
     if running:
-        parts.append(f'<span class="ari-badge-running" style="color:#555">'
+        parts.append(f'<span class="ari-badge ari-badge-running">'
                      f'{esc(tr("checks_running", count=running))}</span>')
-    return f'<div style="font:12px sans-serif">{"".join(parts) or esc(tr("checks_none_yet"))}</div>'
+    return f'<div class="ari-text">{"".join(parts) or esc(tr("checks_none_yet"))}</div>'
 
 
 class ProbeRunner(HasTraits):

@@ -7,7 +7,6 @@ import ipywidgets as widgets
 
 from ._base import Panel, esc, pre
 
-SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "info": "#555555"}
 PANEL_FIELDS = ("title", "goal", "metrics", "min_expected_metric", "provided_files", "workspace",
                 "run_id", "experiment.md")
 
@@ -71,7 +70,7 @@ class ExperimentPanel(Panel):
         self.terminal_status = widgets.HTML()
         self.handoff_box = widgets.VBox([
             widgets.HBox([self.handoff_command, self.copy, self.open_terminal],
-                         layout=widgets.Layout(align_items="center")),
+                         layout=widgets.Layout(align_items="center", flex_flow="row wrap")),
             self.terminal_status], layout=widgets.Layout(display="none"))
         self.checklist = widgets.HTML()
         self.check_handoff = widgets.Button(icon="check-square-o",
@@ -80,6 +79,7 @@ class ExperimentPanel(Panel):
         self.check_handoff.on_click(lambda _: self.start_handoff_check())
         self.handoff_checks = widgets.HTML()
         self.last_emit = None
+        self._written_as = None  # the state as it was written (one status after Write)
         self.handoff_task = None
         self.handoff_results = []
         self._checklist = None
@@ -145,16 +145,15 @@ class ExperimentPanel(Panel):
 
     # -- rendering ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        self.metrics_label.value = (f'<div style="font:13px sans-serif;width:146px;text-align:right;'
-                                    f'padding-right:8px">{esc(self.tr("exp_metrics"))}</div>')
+        self.metrics_label.value = (f'<label class="ari-text ari-right-label">'
+                                    f'{esc(self.tr("exp_metrics"))}</label>')
         problems = [p for p in self.ctx.profile_problems()]
         mine = [p for p in problems if p.field in PANEL_FIELDS]
         extra = self._min_metric_error
         rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
             [(p.severity, p.field, p.message, p.fix) for p in mine]
         self.problems.value = "".join(
-            f'<div class="ari-problem ari-msg-{sev}" '
-            f'style="font:12px sans-serif;color:{SEVERITY_COLOR.get(sev, "#555")}">'
+            f'<div class="ari-problem ari-text ari-msg-{sev}">'
             f'<b>{esc(field)}</b>: {esc(message)}' + (f' — <i>{esc(fix)}</i>' if fix else "") + "</div>"
             for sev, field, message, fix in rows)
         self._render_previews()
@@ -162,19 +161,28 @@ class ExperimentPanel(Panel):
         # user is asked whether to write anyway (emit's force), as on the command line.
         blocking = [p for p in problems if p.severity == "error" and not _is_shared_fs_problem(p)]
         self.write.disabled = bool(blocking)
-        if blocking:
+        if self.last_emit is not None and self._written_as == self._fingerprint():
+            # Just written: the result below is the one status; "ready" returns on an edit.
+            self.write_reason.value = ""
+        elif blocking:
             reasons = "; ".join(f"{p.field}: {p.message}" for p in blocking[:3])
             more = len(blocking) - 3
             text = self.tr("exp_write_blocked", count=len(blocking), reasons=reasons) + \
                 (" " + self.tr("exp_write_more", count=more) if more > 0 else "")
-            self.write_reason.value = (f'<span class="ari-write-reason" '
-                                       f'style="font:12px sans-serif;color:#c62828">{esc(text)}</span>')
+            self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-error">'
+                                       f'{esc(text)}</span>')
         else:
-            self.write_reason.value = (f'<span class="ari-write-reason" '
-                                       f'style="font:12px sans-serif;color:#2e7d32">'
+            self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-ok">'
                                        f'{esc(self.tr("exp_write_ready", path=self._target_dir()))}</span>')
         self._render_shared_fs()
         self._render_handoff()
+
+    def _fingerprint(self):
+        """What Write wrote from: the state without probe results."""
+        data = self.state.to_json()
+        data.pop("probe_results", None)
+        data.pop("lang", None)
+        return json.dumps(data, sort_keys=True, default=str)
 
     def _target_dir(self) -> str:
         return self.state.checkpoint_dir or f"{self.state.workspace.rstrip('/')}/checkpoints/<run_id>"
@@ -195,24 +203,25 @@ class ExperimentPanel(Panel):
         )
         for child, make in zip(self.previews.children, renderers):
             try:
-                child.value = pre(make(), max_height="22em")
+                child.value = pre(make(), tall=True)
             except (render.RenderError, ValueError, TypeError) as exc:
-                child.value = (f'<div style="font:12px sans-serif;color:#c62828">'
+                child.value = (f'<div class="ari-text ari-sev-error">'
                                f'{esc(self.tr("exp_preview_unavailable", reason=exc))}</div>')
 
     def _render_shared_fs(self) -> None:
         if "shared_fs" in self.ctx.runner.running:
-            text, color = self.tr("exp_shared_fs_checking"), "#555"
+            text, look = self.tr("exp_shared_fs_checking"), "ari-muted"
         else:
             result = self.state.probe_results.get("shared_fs")
             if result is None:
-                text, color = self.tr("exp_shared_fs_none"), "#555"
+                text, look = self.tr("exp_shared_fs_none"), "ari-muted"
             else:
-                color = {"ok": "#2e7d32", "warn": "#b26a00", "fail": "#c62828"}.get(result.status, "#555")
+                look = {"ok": "ari-sev-ok", "warn": "ari-sev-warning",
+                        "fail": "ari-sev-error"}.get(result.status, "ari-muted")
                 text = self.tr("exp_shared_fs_verdict", status=self.tr("status_" + result.status),
                                summary=result.summary)
-        self.shared_fs.value = (f'<div class="ari-shared-fs" style="font:12px sans-serif;color:{color};'
-                                f'margin-left:158px">{esc(text)}</div>')
+        self.shared_fs.value = (f'<div class="ari-shared-fs ari-text ari-indented {look}">'
+                                f'{esc(text)}</div>')
 
     def _render_handoff(self) -> None:
         emitted = self.last_emit
@@ -230,7 +239,7 @@ class ExperimentPanel(Panel):
             res = bridge.last_result
             text = (self.tr("exp_terminal_opened", terminal=res.get("terminal", "")) if res.get("ok")
                     else self.tr("exp_terminal_failed", error=res.get("error", "")))
-            self.terminal_status.value = f'<span style="font:12px sans-serif">{esc(text)}</span>'
+            self.terminal_status.value = f'<span class="ari-text">{esc(text)}</span>'
         self.checklist.value = self._checklist_html()
 
     # -- actions ----------------------------------------------------------------------------------
@@ -247,22 +256,23 @@ class ExperimentPanel(Panel):
         except NodeLocalWorkspace as exc:
             return self._ask(self.tr("exp_node_local", detail=exc), "exp_write_anyway")
         except (EmitError, OSError, ValueError) as exc:
-            self.result.value = (f'<div class="ari-write-error" style="font:12px sans-serif;color:#c62828">'
+            self.result.value = (f'<div class="ari-write-error ari-text ari-sev-error">'
                                  f'{esc(self.tr("exp_write_failed", error=exc))}</div>')
             return None
         self.last_emit = result
+        self._written_as = self._fingerprint()
         files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
         notes = "".join(f"<li>{esc(note)}</li>" for note in result.notes)
-        self.result.value = (f'<div class="ari-write-ok" style="font:12px sans-serif;color:#2e7d32">'
+        self.result.value = (f'<div class="ari-write-ok ari-text ari-sev-ok">'
                              f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>'
-                             f'<ul style="font:12px sans-serif">{files}</ul>'
-                             + (f'<div style="font:12px sans-serif">{esc(self.tr("exp_notes"))}</div>'
-                                f'<ul style="font:12px sans-serif">{notes}</ul>' if notes else ""))
+                             f'<ul class="ari-list ari-text">{files}</ul>'
+                             + (f'<div class="ari-text">{esc(self.tr("exp_notes"))}</div>'
+                                f'<ul class="ari-list ari-text">{notes}</ul>' if notes else ""))
         self.refresh()
         return result
 
     def _ask(self, question: str, confirm_key: str) -> None:
-        self.confirm_text.value = (f'<span class="ari-confirm" style="font:12px sans-serif;color:#b26a00">'
+        self.confirm_text.value = (f'<span class="ari-confirm ari-text ari-sev-warning">'
                                    f'{esc(question)}</span>')
         self.overwrite.description = self.tr(confirm_key)
         self.confirm.layout.display = ""
@@ -278,7 +288,7 @@ class ExperimentPanel(Panel):
         try:
             self.ctx.bridge.open_terminal(emitted.handoff_command, cwd=self.state.workspace, run=False)
         except (RuntimeError, ValueError) as exc:
-            self.terminal_status.value = f'<span style="color:#c62828">{esc(exc)}</span>'
+            self.terminal_status.value = f'<span class="ari-text ari-sev-error">{esc(exc)}</span>'
 
     # -- issue 10: the R-CCS Cloud checklist and "Check hand-off" ----------------------------
     def _handoff_module(self):
@@ -340,7 +350,8 @@ def _copy_button(text: str, label: str, done: str) -> str:
             f'onclick="{esc(script)}">{esc(label)}</button>')
 
 
-CHECKLIST_COLORS = {"ready": "#1565c0", "written": "#2e7d32", "not written": "#c62828"}
+CHECKLIST_LOOK = {"ready": "ari-sev-info", "written": "ari-sev-ok", "env only": "ari-sev-warning",
+                  "not written": "ari-sev-error"}
 
 
 def _render_checklist(items, tr) -> str:
@@ -348,22 +359,22 @@ def _render_checklist(items, tr) -> str:
     command, detail and warning verbatim (they quote paths, ports and ARI's behaviour)."""
     rows = []
     for item in items:
-        color = CHECKLIST_COLORS.get(item.state, "#555")
+        look = CHECKLIST_LOOK.get(item.state, "ari-muted")
         state = tr("checklist_state_" + item.state.replace(" ", "_"))
         parts = [f'<b>{esc(tr("checklist_" + item.id))}</b> '
-                 f'<span class="ari-checklist-state" style="color:{color}">[{esc(state)}]</span>']
+                 f'<span class="ari-checklist-state {look}">[{esc(state)}]</span>']
         if item.command:
             parts.append(pre(item.command))
         if item.detail:
             parts.append(f"<div>{esc(item.detail)}</div>")
         if item.warning:
-            parts.append(f'<div class="ari-dashboard-warning" style="color:#c62828;margin:4px 0">'
+            parts.append(f'<div class="ari-dashboard-warning ari-sev-error">'
                          f'⚠ {esc(item.warning)}</div>')
         for command in item.extra_commands:
             parts.append(pre(command))
-        rows.append(f'<li class="ari-checklist-{esc(item.id)}" style="margin:6px 0">{"".join(parts)}</li>')
-    return (f'<h4 style="margin:8px 0 2px">{esc(tr("exp_checklist_title"))}</h4>'
-            f'<ol class="ari-checklist" style="font:12px sans-serif">{"".join(rows)}</ol>')
+        rows.append(f'<li class="ari-checklist-{esc(item.id)}">{"".join(parts)}</li>')
+    return (f'<h4 class="ari-heading">{esc(tr("exp_checklist_title"))}</h4>'
+            f'<ol class="ari-checklist ari-list ari-text">{"".join(rows)}</ol>')
 
 
 def _render_verdicts(results, tr) -> str:
@@ -371,9 +382,9 @@ def _render_verdicts(results, tr) -> str:
 
     rows = []
     for result in results:
-        color = STATUS_STYLE.get(result.status, STATUS_STYLE["unknown"])[2]
-        rows.append(f'<li class="ari-handoff-{esc(result.id)}"><b style="color:{color}">'
+        look = STATUS_STYLE.get(result.status, STATUS_STYLE["unknown"])[2]
+        rows.append(f'<li class="ari-handoff-{esc(result.id)}"><b class="{look}">'
                     f'{esc(tr("status_" + result.status))}</b> '
                     f'{esc(result.summary)}' + (f'<div><i>{esc(result.fix)}</i></div>' if result.fix and
                                                 result.status != "ok" else "") + "</li>")
-    return f'<ul class="ari-handoff-checks" style="font:12px sans-serif">{"".join(rows)}</ul>'
+    return f'<ul class="ari-handoff-checks ari-list ari-text">{"".join(rows)}</ul>'

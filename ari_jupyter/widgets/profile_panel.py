@@ -14,7 +14,6 @@ from ..ari.profile import PRESETS, PROFILE_KEYS
 from ._base import Panel, esc, pre, probe_results
 from .experiment_panel import PANEL_FIELDS as EXPERIMENT_FIELDS
 
-SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "warn": "#b26a00", "info": "#555555"}
 CUSTOM = "custom"
 
 
@@ -243,7 +242,7 @@ class ProfilePanel(Panel):
                 try:
                     setattr(self.state, trait, value)
                 except TraitError as exc:
-                    self.problems.value = f'<div style="color:#c62828">{esc(exc)}</div>'
+                    self.problems.value = f'<div class="ari-text ari-sev-error">{esc(exc)}</div>'
         return set_value
 
     def _on_partition(self, change) -> None:
@@ -258,8 +257,7 @@ class ProfilePanel(Panel):
             self.preset_doc.value = ""
             return
         self.ctx.apply_preset(name)
-        self.preset_doc.value = (f'<span style="font:12px sans-serif;color:#555">'
-                                 f'{esc(self.tr("preset_" + name))}</span>')
+        self.preset_doc.value = f'<span class="ari-help">{esc(self.tr("preset_" + name))}</span>'
 
     def mark_custom(self) -> None:
         """A field edited by hand no longer matches the preset it started from."""
@@ -281,15 +279,13 @@ class ProfilePanel(Panel):
         names = [p["name"] for p in partitions]
         self.partition.options = names
         self.partition_source.value = (
-            f'<span class="ari-partition-source" style="font:12px sans-serif;color:#555">'
+            f'<span class="ari-partition-source ari-help">'
             f'{esc(self.tr("profile_partition_source", source=self._source_text()))}</span>')
-        self.resources_help.value = (f'<div style="font:12px sans-serif;color:#555">'
-                                     f'{esc(self.tr("profile_resources_help"))}</div>')
+        self.resources_help.value = f'<div class="ari-help">{esc(self.tr("profile_resources_help"))}</div>'
         self._relabel_presets()
-        self.fields_title.value = f'<h4 style="margin:8px 0 2px">{esc(self.tr("profile_fields_title"))}</h4>'
+        self.fields_title.value = f'<h4 class="ari-heading">{esc(self.tr("profile_fields_title"))}</h4>'
         for key, field in self.fields.items():
-            field.help.value = (f'<span style="font:11px sans-serif;color:#666">'
-                                f'{esc(self.tr("field_" + key))}</span>')
+            field.help.value = f'<span class="ari-help ari-small">{esc(self.tr("field_" + key))}</span>'
         self._refresh_modules(results)
         self.refresh_messages()
         self.refresh_previews()
@@ -326,9 +322,8 @@ class ProfilePanel(Panel):
             self.modules.allowed_tags = []
             profile_field.allowed_tags = []
             text = self.tr("profile_modules_unknown")
-        self.modules_help.value = (f'<h4 style="margin:8px 0 2px">'
-                                   f'{esc(self.tr("profile_modules_title"))}</h4>'
-                                   f'<div style="font:12px sans-serif;color:#555">{esc(text)}</div>')
+        self.modules_help.value = (f'<h4 class="ari-heading">{esc(self.tr("profile_modules_title"))}</h4>'
+                                   f'<div class="ari-help">{esc(text)}</div>')
 
     def refresh_messages(self) -> None:
         by_field: dict[str, list] = {}
@@ -344,33 +339,30 @@ class ProfilePanel(Panel):
                 lines.append(("error", field.parse_error))
             lines += [(p.severity, p.message) for p in by_field.get(key, [])]
             field.message.value = "".join(
-                f'<div class="ari-msg-{sev}" '
-                f'style="font:11px sans-serif;color:{SEVERITY_COLOR.get(sev, "#555")}">'
-                f'{esc(msg)}</div>' for sev, msg in lines)
+                f'<div class="ari-msg-{sev} ari-small">{esc(msg)}</div>' for sev, msg in lines)
         self.problems.value = "".join(
-            f'<div class="ari-msg-{p.severity}" style="font:12px sans-serif;'
-            f'color:{SEVERITY_COLOR.get(p.severity, "#555")}">{esc(p.message)}'
+            f'<div class="ari-msg-{p.severity} ari-text">{esc(p.message)}'
             + (f' <i>{esc(p.fix)}</i>' if getattr(p, "fix", "") else "") + "</div>"
             for p in general)
 
     def refresh_previews(self) -> None:
-        self.sbatch_title.value = (f'<h4 style="margin:8px 0 2px">{esc(self.tr("preview_sbatch"))}</h4>'
-                                   f'<div style="font:12px sans-serif;color:#555">'
+        self.sbatch_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_sbatch"))}</h4>'
+                                   f'<div class="ari-help">'
                                    f'{esc(self.tr("preview_sbatch_help"))}</div>')
         plan, error = self.ctx.slurm_plan()
         if plan is None:
-            self.sbatch_preview.value = (f'<div class="ari-sbatch-error" style="font:12px sans-serif;'
-                                         f'color:#c62828">{esc(self.tr("preview_ari_refuses"))}</div>'
+            self.sbatch_preview.value = (f'<div class="ari-sbatch-error ari-text ari-sev-error">'
+                                         f'{esc(self.tr("preview_ari_refuses"))}</div>'
                                          + pre(error))
         elif not plan.argv:
             self.sbatch_preview.value = pre(plan.local_fallback)
         else:
-            notes = "".join(f'<div style="font:12px sans-serif;color:#b26a00">⚠ {esc(w)}</div>'
+            notes = "".join(f'<div class="ari-text ari-sev-warning">⚠ {esc(w)}</div>'
                             for w in plan.warnings)
             self.sbatch_preview.value = (f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
                                          + notes)
-        self.prelude_title.value = (f'<h4 style="margin:8px 0 2px">{esc(self.tr("preview_prelude"))}</h4>'
-                                    f'<div style="font:12px sans-serif;color:#555">'
+        self.prelude_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_prelude"))}</h4>'
+                                    f'<div class="ari-help">'
                                     f'{esc(self.tr("preview_prelude_help"))}</div>')
         self.prelude_preview.value = pre(self.ctx.prelude_text())
 

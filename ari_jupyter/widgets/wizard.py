@@ -21,6 +21,7 @@ from ..config import AriWizard, seed_defaults, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import WizardContext, esc, language_options
 from .allocation_panel import AllocationPanel
+from .style import style_widget
 from .terminal_bridge import TerminalBridge
 
 STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment", "step_doctor")
@@ -91,6 +92,7 @@ class Wizard(widgets.VBox):
         self.stack.observe(lambda _: self._relabel(), names="selected_index")
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
         self.children = [
+            style_widget(),
             widgets.HBox([self.header, self.language], layout=widgets.Layout(
                 justify_content="space-between", align_items="center")),
             self.steps, self.stack,
@@ -187,8 +189,8 @@ class Wizard(widgets.VBox):
         self.language.description = tr("language")
         site = self.ctx.site_name
         reason = tr(self.ctx.site_reason) if self.ctx.site_reason else ""
-        self.header.value = (f'<div style="font:bold 16px sans-serif">{esc(tr("wizard_title"))}</div>'
-                             f'<div class="ari-site" style="font:12px sans-serif;color:#555">'
+        self.header.value = (f'<div class="ari-title">{esc(tr("wizard_title"))}</div>'
+                             f'<div class="ari-site ari-muted">'
                              f'{esc(tr("wizard_site", site=site, reason=reason))}</div>')
 
     # -- restoring ----------------------------------------------------------------------------
