@@ -37,9 +37,10 @@ def esc(text: Any) -> str:
 
 
 def pre(text: str, tall: bool = False) -> str:
-    """A code box (wizard.css ``pre.ari-pre``: theme colours, wrapped lines, scrolls when long)."""
+    """A code box (wizard.css ``pre.ari-pre``: theme colours, wrapped lines, scrolls when long;
+    focusable, so a long one scrolls from the keyboard too)."""
     size = "ari-pre-tall" if tall else "ari-pre-short"
-    return f'<pre class="ari-pre {size}">{esc(text)}</pre>'
+    return f'<pre class="ari-pre {size}" tabindex="0">{esc(text)}</pre>'
 
 
 def code_block(text: str, copy_label: str) -> str:
