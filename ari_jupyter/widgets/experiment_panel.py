@@ -48,7 +48,7 @@ class ExperimentPanel(Panel):
         self.previews = widgets.Tab(children=[widgets.HTML(), widgets.HTML(), widgets.HTML(),
                                               widgets.HTML()])
         self.write = widgets.Button(button_style="primary", icon="save",
-                                    layout=widgets.Layout(width="auto", min_width="12em"))
+                                    layout=widgets.Layout(width="auto", flex="0 0 auto"))
         self.label(self.write, "description", "exp_write")
         self.write.on_click(lambda _: self.do_write(force=False))
         self.write_reason = widgets.HTML()

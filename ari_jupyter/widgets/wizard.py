@@ -59,8 +59,9 @@ class Wizard(widgets.VBox):
         host, site_name, reason = select_host(site, self.config, env)
         fresh = state is None
         state = state if state is not None else WizardState()
-        lang = normalize_lang(lang) or (state.lang if not fresh else None) \
-            or normalize_lang(self.config.language) or default_lang(env)
+        given = normalize_lang(lang) or (state.lang if not fresh else None) \
+            or normalize_lang(self.config.language)
+        lang = given or default_lang(env)
         state.lang = lang
         if fresh:
             self._seed(state, host, env)
@@ -70,6 +71,11 @@ class Wizard(widgets.VBox):
         self.ctx = WizardContext(state, self.config, host, site_name, reason, bridge=bridge, lang=lang,
                                  local_env=env)
         traitlets.link((state, "lang"), (self.ctx, "lang"))
+        if not given:
+            # No language named: speak JupyterLab's (Settings > Language, or the extension's
+            # "Wizard language" setting), which the extension sends when it answers.
+            bridge.observe(self._follow_frontend_lang, names="frontend_lang")
+            self._follow_frontend_lang({"new": bridge.frontend_lang})
 
         self.header = widgets.HTML()
         self.language = widgets.Dropdown(options=language_options(), value=lang,
@@ -101,6 +107,11 @@ class Wizard(widgets.VBox):
         self._relabel()
         if run_probes:
             self.ctx.runner.start_soon()
+
+    def _follow_frontend_lang(self, change) -> None:
+        lang = normalize_lang(change["new"])
+        if lang:
+            self.ctx.lang = lang
 
     # -- what users and tests look at: each first look runs a probe run put off by Wizard() --
     @property
