@@ -80,6 +80,7 @@ class ExperimentPanel(Panel):
         self.handoff_checks = widgets.HTML()
         self.last_emit = None
         self._written_as = None  # the state as it was written (one status after Write)
+        self._write_error = None  # the latest Write's failure, shown until a Write succeeds
         self.handoff_task = None
         self.handoff_results = []
         self._checklist = None
@@ -175,6 +176,7 @@ class ExperimentPanel(Panel):
             self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-ok">'
                                        f'{esc(self.tr("exp_write_ready", path=self._target_dir()))}</span>')
         self._render_shared_fs()
+        self._render_result()
         self._render_handoff()
 
     def _fingerprint(self):
@@ -256,11 +258,21 @@ class ExperimentPanel(Panel):
         except NodeLocalWorkspace as exc:
             return self._ask(self.tr("exp_node_local", detail=exc), "exp_write_anyway")
         except (EmitError, OSError, ValueError) as exc:
+            self._write_error = exc
             self.result.value = (f'<div class="ari-write-error ari-text ari-sev-error">'
                                  f'{esc(self.tr("exp_write_failed", error=exc))}</div>')
             return None
+        self._write_error = None
         self.last_emit = result
         self._written_as = self._fingerprint()
+        self.refresh()
+        return result
+
+    def _render_result(self) -> None:
+        """What Write wrote (again after a language switch)."""
+        result = self.last_emit
+        if result is None or self._write_error is not None:
+            return  # nothing written yet, or the latest Write failed: its message stays
         files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
         notes = "".join(f"<li>{esc(note)}</li>" for note in result.notes)
         self.result.value = (f'<div class="ari-write-ok ari-text ari-sev-ok">'
@@ -268,8 +280,6 @@ class ExperimentPanel(Panel):
                              f'<ul class="ari-list ari-text">{files}</ul>'
                              + (f'<div class="ari-text">{esc(self.tr("exp_notes"))}</div>'
                                 f'<ul class="ari-list ari-text">{notes}</ul>' if notes else ""))
-        self.refresh()
-        return result
 
     def _ask(self, question: str, confirm_key: str) -> None:
         self.confirm_text.value = (f'<span class="ari-confirm ari-text ari-sev-warning">'
