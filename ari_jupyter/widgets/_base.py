@@ -45,7 +45,7 @@ def pre(text: str, tall: bool = False) -> str:
 
 def code_block(text: str, copy_label: str) -> str:
     """A code box with its lines kept and a button copying them (e.g. a module prelude)."""
-    return (f'<div class="ari-codeblock"><button type="button" class="ari-copy" '
+    return (f'<div class="ari-codeblock"><button type="button" class="ari-copy-code" '
             f'aria-label="{esc(copy_label)}" onclick="navigator.clipboard &amp;&amp; '
             f'navigator.clipboard.writeText(this.nextElementSibling.textContent)">'
             f'{esc(copy_label)}</button>{pre(text)}</div>')
