@@ -33,3 +33,23 @@ def test_wizard_carries_its_stylesheet_once():
     wizard = Wizard(site="rccs-cloud", lang="en", run_probes=False)
     sheets = [c for c in wizard.children if "ari-stylesheet" in c._dom_classes]
     assert len(sheets) == 1 and "<style>" in sheets[0].value and "pre.ari-pre" in sheets[0].value
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()) or ():
+        yield from _walk(child)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_every_tag_input_says_what_to_type(lang):
+    import ipywidgets as widgets
+
+    from ari_jupyter import Wizard
+
+    wizard = Wizard(site="rccs-cloud", lang=lang, run_probes=False)
+    for index in range(5):
+        wizard.go(index)
+    tags = [w for w in _walk(wizard) if isinstance(w, widgets.TagsInput)]
+    assert len(tags) >= 5  # metrics, modules and the profile's list keys
+    assert all(w.placeholder.strip("\u200b ") for w in tags), [w.placeholder for w in tags]

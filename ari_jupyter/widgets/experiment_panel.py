@@ -23,6 +23,7 @@ class ExperimentPanel(Panel):
                                      layout=widgets.Layout(width="660px", height="110px"))
         self.label(self.goal, "description", "exp_goal")
         self.metrics = widgets.TagsInput(value=list(s.metrics), allow_duplicates=False)
+        self.label(self.metrics, "placeholder", "exp_metrics_placeholder")
         self.metrics_label = widgets.HTML()
         self.min_metric = widgets.Text(
             style=labelled, continuous_update=False, layout=widgets.Layout(width="320px"),
