@@ -47,7 +47,8 @@ def _extension_strings() -> set[str]:
 def test_every_extension_string_is_translated(locale):
     path = REPO / "ari_jupyter" / "locale" / locale / "LC_MESSAGES" / "ari_jupyter.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data[""]["domain"] == "ari_jupyter" and data[""]["language"] == locale
+    # the language tag as JupyterLab's own packs write it (ja-JP): Gettext looks messages up by it
+    assert data[""]["domain"] == "ari_jupyter" and data[""]["language"] == locale.replace("_", "-")
     strings = _extension_strings()
     assert len(strings) > 10
     missing = sorted(s for s in strings if s not in data)
