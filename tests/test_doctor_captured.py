@@ -1,10 +1,11 @@
 """The doctor on texts captured from real ARI and the real test bed (whole files, every rule).
 
-tests/fixtures/doctor/ari/: the logs the hand-off script wrote (``ari_run_<time>.log``) when real
+tests/fixtures/doctor/ari/: the log the hand-off script wrote (``ari_run_<time>.log``) when real
 ARI (the snapshot in ../shared/ari-snapshot, installed as its README says) ran a checkpoint
-written by ``ari-jupyter emit`` with its LLM pointed at 127.0.0.1:9, where nothing listens:
-one with ari-skill-idea's ``semanticscholar`` missing, one with mcp 2.x installed (every skill
-fails). tests/fixtures/doctor/testbed/: ``tests/testbed/capture_doctor_texts.py``.
+written by ``ari-jupyter emit`` with its LLM at 127.0.0.1:9, where nothing listens
+(``tests/testbed/capture_ari_logs.py``): with ari-skill-idea's ``semanticscholar`` uninstalled,
+and with mcp 2.x installed (every skill fails to import). tests/fixtures/doctor/testbed/:
+``tests/testbed/capture_doctor_texts.py`` (bash on a test-bed node, shared filesystem).
 """
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ HOME = {"HOME": "/root"}  # where the test bed's shared filesystem was mounted w
 
 CAPTURED = {
     # file: ($HOME of the reader, {rule: lines}) - nothing else may be reported
-    "ari/skill_missing_llm_unreachable.log": (HOME, {"skill-import-failed": (21,),
-                                                     "llm-unreachable": (40,)}),
+    "ari/skill_missing_llm_unreachable.log": (HOME, {"skill-import-failed": (22,),
+                                                     "llm-unreachable": (41,)}),
     "ari/mcp2_skills_llm_unreachable.log": (HOME, {
         "skill-import-failed": (11, 17, 23, 29, 35, 41, 46, 52, 57, 62, 68, 74, 80),
         "llm-unreachable": (91,)}),
