@@ -106,3 +106,19 @@ def test_permission_denied_judges_the_path(line, env, rule):
 ])
 def test_judge_path(path, env, verdict):
     assert judge_path(path, env) == verdict
+
+
+@pytest.mark.ari
+def test_the_doctor_reads_what_real_ari_prints_when_its_llm_is_unreachable(ari_env, tmp_path):
+    """Today's ARI, not only the stored log: its root node fails on the connection error, and the
+    skills this ARI build lacks packages for fail to import; the doctor names both."""
+    from testbed.capture_ari_logs import _processes_of, run_until_llm_fails
+
+    text = run_until_llm_fails(ari_env.python.parent, tmp_path,
+                               env={k: v for k, v in ari_env.env.items() if k != "HOME"})
+    assert "Connection error" in text, text[-3000:]
+    rules = {f.rule for f in diagnose_text(text, kind="log", env=HOME)}
+    assert "llm-unreachable" in rules
+    if "ModuleNotFoundError" in text:
+        assert "skill-import-failed" in rules
+    assert _processes_of(tmp_path / "ws" / "checkpoints" / "20261201100000_llm_down") == []
