@@ -40,7 +40,6 @@ EXPORT=${ARI_HUB_EXPORT:-/srv/ari-hub-export}
 HOME_DIR=/home/$HUB_USER
 ENV_FILE=$HUB/env.sh
 ARI_VENV=$HUB/ari                    # ARI from the snapshot, for every user of the site
-ARI_SNAPSHOT=${ARI_SNAPSHOT:-}       # ARI's source tarball (default: <repo>/../shared/ari-snapshot)
 SITE_PACKAGES=(jupyterhub batchspawner jupyterlab ipywidgets ipykernel)
 CHP_VERSION=5.3.0
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -109,20 +108,30 @@ install_site() {  # install_site REPO: the site venv with the hub, batchspawner 
   fi
 }
 
+ari_source() {  # ari_source REPO: where ARI comes from, as tests/ari_env.py looks for it
+  local repo=$1 snapshots=${ARI_SNAPSHOT_DIR:-$1/../shared/ari-snapshot}
+  if [ -n "${ARI_SRC:-}" ]; then echo "$ARI_SRC"; return 0; fi
+  ls "$snapshots"/ARI-*.tar.gz 2>/dev/null | head -n 1
+}
+
 install_ari() {  # install_ari REPO: ARI's core from the snapshot, editable as ARI's setup.sh does
-  local repo=$1 tarball stamp
-  tarball=${ARI_SNAPSHOT:-$(ls "$repo"/../shared/ari-snapshot/ARI-*.tar.gz 2>/dev/null | head -n 1)}
-  [ -n "$tarball" ] && [ -f "$tarball" ] || die "no ARI snapshot (set ARI_SNAPSHOT to ARI's source tarball)"
-  stamp="$(sha256sum "$tarball" | cut -c1-16)"
+  local src stamp
+  src=$(ari_source "$1")
+  [ -n "$src" ] && [ -e "$src" ] \
+    || die "no ARI source: set ARI_SRC to an ARI checkout or snapshot tarball (or ARI_SNAPSHOT_DIR)"
+  if [ -f "$src" ]; then stamp=$(sha256sum "$src" | cut -c1-16); else stamp=$(cd "$src" && pwd); fi
+  stamp="$stamp mcp<2"   # what is installed besides the source: a change here rebuilds
   [ "$(cat "$ARI_VENV/.ari-snapshot" 2>/dev/null)" = "$stamp" ] && return 0
-  log "installing ARI from $(basename "$tarball") into $ARI_VENV (Debian python3; ari-core needs >= 3.9)"
+  log "installing ARI from $src into $ARI_VENV (Debian python3; ari-core needs >= 3.9)"
   rm -rf "$HUB/ari-src" "$ARI_VENV"
   install -d "$HUB/ari-src"
-  tar -xzf "$tarball" -C "$HUB/ari-src" --strip-components=1
+  if [ -f "$src" ]; then tar -xzf "$src" -C "$HUB/ari-src" --strip-components=1
+  else cp -a "$src/ari-core" "$src/ari-skill-memory" "$HUB/ari-src/"; fi
   /usr/bin/python3 -m venv "$ARI_VENV"
-  # ari-core imports ari_skill_memory, which is on no index: both editable, memory first
+  # ari-core imports ari_skill_memory, which is on no index: both editable, memory first;
+  # mcp<2 as ARI's skills import mcp.server.fastmcp, which mcp 2 removed
   "$ARI_VENV/bin/pip" install -q --disable-pip-version-check -e "$HUB/ari-src/ari-skill-memory" \
-    -e "$HUB/ari-src/ari-core" >"$HUB/pip-ari.log" 2>&1 \
+    -e "$HUB/ari-src/ari-core" "mcp>=1.28.1,<2" >"$HUB/pip-ari.log" 2>&1 \
     || { tail -n 20 "$HUB/pip-ari.log" >&2; die "pip install of ARI failed"; }
   chmod -R a+rX "$HUB/ari-src" "$ARI_VENV"
   echo "$stamp" >"$ARI_VENV/.ari-snapshot"
@@ -134,6 +143,7 @@ create_user() {
     log "creating user $HUB_USER (home $HOME_DIR on sshfs)"
     useradd -M -d "$HOME_DIR" -s /bin/bash -U "$HUB_USER"
     touch "$HUB/created-user"
+    rm -rf "${EXPORT:?}$HOME_DIR"   # a new user starts with an empty home
   fi
   # an account with no usable password but not locked: sshd (UsePAM no) refuses locked ones
   usermod -p '*' "$HUB_USER"
@@ -218,6 +228,9 @@ c.BatchSpawnerBase.exec_prefix = "/usr/sbin/runuser -u {username} --"
 c.BatchSpawnerBase.batchspawner_singleuser_cmd = "$SITE/bin/batchspawner-singleuser"
 c.Spawner.cmd = ["$SITE/bin/jupyterhub-singleuser"]
 c.Spawner.default_url = "/lab"
+# for the browser tests: the lab object reachable from the page, no news or update checks
+c.Spawner.args = ["--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
+                  "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 120
 c.BatchSpawnerBase.req_srun = ""
