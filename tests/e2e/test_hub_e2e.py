@@ -64,6 +64,8 @@ def _user_jobs(slurm_env: dict, user: str) -> list[str]:
 
 
 def _user_processes(uid: int) -> list[str]:
+    """The user's live processes but the server side of its network home (the test bed's
+    sshd session serving SFTP as the user, which is the file server, not the user's work)."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -72,8 +74,8 @@ def _user_processes(uid: int) -> list[str]:
             if proc.stat().st_uid != uid:
                 continue
             state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            if state != "Z":
-                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if state != "Z" and not cmdline.startswith(f"sshd: {pwd.getpwuid(uid).pw_name}@"):
                 found.append(f"{proc.name} {cmdline}")
         except (OSError, IndexError):
             continue
