@@ -195,7 +195,7 @@ def test_hub_user_sets_up_and_hands_off_a_run_inside_their_batch_job(hub, page, 
     write.click()
     page.wait_for_selector(".ari-write-ok", timeout=60_000)
     assert page.locator(".ari-confirm:visible").count() == 0, "a network home needs no confirmation"
-    _shot(page, "wizard-written", docs=True)
+    _shot(page, "wizard-written")
 
     checkpoints = sorted((workspace / "checkpoints").iterdir())
     assert len(checkpoints) == 1
@@ -228,7 +228,7 @@ def test_hub_user_sets_up_and_hands_off_a_run_inside_their_batch_job(hub, page, 
     assert f"id={checkpoint.name}" in header, header[-3000:]
     assert f'"run_id": "{checkpoint.name}"' in ari_log.read_text(errors="replace")
     assert not (home / "workspace").exists() and not (workspace / "workspace").exists()
-    _shot(page, "handoff-terminal")
+    _shot(page, "handoff-terminal", docs=True)
 
     # a terminal opened from the lab runs inside the server's job
     probe_file = home / "terminal-job.txt"
