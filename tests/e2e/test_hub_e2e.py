@@ -24,6 +24,7 @@ import pytest
 
 from .conftest import ARTIFACTS, assert_no_console_errors
 from .jupyter_process import REPO
+from .test_other_frontends_e2e import NOTEBOOK, STEP_BUTTONS, assert_no_wizard_errors
 from .lab_helpers import (LAUNCHER_CARD, STATUS_ITEM, execute_command, focus_visible_terminal,
                           visible_terminal_text, wait_terminal_contains, wizard_button)
 
@@ -251,6 +252,21 @@ def test_hub_user_sets_up_and_hands_off_a_run_inside_their_batch_job(hub, page, 
     assert "rc=0" in result, result
     assert "[fail]" not in result and "[error]" not in result, result
     assert_no_console_errors(page)
+
+    # Voilà's app mode of the wizard notebook, through the hub's proxy and login
+    subprocess.run(["/usr/sbin/runuser", "-u", user, "--", "tee", str(home / NOTEBOOK.name)],
+                   input=NOTEBOOK.read_text(), capture_output=True, text=True, timeout=30, check=True)
+    voila = page.context.new_page()
+    voila.console_log = type(page.console_log)(voila)
+    voila.goto(f"{base}/user/{user}/voila/render/{NOTEBOOK.name}", timeout=180_000)
+    voila.wait_for_selector(STEP_BUTTONS, timeout=120_000)
+    voila.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=60_000)
+    voila.wait_for_function("([job]) => document.querySelector('.ari-wizard').innerText.includes(job)",
+                            arg=[job_id], timeout=60_000)
+    assert "In [" not in voila.locator("body").inner_text()  # app mode: outputs only
+    _shot(voila, "voila")
+    assert_no_wizard_errors(voila)
+    voila.close()
 
     # stop the server from the hub: the job ends, nothing of the user is left running
     page.goto(f"{base}/hub/home")

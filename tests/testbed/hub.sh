@@ -40,7 +40,7 @@ EXPORT=${ARI_HUB_EXPORT:-/srv/ari-hub-export}
 HOME_DIR=/home/$HUB_USER
 ENV_FILE=$HUB/env.sh
 ARI_VENV=$HUB/ari                    # ARI from the snapshot, for every user of the site
-SITE_PACKAGES=(jupyterhub batchspawner jupyterlab ipywidgets ipykernel)
+SITE_PACKAGES=(jupyterhub batchspawner jupyterlab ipywidgets ipykernel voila)
 CHP_VERSION=5.3.0
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
