@@ -360,7 +360,7 @@ async def _check_ari(host: Any, state: Any, timeout: float) -> ProbeResult:
 # shebang, or pip's '#!/bin/sh' + exec form for long paths).
 _ARI_CONFIG_QUERY = (
     "import json; from ari.config.finder import package_config_root as r; p = r(); "
-    "print(json.dumps({'root': str(p), 'profile': (p / 'profiles' / 'hpc.yaml').is_file(), "
+    f"print(json.dumps({{'root': str(p), 'profile': (p / 'profiles' / '{render.HANDOFF_ARI_PROFILE}.yaml').is_file(), "
     "'workflow': (p / 'workflow.yaml').is_file()}))")
 _ARI_PYTHON = r"""ari_bin=$(command -v ari) || exit 127
 first=$(head -n 1 "$ari_bin"); py=

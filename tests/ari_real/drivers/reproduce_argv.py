@@ -4,7 +4,7 @@ cases and report, per case, the argv it handed to ``sbatch --wait`` or the error
     python reproduce_argv.py <paper-re src dir> <cases.json> [--submit]
 
 Only the ``sbatch --wait`` call is stood in for (it returns "Submitted batch job 1" and exit 0)
-unless --submit is given; ARI's GRES probe (``sinfo -h -o %G``) and ``sbatch --help`` probe run
+unless --submit is given (then it really runs; its argv is recorded either way); ARI's GRES probe (``sinfo -h -o %G``) and ``sbatch --help`` probe run
 for real against whatever ``PATH`` the case sets. Each case gets exactly its own environment
 and a fresh ``sbatch --help`` cache, as a fresh ARI process would.
 Runs in ARI's venv; prints one JSON list on stdout.
@@ -25,9 +25,10 @@ calls = []
 
 
 def stand_in_run(cmd, *args, **kwargs):
-    if not SUBMIT and isinstance(cmd, list) and cmd[:2] == ["sbatch", "--wait"]:
+    if isinstance(cmd, list) and cmd[:2] == ["sbatch", "--wait"]:
         calls.append([str(c) if isinstance(c, os.PathLike) else c for c in cmd])
-        return subprocess.CompletedProcess(cmd, 0, "Submitted batch job 1\n", "")
+        if not SUBMIT:
+            return subprocess.CompletedProcess(cmd, 0, "Submitted batch job 1\n", "")
     return REAL_RUN(cmd, *args, **kwargs)
 
 
