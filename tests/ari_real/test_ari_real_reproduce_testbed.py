@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import uuid
@@ -57,10 +58,17 @@ def _stage_inputs(ari_env, state: WizardState, checkpoint: Path) -> dict:
             for k, v in stage["inputs"].items()}
 
 
-def test_aris_run_reproduce_submits_where_the_validator_says(ari_env, testbed_nogres, shared_mount,
-                                                             tmp_path):
-    bed = testbed_nogres
+@pytest.fixture
+def shared_base(shared_mount):
+    """A fresh directory on the test bed's shared filesystem, removed afterwards."""
     base = shared_mount / f"ari-reproduce-{uuid.uuid4().hex[:8]}"
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def test_aris_run_reproduce_submits_where_the_validator_says(ari_env, testbed_nogres, shared_base,
+                                                             tmp_path):
+    bed, base = testbed_nogres, shared_base
     env = {**{k: v for k, v in bed.env.items() if not k.startswith(("ARI_SLURM_", "ARI_PHASE1_"))},
            **{k: v for k, v in ari_env.env.items() if k != "PATH"}, "HOME": str(tmp_path)}
     probes, bind_flags = site_facts(bed)
