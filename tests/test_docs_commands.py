@@ -2,8 +2,9 @@
 
 The fenced blocks are taken from the Markdown itself:
 
-- ``bash`` blocks run in order, per page, in one sandbox (a fresh HOME and working directory,
-  a Jupyter config dir of its own, no ``SLURM_*``), as ``bash -e -o pipefail``; they must exit 0.
+- ``bash`` blocks run in order, per page, in one sandbox (a fresh HOME and working directory
+  with the repository's notebooks/ linked in, a Jupyter config dir of its own, no ``SLURM_*``),
+  as ``bash -e -o pipefail``; they must exit 0.
 - ``python`` and ``json`` blocks that set ``c.AriWizard`` / ``{"AriWizard": ...}`` are site
   config files: loaded as one, every value they set must survive validation.
 - other ``python`` blocks run as scripts, off-cluster (the wizard then opens a demo site).
@@ -115,6 +116,7 @@ def test_the_pages_have_command_blocks_and_markers_parse():
 def test_shell_blocks_run(page, tmp_path):
     work = tmp_path / "work"
     work.mkdir()
+    (work / "notebooks").symlink_to(REPO / "notebooks")  # blocks that read the lessons
     ran = 0
     for block in [b for b in ALL if b.page == page and b.lang in SHELL]:
         kind, arg = block.marker or ("", "")
@@ -132,14 +134,23 @@ def test_shell_blocks_run(page, tmp_path):
     assert ran or all(b.marker for b in ALL if b.page == page and b.lang in SHELL)
 
 
+def _programs(script: str) -> list[str]:
+    """The program each command line of ``script`` starts (after any VAR=value words)."""
+    programs = []
+    for line in script.replace("\\\n", " ").splitlines():
+        words = [w for w in line.split("#", 1)[0].split() if not re.match(r"^\w+=", w)]
+        if words:
+            programs.append(words[0])
+    return programs
+
+
 def _check_covered(block: Block, test_path: str) -> None:
     target = REPO / test_path
     assert target.is_file(), f"{block.where}: covered-by {test_path}, which does not exist"
     text = target.read_text(encoding="utf-8")
-    first = block.text.split()[0] if block.text.split() else ""
-    name = Path(block.page).name
-    assert first in text or name in text, (
-        f"{block.where}: {test_path} neither runs {first!r} nor reads {name}")
+    for program in _programs(block.text):
+        assert program in text or block.page.name in text, (
+            f"{block.where}: {test_path} neither runs {program!r} nor reads {block.page.name}")
 
 
 @pytest.mark.parametrize("block", [b for b in ALL if b.is_config], ids=lambda b: b.where)

@@ -2,7 +2,8 @@
 
 The check functions (``ari_jupyter.teaching``) are table-tested with right and wrong answers;
 then each teaching notebook is executed as a class would run it, and its exercise check (the
-starting answer, which is wrong) must say "Not yet" while its solution cell says "Correct".
+starting answer, which is wrong) must say "Not yet" while its solution cell says "Correct":
+what docs/teaching.md promises a class that opens the lessons with jupyter lab.
 """
 from __future__ import annotations
 
