@@ -4,9 +4,11 @@ import os
 import re
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -108,14 +110,29 @@ def _lab_url(proc, deadline):
     return "", buffer
 
 
+def _get_json(url, deadline):
+    """GET ``url``; the server may print its URL a moment before it accepts connections."""
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as answer:
+                return json.loads(answer.read())
+        except urllib.error.URLError as exc:
+            if not isinstance(exc.reason, ConnectionRefusedError) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 @pytest.mark.slow
 def test_lab_opens_the_notebook_from_the_workspace_and_leaves_the_cwd_clean(tmp_path):
     home, cwd = tmp_path / "home", tmp_path / "repo"
     home.mkdir(), cwd.mkdir()
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "USER": "ann",
            "JUPYTER_CONFIG_DIR": str(home / ".jupyter")}
+    with socket.socket() as probe:  # a free port, so the printed URL names the port asked for
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "ari_jupyter", "lab", "--", "--no-browser",
-                             "--port=0", "--ip=127.0.0.1"], cwd=cwd, env=env,
+                             f"--port={port}", "--ip=127.0.0.1"], cwd=cwd, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         url, log = _lab_url(proc, time.monotonic() + 90)
@@ -125,9 +142,8 @@ def test_lab_opens_the_notebook_from_the_workspace_and_leaves_the_cwd_clean(tmp_
         assert notebook.is_file()
         base = url.split("/lab/")[0]
         token = url.split("token=")[1]
-        with urllib.request.urlopen(f"{base}/api/contents/{NOTEBOOK_NAME}?content=0&token={token}",
-                                    timeout=30) as answer:
-            assert json.loads(answer.read())["type"] == "notebook"
+        assert _get_json(f"{base}/api/contents/{NOTEBOOK_NAME}?content=0&token={token}",
+                         time.monotonic() + 60)["type"] == "notebook"
         assert list(cwd.iterdir()) == []
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
