@@ -507,6 +507,7 @@ def _lexists(dir_fd: int, name: str) -> bool:
 
 
 _LOCK_PID_WIDTH = 20
+_LOCK_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 class _exclusive_lock:
@@ -526,7 +527,7 @@ class _exclusive_lock:
         self.writable = False
 
     def _open(self) -> int:
-        flags = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+        flags = _LOCK_FLAGS
         for _ in range(3):
             try:
                 return os.open(self.name, os.O_RDWR | os.O_CREAT | os.O_EXCL | flags, FILE_MODE,
