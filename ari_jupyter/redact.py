@@ -151,12 +151,27 @@ def redact(text: str, env: Mapping[str, str] | None = None) -> str:
         text = _URL_CREDENTIALS.sub(lambda m: m.group("head") + MASK + m.group("at"), text)
     if "=" in text and ("?" in text or "&" in text):
         text = _QUERY_SECRET.sub(_mask_query, text)
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        lowered = line.lower()
-        if any(word in lowered for word in _LINE_WORDS):
-            lines[i] = _redact_line(line, lowered)
-    return "\n".join(lines)
+    lowered = text.lower()
+    present = [word for word in _LINE_WORDS if word in lowered]
+    if not present:
+        return text
+    if len(lowered) != len(text):  # lower() changed the length ('İ'): go line by line
+        return "\n".join(_redact_line(line, line.lower()) for line in text.split("\n"))
+    spans: set[tuple[int, int]] = set()
+    for word in present:
+        at = lowered.find(word)
+        while at != -1:
+            start = lowered.rfind("\n", 0, at) + 1
+            end = lowered.find("\n", at)
+            end = len(text) if end == -1 else end
+            spans.add((start, end))
+            at = lowered.find(word, end)
+    pieces, done = [], 0
+    for start, end in sorted(spans):
+        pieces += [text[done:start], _redact_line(text[start:end], lowered[start:end])]
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def _redact_line(line: str, lowered: str) -> str:

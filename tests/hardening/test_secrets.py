@@ -466,3 +466,49 @@ def test_control_the_old_redactor_leaks_them_on_every_surface(tmp_path, monkeypa
     surfaces.pop("record-site file mode")
     leaks = {name: secrets_in(text, VALUE_SECRETS) for name, text in surfaces.items()}
     assert all(leaks.values()), {k: v for k, v in leaks.items() if not v}
+
+
+REDACTED_FORMS = [
+    ("https://alice:UrlPw12345678@host/x", "UrlPw12345678"),
+    ("git clone https://oauth2:TokGit12345678@gitlab.example/x.git", "TokGit12345678"),
+    ("curl 'https://h/v1?api_key=QKey12345678&page=2'", "QKey12345678"),
+    ("https://h/x?sig=Sig123456789a&se=2025", "Sig123456789a"),
+    ("SLURM_DB_PASS=DbPass123456", "DbPass123456"),
+    ("PGPASSWORD=PgPass123456 psql", "PgPass123456"),
+    ("export MYSQL_PWD='MyPwd1234567'", "MyPwd1234567"),
+    ("OPTS=token=Nested1234567", "Nested1234567"),
+    ("Authorization: Bearer Bearer1234567", "Bearer1234567"),
+    ("-H 'X-Api-Key: XKey12345678'", "XKey12345678"),
+    ('{"password": "JsonPw123456", "user": "u"}', "JsonPw123456"),
+    ("{'client_secret': 'PySecret1234'}", "PySecret1234"),
+    ("mysql --password Opt1234567890 -u bob", "Opt1234567890"),
+    ("tool --api-token=OptEq12345678", "OptEq12345678"),
+    ("machine h login bob password Netrc1234567", "Netrc1234567"),
+    ("github_pat_11ABCDE0123456789_abcdefghijklmnop", "github_pat_11ABCDE0123456789_abcdefghijklmnop"),
+    ("glpat-Zx9Yw8Vu7Ts6Rq5Po4Nm", "glpat-Zx9Yw8Vu7Ts6Rq5Po4Nm"),
+    ("key AIzaSyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6r", "AIzaSyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6r"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----",
+     "b3BlbnNzaC1rZXk"),
+]
+KEPT_FORMS = [
+    "PWD=/home/alice OLDPWD=/tmp", "sbatch --export ALL --partition small --time 01:00:00",
+    "ssh -L 8765:localhost:8765 alice@login1", "https://github.com/org/repo?tab=readme",
+    "no password needed at the prompt", "KEYTAB=/etc/krb5.keytab", "SSH_AUTH_SOCK=/tmp/agent.1",
+    "ARI_SLURM_PARTITION=small", "Line 7: tiles are assigned round-robin.",
+]
+
+
+def test_the_redactor_masks_each_form_by_value_and_keeps_plain_text():
+    from ari_jupyter.redact import redact
+
+    leaked = [(text, redact(text)) for text, secret in REDACTED_FORMS if secret in redact(text)]
+    changed = [(text, redact(text)) for text in KEPT_FORMS if redact(text) != text]
+    record("Secrets", "redactor: credential forms by value (table)", cases=len(REDACTED_FORMS)
+           + len(KEPT_FORMS), survived=len(REDACTED_FORMS) + len(KEPT_FORMS) - len(leaked)
+           - len(changed), lost=len(leaked))
+    assert leaked == [] and changed == []
+
+
+def test_control_the_old_redactor_misses_the_forms():
+    missed = [text for text, secret in REDACTED_FORMS if secret in _old_redact(text)]
+    assert len(missed) >= len(REDACTED_FORMS) - 3
