@@ -198,7 +198,8 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[l
         text = result.output.strip()
         if job_ids and "Invalid job id" in text:
             return [], "ok", ""  # the job has left the queue
-        return [], "error", f"squeue failed: {text[-300:] or 'exit ' + str(result.returncode)}"
+        last = text.splitlines()[-1] if text else f"exit {result.returncode}"
+        return [], "error", f"squeue failed: {last[-300:]}"
     return parse_squeue(result.stdout), "ok", ""
 
 
@@ -215,19 +216,31 @@ async def _sacct(host: Host, user: str, since: str) -> tuple[list[Job], str]:
 async def run_jobs(checkpoint: Path, host: Host, *, since: str = "", with_accounting: bool = True,
                    user: str | None = None) -> JobsView:
     """The run's jobs in the queue (squeue) and, where accounting exists, finished ones (sacct)."""
-    scope = RunScope.of(checkpoint, user)
-    queue_task = _squeue(host, scope.user)
+    views = await jobs_of_runs([checkpoint], host, since=since, with_accounting=with_accounting,
+                               user=user)
+    return views[str(checkpoint)]
+
+
+async def jobs_of_runs(checkpoints: Sequence[Path], host: Host, *, since: str = "",
+                       with_accounting: bool = True, user: str | None = None) -> dict[str, JobsView]:
+    """Each checkpoint's jobs from one squeue (and one sacct) call, keyed by ``str(checkpoint)``."""
+    user = user or current_user()
+    queue_task = _squeue(host, user)
     if with_accounting:
         (queued, scheduler, problem), (finished, accounting) = await asyncio.gather(
-            queue_task, _sacct(host, scope.user, since))
+            queue_task, _sacct(host, user, since))
     else:
         (queued, scheduler, problem), finished, accounting = await queue_task, [], "unknown"
-    jobs = {j.job_id: j for j in attribute(finished, scope)}
-    jobs.update({j.job_id: j for j in attribute(queued, scope)})  # the queue is fresher
     if scheduler == "absent":
         accounting = "unknown"
-    return JobsView(tuple(sorted(jobs.values(), key=lambda j: _id_key(j.job_id))),
-                    scheduler, problem, accounting)
+    views = {}
+    for checkpoint in checkpoints:
+        scope = RunScope.of(Path(checkpoint), user)
+        jobs = {j.job_id: j for j in attribute(finished, scope)}
+        jobs.update({j.job_id: j for j in attribute(queued, scope)})  # the queue is fresher
+        views[str(checkpoint)] = JobsView(tuple(sorted(jobs.values(), key=lambda j: _id_key(j.job_id))),
+                                          scheduler, problem, accounting)
+    return views
 
 
 def _id_key(job_id: str) -> tuple[int, int]:
