@@ -62,7 +62,9 @@ async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[
         raise NotACheckpoint(f"{path} is not a directory")
     views = await jobs_of_runs([path], host)
     status = await asyncio.to_thread(read_status, path, views[str(path)])
-    return status.to_json()
+    from .reopen import wizard_written
+
+    return {**status.to_json(), "wizard": wizard_written(path)}
 
 
 async def cancel_json(checkpoint: str | Path, job_ids: Sequence[str] | None = None,
