@@ -15,11 +15,7 @@ import pytest
 from ari_jupyter.runs import NotACheckpoint, read_status
 from ari_jupyter.runs.reading import tail
 
-from runs_support import append, ari_log_line, copy_case, live_ari
-
-
-def _handoff_log(ckpt: Path) -> Path:
-    return sorted(ckpt.glob("ari_run_*.log"))[-1]
+from runs_support import append, ari_log_line, copy_case, finished_with_success, handoff_log, live_ari
 
 
 def truncate_tree(ckpt: Path) -> None:
@@ -43,22 +39,8 @@ def reproducing(ckpt: Path) -> None:
     append(ckpt / "ari.log", ari_log_line("=== Stage [ors_run_reproduce]: run reproduce.sh ==="))
 
 
-def finished_with_success(ckpt: Path) -> None:
-    """Two successful nodes with the primary metric; the pipeline's completion line last."""
-    tree = json.loads((ckpt / "tree.json").read_text())
-    root = tree["nodes"][0]
-    ok1 = dict(root, id="node_a", status="success", error_log=None, metrics={"GBps": 41.5})
-    ok2 = dict(root, id="node_b", status="success", error_log=None,
-               metrics={"GBps": 57.25, "_scientific_score": 0.4})
-    tree["nodes"] = [root, ok1, ok2]
-    (ckpt / "tree.json").write_text(json.dumps(tree, indent=2))
-    (ckpt / "evaluation_criteria.json").write_text(
-        json.dumps({"primary_metric": "GBps", "higher_is_better": True}))
-    append(_handoff_log(ckpt), "[Paper Pipeline] Complete: ['write_paper', 'ors_grade']\n")
-
-
 def keyboard_interrupt(ckpt: Path) -> None:
-    append(_handoff_log(ckpt), "Traceback (most recent call last):\n  ...\nKeyboardInterrupt\n")
+    append(handoff_log(ckpt), "Traceback (most recent call last):\n  ...\nKeyboardInterrupt\n")
 
 
 def handoff_log_removed(ckpt: Path) -> None:
@@ -165,7 +147,7 @@ def test_appended_while_reading(tmp_path):
     ckpt = copy_case("exploring", tmp_path)
     with live_ari(ckpt):
         first = read_status(ckpt)
-        append(_handoff_log(ckpt), "new line from ari\nhalf a li")
+        append(handoff_log(ckpt), "new line from ari\nhalf a li")
         second = read_status(ckpt)
     assert "new line from ari" not in first.log_tail
     assert second.log_tail[-2:] == ("new line from ari", "half a li")
@@ -186,7 +168,7 @@ def test_missing_directory(tmp_path):
 
 def test_two_gigabyte_log_is_read_from_the_end(tmp_path):
     ckpt = copy_case("exploring", tmp_path)
-    log = _handoff_log(ckpt)
+    log = handoff_log(ckpt)
     with open(log, "r+b") as handle:
         handle.truncate(2 * 1024 ** 3)  # sparse: 2 GB of NULs after the real text
         handle.seek(0, 2)

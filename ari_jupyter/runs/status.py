@@ -129,6 +129,9 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
     elif tree.problem in ("truncated", "invalid", "too-large", "unreadable"):
         notes.append(f"tree.json is {tree.problem} and nodes_tree.json gives no nodes")
 
+    if tree.run_id and tree.run_id != path.name:
+        notes.append(f"tree.json names run {tree.run_id}: this checkpoint was copied or renamed "
+                     f"(ARI takes the run id from the directory name, {path.name})")
     ari_log = tail(path / "ari.log", LOG_TAIL_LINES, MARKER_WINDOW)
     handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW) if handoff else None
     process = markers.ari_process(path)
@@ -175,7 +178,7 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
     mtimes = [t.mtime for t in (ari_log, handoff_tail) if t] + [
         _mtime(path / name) for name in ("tree.json", "nodes_tree.json", "launch_config.json")]
     return RunStatus(
-        run_id=tree.run_id or path.name, checkpoint_dir=str(path), title=_title(path), phase=phase,
+        run_id=path.name, checkpoint_dir=str(path), title=_title(path), phase=phase,
         nodes=tree.counts, best_metric=tree.best, stage=stage if phase in ACTIVE_PHASES else "",
         alive=alive, process=process.why, log_file=log_file, log_tail=log_lines,
         findings=tuple(sort_findings(findings)), jobs=jobs, updated_at=_iso(max(mtimes, default=0.0)),
