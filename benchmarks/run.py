@@ -24,7 +24,7 @@ if __package__ in (None, ""):  # `python benchmarks/run.py`
 from benchmarks.common import Figure, fmt_seconds, not_measured  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
-GROUPS = ("P1", "P2", "P3", "P4", "P5", "scale")
+GROUPS = ("P1", "P2", "P3", "P4", "P5", "scale", "runs")
 
 
 def _settings(quick: bool, repeats: int | None) -> dict:
@@ -35,7 +35,7 @@ def _settings(quick: bool, repeats: int | None) -> dict:
 
 def collect(groups: tuple[str, ...], quick: bool, repeats: int | None = None,
             log=lambda message: None) -> list[Figure]:
-    from benchmarks import cold_start, hostlists, module_cache, probe_suite, scale
+    from benchmarks import cold_start, hostlists, module_cache, probe_suite, runs_status, scale
 
     s = _settings(quick, repeats)
     runners = {
@@ -45,6 +45,7 @@ def collect(groups: tuple[str, ...], quick: bool, repeats: int | None = None,
         "P4": lambda: hostlists.p4_hostlists(s["repeats"]),
         "P5": lambda: module_cache.p5_module_cache(s["repeats"], s["delay"]),
         "scale": lambda: scale.p_scale(s["repeats"]),
+        "runs": lambda: runs_status.r_runs_status(s["repeats"]),
     }
     figures: list[Figure] = []
     for group in groups:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPECTED_IDS = {"P1", "P1s", "P2", "P2m", "P3", "P3k", "P3r", "P4a", "P4b", "P4c", "P4d", "P4e", "P4f", "P5", "S1", "S2"}
+EXPECTED_IDS = {"P1", "P1s", "P2", "P2m", "P3", "P3k", "P3r", "P4a", "P4b", "P4c", "P4d", "P4e", "P4f", "P5", "S1", "S2", "R1", "R1s", "R2"}
 
 
 @pytest.mark.slow

@@ -192,3 +192,34 @@ def test_tail_edges(tmp_path):
     assert tail(path, max_bytes=50).lines == ("kept",)  # the cut line is dropped
     path.write_bytes("caf\xe9\n".encode("latin-1"))
     assert tail(path).lines == ("caf\ufffd",)
+
+
+def _slow_tree(ckpt):
+    import ari_jupyter.runs.tree as tree_module
+
+    fast = tree_module._fast_summary
+    tree_module._fast_summary = lambda *args: None
+    try:
+        return tree_module.read_tree(ckpt, "GBps")
+    finally:
+        tree_module._fast_summary = fast
+
+
+@pytest.mark.parametrize("shape", ["real", "finished", "nested-metrics", "escaped-error", "compact"])
+def test_layout_reader_agrees_with_a_full_parse(tmp_path, shape):
+    """tree.json is read by its layout (fast); every shape must give what json.loads gives."""
+    from ari_jupyter.runs.tree import _fast_nodes, read_tree
+
+    ckpt = copy_case("failed", tmp_path)
+    if shape != "real":
+        finished_with_success(ckpt)
+    tree = json.loads((ckpt / "tree.json").read_text())
+    if shape == "nested-metrics":
+        tree["nodes"][1]["metrics"] = {"GBps": 99.0, "per_rank": {"0": 1.0}}
+    if shape == "escaped-error":
+        tree["nodes"][0]["error_log"] = 'line 1\nline "2", with } and ]\n}'
+    text = json.dumps(tree, indent=None if shape == "compact" else 2, ensure_ascii=False)
+    (ckpt / "tree.json").write_text(text)
+    fast = read_tree(ckpt, "GBps")
+    assert fast == _slow_tree(ckpt)
+    assert (_fast_nodes(text) is None) == (shape in ("nested-metrics", "compact"))

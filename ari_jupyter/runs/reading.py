@@ -31,8 +31,9 @@ class JsonRead:
     mtime: float = 0.0
 
 
-def read_json(path: Path, cap: int = JSON_CAP) -> JsonRead:
-    """Parse a JSON file; a half-written one is 'truncated' (its text kept), never an exception."""
+def read_json(path: Path, cap: int = JSON_CAP, *, parse: bool = True) -> JsonRead:
+    """Parse a JSON file; a half-written one is 'truncated' (its text kept), never an exception.
+    With ``parse=False`` only the text is read (for a caller that reads a known layout)."""
     try:
         stat = path.stat()
     except FileNotFoundError:
@@ -48,6 +49,8 @@ def read_json(path: Path, cap: int = JSON_CAP) -> JsonRead:
     except OSError:
         return JsonRead(problem="unreadable", size=stat.st_size, mtime=stat.st_mtime)
     text = raw.decode("utf-8", errors="replace")
+    if not parse:
+        return JsonRead(text=text, size=stat.st_size, mtime=stat.st_mtime)
     try:
         return JsonRead(data=json.loads(text), size=stat.st_size, mtime=stat.st_mtime)
     except json.JSONDecodeError as exc:

@@ -9,6 +9,7 @@ are salvaged from the text (ARI's fixed indentation puts a node's own keys at si
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -18,8 +19,16 @@ from typing import Any, Iterable
 from .reading import JsonRead, read_json
 
 STATUSES = ("pending", "running", "success", "failed", "abandoned")
-_NODE_STATUS = re.compile(r'^      "status": "([a-z]+)"', re.MULTILINE)
-_NODE_ID = re.compile(r'^      "id": "([^"]*)"', re.MULTILINE)
+_NODE_STATUS = re.compile(r'\n      "status": "([a-z]+)"')
+_NODE_ID = re.compile(r'\n      "id": "([^"\n]*)"')
+_NODE_OPEN = "\n    {\n"
+_NODE_HEAD = re.compile(r'\n      "id": "([^"\n]*)",\n      "parent_id": [^\n]*\n      "depth": [^\n]*\n'
+                        r'      "status": "([a-z]+)"')
+"""``Node.to_dict`` starts with id, parent_id, depth, status: one pass finds both."""
+_NODE_METRICS = re.compile(r'\n      "metrics": (\{\}|\{\n[^}]*\n      \})')
+"""Flat metrics (ARI's are name -> number); a nested value makes the counts differ -> full parse."""
+_NODE_ERROR = re.compile(r'\n      "error_log": ([^\n]*)')
+_TOP = re.compile(r'\n  "(run_id|created_at)": ("(?:[^"\\\n]|\\.)*")')
 
 
 @dataclass(frozen=True)
@@ -108,15 +117,64 @@ def _nodes_of(read: JsonRead) -> list[dict] | None:
     return None
 
 
-def _failed_errors(nodes: list[dict], limit: int = 5) -> tuple[tuple[str, str], ...]:
+ERRORS_KEPT = 5
+
+
+def _failed_errors(nodes: list[dict], limit: int = ERRORS_KEPT) -> tuple[tuple[str, str], ...]:
     errors = [(str(n.get("id", "")), str(n.get("error_log") or ""))
               for n in nodes if n.get("status") in ("failed", "abandoned") and n.get("error_log")]
     return tuple(errors[-limit:])
 
 
+def _fast_nodes(text: str) -> list[dict] | None:
+    """The nodes' id, status, metrics and error_log from ARI's ``indent=2`` layout without
+    parsing the whole document (a 10,000-node tree is ~10 MB): a node's own keys are the only
+    lines indented by six spaces, since JSON strings hold no raw newline. None when the text
+    is not exactly that layout (then the caller parses it whole)."""
+    if not text.startswith("{\n") or not text.rstrip().endswith("]\n}"):
+        return None
+    heads = _NODE_HEAD.findall(text)
+    metrics, errors = _NODE_METRICS.findall(text), _NODE_ERROR.findall(text)
+    count = text.count(_NODE_OPEN)
+    if not count or not (len(heads) == len(metrics) == len(errors) == count):
+        return None
+    nodes = []
+    try:
+        for (node_id, status), metric_text in zip(heads, metrics):
+            node: dict = {"id": node_id, "status": status}
+            if status == "success":
+                node["metrics"] = json.loads(metric_text)
+            nodes.append(node)
+        failed = [i for i, node in enumerate(nodes) if node["status"] in ("failed", "abandoned")]
+        for index in failed[-ERRORS_KEPT:]:  # only the errors that are shown are decoded
+            error_text = errors[index][:-1] if errors[index].endswith(",") else errors[index]
+            if error_text != "null":
+                nodes[index]["error_log"] = json.loads(error_text)
+    except ValueError:
+        return None
+    return nodes
+
+
+def _fast_summary(name: str, read: JsonRead, metric: str, higher: bool) -> TreeSummary | None:
+    nodes = _fast_nodes(read.text)
+    if nodes is None:
+        return None
+    top = {key: json.loads(value) for key, value in _TOP.findall(read.text[:4096])}
+    return TreeSummary(run_id=str(top.get("run_id") or ""),
+                       counts=count(n["status"] for n in nodes),
+                       best=best_metric(nodes, metric, higher), errors=_failed_errors(nodes),
+                       source=name, created_at=str(top.get("created_at") or ""),
+                       node_ids=tuple(n["id"] for n in nodes))
+
+
 def read_tree(checkpoint: Path, metric: str = "", higher_is_better: bool = True) -> TreeSummary:
     """The node summary from tree.json, else nodes_tree.json, else what a partial file shows."""
     reads: list[tuple[str, JsonRead]] = []
+    fast = read_json(checkpoint / "tree.json", parse=False)
+    if fast.text:
+        summary = _fast_summary("tree.json", fast, metric, higher_is_better)
+        if summary is not None:
+            return summary
     for name in ("tree.json", "nodes_tree.json"):
         read = read_json(checkpoint / name)
         reads.append((name, read))
