@@ -21,7 +21,7 @@ from .conftest import LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env
 from .jupyter_process import start_jupyter
 from .lab_helpers import execute_command, open_lab
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slurm]
+pytestmark = [pytest.mark.e2e]
 
 TICKS = "#!/usr/bin/env bash\nfor i in $(seq 1 600); do echo tick $i; sleep 1; done\n"
 PANEL = "#ari-jupyter-runs"
@@ -84,6 +84,7 @@ def back_to_list(page) -> None:
     page.wait_for_selector(f"{PANEL}[data-view='list']")
 
 
+@pytest.mark.slurm
 def test_runs_panel(runs_lab, page):
     server, bed, ws, runs, waiter = runs_lab
     deadline = time.monotonic() + 90
@@ -154,6 +155,7 @@ def test_runs_panel(runs_lab, page):
     page.wait_for_selector(f"{PANEL}[data-polling='no']")
     assert page.locator(".ari-RunPhaseStatus").inner_text() == "ARI interrupted"
     assert "ari-ors" not in bed.run(["squeue", "-h", "-o", "%j"]).stdout
+
     # JupyterLab's own LSP plugin polls /lsp/status, which this hermetic server does not serve.
     ours = [r for r in failed_requests if "/lsp/status" not in r]
     assert ours == []
@@ -162,3 +164,37 @@ def test_runs_panel(runs_lab, page):
                                      if not m[1].startswith("Failed to load resource: the server "
                                                             "responded with a status of 404")]
     assert_no_console_errors(page)
+
+
+@pytest.fixture
+def plain_lab(tmp_path):
+    """JupyterLab outside the test bed (the wizard's own e2e setting) on a finished run."""
+    ws, runs = _workspace(tmp_path)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
+    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=LAB_SETTINGS,
+                           args=LAB_ARGS)
+    yield server, runs
+    server.stop()
+
+
+@pytest.mark.parametrize("button,call", [("Clone as a new run", "clone_state"),
+                                         ("Reopen in the wizard", "Wizard.from_checkpoint")])
+def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
+    server, runs = plain_lab
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    open_run(page, runs["finished"].name)
+    page.locator(f"{PANEL} button", has_text=button).click()
+    output = page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output").first
+    output.wait_for(timeout=90_000)
+    cell = page.locator(".jp-NotebookPanel:visible .jp-Cell .cm-content").first.inner_text()
+    assert f'{call}("{runs["finished"]}")' in cell
+    # The kernel built the wizard from the checkpoint: a widget (or its text form), no error.
+    # How the widget then renders is the wizard's own e2e tests' business.
+    assert output.get_attribute("data-mime-type") != "application/vnd.jupyter.stderr"
+    assert "Traceback" not in output.inner_text() and "Error" not in output.inner_text()
+    assert page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output.jp-RenderedText"
+                        "[data-mime-type='application/vnd.jupyter.error']").count() == 0
