@@ -170,3 +170,14 @@ def test_cancel(ckpt, name, ids, vanish, expected):
     assert all(o.message for o in refused)
     if name == "another-users-job-id":
         assert "mallory" in refused[0].message
+
+
+def test_a_job_id_found_in_a_file_is_not_trusted(ckpt):
+    """Another user's job whose output file sits in the run's log dir is neither listed nor cancelled."""
+    (ckpt.parent.parent / "slurm_logs" / "slurm_job_14.out").write_text("mallory's output\n")
+    host = FakeHost(queue=list(_rows(ckpt).values()))
+    view = asyncio.run(run_jobs(ckpt, host, user=ME))
+    assert "14" not in [j.job_id for j in view.jobs]
+    outcomes = asyncio.run(cancel_jobs(ckpt, host, None, user=ME, settle=0))
+    assert "14" not in [o.job_id for o in outcomes]
+    assert all(call[-1] != "14" for call in host.calls if call[0] == "scancel")
