@@ -163,15 +163,9 @@ export class RunsPanel extends Widget {
   }
 
   protected onAfterShow(): void {
-    if (this._selected) {
-      this.schedule(0);
-    } else {
+    if (!this._selected) {
       void this.refreshList();
     }
-  }
-
-  protected onBeforeHide(): void {
-    this.cancelTimer();
   }
 
   dispose(): void {
@@ -179,7 +173,16 @@ export class RunsPanel extends Widget {
     super.dispose();
   }
 
-  async refreshList(): Promise<void> {
+  /** At start-up: follow the newest active run, so the status bar shows its phase at once. */
+  async startup(): Promise<void> {
+    const list = await this.refreshList();
+    const active = list?.runs.find(r => ['exploring', 'paper', 'reproduce'].includes(r.phase));
+    if (active && !this._selected) {
+      await this.select(active.run_id);
+    }
+  }
+
+  async refreshList(): Promise<IRunsList | null> {
     this.cancelTimer();
     this._selected = null;
     this._last = '';
@@ -188,18 +191,10 @@ export class RunsPanel extends Widget {
       list = await runsAPI<IRunsList>('');
     } catch (reason) {
       this.renderError(`The runs could not be listed: ${reason}`);
-      return;
+      return null;
     }
     this.renderList(list);
-    const active = list.runs.find(r =>
-      ['exploring', 'paper', 'reproduce'].includes(r.phase)
-    );
-    if (active && !this._shown) {
-      this._activeRunChanged.emit({
-        ...(active as unknown as IRunStatus),
-        active: true
-      });
-    }
+    return list;
   }
 
   async select(runId: string): Promise<void> {
@@ -246,10 +241,10 @@ export class RunsPanel extends Widget {
     this._last = text;
     if (changed) {
       this.renderStatus(status);
-      this._shown = status;
       this._activeRunChanged.emit(status);
     }
-    if (status.active && this.isVisible) {
+    if (status.active) {
+      // Also while the panel is hidden: the status bar shows this run's phase.
       this._delay = nextDelay(this._delay, changed);
       this.schedule(this._delay);
     }
@@ -466,7 +461,6 @@ export class RunsPanel extends Widget {
   private _last = '';
   private _delay = POLL_FIRST_MS;
   private _timer: number | undefined;
-  private _shown: IRunStatus | null = null;
   private _activeRunChanged = new Signal<this, IRunStatus | null>(this);
 }
 

@@ -41,5 +41,6 @@ export function registerRuns(
     });
     panel.activeRunChanged.connect((_, run) => item.setRun(run));
   }
+  void panel.startup();
   return panel;
 }

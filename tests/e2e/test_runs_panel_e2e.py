@@ -96,7 +96,11 @@ def test_runs_panel(runs_lab, page):
     failed_requests = []
     page.on("response", lambda r: failed_requests.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     open_lab(page, server)
+    # Before anything is opened, the status bar follows the active run.
+    page.wait_for_selector(".ari-RunPhaseStatus:text-matches('^ARI reproduce')", timeout=60_000)
     execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='status'][data-phase='reproduce']")
+    back_to_list(page)
     page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
     listed = cli(bed, "runs", "--json", "--workspace", str(ws))
     shown = page.eval_on_selector_all(
