@@ -68,5 +68,5 @@ def test_a_real_run_is_followed_to_its_end(ari_env, tmp_path):
     assert final.phase == "failed" and not final.alive
     assert (final.nodes.total, final.nodes.failed) == (1, 1)
     rules = {f.rule for f in final.findings}
-    assert {"run-no-successful-node", "run-llm-unreachable"} <= rules
+    assert {"run-no-successful-node", "llm-unreachable"} <= rules
     assert final.log_tail[-1].startswith("[Paper Pipeline] ERROR: No enabled stages")

@@ -6,7 +6,6 @@ checkpoint as a whole shows (an interrupted run, every node failed, the LLM unre
 """
 from __future__ import annotations
 
-import re
 import shlex
 from pathlib import Path
 from typing import Sequence
@@ -17,8 +16,6 @@ from .markers import Process, log_text
 from .reading import tail
 from .tree import TreeSummary
 
-LLM_UNREACHABLE = re.compile(r"(APIConnectionError|Connection error|Connection refused|"
-                             r"InternalServerError: OpenAIException)", re.IGNORECASE)
 
 
 def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Process,
@@ -33,7 +30,6 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
             f"The run stopped without ARI's end and nothing of it is alive ({process.why}).{where}",
             f"look at the log tail for the last thing ARI did; `{resume}` re-queues the pending "
             "and failed nodes (it keeps the tree)"))
-    errors = " ".join(error for _, error in tree.errors)
     if phase == "failed" and tree.counts.total and tree.counts.done == 0:
         first = tree.errors[0][1].splitlines()[0][:300] if tree.errors else "no error recorded"
         findings.append(Finding(
@@ -42,12 +38,6 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
             f"first error: {first}",
             "fix the cause named here, then start again with the hand-off script or "
             f"`{resume}`"))
-    if LLM_UNREACHABLE.search(errors) or any(LLM_UNREACHABLE.search(line) for line in log_lines[-80:]):
-        findings.append(Finding(
-            "run-llm-unreachable", "error" if phase in ("failed", "interrupted") else "warning", None,
-            "ARI could not reach its LLM (connection error).",
-            "check ARI_LLM_API_BASE / ARI_MODEL and the API key in the terminal that runs `ari run`; "
-            "a node inside the allocation may need a proxy to reach the API"))
     if end_line and phase == "failed":
         findings.append(Finding("run-pipeline-ended", "warning", None,
                                 f"ARI's last word: {end_line[:300]}",
@@ -61,13 +51,18 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
 
 
 def _catalog(checkpoint: Path, log_lines: Sequence[str], tree: TreeSummary) -> list[Finding]:
-    from ..doctor.catalog import scan
+    from ..doctor.catalog import CATALOG, scan
 
     texts = [log_text(line) for line in log_lines[-200:]]
     texts += [error for _, error in tree.errors]
     texts += list(tail(checkpoint / "repro_sandbox" / "reproduce.log", 100).lines)
-    # Line numbers of a joined window mean nothing to the reader: drop them.
-    return [Finding(f.rule, f.severity, None, f.message, f.fix) for f in scan("\n".join(texts))]
+    symptoms = {sig.rule: sig.symptom for sig in CATALOG}
+    # Line numbers of a joined window of several files mean nothing to the reader: the
+    # doctor's verdict is kept (rule, severity, cause, fix), said without them.
+    return [Finding(f.rule, f.severity, None,
+                    f"{symptoms.get(f.rule, f.message)[:1].upper()}{symptoms.get(f.rule, f.message)[1:]}. "
+                    f"Cause: {f.cause}." if f.cause else f.message, f.fix)
+            for f in scan("\n".join(texts))]
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
