@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..host import CommandResult, Host
-from .context import ProbeContext, evidence_of, first_line, unanswered
+from .context import ProbeContext, evidence_of, first_line, off_loop, unanswered
 from .parsers import mpi_modules, openmpi_modules, parse_module_avail
 from .result import ProbeResult
 
@@ -85,11 +85,16 @@ async def _list(host: Host, ctx: ProbeContext, system: str, argv: tuple[str, ...
     listing_text = result.stderr if system != "login-shell" else result.stdout
     if not listing_text.strip():
         listing_text = result.output
-    return ModuleListing(system, result, parse_module_avail(listing_text))
+    return ModuleListing(system, result, await off_loop(parse_module_avail, listing_text))
 
 
 async def probe_modules(host: Host, ctx: ProbeContext) -> ProbeResult:
     listing = await list_modules(host, ctx)
+    # Off the event loop: a site with 20,000 modules must not hold widget messages back.
+    return await off_loop(_modules_verdict, host, listing)
+
+
+def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
     result = listing.result
     if listing.system is None or listing.missing:
         return ProbeResult(
