@@ -24,7 +24,7 @@ import operator
 import re
 from typing import Iterable, Iterator, NamedTuple, Union
 
-__all__ = ["HostlistError", "expand", "count", "compress"]
+__all__ = ["HostlistError", "abbreviate", "expand", "count", "compress", "first"]
 
 
 class HostlistError(ValueError):
@@ -174,6 +174,14 @@ def _parse_group(body: str, item: str) -> _Group:
     return _Group(los, stops, tuple(map(len, lo_texts)))
 
 
+def abbreviate(hostlist: str, limit: int = 120) -> str:
+    """``hostlist`` as shown to a person: whole when short, else its start and how much is
+    left out (a fragmented list of 80,000 nodes is 400,000 characters)."""
+    if len(hostlist) <= limit:
+        return hostlist
+    return f"{hostlist[:limit]}... ({len(hostlist) - limit:,} more characters)"
+
+
 # ---------------------------------------------------------------- count
 
 
@@ -263,16 +271,28 @@ def _expand_item(item: _Item) -> Iterator[str]:
         return iter(item)
     if len(item) == 3:  # the common case: prefix[ranges]suffix
         return _render_group(item[1], item[0], item[2])
-    # Several groups: all but the last are small in practice and materialised
-    # (their sum, never their product); the last one stays lazy.
-    *head, last_group, last_literal = item
-    leading = [[head[0]]]
-    for index in range(1, len(head), 2):
-        leading.append(list(_render_group(head[index], "", head[index + 1])))
+    return _expand_from(item[0], item, 1)
+
+
+def _expand_from(prefix: str, item: _Item, index: int) -> Iterator[str]:
+    """Names of ``item`` from its group at ``index`` on, after ``prefix``.
+
+    Lazy in every group: each leading group yields one stem at a time and the groups after
+    it are rendered for that stem only, so ``x[1-100000000]y[1-2]`` gives its first name at
+    once and never holds more than one stem of each group.
+    """
+    group, literal = item[index], item[index + 1]
+    if index + 2 == len(item):
+        return _render_group(group, prefix, literal)
     return itertools.chain.from_iterable(
-        _render_group(last_group, "".join(combination), last_literal)
-        for combination in itertools.product(*leading)
+        map(_expand_from, _render_group(group, prefix, literal),
+            itertools.repeat(item), itertools.repeat(index + 2))
     )
+
+
+def first(hostlist: str) -> str:
+    """The first host name of ``hostlist`` (validated whole, nothing else expanded)."""
+    return next(expand(hostlist))
 
 
 def expand(hostlist: str) -> Iterator[str]:
@@ -400,20 +420,36 @@ def compress(names: Iterable[str]) -> str:
     if fast is not None:
         return fast
 
-    items: list[str] = []
+    return _fold(_fold_last_numbers(names))
+
+
+# An item under construction: (head, rest). ``head`` is plain text whose last number may still
+# be folded with the neighbours'; ``rest`` is hostlist text (brackets allowed) already folded.
+_Pending = tuple
+
+
+def _plain_or_bracket(ranges: list[_Range]) -> str:
+    if len(ranges) == 1 and ranges[0].lo == ranges[0].hi:
+        return f"{ranges[0].lo:0{ranges[0].width}d}"
+    return f"[{_format_ranges(ranges)}]"
+
+
+def _fold_last_numbers(names: list[str]) -> list[_Pending]:
+    """First pass: neighbours that differ only in their last number share a bracket."""
+    items: list[_Pending] = []
     key: tuple[str, str] | None = None
     ranges: list[_Range] = []
 
     def flush() -> None:
         if key is not None:
-            items.append(_format_item(key[0], ranges, key[1]))
+            items.append((key[0], _plain_or_bracket(ranges) + key[1]))
 
     for name in names:
         prefix, digits, suffix = _LAST_NUMBER.match(name).groups()
         if not digits:
             flush()
             key, ranges = None, []
-            items.append(name)
+            items.append((name, ""))
             continue
         value = int(digits)
         if (prefix, suffix) == key:
@@ -426,4 +462,40 @@ def compress(names: Iterable[str]) -> str:
         flush()
         key, ranges = (prefix, suffix), [_Range(value, value, len(digits))]
     flush()
-    return ",".join(items)
+    return items
+
+
+def _fold(items: list[_Pending]) -> str:
+    """Further passes, one number further left each time: ``r1n[001-128],r2n[001-128]``
+    becomes ``r[1-2]n[001-128]``. Only neighbours whose whole remainder is the same text
+    merge, so the expansion order (last group fastest) is exactly the names' order."""
+    while True:
+        folded: list[_Pending] = []
+        key: tuple[str, str] | None = None
+        ranges: list[_Range] = []
+        more = False
+        for head, rest in items:
+            stem, digits, tail = _LAST_NUMBER.match(head).groups()
+            if not digits:
+                if key is not None:
+                    folded.append((key[0], _plain_or_bracket(ranges) + key[1]))
+                key = None
+                folded.append((head, rest))
+                continue
+            more = True
+            value, remainder = int(digits), tail + rest
+            if key is not None and key[0] == stem and key[1] == remainder:
+                last = ranges[-1]
+                if value == last.hi + 1 and f"{value:0{last.width}d}" == digits:
+                    ranges[-1] = last._replace(hi=value)
+                else:
+                    ranges.append(_Range(value, value, len(digits)))
+                continue
+            if key is not None:
+                folded.append((key[0], _plain_or_bracket(ranges) + key[1]))
+            key, ranges = (stem, remainder), [_Range(value, value, len(digits))]
+        if key is not None:
+            folded.append((key[0], _plain_or_bracket(ranges) + key[1]))
+        items = folded
+        if not more:
+            return ",".join(head + rest for head, rest in items)
