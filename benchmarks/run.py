@@ -24,26 +24,30 @@ if __package__ in (None, ""):  # `python benchmarks/run.py`
 from benchmarks.common import Figure, fmt_seconds, not_measured  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
-GROUPS = ("P1", "P2", "P3", "P4", "P5", "scale", "runs")
+GROUPS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "scale", "runs")
 
 
 def _settings(quick: bool, repeats: int | None) -> dict:
     if quick:
-        return dict(repeats=repeats or 1, delay=0.1, timeout=1.0)
-    return dict(repeats=repeats or 5, delay=0.5, timeout=2.0)
+        return dict(repeats=repeats or 1, cold_repeats=repeats or 1, delay=0.1, timeout=1.0)
+    return dict(repeats=repeats or 5, cold_repeats=max(repeats or 10, 10), delay=0.5, timeout=2.0)
 
 
 def collect(groups: tuple[str, ...], quick: bool, repeats: int | None = None,
             log=lambda message: None) -> list[Figure]:
-    from benchmarks import cold_start, hostlists, module_cache, probe_suite, runs_status, scale
+    from benchmarks import (cold_start, emit_refusal, hostlists, module_cache, module_listing,
+                            probe_suite, runs_status, scale)
 
     s = _settings(quick, repeats)
     runners = {
         "P1": lambda: probe_suite.p1_probe_suite(s["repeats"], s["delay"]),
         "P2": lambda: probe_suite.p2_hung_controller(s["repeats"], s["timeout"]),
-        "P3": lambda: cold_start.p3_cold_start(s["repeats"]),
-        "P4": lambda: hostlists.p4_hostlists(s["repeats"]),
+        "P3": lambda: (cold_start.p3_cold_start(s["cold_repeats"])
+                       + cold_start.p3_kernel(s["cold_repeats"])),
+        "P4": lambda: hostlists.p4_hostlists(s["repeats"], quick),
         "P5": lambda: module_cache.p5_module_cache(s["repeats"], s["delay"]),
+        "P6": lambda: module_listing.p6_module_listing(s["repeats"]),
+        "P7": lambda: emit_refusal.p7_emit_refusal(s["repeats"]),
         "scale": lambda: scale.p_scale(s["repeats"]),
         "runs": lambda: runs_status.r_runs_status(s["repeats"]),
     }

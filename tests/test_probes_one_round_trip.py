@@ -32,6 +32,10 @@ CASES = {
         (["srun", "--version"], "slurm 22.05.8\n"),
         (["srun", "--mpi=list"], output("srun/mpi_list_22.05.txt")),
     )),
+    "gpus and ARI's GRES check": ("gpus", {}, ["nvidia-smi", "sinfo"], _slow(
+        (["nvidia-smi", "-L"], output("nvidia-smi/v100x4.txt")),
+        (["sinfo", "-h", "-o", "%G"], "gpu:v100:4\n"),
+    )),
     "gres with the sinfo default partition": ("gres", {}, ["sinfo"], _slow(
         (["sinfo", "-h", "-o", "%G"], "gpu:v100:4\n(null)\n"),
         (["sinfo", "--noheader", "-o", SINFO_FORMAT],
