@@ -24,6 +24,9 @@ if __package__ in (None, ""):  # `python benchmarks/run.py`
 from benchmarks.common import Figure, fmt_seconds, not_measured  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
+README = Path(__file__).resolve().parent.parent / "README.md"
+README_START = "<!-- benchmarks:start (written by python -m benchmarks; do not edit) -->"
+README_END = "<!-- benchmarks:end -->"
 GROUPS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "scale", "runs")
 
 
@@ -87,6 +90,33 @@ def table(figures: list[Figure]) -> str:
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
+def readme_region(figures: list[Figure], report: dict) -> str:
+    """The README's performance table: the run's own figures, its date and machine."""
+    m = report["machine"]
+    return "\n".join([
+        README_START,
+        f"Measured {report['started']} on {m['platform']}, {m['cpus']} CPUs, Python {m['python']}, "
+        f"ari-jupyter {m['ari_jupyter']} ({report['settings']['repeats']} repeats, cold start "
+        f"{report['settings']['cold_repeats']}; {report['seconds']:.0f} s in all).",
+        "",
+        table(figures),
+        README_END,
+    ])
+
+
+def write_readme(figures: list[Figure], report: dict, readme: Path = README) -> bool:
+    """Rewrite the marked region of README.md; False when the markers are missing."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        return False
+    new = text[:start] + readme_region(figures, report) + text[end + len(README_END):]
+    temporary = readme.with_name(f".{readme.name}.tmp")
+    temporary.write_text(new, encoding="utf-8")
+    temporary.replace(readme)
+    return True
+
+
 def load_figures(path: Path) -> list[Figure]:
     """The figures of a results file (``ratio`` is derived, so it is dropped)."""
     figures = []
@@ -103,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated groups to run (default: {','.join(GROUPS)})")
     parser.add_argument("--output", default=str(RESULTS), help=f"JSON file to write (default: {RESULTS})")
     parser.add_argument("--show", metavar="JSON", help="print the table of an earlier run and exit")
+    parser.add_argument("--no-readme", action="store_true",
+                        help="leave README.md alone (a full run of every group rewrites its table)")
     args = parser.parse_args(argv)
     if args.show:
         print(table(load_figures(Path(args.show))))
@@ -130,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwrote {output}", file=sys.stderr)
+    if not (args.quick or args.no_readme) and set(groups) == set(GROUPS):
+        if write_readme(figures, report):
+            print(f"rewrote the performance table in {README}", file=sys.stderr)
+        else:
+            print(f"{README} has no benchmark markers; table not written", file=sys.stderr)
     return 0
 
 

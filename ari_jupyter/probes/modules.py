@@ -6,6 +6,8 @@ own command (``$LMOD_CMD python -t avail``, ``$MODULES_CMD python -t avail``) or
 notebook's environment never initialised it, through a login bash. Both Lmod and Environment
 Modules print the listing on stderr. Listings are cached per (site, command, MODULEPATH) for
 the life of the process: Lmod walks every module tree and can be slow on parallel filesystems.
+The wizard's kernel asks again and again and gains; each ``ari-jupyter`` command is a new
+process and lists afresh (Lmod's own spider cache is what helps there).
 """
 from __future__ import annotations
 
