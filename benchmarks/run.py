@@ -95,7 +95,9 @@ def readme_region(figures: list[Figure], report: dict) -> str:
     m = report["machine"]
     return "\n".join([
         README_START,
-        f"Measured {report['started']} on {m['platform']}, {m['cpus']} CPUs, Python {m['python']}, "
+        f"Measured {report['started']} on {m['platform']}, {m['cpus']} CPUs"
+        + (f" (load average {m['load_average'][0]:g} at the start)" if m.get("load_average") else "")
+        + f", Python {m['python']}, "
         f"ari-jupyter {m['ari_jupyter']} ({report['settings']['repeats']} repeats, cold start "
         f"{report['settings']['cold_repeats']}; {report['seconds']:.0f} s in all).",
         "",
@@ -145,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown group(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}")
 
     started = time.time()
+    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     figures = collect(groups, args.quick, args.repeats, log=lambda m: print(m, file=sys.stderr))
     print(table(figures))
     from ari_jupyter import __version__
@@ -155,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
         "seconds": round(time.time() - started, 2),
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
-                    "cpus": os.cpu_count(), "ari_jupyter": __version__},
+                    "cpus": os.cpu_count(), "ari_jupyter": __version__, "load_average": load},
         "figures": [f.to_json() for f in figures],
     }
     output = Path(args.output)
