@@ -299,7 +299,10 @@ class WizardState(HasTraits):
                     add(field, "error", f"contains '{key}', which ARI reads anywhere in the file",
                         "use the wizard's own field for it" if key.startswith("min_") else
                         "remove it; the metrics field drives ARI's evaluator")
-        _, notes = render.neutralize_goal(self.goal)
+        written, notes = render.neutralize_goal(self.goal)
+        if self.goal.strip() and not written.strip():
+            add("goal", "error", "the research goal has no words once its empty headings are left "
+                "out", "describe what ARI should investigate")
         for note in notes:
             add("goal", "info", note)
 
