@@ -376,12 +376,20 @@ def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
 def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
     """The key the chosen backend needs: set or not in the terminal or ARI's .env files (never
     the value)."""
-    from .ari.run_settings import RunSettings, api_key_status
+    from .ari.run_settings import ARI_DEFAULT_BACKEND, RunSettings, api_key_status, package_llm
+    from .emit import find_ari_workflow
 
     if state is None:
         return ProbeResult("api_key", "skip", "no run settings: the checkpoint could not be read")
-    status = api_key_status(getattr(state, "run_settings", None) or RunSettings(), env,
-                            checkpoint_dir=str(ckpt))
+    settings = getattr(state, "run_settings", None) or RunSettings()
+    default = ARI_DEFAULT_BACKEND
+    if not settings.llm_backend:  # ARI takes its packaged workflow.yaml's llm section
+        workflow, _ = find_ari_workflow(env)
+        try:
+            default = package_llm(workflow.read_text(encoding="utf-8"))[0] if workflow else default
+        except Exception:  # unreadable or not YAML: ARI's own default stands
+            pass
+    status = api_key_status(settings, env, checkpoint_dir=str(ckpt), default_backend=default)
     if status.is_set:
         return ProbeResult("api_key", "ok", status.message,
                            data={"variable": status.variable, "set": True, "source": status.source})

@@ -112,7 +112,7 @@ def test_launch_config_keys_have_aris_writer_types():
     assert {k: type(v) for k, v in keys.items()} == types
     assert keys["include_review"] is False and keys["timeout_node_s"] == 7200
     default = rs.launch_config_keys(RunSettings())
-    assert (default["llm_provider"], default["llm_model"]) == ("ollama", "qwen3:8b")
+    assert (default["llm_provider"], default["llm_model"]) == ("", "")  # ARI's writer: "" when unset
 
 
 def test_stage_toggles_rewrite_like_aris_gui():

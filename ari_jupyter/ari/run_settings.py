@@ -25,8 +25,10 @@ from .validate import Problem
 
 # -- ARI's choices -----------------------------------------------------------------------------
 
-ARI_DEFAULT_BACKEND = "ollama"      # LLMConfig.backend
+ARI_DEFAULT_BACKEND = "ollama"      # LLMConfig.backend, when no workflow.yaml names one
 ARI_DEFAULT_MODEL = "qwen3:8b"      # LLMConfig.model
+# With no backend chosen nothing is written: `ari run` then takes the ``llm:`` section of its
+# packaged workflow.yaml (``package_llm``), and only without one LLMConfig's defaults above.
 
 BACKENDS = ("openai", "anthropic", "ollama", "cli-shim", "custom")
 """The providers ARI's wizard offers (StepResources.tsx)."""
@@ -331,8 +333,8 @@ def launch_config_keys(s: RunSettings) -> dict[str, Any]:
     """ARI's launch_config.json keys for these settings, with ARI's writer types (spec §2.7)."""
     scope = s.scope()
     config: dict[str, Any] = {
-        "llm_model": s.model() or (ARI_DEFAULT_MODEL if not s.llm_backend else ""),
-        "llm_provider": s.llm_backend or ARI_DEFAULT_BACKEND,
+        "llm_model": s.model(),        # ARI's writer records "" when nothing was set
+        "llm_provider": s.llm_backend,
         "max_nodes": scope["max_nodes"], "max_depth": scope["max_depth"],
         "max_react": scope["max_react"], "timeout_node_s": scope["node_timeout_min"] * 60,
         "parallel": scope["parallel"], "frontier_score": s.frontier_score,
@@ -375,15 +377,25 @@ class KeyStatus:
     message: str
 
 
+def package_llm(workflow_yaml: str) -> tuple[str, str]:
+    """(backend, model) of the ``llm:`` section of ARI's packaged workflow.yaml text."""
+    import yaml  # ARI's own dependency; only called where ARI's workflow.yaml was found
+
+    llm = (yaml.safe_load(workflow_yaml) or {}).get("llm") or {}
+    return str(llm.get("backend") or ARI_DEFAULT_BACKEND), str(llm.get("model") or ARI_DEFAULT_MODEL)
+
+
 def api_key_status(s: RunSettings, env: Mapping[str, str], *, checkpoint_dir: str = "",
-                   ari_root: str | None = None, home: str | None = None) -> KeyStatus:
+                   ari_root: str | None = None, home: str | None = None,
+                   default_backend: str = ARI_DEFAULT_BACKEND) -> KeyStatus:
     """Whether ``ari`` started from ``env`` would find the key the backend needs, and where.
 
     ``ari`` reads the shell first, then the first .env that has it, in its own order:
     ``$ARI_CHECKPOINT_DIR/.env``, ``$ARI_ROOT/.env``, ``$ARI_ROOT/ari-core/.env``, ``~/.env``.
     Only the name and whether it is non-empty are looked at; the value is never returned.
+    ``default_backend``: what ARI uses when none is chosen (its workflow.yaml's, ``package_llm``).
     """
-    backend = s.llm_backend or ARI_DEFAULT_BACKEND
+    backend = s.llm_backend or default_backend
     variable = BACKEND_KEY.get(backend, "")
     if not variable:
         why = {"ollama": "ollama needs no API key", "cli-shim": "ARI sets a placeholder key for the cli-shim"}
