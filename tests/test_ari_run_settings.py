@@ -213,3 +213,15 @@ def test_emit_flags_reach_env_and_launch_config_and_from_json_keeps_them(tmp_pat
 def test_emit_refuses_bad_settings(tmp_path, flags, message):
     done = _emit(tmp_path, *flags)
     assert done.returncode == 1 and message in done.stderr, done.stderr
+
+
+def test_a_written_checkpoint_reopens_with_its_run_settings(tmp_path):
+    """from_checkpoint (the wizard) and --from-json read the state stored in launch_config.json."""
+    from ari_jupyter.emit import load_checkpoint
+
+    done = _emit(tmp_path, "--llm-backend", "openai", "--llm-model", "o3", "--scope-preset", "thorough",
+                 "--max-react", "99", "--phase-model", "paper=gpt-4o", "--paper-format", "icml")
+    assert done.returncode == 0, done.stderr
+    settings = load_checkpoint(json.loads(done.stdout)["checkpoint_dir"]).run_settings
+    assert settings == RunSettings(llm_backend="openai", llm_model="o3", scope_preset="thorough",
+                                   max_react=99, phase_models={"paper": "gpt-4o"}, paper_format="icml")
