@@ -225,3 +225,15 @@ def test_a_written_checkpoint_reopens_with_its_run_settings(tmp_path):
     settings = load_checkpoint(json.loads(done.stdout)["checkpoint_dir"]).run_settings
     assert settings == RunSettings(llm_backend="openai", llm_model="o3", scope_preset="thorough",
                                    max_react=99, phase_models={"paper": "gpt-4o"}, paper_format="icml")
+
+
+def test_every_setting_is_described_with_the_variable_ari_reads():
+    assert [s.name for s in rs.SETTINGS] == list(RunSettings.__dataclass_fields__)
+    everything = RunSettings(llm_backend="openai", llm_api_base="http://x:1", phase_models={"idea": "o3"},
+                             gpus_per_job=1, valid_partitions=("a",))
+    written = set(rs.env_values(everything))
+    for setting in rs.SETTINGS:
+        for name in setting.ari_name.replace("<PHASE>", "IDEA").split(", "):
+            name = name.split(" ")[0]
+            if name.startswith(("ARI_", "SLURM_")):
+                assert name in written, (setting.name, name)

@@ -202,6 +202,50 @@ class RunSettings:
                        node_timeout_min=None, parallel=None)
 
 
+@dataclass(frozen=True)
+class Setting:
+    """One run setting: where ARI reads it, ARI's default and what it changes (from ARI's code)."""
+    name: str
+    ari_name: str
+    default: str
+    effect: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("llm_backend", "ARI_BACKEND", "workflow.yaml llm.backend (LLMConfig: ollama)",
+            "cfg.llm.backend; sets litellm's provider prefix (anthropic/, ollama_chat/, openai/ for cli-shim)"),
+    Setting("llm_model", "ARI_MODEL, ARI_LLM_MODEL", "the backend's launcher default, else workflow.yaml llm.model",
+            "cfg.llm.model for every phase without its own model; skills read ARI_LLM_MODEL"),
+    Setting("llm_api_base", "ARI_LLM_API_BASE", "none (cli-shim: http://localhost:8900/v1)",
+            "cfg.llm.base_url: the endpoint litellm calls"),
+    Setting("phase_models", "ARI_MODEL_<PHASE>", "none",
+            "a separate model for idea, bfts, coding, eval, paper or review"),
+    Setting("scope_preset", "-", DEFAULT_PRESET, "sets the five budgets below at once (ARI's wizard presets)"),
+    Setting("max_nodes", "ARI_MAX_NODES", "the preset's", "bfts.max_total_nodes: nodes in the search tree"),
+    Setting("max_depth", "ARI_MAX_DEPTH", "the preset's", "bfts.max_depth: depth of the search tree"),
+    Setting("max_react", "ARI_MAX_REACT", "the preset's", "bfts.max_react_steps: ReAct steps per node"),
+    Setting("node_timeout_min", "ARI_TIMEOUT_NODE (seconds)", "the preset's",
+            "bfts.timeout_per_node: wall time of one node"),
+    Setting("parallel", "ARI_PARALLEL", "the preset's", "bfts.max_parallel_nodes: nodes run at once"),
+    Setting("frontier_score", "ARI_FRONTIER_SCORE", FRONTIER_SCORES[0],
+            "bfts.frontier_score: fallback node choice when the LLM selector cannot pick"),
+    Setting("composite", "ARI_COMPOSITE", COMPOSITES[0], "evaluator.composite: how axis scores combine"),
+    Setting("axis_mode", "ARI_AXIS_MODE", AXIS_MODES[0], "evaluator.axis_mode: where the judge's axes come from"),
+    Setting("allow_web", "ARI_BFTS_ALLOW_WEB", "off",
+            "bfts.allow_web: the web skill's tools in the tree search (marks the run non-reproducible)"),
+    Setting("include_ear", "workflow.yaml", "on", "the EAR stages (" + ", ".join(sorted(STAGE_GROUPS["ear"])) + ")"),
+    Setting("include_review", "workflow.yaml", "on", "the review stages (" + ", ".join(sorted(STAGE_GROUPS["review"])) + ")"),
+    Setting("include_reproduce", "workflow.yaml", "on",
+            "the reproduce stages (" + ", ".join(sorted(STAGE_GROUPS["reproduce"])) + ")"),
+    Setting("paper_language", "ARI_PAPER_LANGUAGE", "en", "the language the paper is written in"),
+    Setting("paper_format", "-", "arxiv", "stored with the checkpoint; ARI's launcher does not use it"),
+    Setting("gpus_per_job", "ARI_SLURM_GPUS", "none", "--gres=gpu:N on every BFTS job the hpc skill submits"),
+    Setting("valid_partitions", "SLURM_VALID_PARTITIONS", "none",
+            "partitions BFTS jobs may ask for; any other falls back to the run's partition"),
+)
+"""Every RunSettings field, described (the wizard's captions and tooltips, docs)."""
+
+
 # -- validation --------------------------------------------------------------------------------
 
 def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | None = None) -> list[Problem]:
