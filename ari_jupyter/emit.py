@@ -350,6 +350,11 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
         workflow = _render_workflow(state, ari_workflow, notes)
         if workflow is not None:
             contents["workflow.yaml"] = (workflow.encode("utf-8"), FILE_MODE)
+        elif state.run_settings.disabled_stages():
+            raise EmitError("cannot write the checkpoint: stages are switched off, which only "
+                            "workflow.yaml can carry, and it could not be written ("
+                            + "; ".join(n for n in notes if n.startswith("workflow.yaml")) +
+                            "); set ARI_ROOT to ARI's checkout or keep every stage on")
         contents["handoff"] = (render.render_handoff_script(state, checkpoint, script).encode("utf-8"),
                                SCRIPT_MODE)
     except render.RenderError as exc:

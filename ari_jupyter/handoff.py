@@ -33,8 +33,8 @@ from .probes.result import ProbeResult
 DEFAULT_DASHBOARD_PORT = 8765
 """ARI's own default for ``ari viz --port``."""
 
-CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "shared_fs", "ari",
-             "sbatch", "modules")
+CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "api_key", "shared_fs",
+             "ari", "sbatch", "modules")
 
 _MODULE_INIT = "\n".join(prelude.module_init_lines())
 
@@ -201,6 +201,7 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
     results["script"] = _check_script(script, ckpt)
     results["checkpoint_env"] = _check_exported(script, ckpt)
     results["env_overrides"] = _check_overrides(ckpt, env)
+    results["api_key"] = _check_api_key(state, ckpt, env)
 
     pending = {
         "shared_fs": _probe(host, "shared_fs", ckpt, state, timeout),
@@ -370,6 +371,32 @@ def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
                            fix=f"unset {' '.join(names)} in the terminal before the hand-off (or "
                                "in ~/.bashrc), so ari and its jobs use the checkpoint's values.")
     return ProbeResult("env_overrides", "ok", "no exported variable overrides the checkpoint .env")
+
+
+def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
+    """The key the chosen backend needs: set or not in the terminal or ARI's .env files (never
+    the value)."""
+    from .ari.run_settings import ARI_DEFAULT_BACKEND, RunSettings, api_key_status, package_llm
+    from .emit import find_ari_workflow
+
+    if state is None:
+        return ProbeResult("api_key", "skip", "no run settings: the checkpoint could not be read")
+    settings = getattr(state, "run_settings", None) or RunSettings()
+    default = ARI_DEFAULT_BACKEND
+    if not settings.llm_backend:  # ARI takes its packaged workflow.yaml's llm section
+        workflow, _ = find_ari_workflow(env)
+        try:
+            default = package_llm(workflow.read_text(encoding="utf-8"))[0] if workflow else default
+        except Exception:  # unreadable or not YAML: ARI's own default stands
+            pass
+    status = api_key_status(settings, env, checkpoint_dir=str(ckpt), default_backend=default)
+    if status.is_set:
+        return ProbeResult("api_key", "ok", status.message,
+                           data={"variable": status.variable, "set": True, "source": status.source})
+    return ProbeResult("api_key", "fail", status.message,
+                       fix=f"export {status.variable}=... in the terminal that runs the hand-off, "
+                           "or add it to ~/.env (chmod 600); the checkpoint never holds keys",
+                       data={"variable": status.variable, "set": False, "source": ""})
 
 
 async def _probe(host: Any, probe_id: str, ckpt: Path, state: Any, timeout: float) -> ProbeResult:

@@ -19,6 +19,8 @@ from .allocation import Allocation
 from .ari import render
 from .ari.lint_experiment import VIRSCI_MARKER, lint_experiment
 from .ari.profile import ExecutionProfile, ProfileError
+from .ari.run_settings import RunSettings
+from .ari import run_settings as _run_settings
 from .ari.validate import Problem
 from .probes.result import ProbeResult
 
@@ -57,6 +59,7 @@ class WizardState(HasTraits):
     nodes = Int(None, allow_none=True, help="Nodes for the reproduce job (caller argument).")
     mem_gb = Int(None, allow_none=True, help="Memory per BFTS job in GB (ARI_SLURM_MEM_GB).")
     allow_no_gres = Bool(False, help="Write ARI_SLURM_ALLOW_NO_GRES=1 (GPU flags dropped).")
+    run_settings = Instance(RunSettings, args=(), help="ARI's run settings (LLM, scope, stages, paper).")
 
     # -- experiment.md ---------------------------------------------------------------------
     title = Unicode("", help="One-line title (also the run id slug).")
@@ -133,6 +136,7 @@ class WizardState(HasTraits):
         data["allocation"] = self.allocation.to_json() if self.allocation is not None else None
         data["probe_results"] = [r.to_json() for r in self.probe_list()]
         data["profile"] = self.profile.to_json()
+        data["run_settings"] = self.run_settings.to_json()
         for name in self._SCALARS:
             data[name] = getattr(self, name)
         for name in self._LISTS:
@@ -148,7 +152,8 @@ class WizardState(HasTraits):
         schema = data.get("schema", STATE_SCHEMA)
         if schema != STATE_SCHEMA:
             raise StateError([f"schema: this ari-jupyter reads state schema {STATE_SCHEMA}, got {schema!r}"])
-        known = {"schema", "allocation", "probe_results", "profile", *cls._SCALARS, *cls._LISTS}
+        known = {"schema", "allocation", "probe_results", "profile", "run_settings", *cls._SCALARS,
+                 *cls._LISTS}
         for key in data:
             if key not in known:
                 messages.append(f"{key}: not a wizard field (known: {', '.join(sorted(known - {'schema'}))})")
@@ -178,6 +183,11 @@ class WizardState(HasTraits):
                 values["profile"] = ExecutionProfile.from_json(data["profile"])
             except ProfileError as exc:
                 messages += [f"profile.{m}" for m in exc.messages]
+        if "run_settings" in data:
+            try:
+                values["run_settings"] = RunSettings.from_json(data["run_settings"])
+            except ValueError as exc:
+                messages.append(str(exc))
         state = cls()
         for name in cls._SCALARS:
             if name in data:
@@ -236,6 +246,8 @@ class WizardState(HasTraits):
         if self.run_id and not RUN_ID.match(self.run_id):
             add("run_id", "error", f"run id {self.run_id!r} is not YYYYmmddHHMMSS_<slug>",
                 "leave it empty to mint one from the title")
+        out += _run_settings.problems(self.run_settings, partition=self.partition,
+                                      has_gres=self._probe_data("gres", "has_gres"))
         if self.lang not in LANGS:
             add("lang", "warning", f"language {self.lang!r} is not one of {', '.join(LANGS)}",
                 "choose en, ja or zh")

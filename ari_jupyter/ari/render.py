@@ -209,6 +209,10 @@ def env_values(state: Any) -> dict[str, str]:
     if getattr(state, "allow_no_gres", False):
         values["ARI_SLURM_ALLOW_NO_GRES"] = "1"
     values["SLURM_DEFAULT_PARTITION"] = state.partition
+    settings = getattr(state, "run_settings", None)
+    if settings is not None:
+        from .run_settings import env_values as run_env_values
+        values.update(run_env_values(settings))
     log_dir = slurm_log_dir(state)
     if log_dir:
         values["SLURM_LOG_DIR"] = log_dir
@@ -256,7 +260,8 @@ def launch_config(state: Any, *, files: Mapping[str, str] | None = None,
         config["hpc_memory_gb"] = int(state.mem_gb)
     if state.walltime:
         config["hpc_walltime"] = state.walltime
-    config.update({"include_ear": True, "include_review": True, "include_reproduce": True})
+    from .run_settings import RunSettings, launch_config_keys
+    config.update(launch_config_keys(getattr(state, "run_settings", None) or RunSettings()))
     section: dict[str, Any] = {"version": __version__}
     if written_at:
         section["written_at"] = written_at
@@ -362,4 +367,6 @@ def render_workflow_yaml(package_yaml: str, state: Any) -> str:
     inputs = dict(stage.get("inputs") or {})
     inputs.update(reproduce_inputs(state))
     stage["inputs"] = inputs
+    from .run_settings import RunSettings, apply_stage_toggles
+    apply_stage_toggles(document, getattr(state, "run_settings", None) or RunSettings())
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)

@@ -41,6 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     profile.add_argument("--profile", metavar="FILE", help="execution_profile JSON file")
     profile.add_argument("--preset", metavar="NAME", help="execution_profile preset (cpu_single, mpi, ...)")
     p.add_argument("--allow-no-gres", action="store_true", help="write ARI_SLURM_ALLOW_NO_GRES=1")
+    from ._run_settings_flags import add_run_settings_flags
+    add_run_settings_flags(p)
     p.add_argument("--workspace", metavar="DIR",
                    help="workspace root on shared storage (default: c.AriWizard.workspace_template; "
                    "on a demo site c.AriWizard.demo_workspace_template)")
@@ -101,6 +103,11 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         state.module_loads = list(args.module)
     if args.allow_no_gres:
         state.allow_no_gres = True
+    from ._run_settings_flags import FlagError, apply_run_settings_flags
+    try:
+        state.run_settings = apply_run_settings_flags(state.run_settings, args)
+    except FlagError as exc:
+        raise _BadInput(str(exc)) from None
     if args.preset is not None:
         if args.preset not in PRESETS:
             raise _BadInput(f"unknown preset {args.preset!r}; choose one of {', '.join(PRESETS)}")
