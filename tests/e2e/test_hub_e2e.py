@@ -36,6 +36,7 @@ TITLE = "Stencil scaling under the hub"
 GOAL = "Measure how the 3D stencil scales from one to two nodes."
 METRIC = "GFlops"
 OPEN_TERMINAL = "ari-jupyter:open-terminal"
+USER_KEY = "sk-hubuser-" + "7f3a9c" * 6   # a key-shaped value of the user's own
 # what the user has in Settings: terminal rows in the DOM (xterm draws on a canvas)
 USER_SETTINGS = {
     "@jupyterlab/terminal-extension/plugin.jupyterlab-settings": {"screenReaderMode": True},
@@ -100,8 +101,12 @@ def hub(testbed_nogres):
         _as_user(user, "mkdir", "-p", str(path.parent)).check_returncode()
         subprocess.run(["/usr/sbin/runuser", "-u", user, "--", "tee", str(path)], input=json.dumps(values),
                        capture_output=True, text=True, timeout=30, check=True)
-    # the user's login profile puts the site's ARI on PATH, as ARI's install tells users to
-    profile = f'export PATH="{env["ARI_HUB_SITE"]}/bin:{Path(env["ARI_HUB_SITE"]).parent}/ari/bin:$PATH"\n'
+    # the user's login profile puts the site's ARI on PATH, as ARI's install tells users to, and
+    # holds the LLM key ARI's packaged backend (openai) needs; the endpoint is 127.0.0.1, where
+    # nothing listens. The key must never reach a file the wizard writes.
+    profile = (f'export PATH="{env["ARI_HUB_SITE"]}/bin:{Path(env["ARI_HUB_SITE"]).parent}/ari/bin:$PATH"\n'
+               f'export OPENAI_API_KEY={USER_KEY}\n'
+               'export ARI_LLM_API_BASE=http://127.0.0.1:9/v1\n')
     subprocess.run(["/usr/sbin/runuser", "-u", user, "--", "tee", str(home / ".bash_profile")],
                    input=profile, capture_output=True, text=True, timeout=30, check=True)
     yield env
@@ -250,6 +255,11 @@ def test_hub_user_sets_up_and_hands_off_a_run_inside_their_batch_job(hub, page, 
         time.sleep(0.5)
     result = report.read_text()
     assert "rc=0" in result, result
+    assert "OPENAI_API_KEY" in result and USER_KEY not in result, result  # said set, never shown
+    ours = [checkpoint / name for name in ("experiment.md", "launch_config.json", ".env", "workflow.yaml")]
+    for path in [*ours, *(workspace / "launch").glob("*.sh")]:
+        if path.is_file():
+            assert USER_KEY not in path.read_text(errors="replace"), f"the user's key reached {path}"
     assert "[fail]" not in result and "[error]" not in result, result
     assert_no_console_errors(page)
 
