@@ -348,7 +348,7 @@ def _shared_fs_verdict(state: WizardState, checkpoint: str, host: Any):
 
 
 def _is_shared_fs_problem(problem: Any) -> bool:
-    return problem.field == "workspace" and problem.message.startswith("shared filesystem check:")
+    return problem.field == "workspace" and problem.rule == "shared_fs"
 
 
 def _make_dirs(path: Path) -> None:

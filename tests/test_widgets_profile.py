@@ -167,4 +167,4 @@ def test_each_step_shows_its_own_problems():
     assert "title" not in text(profile.problems)  # an empty title is step 4's business
     assert "title" in text(experiment.problems)
     profile.walltime.value = "later"
-    assert "walltime" in text(profile.problems) and "walltime" not in text(experiment.problems)
+    assert "'later'" in text(profile.problems) and "'later'" not in text(experiment.problems)
