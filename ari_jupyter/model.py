@@ -205,19 +205,16 @@ class WizardState(HasTraits):
         return type(self).from_json(self.to_json())
 
     # -- validation -----------------------------------------------------------------------
-    def problems(self) -> list:
-        """Every problem with this state: fields, experiment.md lints, profile vs site.
+    def problems(self, env: Mapping[str, str] | None = None, fan_out: bool | None = None) -> list:
+        """Every finding about this state, each cause once (``judge.judge``): fields,
+        experiment.md lints, the profile against the site and the ranks' placement.
 
-        Each item is an ``ari.validate.Problem`` (field, severity error|warning|info, message,
-        fix); errors block Write.
+        Each item is an ``ari.finding.Finding`` (rule, field, severity error|warning|info,
+        message id and parameters, English message and fix); errors block Write.
         """
-        problems = self.field_problems()
-        if self.partition and not any(p.severity == "error" for p in problems):
-            problems += self.lint_problems()
-        problems += self.profile_problems()
-        unique = list({(p.field, p.rule, p.severity, p.message): p for p in problems}.values())
-        order = {"error": 0, "warning": 1, "info": 2}
-        return sorted(unique, key=lambda p: order.get(p.severity, 3))
+        from .judge import judge
+
+        return judge(self, env=env, fan_out=fan_out)
 
     def blocking_problems(self) -> list:
         return [p for p in self.problems() if p.severity == "error"]

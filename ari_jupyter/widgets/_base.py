@@ -42,6 +42,26 @@ def pre(text: str, max_height: str = "18em") -> str:
             f'font-size:12px">{esc(text)}</pre>')
 
 
+SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "info": "#555555"}
+SEVERITY_ICON = {"error": "✖", "warning": "⚠", "info": "ℹ"}
+
+
+def findings_html(findings: Iterable[Any], lang: str) -> str:
+    """A list of findings in ``lang``: severity, sentence, and the fix when there is one."""
+    items = []
+    for f in findings:
+        short = f.rule.removeprefix("placement_")
+        fix = f.fix_text(lang)
+        items.append(f'<li class="ari-finding ari-finding-{esc(short)} ari-msg-{esc(f.severity)}" '
+                     f'data-rule="{esc(f.rule)}" data-severity="{esc(f.severity)}" '
+                     f'style="color:{SEVERITY_COLOR.get(f.severity, "#555")}">'
+                     f'{SEVERITY_ICON.get(f.severity, "")} {esc(f.text(lang))}'
+                     + (f' <i>{esc(fix)}</i>' if fix else "") + '</li>')
+    if not items:
+        return ""
+    return f'<ul style="margin:4px 0;padding-left:18px;font:12px sans-serif">{"".join(items)}</ul>'
+
+
 class WizardContext(HasTraits):
     """Shared by all panels: the state, the site config, the machine looked at, the language.
 
@@ -52,6 +72,8 @@ class WizardContext(HasTraits):
 
     lang = Unicode("en")
     host = AnyTrait()
+    fan_out = AnyTrait(None, allow_none=True)
+    """Whether reproduce.sh starts its ranks through srun (None: what the kind implies)."""
     site_name = Unicode("")
     site_reason = Unicode("")
 
@@ -68,6 +90,7 @@ class WizardContext(HasTraits):
         self._watched_profile = None
         state.observe(self._on_state_change)
         self._watch_profile()
+        self.observe(lambda _: self._notify(), names="fan_out")
 
     @observe("lang")
     def _check_lang(self, change):
@@ -110,39 +133,25 @@ class WizardContext(HasTraits):
 
     def slurm_plan(self):
         """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it, or (None, why not)."""
-        from ..ari import render
-        from ..ari.errors import AriError
-        from ..ari.sbatch import ReproduceArgs, plan_slurm_dispatch
+        from ..judge import slurm_plan
 
-        state = self.state
-        # The caller arguments ARI's reproduce step gets from the checkpoint (workflow.yaml
-        # inputs / .env), exactly as ari.validate.validate_state builds them.
-        args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
-                             walltime=state.walltime or "", nodes=int(state.nodes or 0))
-        try:
-            values = render.env_values(state)
-        except (TypeError, ValueError) as exc:
-            return None, str(exc)
-        if state.max_cpus is None:
-            values.pop("ARI_SLURM_CPUS", None)  # not chosen yet: ARI's default applies
-        env = {**self.host.env, **values}
-        checkpoint = state.checkpoint_dir or (
-            f"{(state.workspace or '~').rstrip('/')}/checkpoints/{state.run_id or '<run_id>'}")
         sbatch = self.state.probe_results.get("sbatch")
-        has_sbatch = (sbatch.data.get("path") is not None) if sbatch is not None \
-            else self.host.which("sbatch") is not None
-        try:
-            plan = plan_slurm_dispatch(
-                args, env, f"{checkpoint}/repro_sandbox",
-                has_gres=bool(self.probe_data("gres").get("has_gres")),
-                bind_flags=_bind_flags(self.probe_data("sbatch")),
-                has_sbatch=has_sbatch, profile=state.profile,
-                # ARI judges the path on the machine itself; a demo site's paths are only
-                # judged by its shared_fs probe (through the site's recorded mounts/symlinks).
-                home=None if getattr(self.host, "is_demo", False) else self.host.home)
-        except (AriError, ValueError) as exc:
-            return None, str(exc)
-        return plan, ""
+        has_sbatch = None if sbatch is not None else self.host.which("sbatch") is not None
+        # ARI judges the path on the machine itself; a demo site's paths are only judged by
+        # its shared_fs probe (through the site's recorded mounts/symlinks).
+        home = None if getattr(self.host, "is_demo", False) else self.host.home
+        return slurm_plan(self.state, self.host.env, has_sbatch=has_sbatch, home=home)
+
+    def placement(self):
+        """Where the reproduce job's ranks land (None outside an allocation)."""
+        from ..judge import placement
+
+        return placement(self.state, self.host.env, self.fan_out, self._has_sbatch())
+
+    def _has_sbatch(self) -> bool | None:
+        if self.state.probe_results.get("sbatch") is not None:
+            return None
+        return self.host.which("sbatch") is not None
 
     def prelude_text(self) -> str:
         """The reproduce.sh prelude for the profile, with srun where the site has it."""
@@ -156,8 +165,19 @@ class WizardContext(HasTraits):
         except prelude.PreludeError as exc:
             return str(exc)
 
-    def profile_problems(self) -> list:
-        return self.state.problems()
+    def problems(self) -> list:
+        """The one verdict (``judge.judge``) every step filters."""
+        from ..judge import judge
+
+        return judge(self.state, env=self.host.env, fan_out=self.fan_out,
+                     has_sbatch=self._has_sbatch())
+
+    def step_problems(self, step: str) -> list:
+        from ..judge import for_step
+
+        return for_step(self.problems(), step)
+
+    profile_problems = problems
 
     # -- actions ----------------------------------------------------------------------------
     def switch_site(self, name: str) -> None:

@@ -5,11 +5,11 @@ import json
 
 import ipywidgets as widgets
 
+from ..judge import EXPERIMENT_FIELDS
 from ._base import Panel, esc, pre
 
 SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "info": "#555555"}
-PANEL_FIELDS = ("title", "goal", "metrics", "min_expected_metric", "provided_files", "workspace",
-                "run_id", "experiment.md")
+PANEL_FIELDS = EXPERIMENT_FIELDS
 
 
 class ExperimentPanel(Panel):
@@ -147,15 +147,16 @@ class ExperimentPanel(Panel):
     def refresh(self) -> None:
         self.metrics_label.value = (f'<div style="font:13px sans-serif;width:146px;text-align:right;'
                                     f'padding-right:8px">{esc(self.tr("exp_metrics"))}</div>')
-        problems = [p for p in self.ctx.profile_problems()]
+        lang = self.ctx.lang
+        problems = self.ctx.step_problems("experiment")
         mine = [p for p in problems if p.field in PANEL_FIELDS]
         extra = self._min_metric_error
         rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
-            [(p.severity, p.field, p.message, p.fix) for p in mine]
+            [(p.severity, p.field, p.text(lang), p.fix_text(lang)) for p in mine]
         self.problems.value = "".join(
             f'<div class="ari-problem ari-msg-{sev}" '
             f'style="font:12px sans-serif;color:{SEVERITY_COLOR.get(sev, "#555")}">'
-            f'<b>{esc(field)}</b>: {esc(message)}' + (f' — <i>{esc(fix)}</i>' if fix else "") + "</div>"
+            f'{esc(message)}' + (f' — <i>{esc(fix)}</i>' if fix else "") + "</div>"
             for sev, field, message, fix in rows)
         self._render_previews()
         # A node-local workspace is not a reason to disable Write: emit refuses it and the
@@ -163,7 +164,7 @@ class ExperimentPanel(Panel):
         blocking = [p for p in problems if p.severity == "error" and not _is_shared_fs_problem(p)]
         self.write.disabled = bool(blocking)
         if blocking:
-            reasons = "; ".join(f"{p.field}: {p.message}" for p in blocking[:3])
+            reasons = "; ".join(p.text(lang) for p in blocking[:3])
             more = len(blocking) - 3
             text = self.tr("exp_write_blocked", count=len(blocking), reasons=reasons) + \
                 (" " + self.tr("exp_write_more", count=more) if more > 0 else "")
