@@ -160,9 +160,7 @@ def run(args: argparse.Namespace) -> int:
         seed_defaults(state, config, host, keep_profile=profile_given)
         if not args.no_probes:
             _probe(state, host, config, args)
-            if not state.module_loads:
-                state.module_loads = config.suggested_for(state.probe("modules"))
-        state.apply_site_defaults(host.env)
+            seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
         result = emit_checkpoint(state, force=args.force, host=host)
     except (_BadInput, StateError, EmitError) as exc:
         print(f"ari-jupyter emit: {exc}", file=sys.stderr)

@@ -180,25 +180,25 @@ class WizardContext(HasTraits):
     profile_problems = problems
 
     # -- actions ----------------------------------------------------------------------------
-    def switch_site(self, name: str) -> None:
-        """Look at another (demo) site: new host, its allocation, fresh probe results; a
-        workspace still at the previous site's default moves to the new site's default."""
-        from ..allocation import Allocation
+    def switch_site(self, name: str | None) -> None:
+        """Look at another site (a demo site's name, None: this machine) through the core's
+        ``site_defaults.use_site``: new host and allocation, fresh probes, site-derived values
+        as a fresh wizard there has them, the user's text kept."""
         from ..config import open_host
+        from ..site_defaults import use_site
 
-        previous_default = self.config.workspace_for_host(self.host, self.local_env)
-        host = open_host(name, self.config, self.local_env)
+        host = open_host(name or None, self.config, self.local_env)
         self.runner.cancel_all()
-        with self.state.hold_trait_notifications():
-            self.state.probe_results = {}
-            self.state.allocation = Allocation.from_env(host.env)
-            self.state.site_name = host.name
-            if self.state.workspace in ("", previous_default):
-                self.state.workspace = self.config.workspace_for_host(host, self.local_env)
-        self.host = host
+        self.host = host  # first: defaults that follow the probes read the new host
+        use_site(self.state, self.config, host, self.local_env)
+        self.fan_out = None
         self.site_name = host.name
-        self.site_reason = "site_reason_given"
-        self.runner.start()
+        if name:
+            self.site_reason = "site_reason_given"
+        else:
+            inside = self.state.allocation is not None and self.state.allocation.inside_allocation
+            self.site_reason = "site_reason_allocation" if inside else "site_reason_outside"
+        self.runner.start_soon()
 
     def choose_partition(self, partition: str) -> None:
         """The user picked a partition: record it and ask the site again about it."""

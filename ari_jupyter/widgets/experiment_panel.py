@@ -94,6 +94,7 @@ class ExperimentPanel(Panel):
         s.observe(self._from_state, names=["title", "goal", "metrics", "min_expected_metric",
                                            "provided_files", "workspace", "run_id"])
         ctx.observe_plan(self.refresh)
+        ctx.observe(self._on_site, names="host")
         ctx.runner.observe(lambda _: self._render_shared_fs(), names="running")
         bridge = ctx.bridge
         if bridge is not None:
@@ -234,6 +235,15 @@ class ExperimentPanel(Panel):
             self.terminal_status.value = f'<span style="font:12px sans-serif">{esc(text)}</span>'
         self.checklist.value = self._checklist_html()
 
+    def _on_site(self, change) -> None:
+        """Another site: the previous write result and its checklist belong to the old one."""
+        if self.handoff_task is not None and not self.handoff_task.done():
+            self.handoff_task.cancel()
+        self.last_emit, self._checklist, self.handoff_results = None, None, []
+        self.result.value = self.handoff_checks.value = self.terminal_status.value = ""
+        self._hide_confirm()
+        self.refresh()
+
     # -- actions ----------------------------------------------------------------------------------
     def do_write(self, force: bool = False):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
@@ -299,7 +309,7 @@ class ExperimentPanel(Panel):
             items = handoff.handoff_checklist(self.state, emitted.checkpoint_dir, notes=emitted.notes,
                                               files=emitted.files, env=self.ctx.host.env)
             self._checklist = (emitted, items)
-        return _render_checklist(self._checklist[1], self.tr)
+        return _render_checklist(self._checklist[1], self.tr, self.ctx.site_name)
 
     def start_handoff_check(self):
         """Run the hand-off checks as a task on the kernel's loop; results render as they come."""
@@ -344,7 +354,9 @@ def _copy_button(text: str, label: str, done: str) -> str:
 CHECKLIST_COLORS = {"ready": "#1565c0", "written": "#2e7d32", "not written": "#c62828"}
 
 
-def _render_checklist(items, tr) -> str:
+def _render_checklist(items, tr, site_name: str = "") -> str:
+    from ..site_defaults import checklist_title_key
+
     """The hand-off steps (handoff.ChecklistItem): translated title and state, the core's
     command, detail and warning verbatim (they quote paths, ports and ARI's behaviour)."""
     rows = []
@@ -363,7 +375,7 @@ def _render_checklist(items, tr) -> str:
         for command in item.extra_commands:
             parts.append(pre(command))
         rows.append(f'<li class="ari-checklist-{esc(item.id)}" style="margin:6px 0">{"".join(parts)}</li>')
-    return (f'<h4 style="margin:8px 0 2px">{esc(tr("exp_checklist_title"))}</h4>'
+    return (f'<h4 style="margin:8px 0 2px">{esc(tr(checklist_title_key(site_name)))}</h4>'
             f'<ol class="ari-checklist" style="font:12px sans-serif">{"".join(rows)}</ol>')
 
 
