@@ -146,7 +146,7 @@ def _probe(state, host, config, args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import seed_defaults
-    from ..emit import EmitError, emit_checkpoint
+    from ..emit import EmitBlocked, EmitError, emit_checkpoint
     from ..model import StateError, WizardState
 
     try:
@@ -162,6 +162,16 @@ def run(args: argparse.Namespace) -> int:
             _probe(state, host, config, args)
             seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
         result = emit_checkpoint(state, force=args.force, host=host)
+    except EmitBlocked as exc:
+        from ..i18n import t
+        from . import output_lang
+
+        lang = output_lang(args)
+        lines = [f"- {p.field}: {p.text(lang)}" + (f" ({p.fix_text(lang)})" if p.fix_text(lang) else "")
+                 for p in exc.problems]
+        print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines),
+              file=sys.stderr)
+        return 1
     except (_BadInput, StateError, EmitError) as exc:
         print(f"ari-jupyter emit: {exc}", file=sys.stderr)
         return 1

@@ -97,6 +97,8 @@ def message(message_id: str, /, **params) -> dict:
 def _nested(value, lang: str):
     if isinstance(value, Mapping) and "message_id" in value:
         return t(value["message_id"], lang, **dict(value.get("params") or {}))
+    if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+        return t("list.separator", lang).join(_nested(v, lang) for v in value)
     return value
 
 

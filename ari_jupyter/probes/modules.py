@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ..i18n import message
 from ..host import CommandResult, Host
 from .context import ProbeContext, evidence_of, first_line, unanswered
 from .parsers import mpi_modules, openmpi_modules, parse_module_avail
@@ -95,6 +96,7 @@ async def probe_modules(host: Host, ctx: ProbeContext) -> ProbeResult:
         return ProbeResult(
             "modules", "skip",
             "no module system (Lmod or Environment Modules) on this host",
+            message_id="probe.modules.none", fix_id="probe.modules.none.fix",
             command=result.command if result else "",
             evidence=evidence_of(host, result) if result else "",
             fix="Nothing to load: module_loads stays empty; software must be on PATH on every node.",
@@ -137,4 +139,8 @@ async def probe_modules(host: Host, ctx: ProbeContext) -> ProbeResult:
         "modules", "ok",
         f"{len(listing.modules)} modules via {listing.system}{cached}: {shown}; {mpi}",
         command=result.command, evidence=evidence, data=data,
+        message_id="probe.modules.ok" if not listing.cached else "probe.modules.ok_cached",
+        params={"count": len(listing.modules), "system": listing.system, "shown": shown,
+                "mpi": message("probe.modules.mpi", modules=", ".join(data["mpi_modules"]))
+                if data["mpi_modules"] else message("probe.modules.no_mpi")},
     )
