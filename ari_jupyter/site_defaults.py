@@ -130,6 +130,15 @@ def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) 
                               *(m for m in added_modules if m not in state.module_loads)]
 
 
+def site_description(host: Any, lang: str) -> str:
+    """A demo site's description in ``lang`` (the site file's own text when none is in the
+    catalogs, e.g. a site recorded with ``probe --record-site``)."""
+    from .i18n import messages, t
+
+    key = f"site.{getattr(host, 'name', '')}.description"
+    return t(key, lang) if key in messages() else getattr(host, "description", "")
+
+
 def checklist_title_key(site_name: str) -> str:
     """The hand-off checklist's title: R-CCS Cloud's flow is named on R-CCS Cloud only."""
     return "exp_checklist_title" if site_name == "rccs-cloud" else "exp_checklist_title_generic"

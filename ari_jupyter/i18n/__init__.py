@@ -94,7 +94,38 @@ def message(message_id: str, /, **params) -> dict:
     return {"message_id": message_id, "params": params}
 
 
+class Text(str):
+    """An English sentence that remembers its message id and parameters: code that keeps
+    strings (notes, details) keeps working, and a display renders it in its own language."""
+
+    message_id: str
+    params: dict
+
+    def __new__(cls, message_id: str, params: Mapping | None = None):
+        params = dict(params or {})
+        self = super().__new__(cls, t(message_id, DEFAULT_LANGUAGE, **params))
+        self.message_id, self.params = message_id, params
+        return self
+
+    def __reduce__(self):  # copies and pickles keep the id (dataclasses.asdict deep-copies)
+        return (Text, (self.message_id, self.params))
+
+
+def text(message_id: str, /, **params) -> Text:
+    """``Text`` for ``message_id`` with ``params``."""
+    return Text(message_id, params)
+
+
+def render(value, lang: str | None) -> str:
+    """A ``Text`` in ``lang``; any other string as it is."""
+    if isinstance(value, Text):
+        return t(value.message_id, lang, **value.params)
+    return value
+
+
 def _nested(value, lang: str):
+    if isinstance(value, Text):
+        return render(value, lang)
     if isinstance(value, Mapping) and "message_id" in value:
         return t(value["message_id"], lang, **dict(value.get("params") or {}))
     if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):

@@ -57,8 +57,10 @@ class AllocationPanel(Panel):
         inside = bool(allocation is not None and allocation.inside_allocation)
         demo = bool(getattr(self.ctx.host, "is_demo", False))
         if demo:
+            from ..site_defaults import site_description
+
             text = self.tr("alloc_banner_demo", site=self.ctx.site_name,
-                           description=getattr(self.ctx.host, "description", ""))
+                           description=site_description(self.ctx.host, self.ctx.lang))
             if not inside:
                 text += " " + self.tr("alloc_demo_no_allocation")
             color = "#1565c0"
@@ -116,7 +118,7 @@ class AllocationPanel(Panel):
         result = probe_results(self.state).get("time_left")
         if result is None:
             return "—"
-        return result.summary
+        return result.text(self.ctx.lang)
 
     def _render_node_names(self) -> None:
         a = self.state.allocation

@@ -195,12 +195,20 @@ class ExperimentPanel(Panel):
             lambda: render.render_handoff_script(
                 s, self._target_dir(), f"{s.workspace.rstrip('/')}/launch/{s.run_id or '<run_id>'}.sh"),
         )
+        errors = [p for p in self.ctx.step_problems("experiment") if p.severity == "error"]
+
+        def reason(exc) -> str:
+            # The judge names the cause in the user's language; the renderer's text is English.
+            if not s.partition:
+                return self.tr("exp_preview_no_partition")
+            return errors[0].text(self.ctx.lang) if errors else str(exc)
+
         for child, make in zip(self.previews.children, renderers):
             try:
                 child.value = pre(make(), max_height="22em")
             except (render.RenderError, ValueError, TypeError) as exc:
                 child.value = (f'<div style="font:12px sans-serif;color:#c62828">'
-                               f'{esc(self.tr("exp_preview_unavailable", reason=exc))}</div>')
+                               f'{esc(self.tr("exp_preview_unavailable", reason=reason(exc)))}</div>')
 
     def _render_shared_fs(self) -> None:
         if "shared_fs" in self.ctx.runner.running:
@@ -212,7 +220,7 @@ class ExperimentPanel(Panel):
             else:
                 color = {"ok": "#2e7d32", "warn": "#b26a00", "fail": "#c62828"}.get(result.status, "#555")
                 text = self.tr("exp_shared_fs_verdict", status=self.tr("status_" + result.status),
-                               summary=result.summary)
+                               summary=result.text(self.ctx.lang))
         self.shared_fs.value = (f'<div class="ari-shared-fs" style="font:12px sans-serif;color:{color};'
                                 f'margin-left:158px">{esc(text)}</div>')
 
@@ -248,7 +256,8 @@ class ExperimentPanel(Panel):
     def do_write(self, force: bool = False):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
         shared-filesystem check calls node-local, is only written after the user confirms."""
-        from ..emit import CheckpointExists, EmitError, NodeLocalWorkspace, emit_checkpoint
+        from ..emit import CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint
+        from ..i18n import render as in_lang
 
         self._hide_confirm()
         try:
@@ -257,13 +266,18 @@ class ExperimentPanel(Panel):
             return self._ask(self.tr("exp_exists", detail=exc), "exp_overwrite")
         except NodeLocalWorkspace as exc:
             return self._ask(self.tr("exp_node_local", detail=exc), "exp_write_anyway")
+        except EmitBlocked as exc:
+            reasons = "; ".join(p.text(self.ctx.lang) for p in exc.problems)
+            self.result.value = (f'<div class="ari-write-error" style="font:12px sans-serif;color:#c62828">'
+                                 f'{esc(self.tr("exp_write_failed", error=reasons))}</div>')
+            return None
         except (EmitError, OSError, ValueError) as exc:
             self.result.value = (f'<div class="ari-write-error" style="font:12px sans-serif;color:#c62828">'
                                  f'{esc(self.tr("exp_write_failed", error=exc))}</div>')
             return None
         self.last_emit = result
         files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
-        notes = "".join(f"<li>{esc(note)}</li>" for note in result.notes)
+        notes = "".join(f"<li>{esc(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
         self.result.value = (f'<div class="ari-write-ok" style="font:12px sans-serif;color:#2e7d32">'
                              f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>'
                              f'<ul style="font:12px sans-serif">{files}</ul>'
@@ -309,7 +323,7 @@ class ExperimentPanel(Panel):
             items = handoff.handoff_checklist(self.state, emitted.checkpoint_dir, notes=emitted.notes,
                                               files=emitted.files, env=self.ctx.host.env)
             self._checklist = (emitted, items)
-        return _render_checklist(self._checklist[1], self.tr, self.ctx.site_name)
+        return _render_checklist(self._checklist[1], self.tr, self.ctx.site_name, self.ctx.lang)
 
     def start_handoff_check(self):
         """Run the hand-off checks as a task on the kernel's loop; results render as they come."""
@@ -354,11 +368,12 @@ def _copy_button(text: str, label: str, done: str) -> str:
 CHECKLIST_COLORS = {"ready": "#1565c0", "written": "#2e7d32", "not written": "#c62828"}
 
 
-def _render_checklist(items, tr, site_name: str = "") -> str:
+def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
+    """The hand-off steps (handoff.ChecklistItem): translated title, state, detail and
+    warning; the core's commands verbatim."""
+    from ..i18n import render
     from ..site_defaults import checklist_title_key
 
-    """The hand-off steps (handoff.ChecklistItem): translated title and state, the core's
-    command, detail and warning verbatim (they quote paths, ports and ARI's behaviour)."""
     rows = []
     for item in items:
         color = CHECKLIST_COLORS.get(item.state, "#555")
@@ -368,12 +383,13 @@ def _render_checklist(items, tr, site_name: str = "") -> str:
         if item.command:
             parts.append(pre(item.command))
         if item.detail:
-            parts.append(f"<div>{esc(item.detail)}</div>")
+            parts.append(f"<div>{esc(render(item.detail, lang))}</div>")
         if item.warning:
             parts.append(f'<div class="ari-dashboard-warning" style="color:#c62828;margin:4px 0">'
-                         f'⚠ {esc(item.warning)}</div>')
+                         f'⚠ {esc(render(item.warning, lang))}</div>')
         for command in item.extra_commands:
-            parts.append(pre(command))
+            parts.append(pre(command) if not hasattr(command, "message_id")
+                         else f"<div>{esc(render(command, lang))}</div>")
         rows.append(f'<li class="ari-checklist-{esc(item.id)}" style="margin:6px 0">{"".join(parts)}</li>')
     return (f'<h4 style="margin:8px 0 2px">{esc(tr(checklist_title_key(site_name)))}</h4>'
             f'<ol class="ari-checklist" style="font:12px sans-serif">{"".join(rows)}</ol>')
