@@ -81,7 +81,8 @@ class AriWizard(Configurable):
     ).tag(config=True)
 
     language = Unicode(
-        "", help="Wizard language (en, ja, zh); empty = from LC_ALL / LANG."
+        "", help="Wizard language (en, ja, zh); empty = JupyterLab's (sent by the lab "
+                 "extension), else from LC_ALL / LANG."
     ).tag(config=True)
 
     @validate("workspace_template")

@@ -46,7 +46,7 @@ _MODULE_INIT = "\n".join(prelude.module_init_lines())
 class ChecklistItem:
     id: str
     title: str
-    state: str  # "ready", "written", "not written"
+    state: str  # "ready", "written", "env only" (.env without workflow.yaml), "not written"
     command: str = ""
     detail: str = ""
     warning: str = ""
@@ -142,7 +142,8 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
         reproduce_state = "written"
     else:
         parts.append(text("handoff.reproduce.rubric", why=why_not))
-        reproduce_state = "written" if env_file.is_file() else "not written"
+        # Only half of the reproduce inputs exist: say so rather than "written".
+        reproduce_state = "env only" if env_file.is_file() else "not written"
     reproduce = ChecklistItem(
         id="reproduce", title="Reproduce step: sandbox_kind=slurm and the node count",
         state=reproduce_state,

@@ -7,6 +7,10 @@ processes never interleave. The cluster is stopped when the session ends. A test
 when the machine cannot run the cluster (no root, no apt-get, no unshare), with that reason;
 skipped slurm tests are written to $ARI_TEST_REPORT_DIR/slurm-skips.json and, with CI=true,
 fail the session.
+
+``ari_env`` (marker ``ari``) is ARI's real code, built from the source snapshot into its own
+venv (tests/ari_env.py); without a snapshot those tests skip with the reason and how to set
+``ARI_SRC``, and with CI=true (or where ../shared/ari-snapshot exists) that skip fails too.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from testbed import VARIANTS, Testbed, can_run  # noqa: E402
+import ari_env as _ari  # noqa: E402
 
 _FIXTURE_VARIANT = {f"testbed_{v}": v for v in VARIANTS}
 
@@ -43,6 +48,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return (1, VARIANTS.index(variant) + 1 if variant else 0)
 
     items.sort(key=key)  # stable: the order inside each group is kept
+    for item in items:
+        if "ari_env" in getattr(item, "fixturenames", ()) and item.get_closest_marker("ari") is None:
+            item.add_marker(pytest.mark.ari)
+        if item.get_closest_marker("ari") is not None:
+            item.user_properties.append(("ari_real", "1"))
     for item in items:
         if item.get_closest_marker("slurm") is not None:
             item.user_properties.append(("slurm_testbed", _variant_of(item) or "any"))
@@ -123,6 +133,59 @@ def testbed_any(request: pytest.FixtureRequest):
     return request.getfixturevalue(f"testbed_{request.param}")
 
 
+@pytest.fixture(scope="session")
+def ari_env() -> "_ari.AriEnv":
+    """ARI's real code (marker ``ari``): built once per snapshot, shared by concurrent sessions.
+
+    Gives ``.python`` (ARI's venv interpreter), ``.root`` (ARI's source root: ari-core/,
+    ari-skill-*), ``.env`` (the environment for every ARI process: LITELLM_LOCAL_MODEL_COST_MAP,
+    ARI_MEMORY_BACKEND=in_memory, the LLM at 127.0.0.1 where nothing listens) and
+    ``.run(script, *args, cwd=, env=, timeout=)`` (a Python driver in ARI's venv). Drive ARI's
+    own functions through it; never re-implement them. Skips (with the reason and ARI_SRC)
+    where no ARI source exists; that skip fails CI.
+    """
+    try:
+        return _ari.ensure()
+    except _ari.AriUnavailable as exc:
+        reason = f"ARI's real code unavailable: {exc}"
+        if _ari.snapshot_expected():
+            pytest.fail(reason)  # the snapshot is meant to be here: a missing ARI is a failure
+        pytest.skip(reason)
+    except _ari.AriBuildError as exc:
+        pytest.fail(f"ARI could not be built: {exc}")
+
+
+class AriOutcomes:
+    """Counts tests of ARI's real code; their skips are listed and, with CI=true, fatal."""
+
+    def __init__(self) -> None:
+        self.ran = 0
+        self.skipped: list[dict[str, str]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if dict(report.user_properties).get("ari_real") is None:
+            return
+        if report.skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            self.skipped.append({"nodeid": report.nodeid, "reason": reason})
+        elif report.when == "call":
+            self.ran += 1
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if _ci() and self.skipped and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.ran and not self.skipped:
+            return
+        terminalreporter.write_sep("-", "ARI's real code")
+        terminalreporter.write_line(f"ari tests: {self.ran} ran, {len(self.skipped)} skipped")
+        for entry in self.skipped[:5]:
+            terminalreporter.write_line(f"  skipped {entry['nodeid']}: {entry['reason']}")
+        if self.skipped and _ci():
+            terminalreporter.write_line("CI=true: skipped ari tests fail the run", red=True)
+
+
 # -- skipped slurm tests: reported, and fatal under CI=true --------------------------------------
 def _ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -185,3 +248,4 @@ class SlurmOutcomes:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SlurmOutcomes(), "ari-slurm-outcomes")
+    config.pluginmanager.register(AriOutcomes(), "ari-real-outcomes")

@@ -215,7 +215,8 @@ def test_checklist_for_a_written_checkpoint(site):
     assert "no login" in dashboard.warning and "/api/env-keys" in dashboard.warning
     assert dashboard.extra_commands[0] == "ssh -N -L 9100:n1:9100 -L 9101:n1:9101 alice@login1"
     assert handoff.state == "written" and handoff.command == result.handoff_command
-    assert reproduce.state == "written" and "ARI_PHASE1_SANDBOX=slurm" in reproduce.detail
+    # .env is written, workflow.yaml is not: the state says so instead of "written"
+    assert reproduce.state == "env only" and "ARI_PHASE1_SANDBOX=slurm" in reproduce.detail
     assert "workflow.yaml not written" in reproduce.detail
     json.dumps([s.to_json() for s in steps])
 

@@ -78,7 +78,7 @@ def test_every_computed_key_exists():
     computed |= set(STEP_KEYS)
     from ari_jupyter.handoff import ChecklistItem  # noqa: F401  (ids below are handoff_checklist's)
     computed |= {f"checklist_{i}" for i in ("dashboard", "handoff", "reproduce")}
-    computed |= {f"checklist_state_{s}" for s in ("ready", "written", "not_written")}
+    computed |= {f"checklist_state_{s}" for s in ("ready", "written", "env_only", "not_written")}
     computed |= {"site_reason_given", "site_reason_allocation", "site_reason_demo", "site_reason_outside"}
     computed |= {f"alloc_{k}" for k in ("job", "cluster", "partition", "account", "nodes",
                                         "tasks_per_node", "cpus", "gpus", "memory", "time_left")}

@@ -157,3 +157,22 @@ def test_a_long_file_shows_its_tail_but_is_diagnosed_whole(tmp_path, monkeypatch
     panel.text.value = panel.text.value + "edited\n"
     panel.diagnose()
     assert "gres-invalid" not in rows(panel)  # now the box is the input
+
+
+def test_a_multi_line_fix_is_a_code_block_with_its_lines_and_a_copy_button():
+    import html
+
+    wizard, panel = doctor_on(preset="mpi")
+    panel.text.value = "#!/usr/bin/env bash\nmodule load openmpi/4.1\nsrun ./app\n"
+    panel.kind.value = "reproduce"
+    panel.diagnose()
+    row = re.search(r'<tr class="ari-doctor-finding[^"]*ari-doctor-rule-L5".*?</tr>',
+                    panel.findings_view.value, re.S)
+    assert row, panel.findings_view.value
+    fix = re.search(r'<div class="ari-doctor-fix">(.*?)</div>\s*(?:<div class="ari-doctor-sugg|$)',
+                    row.group(0), re.S)
+    block = re.search(r'<div class="ari-codeblock"><button[^>]*class="ari-copy-code"[^>]*>[^<]*'
+                      r'</button><pre[^>]*>(.*?)</pre>', fix.group(1), re.S)
+    assert block, fix.group(1)
+    lines = html.unescape(block.group(1)).splitlines()
+    assert len(lines) > 3 and any(line.lstrip().startswith("if ") for line in lines)

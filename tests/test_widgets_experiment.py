@@ -137,7 +137,7 @@ def test_typing_in_the_workspace_reruns_only_the_shared_fs_probe(tmp_path):
     assert after["shared_fs"].status == "fail"
     assert all(after[k] is before[k] for k in before if k != "shared_fs")
     assert "ari-shared-fs" in wizard.experiment_panel.shared_fs.value
-    assert "#c62828" in wizard.experiment_panel.shared_fs.value
+    assert "ari-sev-error" in wizard.experiment_panel.shared_fs.value
 
 
 def test_after_write_the_checklist_and_check_handoff_appear(tmp_path):
@@ -169,3 +169,21 @@ def test_after_write_the_checklist_and_check_handoff_appear(tmp_path):
         assert f"ari-handoff-{result.id}" in panel.handoff_checks.value
     by_id = {r.id: r.status for r in panel.handoff_results}
     assert by_id["checkpoint"] == "ok" and by_id["script"] == "ok"
+
+
+def test_after_write_one_status_shows_and_it_follows_the_language(tmp_path):
+    from ari_jupyter.widgets.wizard import Wizard
+    from test_widgets_support import fake_bridge
+
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0], lang="en")
+    panel = wizard.experiment_panel
+    panel.title.value, panel.goal.value = "Scaling", "Measure scaling from one to two nodes."
+    panel.metrics.value = ["GFlops"]
+    panel.workspace.value = str(tmp_path / "ws")
+    assert "Ready to write" in panel.write_reason.value
+    assert panel.do_write(force=True) is not None
+    assert panel.write_reason.value == "" and "ari-write-ok" in panel.result.value
+    wizard.language.value = "ja"
+    assert panel.write_reason.value == "" and "Checkpoint written" not in panel.result.value
+    panel.title.value = "Scaling again"  # an edit since the write: "ready" comes back
+    assert panel.write_reason.value != ""

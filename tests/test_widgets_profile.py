@@ -1,5 +1,6 @@
 """Step 3: partition with its source, presets, every profile key, inline messages, previews."""
 import html
+import re
 
 import pytest
 
@@ -131,7 +132,8 @@ def test_sbatch_preview_follows_every_field():
 def test_modules_are_offered_from_the_modules_probe_and_reach_the_prelude():
     wizard = wizard_on("rccs-cloud")
     panel = wizard.profile_panel
-    assert set(panel.modules.allowed_tags) == {"cuda/12.4", "openmpi/4.1"}
+    assert set(panel.offered_modules) == {"cuda/12.4", "openmpi/4.1"}
+    assert "cuda/12.4" in text(panel.modules_help)  # the names on offer are suggested
     panel.modules.value = ["openmpi/4.1"]
     assert wizard.state.module_loads == ["openmpi/4.1"]
     prelude = text(panel.prelude_preview)
@@ -149,7 +151,7 @@ def test_module_filter_from_config_limits_the_choice():
         await wizard.wait()
         return wizard
     wizard = run(scenario())
-    assert wizard.profile_panel.modules.allowed_tags == ["openmpi/4.1"]
+    assert wizard.profile_panel.offered_modules == ["openmpi/4.1"]
 
 
 def test_switching_language_keeps_the_chosen_preset():
@@ -168,3 +170,38 @@ def test_each_step_shows_its_own_problems():
     assert "title" in text(experiment.problems)
     profile.walltime.value = "later"
     assert "'later'" in text(profile.problems) and "'later'" not in text(experiment.problems)
+
+
+def test_a_partial_or_unknown_module_is_refused_with_a_visible_message():
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.profile_panel
+    panel.modules.value = ["openmpi"]  # a partial name + Enter
+    assert wizard.state.module_loads == [] and list(panel.modules.value) == []
+    message = text(panel.modules_message)
+    assert "openmpi" in message and "openmpi/4.1" in message
+    panel.modules.value = ["nvhpc/24"]
+    assert "nvhpc/24" in text(panel.modules_message) and wizard.state.module_loads == []
+    panel.modules.value = ["openmpi/4.1"]
+    assert wizard.state.module_loads == ["openmpi/4.1"] and text(panel.modules_message) == ""
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_simple_first_labels_are_words_and_the_rest_is_advanced(lang):
+    from ari_jupyter.i18n import t
+
+    wizard = Wizard(site="gres-cluster", run_probes=False, bridge=fake_bridge()[0], lang=lang)
+    panel = wizard.profile_panel
+    simple = [panel.fields[key] for key in ("min_ranks", "ntasks_per_node", "requested_gpus_per_node")]
+    for field in simple:
+        assert field.row in panel.simple_box.children
+        assert field.widget.description == t("label_" + field.key, lang)
+        assert field.key in field.widget.tooltip  # the ARI key: a tooltip and a caption
+    advanced = panel.advanced.children[0]
+    assert panel.advanced.selected_index is None  # closed until opened
+    assert panel.fields["exclusive"].row in panel.fields_box.children
+    assert panel.fields["exclusive"].widget.description == t("label_exclusive", lang)
+    assert panel.fields_box in advanced.children
+    for key, field in panel.fields.items():
+        label = field.widget.description if field.name is None else \
+            re.sub(r"<[^>]+>", "", text(field.name))
+        assert label == t("label_" + key, lang) and label != key, key

@@ -21,14 +21,14 @@ from ..i18n import LANGUAGES, normalize_lang, t
 from ..probes.result import ProbeResult
 
 STATUS_STYLE = {
-    # status -> (button_style, FontAwesome icon, colour)
-    "ok": ("success", "check", "#2e7d32"),
-    "warn": ("warning", "exclamation-triangle", "#b26a00"),
-    "fail": ("danger", "times", "#c62828"),
-    "skip": ("", "minus", "#757575"),
-    "unknown": ("info", "question", "#1565c0"),
-    "running": ("", "spinner spin", "#555555"),
-    "pending": ("", "circle-o", "#9e9e9e"),
+    # status -> (button_style, FontAwesome icon, CSS class of its text in wizard.css)
+    "ok": ("success", "check", "ari-status-ok"),
+    "warn": ("warning", "exclamation-triangle", "ari-status-warn"),
+    "fail": ("danger", "times", "ari-status-fail"),
+    "skip": ("", "minus", "ari-status-skip"),
+    "unknown": ("info", "question", "ari-status-unknown"),
+    "running": ("", "spinner spin", "ari-status-running"),
+    "pending": ("", "circle-o", "ari-status-pending"),
 }
 
 
@@ -36,13 +36,26 @@ def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def pre(text: str, max_height: str = "18em") -> str:
-    return (f'<pre style="white-space:pre-wrap;word-break:break-all;max-height:{max_height};'
-            f'overflow:auto;margin:2px 0;padding:6px;background:#f7f7f7;border:1px solid #ddd;'
-            f'font-size:12px">{esc(text)}</pre>')
+def pre(text: str, tall: bool = False) -> str:
+    """A code box (wizard.css ``pre.ari-pre``: theme colours, wrapped lines, scrolls when long;
+    focusable, so a long one scrolls from the keyboard too)."""
+    size = "ari-pre-tall" if tall else "ari-pre-short"
+    return f'<pre class="ari-pre {size}" tabindex="0">{esc(text)}</pre>'
 
 
-SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "info": "#555555"}
+def code_block(text: str, copy_label: str) -> str:
+    """A code box with its lines kept and a button copying them (e.g. a module prelude)."""
+    return (f'<div class="ari-codeblock"><button type="button" class="ari-copy-code" '
+            f'aria-label="{esc(copy_label)}" onclick="navigator.clipboard &amp;&amp; '
+            f'navigator.clipboard.writeText(this.nextElementSibling.textContent)">'
+            f'{esc(copy_label)}</button>{pre(text)}</div>')
+
+
+def div(css_class: str, content_html: str) -> str:
+    """A block of already escaped HTML in the wizard's text style plus ``css_class``."""
+    return f'<div class="ari-text {css_class}">{content_html}</div>'
+
+
 SEVERITY_ICON = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 
 
@@ -52,14 +65,14 @@ def findings_html(findings: Iterable[Any], lang: str) -> str:
     for f in findings:
         short = f.rule.removeprefix("placement_")
         fix = f.fix_text(lang)
-        items.append(f'<li class="ari-finding ari-finding-{esc(short)} ari-msg-{esc(f.severity)}" '
-                     f'data-rule="{esc(f.rule)}" data-severity="{esc(f.severity)}" '
-                     f'style="color:{SEVERITY_COLOR.get(f.severity, "#555")}">'
+        items.append(f'<li class="ari-finding ari-finding-{esc(short)} ari-msg-{esc(f.severity)} '
+                     f'ari-sev-{esc(f.severity)}" '
+                     f'data-rule="{esc(f.rule)}" data-severity="{esc(f.severity)}">'
                      f'{SEVERITY_ICON.get(f.severity, "")} {esc(f.text(lang))}'
                      + (f' <i>{esc(fix)}</i>' if fix else "") + '</li>')
     if not items:
         return ""
-    return f'<ul style="margin:4px 0;padding-left:18px;font:12px sans-serif">{"".join(items)}</ul>'
+    return f'<ul class="ari-findings ari-list ari-text">{"".join(items)}</ul>'
 
 
 class WizardContext(HasTraits):
@@ -253,14 +266,12 @@ def status_badge(results: Iterable[ProbeResult], running: int, tr) -> str:
     parts = []
     for status in ("fail", "warn", "unknown", "ok", "skip"):
         if counts.get(status):
-            color = STATUS_STYLE[status][2]
-            parts.append(f'<span class="ari-badge-{status}" style="background:{color};color:#fff;'
-                         f'border-radius:9px;padding:1px 8px;margin-right:4px">'
+            parts.append(f'<span class="ari-badge ari-badge-{status}">'
                          f'{esc(tr("status_count_" + status, count=counts[status]))}</span>')
     if running:
-        parts.append(f'<span class="ari-badge-running" style="color:#555">'
+        parts.append(f'<span class="ari-badge ari-badge-running">'
                      f'{esc(tr("checks_running", count=running))}</span>')
-    return f'<div style="font:12px sans-serif">{"".join(parts) or esc(tr("checks_none_yet"))}</div>'
+    return f'<div class="ari-text">{"".join(parts) or esc(tr("checks_none_yet"))}</div>'
 
 
 class ProbeRunner(HasTraits):

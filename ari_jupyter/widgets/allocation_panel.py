@@ -63,15 +63,14 @@ class AllocationPanel(Panel):
                            description=site_description(self.ctx.host, self.ctx.lang))
             if not inside:
                 text += " " + self.tr("alloc_demo_no_allocation")
-            color = "#1565c0"
+            look = "ari-sev-info"
         elif inside:
             text = self.tr("alloc_banner_inside", job=allocation.job_id, host=self.ctx.site_name)
-            color = "#2e7d32"
+            look = "ari-sev-ok"
         else:
             text = self.tr("alloc_banner_outside")
-            color = "#b26a00"
-        self.banner.value = (f'<div class="ari-alloc-banner" style="border-left:4px solid {color};'
-                             f'padding:4px 8px;font:13px sans-serif">{esc(text)}</div>')
+            look = "ari-sev-warning"
+        self.banner.value = f'<div class="ari-alloc-banner ari-banner ari-text {look}">{esc(text)}</div>'
         # Demo sites are offered outside an allocation and while one is shown (to switch back and forth).
         self.demo_picker.layout.display = "" if (demo or not inside) else "none"
         with self.demo_picker.hold_trait_notifications():
@@ -84,7 +83,7 @@ class AllocationPanel(Panel):
     def _render_facts(self) -> None:
         a = self.state.allocation
         if a is None or not a.inside_allocation:
-            self.facts.value = f'<p style="font:12px sans-serif">{esc(self.tr("alloc_no_facts"))}</p>'
+            self.facts.value = f'<p class="ari-text">{esc(self.tr("alloc_no_facts"))}</p>'
             return
         dash = "—"
         tasks = _compress_counts(a.tasks_per_node) or dash
@@ -104,13 +103,12 @@ class AllocationPanel(Panel):
             ("alloc_memory", _memory(a, self.tr) or dash),
             ("alloc_time_left", self._time_left()),
         ]
-        body = "".join(f'<tr><th style="text-align:left;padding:2px 12px 2px 0;font-weight:600">'
-                       f'{esc(self.tr(key))}</th><td style="font-family:monospace">{esc(value)}</td></tr>'
+        body = "".join(f'<tr><th scope="row">'
+                       f'{esc(self.tr(key))}</th><td class="ari-mono">{esc(value)}</td></tr>'
                        for key, value in rows)
-        problems = "".join(f'<li style="color:#b26a00">{esc(p)}</li>' for p in a.problems)
-        self.facts.value = (f'<table class="ari-alloc-facts" style="font:12px sans-serif;'
-                            f'border-collapse:collapse">{body}</table>'
-                            + (f"<ul>{problems}</ul>" if problems else ""))
+        problems = "".join(f'<li class="ari-sev-warning">{esc(p)}</li>' for p in a.problems)
+        self.facts.value = (f'<table class="ari-alloc-facts ari-table ari-text">{body}</table>'
+                            + (f'<ul class="ari-list ari-text">{problems}</ul>' if problems else ""))
 
     def _time_left(self) -> str:
         if "time_left" in self.ctx.runner.running:
@@ -129,8 +127,7 @@ class AllocationPanel(Panel):
         names = list(itertools.islice(a.nodes(), NODE_NAMES_SHOWN))
         more = (a.num_nodes or 0) - len(names)
         text = " ".join(names) + (f" … {self.tr('alloc_more_nodes', count=f'{more:,}')}" if more > 0 else "")
-        self.node_names.value = (f'<div class="ari-node-names" style="font:12px monospace;'
-                                 f'max-height:10em;overflow:auto">{esc(text)}</div>')
+        self.node_names.value = f'<div class="ari-node-names ari-mono ari-scroll">{esc(text)}</div>'
         self.node_names.layout.display = ""
 
     def _render_placement(self) -> None:
@@ -139,8 +136,8 @@ class AllocationPanel(Panel):
         if self.state.profile.kind != self._kind:  # a new kind resets the launcher guess
             self._kind = self.state.profile.kind
             self.fan_out.value = fans_out(kind)
-        self.placement_title.value = (f'<h4 style="margin:8px 0 2px">{esc(self.tr("placement_title"))}</h4>'
-                                      f'<div style="font:12px sans-serif;color:#555">'
+        self.placement_title.value = (f'<h4 class="ari-heading">{esc(self.tr("placement_title"))}</h4>'
+                                      f'<div class="ari-help">'
                                       f'{esc(self.tr("placement_explain", kind=kind or "—"))}</div>')
         inside = a is not None and a.inside_allocation
         for widget in (self.placement_title, self.fan_out):
@@ -152,7 +149,7 @@ class AllocationPanel(Panel):
         model = self.ctx.placement()
         if model is None:
             _, error = self.ctx.slurm_plan()
-            self.placement.value = (f'<div style="font:12px sans-serif;color:#c62828">'
+            self.placement.value = (f'<div class="ari-text ari-sev-error">'
                                     f'{esc(self.tr("placement_no_plan", error=error or ""))}</div>')
         else:
             self.placement.value = render_placement(model, self.tr)

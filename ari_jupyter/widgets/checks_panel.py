@@ -33,11 +33,11 @@ class ProbeRow(widgets.VBox):
     def show(self, result, running: bool) -> None:
         tr = self.panel.tr
         status = "running" if running else (result.status if result else "pending")
-        style, icon, color = STATUS_STYLE[status]
+        style, icon, text_class = STATUS_STYLE[status]
         self.icon.button_style = style
         self.icon.icon = icon
         self.icon.tooltip = tr(f"status_{status}")
-        self.name.value = (f'<div style="font:bold 13px/1.3 sans-serif;padding-left:4px">'
+        self.name.value = (f'<div class="ari-text ari-probe-name">'
                            f'{esc(tr("probe_" + self.probe_id))}</div>')
         if running:
             text = tr("checks_row_running")
@@ -45,7 +45,7 @@ class ProbeRow(widgets.VBox):
             text = tr("checks_row_pending")
         else:
             text = result.text(self.panel.ctx.lang)
-        self.summary.value = (f'<div style="font:12px/1.35 sans-serif;color:{color};padding:4px 0">'
+        self.summary.value = (f'<div class="ari-text ari-probe-summary {text_class}">'
                               f'{esc(text)}</div>')
         self.details_toggle.disabled = result is None
         if result is None:
@@ -59,7 +59,7 @@ class ProbeRow(widgets.VBox):
         if result.fix:
             fix = result.fix_text(self.panel.ctx.lang)
             parts.append(f'<div class="ari-fix"><b>{esc(tr("checks_fix"))}</b> {esc(fix)}</div>')
-        self.details.value = f'<div style="font:12px sans-serif">{"".join(parts)}</div>'
+        self.details.value = f'<div class="ari-text">{"".join(parts)}</div>'
 
 
 class ChecksPanel(Panel):
@@ -96,7 +96,7 @@ class ChecksPanel(Panel):
     def refresh(self) -> None:
         results = probe_results(self.state)
         running = set(self.ctx.runner.running)
-        self.intro.value = (f'<div style="font:12px sans-serif;color:#555">'
+        self.intro.value = (f'<div class="ari-help">'
                             f'{esc(self.tr("checks_intro", site=self.ctx.site_name))}</div>')
         shown = [r for pid, r in results.items() if pid in self.rows and pid not in running]
         self.badge.value = status_badge(shown, len(running & set(self.rows)), self.tr)

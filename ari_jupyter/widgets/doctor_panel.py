@@ -11,9 +11,8 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
-from ._base import Panel, esc
+from ._base import Panel, code_block, esc
 
-SEVERITY_STYLE = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0"}
 KIND_CHOICES = ("auto", "log", "reproduce", "experiment", "handoff")
 SHOWN_CHARS = 500_000
 """A longer file shows its tail in the text box (the browser stays usable); Diagnose still
@@ -149,8 +148,7 @@ class DoctorPanel(Panel):
 
     # -- rendering -------------------------------------------------------------------------------
     def refresh(self) -> None:
-        self.intro.value = (f'<div style="font:12px sans-serif;color:#555">'
-                            f'{esc(self.tr("doctor_intro"))}</div>')
+        self.intro.value = f'<div class="ari-help">{esc(self.tr("doctor_intro"))}</div>'
         current = self.kind.value or "auto"
         self.kind.options = [(self.tr("doctor_kind_" + name), name) for name in KIND_CHOICES]
         self.kind.value = current
@@ -162,56 +160,56 @@ class DoctorPanel(Panel):
         state = self.state
         nodes = state.nodes or (state.allocation.num_nodes if state.allocation is not None else None)
         self.context_note.value = (
-            f'<div class="ari-doctor-context" style="font:12px sans-serif;color:#555;margin-left:158px">'
+            f'<div class="ari-doctor-context ari-help ari-indented">'
             f'{esc(self.tr("doctor_context", kind=state.profile.kind or "-", nodes=nodes or "-"))}</div>')
 
     def _render_findings(self) -> None:
-        note = (f'<div class="ari-doctor-note" style="font:12px sans-serif;color:#555">'
+        note = (f'<div class="ari-doctor-note ari-help">'
                 f'{esc(self.note)}</div>') if self.note else ""
         self.findings_view.value = note + self._findings_html()
 
     def _findings_html(self) -> str:
         if self.error:
-            return (f'<div class="ari-doctor-error" style="font:12px sans-serif;color:#c62828">'
+            return (f'<div class="ari-doctor-error ari-text ari-sev-error">'
                     f'{esc(self.error)}</div>')
         if not self.detected_kind:
             return ""
         head = self.tr("doctor_kind_detected", kind=self.tr("doctor_kind_" + self.detected_kind))
         if not self.findings:
             return (
-                f'<div class="ari-doctor-clean" style="font:12px sans-serif;color:#2e7d32">'
+                f'<div class="ari-doctor-clean ari-text ari-sev-ok">'
                 f'{esc(head)} {esc(self.tr("doctor_no_findings"))}</div>')
         counts: dict[str, int] = {}
         for finding in self.findings:
             counts[finding.severity] = counts.get(finding.severity, 0) + 1
         summary = " ".join(self.tr("doctor_count_" + sev, count=counts[sev])
                            for sev in ("error", "warning", "info") if counts.get(sev))
-        header = "".join(f'<th style="text-align:left;padding:2px 6px">{esc(self.tr(key))}</th>'
+        header = "".join(f'<th scope="col">{esc(self.tr(key))}</th>'
                          for key in ("doctor_col_rule", "doctor_col_severity", "doctor_col_line",
                                      "doctor_col_message"))
         rows = "".join(self._row(finding) for finding in self.findings)
         return (
-            f'<div style="font:12px sans-serif;margin:4px 0">{esc(head)} '
+            f'<div class="ari-text">{esc(head)} '
             f'<b class="ari-doctor-summary">{esc(summary)}</b></div>'
-            f'<table class="ari-doctor-findings" style="font:12px sans-serif;border-collapse:collapse;'
-            f'width:100%"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>')
+            f'<table class="ari-doctor-findings ari-table ari-findings ari-text">'
+            f'<thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>')
 
     def _row(self, finding) -> str:
-        color = SEVERITY_STYLE.get(finding.severity, "#555")
-        badge = (f'<span class="ari-doctor-badge ari-doctor-badge-{esc(finding.severity)}" '
-                 f'style="background:{color};color:#fff;border-radius:9px;padding:1px 8px">'
+        badge = (f'<span class="ari-badge ari-badge-{esc(finding.severity)} ari-doctor-badge '
+                 f'ari-doctor-badge-{esc(finding.severity)}">'
                  f'{esc(self.tr("doctor_severity_" + finding.severity))}</span>')
         line = "" if finding.line is None else str(finding.line)
         details = f'<div>{esc(finding.message)}</div>'
+        copy = self.tr("exp_copy")
         if finding.fix:
-            details += (f'<div class="ari-doctor-fix"><b>{esc(self.tr("doctor_fix"))}</b> '
-                        f'{esc(finding.fix)}</div>')
+            details += f'<div class="ari-doctor-fix"><b>{esc(self.tr("doctor_fix"))}</b> '
+            # A multi-line fix is commands to paste (a module prelude): keep its lines.
+            details += (code_block(finding.fix, copy) if "\n" in finding.fix.strip()
+                        else esc(finding.fix)) + "</div>"
         if finding.suggestion:
             details += (f'<div class="ari-doctor-suggestion"><b>{esc(self.tr("doctor_suggested_line"))}</b>'
-                        f'<pre style="white-space:pre-wrap;margin:2px 0;padding:4px;background:#f7f7f7;'
-                        f'border:1px solid #ddd;font-size:12px">{esc(finding.suggestion)}</pre></div>')
-        cell = 'style="vertical-align:top;padding:3px 6px;border-top:1px solid #ddd"'
+                        f'{code_block(finding.suggestion, copy)}</div>')
         return (f'<tr class="ari-doctor-finding ari-doctor-rule-{esc(finding.rule)}" '
                 f'data-rule="{esc(finding.rule)}" data-line="{esc(line)}">'
-                f'<td {cell}><b>{esc(finding.rule)}</b></td><td {cell}>{badge}</td>'
-                f'<td {cell} class="ari-doctor-line">{esc(line)}</td><td {cell}>{details}</td></tr>')
+                f'<td><b>{esc(finding.rule)}</b></td><td>{badge}</td>'
+                f'<td class="ari-doctor-line">{esc(line)}</td><td>{details}</td></tr>')

@@ -8,7 +8,6 @@ import ipywidgets as widgets
 from ..judge import EXPERIMENT_FIELDS
 from ._base import Panel, esc, pre
 
-SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "info": "#555555"}
 PANEL_FIELDS = EXPERIMENT_FIELDS
 
 
@@ -24,6 +23,7 @@ class ExperimentPanel(Panel):
                                      layout=widgets.Layout(width="660px", height="110px"))
         self.label(self.goal, "description", "exp_goal")
         self.metrics = widgets.TagsInput(value=list(s.metrics), allow_duplicates=False)
+        self.label(self.metrics, "placeholder", "exp_metrics_placeholder")
         self.metrics_label = widgets.HTML()
         self.min_metric = widgets.Text(
             style=labelled, continuous_update=False, layout=widgets.Layout(width="320px"),
@@ -49,7 +49,7 @@ class ExperimentPanel(Panel):
         self.previews = widgets.Tab(children=[widgets.HTML(), widgets.HTML(), widgets.HTML(),
                                               widgets.HTML()])
         self.write = widgets.Button(button_style="primary", icon="save",
-                                    layout=widgets.Layout(width="auto", min_width="12em"))
+                                    layout=widgets.Layout(width="auto", flex="0 0 auto"))
         self.label(self.write, "description", "exp_write")
         self.write.on_click(lambda _: self.do_write(force=False))
         self.write_reason = widgets.HTML()
@@ -71,7 +71,7 @@ class ExperimentPanel(Panel):
         self.terminal_status = widgets.HTML()
         self.handoff_box = widgets.VBox([
             widgets.HBox([self.handoff_command, self.copy, self.open_terminal],
-                         layout=widgets.Layout(align_items="center")),
+                         layout=widgets.Layout(align_items="center", flex_flow="row wrap")),
             self.terminal_status], layout=widgets.Layout(display="none"))
         self.checklist = widgets.HTML()
         self.check_handoff = widgets.Button(icon="check-square-o",
@@ -80,6 +80,8 @@ class ExperimentPanel(Panel):
         self.check_handoff.on_click(lambda _: self.start_handoff_check())
         self.handoff_checks = widgets.HTML()
         self.last_emit = None
+        self._written_as = None  # the state as it was written (one status after Write)
+        self._write_error = None  # the latest Write's failure, shown until a Write succeeds
         self.handoff_task = None
         self.handoff_results = []
         self._checklist = None
@@ -146,8 +148,8 @@ class ExperimentPanel(Panel):
 
     # -- rendering ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        self.metrics_label.value = (f'<div style="font:13px sans-serif;width:146px;text-align:right;'
-                                    f'padding-right:8px">{esc(self.tr("exp_metrics"))}</div>')
+        self.metrics_label.value = (f'<label class="ari-text ari-right-label">'
+                                    f'{esc(self.tr("exp_metrics"))}</label>')
         lang = self.ctx.lang
         problems = self.ctx.step_problems("experiment")
         mine = [p for p in problems if p.field in PANEL_FIELDS]
@@ -155,8 +157,7 @@ class ExperimentPanel(Panel):
         rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
             [(p.severity, p.field, p.text(lang), p.fix_text(lang)) for p in mine]
         self.problems.value = "".join(
-            f'<div class="ari-problem ari-msg-{sev}" '
-            f'style="font:12px sans-serif;color:{SEVERITY_COLOR.get(sev, "#555")}">'
+            f'<div class="ari-problem ari-text ari-msg-{sev}">'
             f'{esc(message)}' + (f' — <i>{esc(fix)}</i>' if fix else "") + "</div>"
             for sev, field, message, fix in rows)
         self._render_previews()
@@ -164,19 +165,29 @@ class ExperimentPanel(Panel):
         # user is asked whether to write anyway (emit's force), as on the command line.
         blocking = [p for p in problems if p.severity == "error" and not _is_shared_fs_problem(p)]
         self.write.disabled = bool(blocking)
-        if blocking:
+        if self.last_emit is not None and self._written_as == self._fingerprint():
+            # Just written: the result below is the one status; "ready" returns on an edit.
+            self.write_reason.value = ""
+        elif blocking:
             reasons = "; ".join(p.text(lang) for p in blocking[:3])
             more = len(blocking) - 3
             text = self.tr("exp_write_blocked", count=len(blocking), reasons=reasons) + \
                 (" " + self.tr("exp_write_more", count=more) if more > 0 else "")
-            self.write_reason.value = (f'<span class="ari-write-reason" '
-                                       f'style="font:12px sans-serif;color:#c62828">{esc(text)}</span>')
+            self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-error">'
+                                       f'{esc(text)}</span>')
         else:
-            self.write_reason.value = (f'<span class="ari-write-reason" '
-                                       f'style="font:12px sans-serif;color:#2e7d32">'
+            self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-ok">'
                                        f'{esc(self.tr("exp_write_ready", path=self._target_dir()))}</span>')
         self._render_shared_fs()
+        self._render_result()
         self._render_handoff()
+
+    def _fingerprint(self):
+        """What Write wrote from: the state without probe results."""
+        data = self.state.to_json()
+        data.pop("probe_results", None)
+        data.pop("lang", None)
+        return json.dumps(data, sort_keys=True, default=str)
 
     def _target_dir(self) -> str:
         return self.state.checkpoint_dir or f"{self.state.workspace.rstrip('/')}/checkpoints/<run_id>"
@@ -205,24 +216,25 @@ class ExperimentPanel(Panel):
 
         for child, make in zip(self.previews.children, renderers):
             try:
-                child.value = pre(make(), max_height="22em")
+                child.value = pre(make(), tall=True)
             except (render.RenderError, ValueError, TypeError) as exc:
-                child.value = (f'<div style="font:12px sans-serif;color:#c62828">'
+                child.value = (f'<div class="ari-text ari-sev-error">'
                                f'{esc(self.tr("exp_preview_unavailable", reason=reason(exc)))}</div>')
 
     def _render_shared_fs(self) -> None:
         if "shared_fs" in self.ctx.runner.running:
-            text, color = self.tr("exp_shared_fs_checking"), "#555"
+            text, look = self.tr("exp_shared_fs_checking"), "ari-muted"
         else:
             result = self.state.probe_results.get("shared_fs")
             if result is None:
-                text, color = self.tr("exp_shared_fs_none"), "#555"
+                text, look = self.tr("exp_shared_fs_none"), "ari-muted"
             else:
-                color = {"ok": "#2e7d32", "warn": "#b26a00", "fail": "#c62828"}.get(result.status, "#555")
+                look = {"ok": "ari-sev-ok", "warn": "ari-sev-warning",
+                        "fail": "ari-sev-error"}.get(result.status, "ari-muted")
                 text = self.tr("exp_shared_fs_verdict", status=self.tr("status_" + result.status),
                                summary=result.text(self.ctx.lang))
-        self.shared_fs.value = (f'<div class="ari-shared-fs" style="font:12px sans-serif;color:{color};'
-                                f'margin-left:158px">{esc(text)}</div>')
+        self.shared_fs.value = (f'<div class="ari-shared-fs ari-text ari-indented {look}">'
+                                f'{esc(text)}</div>')
 
     def _render_handoff(self) -> None:
         emitted = self.last_emit
@@ -240,7 +252,7 @@ class ExperimentPanel(Panel):
             res = bridge.last_result
             text = (self.tr("exp_terminal_opened", terminal=res.get("terminal", "")) if res.get("ok")
                     else self.tr("exp_terminal_failed", error=res.get("error", "")))
-            self.terminal_status.value = f'<span style="font:12px sans-serif">{esc(text)}</span>'
+            self.terminal_status.value = f'<span class="ari-text">{esc(text)}</span>'
         self.checklist.value = self._checklist_html()
 
     def _on_site(self, change) -> None:
@@ -248,6 +260,7 @@ class ExperimentPanel(Panel):
         if self.handoff_task is not None and not self.handoff_task.done():
             self.handoff_task.cancel()
         self.last_emit, self._checklist, self.handoff_results = None, None, []
+        self._write_error = None
         self.result.value = self.handoff_checks.value = self.terminal_status.value = ""
         self._hide_confirm()
         self.refresh()
@@ -257,7 +270,6 @@ class ExperimentPanel(Panel):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
         shared-filesystem check calls node-local, is only written after the user confirms."""
         from ..emit import CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint
-        from ..i18n import render as in_lang
 
         self._hide_confirm()
         try:
@@ -266,28 +278,36 @@ class ExperimentPanel(Panel):
             return self._ask(self.tr("exp_exists", detail=exc), "exp_overwrite")
         except NodeLocalWorkspace as exc:
             return self._ask(self.tr("exp_node_local", detail=exc), "exp_write_anyway")
-        except EmitBlocked as exc:
-            reasons = "; ".join(p.text(self.ctx.lang) for p in exc.problems)
-            self.result.value = (f'<div class="ari-write-error" style="font:12px sans-serif;color:#c62828">'
-                                 f'{esc(self.tr("exp_write_failed", error=reasons))}</div>')
-            return None
         except (EmitError, OSError, ValueError) as exc:
-            self.result.value = (f'<div class="ari-write-error" style="font:12px sans-serif;color:#c62828">'
-                                 f'{esc(self.tr("exp_write_failed", error=exc))}</div>')
+            self._write_error = exc
+            error = ("; ".join(p.text(self.ctx.lang) for p in exc.problems)
+                     if isinstance(exc, EmitBlocked) else exc)
+            self.result.value = (f'<div class="ari-write-error ari-text ari-sev-error">'
+                                 f'{esc(self.tr("exp_write_failed", error=error))}</div>')
             return None
+        self._write_error = None
         self.last_emit = result
-        files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
-        notes = "".join(f"<li>{esc(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
-        self.result.value = (f'<div class="ari-write-ok" style="font:12px sans-serif;color:#2e7d32">'
-                             f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>'
-                             f'<ul style="font:12px sans-serif">{files}</ul>'
-                             + (f'<div style="font:12px sans-serif">{esc(self.tr("exp_notes"))}</div>'
-                                f'<ul style="font:12px sans-serif">{notes}</ul>' if notes else ""))
+        self._written_as = self._fingerprint()
         self.refresh()
         return result
 
+    def _render_result(self) -> None:
+        """What Write wrote (again after a language switch)."""
+        result = self.last_emit
+        if result is None or self._write_error is not None:
+            return  # nothing written yet, or the latest Write failed: its message stays
+        files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
+        from ..i18n import render as in_lang
+
+        notes = "".join(f"<li>{esc(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
+        self.result.value = (f'<div class="ari-write-ok ari-text ari-sev-ok">'
+                             f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>'
+                             f'<ul class="ari-list ari-text">{files}</ul>'
+                             + (f'<div class="ari-text">{esc(self.tr("exp_notes"))}</div>'
+                                f'<ul class="ari-list ari-text">{notes}</ul>' if notes else ""))
+
     def _ask(self, question: str, confirm_key: str) -> None:
-        self.confirm_text.value = (f'<span class="ari-confirm" style="font:12px sans-serif;color:#b26a00">'
+        self.confirm_text.value = (f'<span class="ari-confirm ari-text ari-sev-warning">'
                                    f'{esc(question)}</span>')
         self.overwrite.description = self.tr(confirm_key)
         self.confirm.layout.display = ""
@@ -303,7 +323,7 @@ class ExperimentPanel(Panel):
         try:
             self.ctx.bridge.open_terminal(emitted.handoff_command, cwd=self.state.workspace, run=False)
         except (RuntimeError, ValueError) as exc:
-            self.terminal_status.value = f'<span style="color:#c62828">{esc(exc)}</span>'
+            self.terminal_status.value = f'<span class="ari-text ari-sev-error">{esc(exc)}</span>'
 
     # -- issue 10: the R-CCS Cloud checklist and "Check hand-off" ----------------------------
     def _handoff_module(self):
@@ -365,7 +385,8 @@ def _copy_button(text: str, label: str, done: str) -> str:
             f'onclick="{esc(script)}">{esc(label)}</button>')
 
 
-CHECKLIST_COLORS = {"ready": "#1565c0", "written": "#2e7d32", "not written": "#c62828"}
+CHECKLIST_LOOK = {"ready": "ari-sev-info", "written": "ari-sev-ok", "env only": "ari-sev-warning",
+                  "not written": "ari-sev-error"}
 
 
 def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
@@ -376,23 +397,23 @@ def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
 
     rows = []
     for item in items:
-        color = CHECKLIST_COLORS.get(item.state, "#555")
+        look = CHECKLIST_LOOK.get(item.state, "ari-muted")
         state = tr("checklist_state_" + item.state.replace(" ", "_"))
         parts = [f'<b>{esc(tr("checklist_" + item.id))}</b> '
-                 f'<span class="ari-checklist-state" style="color:{color}">[{esc(state)}]</span>']
+                 f'<span class="ari-checklist-state {look}">[{esc(state)}]</span>']
         if item.command:
             parts.append(pre(item.command))
         if item.detail:
             parts.append(f"<div>{esc(render(item.detail, lang))}</div>")
         if item.warning:
-            parts.append(f'<div class="ari-dashboard-warning" style="color:#c62828;margin:4px 0">'
+            parts.append(f'<div class="ari-dashboard-warning ari-sev-error">'
                          f'⚠ {esc(render(item.warning, lang))}</div>')
         for command in item.extra_commands:
             parts.append(pre(command) if not hasattr(command, "message_id")
                          else f"<div>{esc(render(command, lang))}</div>")
-        rows.append(f'<li class="ari-checklist-{esc(item.id)}" style="margin:6px 0">{"".join(parts)}</li>')
-    return (f'<h4 style="margin:8px 0 2px">{esc(tr(checklist_title_key(site_name)))}</h4>'
-            f'<ol class="ari-checklist" style="font:12px sans-serif">{"".join(rows)}</ol>')
+        rows.append(f'<li class="ari-checklist-{esc(item.id)}">{"".join(parts)}</li>')
+    return (f'<h4 class="ari-heading">{esc(tr(checklist_title_key(site_name)))}</h4>'
+            f'<ol class="ari-checklist ari-list ari-text">{"".join(rows)}</ol>')
 
 
 def _render_verdicts(results, tr) -> str:
@@ -400,9 +421,9 @@ def _render_verdicts(results, tr) -> str:
 
     rows = []
     for result in results:
-        color = STATUS_STYLE.get(result.status, STATUS_STYLE["unknown"])[2]
-        rows.append(f'<li class="ari-handoff-{esc(result.id)}"><b style="color:{color}">'
+        look = STATUS_STYLE.get(result.status, STATUS_STYLE["unknown"])[2]
+        rows.append(f'<li class="ari-handoff-{esc(result.id)}"><b class="{look}">'
                     f'{esc(tr("status_" + result.status))}</b> '
                     f'{esc(result.summary)}' + (f'<div><i>{esc(result.fix)}</i></div>' if result.fix and
                                                 result.status != "ok" else "") + "</li>")
-    return f'<ul class="ari-handoff-checks" style="font:12px sans-serif">{"".join(rows)}</ul>'
+    return f'<ul class="ari-handoff-checks ari-list ari-text">{"".join(rows)}</ul>'

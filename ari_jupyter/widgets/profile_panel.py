@@ -1,9 +1,11 @@
-"""Step 3: partition, job resources, execution profile (every key), module loads, previews.
+"""Step 3: simple first. What a person decides (kind, partition, nodes, ranks, GPUs, memory,
+walltime, modules) is shown; every other execution_profile key waits under "Advanced".
 
-Each profile key gets the widget its schema type calls for; what the user types is parsed
-here only as far as a widget needs (text -> int), and everything the core validator says about
-a field appears right under it. The previews are the core's own output: the exact sbatch argv
-ARI's dispatcher would build and the reproduce.sh prelude the profile asks for.
+Each profile key gets the widget its schema type calls for, labelled with a translated word
+(the ARI key is its tooltip and caption); what the user types is parsed here only as far as a
+widget needs (text -> int), and everything the core validator says about a field appears right
+beside it. The previews are the core's own output, live: the exact sbatch argv ARI's dispatcher
+would build and the reproduce.sh prelude the profile asks for.
 """
 from __future__ import annotations
 
@@ -11,10 +13,14 @@ import ipywidgets as widgets
 from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.profile import PRESETS, PROFILE_KEYS
+from ..module_choice import choose_module
 from ._base import Panel, esc, pre, probe_results
 
-SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "warn": "#b26a00", "info": "#555555"}
 CUSTOM = "custom"
+# The execution_profile keys a person decides; the rest is under "Advanced".
+SIMPLE_KEYS = ("min_ranks", "ntasks_per_node", "requested_gpus_per_node", "gpu_type")
+LABEL_STYLE = {"description_width": "13em"}
+FIELD_WIDTH = "27em"
 
 
 class ProfileField:
@@ -29,28 +35,47 @@ class ProfileField:
         self.widget = self._make_widget(trait)
         self.message = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px", flex="1 1 auto"))
         self.parse_error = ""
-        self.name = widgets.HTML(f'<code title="{esc(key)}">{esc(key)}</code>',
-                                 layout=widgets.Layout(width="190px", flex="0 0 190px"))
-        self.help = widgets.HTML(layout=widgets.Layout(width="300px", flex="0 0 300px"))
-        self.row = widgets.HBox([self.name, self.widget, self.help, self.message],
-                                layout=widgets.Layout(align_items="center"))
+        # the ARI key and what ARI does with it: a caption beside the field (and its tooltip)
+        self.help = widgets.HTML(layout=widgets.Layout(flex="0 1 24em"))
+        if self.kind == "list":
+            self.name = widgets.HTML(layout=widgets.Layout(width="13em", flex="0 0 13em"))
+            parts = [self.name, self.widget, self.help, self.message]
+        else:
+            self.name = None
+            parts = [self.widget, self.help, self.message]
+        self.row = widgets.HBox(parts, layout=widgets.Layout(align_items="center"))
         self.row.add_class(f"ari-field-{key}")
         self._syncing = False
         self.widget.observe(self._from_widget, names="value")
 
     def _make_widget(self, trait):
-        layout = widgets.Layout(width="220px", flex="0 0 220px")
+        layout = widgets.Layout(width=FIELD_WIDTH, flex=f"0 0 {FIELD_WIDTH}")
         if self.kind == "enum":
             options = [("—", None)] + [(v, v) for v in trait.values]
-            return widgets.Dropdown(options=options, value=None, layout=layout)
+            return widgets.Dropdown(options=options, value=None, layout=layout, style=LABEL_STYLE)
         if self.kind == "optional_bool":
             return widgets.Dropdown(options=[("—", None), ("true", True), ("false", False)],
-                                    value=None, layout=layout)
+                                    value=None, layout=layout, style=LABEL_STYLE)
         if self.kind == "bool":
-            return widgets.Checkbox(value=False, indent=False, layout=layout)
+            return widgets.Checkbox(value=False, indent=True, layout=layout, style=LABEL_STYLE)
         if self.kind == "list":
-            return widgets.TagsInput(value=[], allow_duplicates=False, layout=layout)
-        return widgets.Text(value="", continuous_update=False, layout=layout)
+            return widgets.TagsInput(value=[], allow_duplicates=False,
+                                     layout=widgets.Layout(width="14em", flex="0 0 14em"))
+        return widgets.Text(value="", continuous_update=False, layout=layout, style=LABEL_STYLE)
+
+    def relabel(self) -> None:
+        """Translated label, the ARI key as caption and tooltip (after every language switch)."""
+        tr = self.panel.tr
+        label = tr("label_" + self.key)
+        caption = tr("profile_field_caption", name=self.key, help=tr("field_" + self.key))
+        if self.name is not None:
+            self.name.value = f'<label class="ari-field-label" title="{esc(caption)}">{esc(label)}</label>'
+            self.widget.placeholder = tr("profile_list_placeholder")
+        else:
+            self.widget.description = label
+        self.widget.tooltip = caption
+        self.help.value = (f'<span class="ari-help ari-small"><code class="ari-field-key">'
+                           f'{esc(self.key)}</code> {esc(tr("field_" + self.key))}</span>')
 
     # widget -> profile
     def _from_widget(self, change) -> None:
@@ -130,23 +155,24 @@ class ProfilePanel(Panel):
         super().__init__(ctx, **kwargs)
         s = self.state
         # partition
+        wide = widgets.Layout(width=FIELD_WIDTH, flex=f"0 0 {FIELD_WIDTH}")
         self.partition = widgets.Combobox(value=s.partition or "", options=[], ensure_option=False,
-                                          continuous_update=False, layout=widgets.Layout(width="220px"))
+                                          continuous_update=False, style=LABEL_STYLE, layout=wide)
         self.label(self.partition, "description", "profile_partition")
         self.partition_source = widgets.HTML()
         self.partition.observe(self._on_partition, names="value")
         # job resources (ARI_SLURM_* in .env; --cpus-per-task / --time of the reproduce job)
         self.max_cpus = widgets.BoundedIntText(value=s.max_cpus or 1, min=1, max=1_000_000,
-                                               layout=widgets.Layout(width="220px"))
+                                               style=LABEL_STYLE, layout=wide)
         self.label(self.max_cpus, "description", "profile_max_cpus")
         self.walltime = widgets.Text(value=s.walltime or "", continuous_update=False,
-                                     placeholder="HH:MM:SS", layout=widgets.Layout(width="220px"))
+                                     placeholder="HH:MM:SS", style=LABEL_STYLE, layout=wide)
         self.label(self.walltime, "description", "profile_walltime")
         self.nodes = widgets.BoundedIntText(value=s.nodes or 0, min=0, max=1_000_000,
-                                            layout=widgets.Layout(width="220px"))
+                                            style=LABEL_STYLE, layout=wide)
         self.label(self.nodes, "description", "profile_nodes")
         self.mem_gb = widgets.BoundedIntText(value=s.mem_gb or 0, min=0, max=1_000_000,
-                                             layout=widgets.Layout(width="220px"))
+                                             style=LABEL_STYLE, layout=wide)
         self.label(self.mem_gb, "description", "profile_mem_gb")
         self.allow_no_gres = widgets.Checkbox(value=s.allow_no_gres, indent=False,
                                               style={"description_width": "initial"},
@@ -161,15 +187,22 @@ class ProfilePanel(Panel):
             widget.observe(self._setter(trait, convert), names="value")
         # preset + profile fields
         self.preset = widgets.Dropdown(options=[(CUSTOM, CUSTOM)] + [(n, n) for n in PRESETS],
-                                       value=CUSTOM, layout=widgets.Layout(width="320px"))
+                                       value=CUSTOM, style=LABEL_STYLE, layout=wide)
         self.label(self.preset, "description", "profile_preset")
         self.preset_doc = widgets.HTML()
         self.preset.observe(self._on_preset, names="value")
         self.fields = {key: ProfileField(self, key) for key in PROFILE_KEYS}
         # module loads come from the modules probe (the site's `module avail` is authoritative)
+        # No allowed_tags on the widget: it would drop an unknown entry without a word. Every
+        # entry is judged by the core (choose_module) and a refused one is said out loud.
         self.modules = widgets.TagsInput(value=list(s.module_loads), allowed_tags=[],
-                                         allow_duplicates=False)
+                                         allow_duplicates=False,
+                                         layout=widgets.Layout(width="auto", min_width="27em"))
+        self.offered_modules: list[str] = []
+        self._pruning = False  # taking refused entries out of the widget
         self.modules_help = widgets.HTML()
+        self.modules_message = widgets.HTML()
+        self.modules_message.add_class("ari-tags-message")
         self.modules.observe(self._on_modules, names="value")
         # previews
         self.sbatch_title = widgets.HTML()
@@ -178,17 +211,24 @@ class ProfilePanel(Panel):
         self.prelude_preview = widgets.HTML()
         self.problems = widgets.HTML()
 
-        self.fields_box = widgets.VBox([f.row for f in self.fields.values()])
+        self.simple_title = widgets.HTML()
+        self.simple_box = widgets.VBox(
+            [_row(self.preset, self.preset_doc), _row(self.partition, self.partition_source),
+             _row(self.nodes), self.fields["min_ranks"].row, self.fields["ntasks_per_node"].row,
+             _row(self.max_cpus), self.fields["requested_gpus_per_node"].row,
+             self.fields["gpu_type"].row, _row(self.mem_gb), _row(self.walltime),
+             self.resources_help])
+        self.fields_box = widgets.VBox([self.allow_no_gres] + [
+            f.row for key, f in self.fields.items() if key not in SIMPLE_KEYS])
         self.fields_title = widgets.HTML()
+        self.advanced = widgets.Accordion(children=[widgets.VBox([self.fields_title, self.fields_box])],
+                                          selected_index=None)
+        self.advanced.add_class("ari-advanced")
         self.children = [
-            widgets.HBox([self.partition, self.partition_source],
-                         layout=widgets.Layout(align_items="center")),
-            widgets.HBox([self.max_cpus, self.walltime, self.nodes]),
-            widgets.HBox([self.mem_gb, self.allow_no_gres]), self.resources_help,
-            widgets.HBox([self.preset, self.preset_doc], layout=widgets.Layout(align_items="center")),
-            self.fields_title, self.fields_box,
-            self.modules_help, self.modules,
+            self.simple_title, self.simple_box,
+            self.modules_help, self.modules, self.modules_message,
             self.problems,
+            self.advanced,
             self.sbatch_title, self.sbatch_preview,
             self.prelude_title, self.prelude_preview,
         ]
@@ -242,7 +282,7 @@ class ProfilePanel(Panel):
                 try:
                     setattr(self.state, trait, value)
                 except TraitError as exc:
-                    self.problems.value = f'<div style="color:#c62828">{esc(exc)}</div>'
+                    self.problems.value = f'<div class="ari-text ari-sev-error">{esc(exc)}</div>'
         return set_value
 
     def _on_partition(self, change) -> None:
@@ -257,8 +297,7 @@ class ProfilePanel(Panel):
             self.preset_doc.value = ""
             return
         self.ctx.apply_preset(name)
-        self.preset_doc.value = (f'<span style="font:12px sans-serif;color:#555">'
-                                 f'{esc(self.tr("preset_" + name))}</span>')
+        self.preset_doc.value = f'<span class="ari-help">{esc(self.tr("preset_" + name))}</span>'
 
     def mark_custom(self) -> None:
         """A field edited by hand no longer matches the preset it started from."""
@@ -270,8 +309,37 @@ class ProfilePanel(Panel):
             self.preset.observe(self._on_preset, names="value")
 
     def _on_modules(self, change) -> None:
-        if list(change["new"]) != list(self.state.module_loads):
-            self.state.module_loads = list(change["new"])
+        """Keep the entries the site offers; refuse the others with a message naming what it
+        does offer (a partial name such as "openmpi" lists the versions it could mean)."""
+        if self._pruning:
+            return
+        old = list(self.state.module_loads)
+        kept, refused = [], []
+        for typed in change["new"]:
+            if typed in old:
+                kept.append(typed)  # chosen before (a preset or a checkpoint): the validator judges
+                continue
+            choice = choose_module(typed, self.offered_modules)
+            (kept if choice.accepted else refused).append(choice.name if choice.accepted else choice)
+        self.modules_message.value = "".join(self._refusal(choice) for choice in refused)
+        if refused:
+            self._pruning = True
+            try:
+                set_tags(self.modules, kept)
+            finally:
+                self._pruning = False
+        if kept != old:
+            self.state.module_loads = kept
+
+    def _refusal(self, choice) -> str:
+        name = choice.typed.strip() or repr(choice.typed)
+        if choice.reason == "invalid":
+            text = self.tr("profile_module_invalid", name=name, problem=choice.problem)
+        elif choice.candidates:
+            text = self.tr("profile_module_unknown", name=name, candidates=", ".join(choice.candidates))
+        else:
+            text = self.tr("profile_module_unknown_none", name=name, count=len(self.offered_modules))
+        return f'<div class="ari-text ari-sev-error ari-module-refused" role="alert">{esc(text)}</div>'
 
     # -- rendering ------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -280,15 +348,19 @@ class ProfilePanel(Panel):
         names = [p["name"] for p in partitions]
         self.partition.options = names
         self.partition_source.value = (
-            f'<span class="ari-partition-source" style="font:12px sans-serif;color:#555">'
+            f'<span class="ari-partition-source ari-help">'
             f'{esc(self.tr("profile_partition_source", source=self._source_text()))}</span>')
-        self.resources_help.value = (f'<div style="font:12px sans-serif;color:#555">'
-                                     f'{esc(self.tr("profile_resources_help"))}</div>')
+        self.resources_help.value = f'<div class="ari-help">{esc(self.tr("profile_resources_help"))}</div>'
         self._relabel_presets()
-        self.fields_title.value = f'<h4 style="margin:8px 0 2px">{esc(self.tr("profile_fields_title"))}</h4>'
-        for key, field in self.fields.items():
-            field.help.value = (f'<span style="font:11px sans-serif;color:#666">'
-                                f'{esc(self.tr("field_" + key))}</span>')
+        self.fields_title.value = f'<div class="ari-help">{esc(self.tr("profile_fields_title"))}</div>'
+        self.simple_title.value = f'<h4 class="ari-heading">{esc(self.tr("profile_simple_title"))}</h4>'
+        self.advanced.set_title(0, self.tr("profile_advanced"))
+        for field in self.fields.values():
+            field.relabel()
+        # A GPU type is a GRES word: only where the site has GRES.
+        has_gres = self.ctx.probe_data("gres").get("has_gres")
+        self.fields["gpu_type"].row.layout.display = "" if has_gres or self.state.profile.gpu_type \
+            else "none"
         self._refresh_modules(results)
         self.refresh_messages()
         self.refresh_previews()
@@ -316,18 +388,17 @@ class ProfilePanel(Panel):
         modules_result = results.get("modules")
         available = list((modules_result.data.get("modules") or []) if modules_result else [])
         offered = self.ctx.config.filter_modules(available)
-        profile_field = self.fields["module_loads"].widget
+        self.offered_modules = list(offered)
+        self.modules.placeholder = self.tr("profile_modules_placeholder")
         if offered:
-            self.modules.allowed_tags = sorted(set(offered) | set(self.state.module_loads))
-            profile_field.allowed_tags = sorted(set(offered) | set(self.state.profile.module_loads))
             text = self.tr("profile_modules_help", count=len(offered))
+            shown = ", ".join(offered[:12]) + (" …" if len(offered) > 12 else "")
+            suggest = f'<div class="ari-help ari-module-suggest">{esc(self.tr("profile_modules_suggest", names=shown))}</div>'
         else:
-            self.modules.allowed_tags = []
-            profile_field.allowed_tags = []
             text = self.tr("profile_modules_unknown")
-        self.modules_help.value = (f'<h4 style="margin:8px 0 2px">'
-                                   f'{esc(self.tr("profile_modules_title"))}</h4>'
-                                   f'<div style="font:12px sans-serif;color:#555">{esc(text)}</div>')
+            suggest = ""
+        self.modules_help.value = (f'<h4 class="ari-heading">{esc(self.tr("profile_modules_title"))}</h4>'
+                                   f'<div class="ari-help">{esc(text)}</div>{suggest}')
 
     def refresh_messages(self) -> None:
         by_field: dict[str, list] = {}
@@ -344,35 +415,36 @@ class ProfilePanel(Panel):
                 lines.append(("error", field.parse_error))
             lines += [(p.severity, p.text(lang)) for p in by_field.get(key, [])]
             field.message.value = "".join(
-                f'<div class="ari-msg-{sev}" '
-                f'style="font:11px sans-serif;color:{SEVERITY_COLOR.get(sev, "#555")}">'
-                f'{esc(msg)}</div>' for sev, msg in lines)
+                f'<div class="ari-msg-{sev} ari-small">{esc(msg)}</div>' for sev, msg in lines)
         self.problems.value = "".join(
-            f'<div class="ari-msg-{p.severity}" style="font:12px sans-serif;'
-            f'color:{SEVERITY_COLOR.get(p.severity, "#555")}">{esc(p.text(lang))}'
+            f'<div class="ari-msg-{p.severity} ari-text">{esc(p.text(lang))}'
             + (f' <i>{esc(p.fix_text(lang))}</i>' if p.fix_text(lang) else "") + "</div>"
             for p in general)
 
     def refresh_previews(self) -> None:
-        self.sbatch_title.value = (f'<h4 style="margin:8px 0 2px">{esc(self.tr("preview_sbatch"))}</h4>'
-                                   f'<div style="font:12px sans-serif;color:#555">'
+        self.sbatch_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_sbatch"))}</h4>'
+                                   f'<div class="ari-help">'
                                    f'{esc(self.tr("preview_sbatch_help"))}</div>')
         plan, error = self.ctx.slurm_plan()
         if plan is None:
-            self.sbatch_preview.value = (f'<div class="ari-sbatch-error" style="font:12px sans-serif;'
-                                         f'color:#c62828">{esc(self.tr("preview_ari_refuses"))}</div>'
+            self.sbatch_preview.value = (f'<div class="ari-sbatch-error ari-text ari-sev-error">'
+                                         f'{esc(self.tr("preview_ari_refuses"))}</div>'
                                          + pre(error))
         elif not plan.argv:
             self.sbatch_preview.value = pre(plan.local_fallback)
         else:
-            notes = "".join(f'<div style="font:12px sans-serif;color:#b26a00">⚠ {esc(w)}</div>'
+            notes = "".join(f'<div class="ari-text ari-sev-warning">⚠ {esc(w)}</div>'
                             for w in plan.warnings)
             self.sbatch_preview.value = (f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
                                          + notes)
-        self.prelude_title.value = (f'<h4 style="margin:8px 0 2px">{esc(self.tr("preview_prelude"))}</h4>'
-                                    f'<div style="font:12px sans-serif;color:#555">'
+        self.prelude_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_prelude"))}</h4>'
+                                    f'<div class="ari-help">'
                                     f'{esc(self.tr("preview_prelude_help"))}</div>')
         self.prelude_preview.value = pre(self.ctx.prelude_text())
+
+
+def _row(widget, *beside) -> widgets.HBox:
+    return widgets.HBox([widget, *beside], layout=widgets.Layout(align_items="center"))
 
 
 def _none_if_zero(value):

@@ -5,9 +5,11 @@ opened by the kernel; the lab extension registers that target on every notebook 
 widget is involved. Every message is a JSON object with a ``type``.
 
 1. kernel -> frontend, comm_open data: ``{"type": "ari-jupyter:hello", "protocol": 1}``
-2. frontend -> kernel: ``{"type": "ari-jupyter:ready", "protocol": 1}``. Only after this does
-   the wizard show "Open in terminal"; without the extension the frontend closes the comm and
-   the button stays hidden (Copy still works, e.g. in Voilà or plain Notebook 7).
+2. frontend -> kernel: ``{"type": "ari-jupyter:ready", "protocol": 1, "locale": "ja"}``. Only
+   after this does the wizard show "Open in terminal"; without the extension the frontend closes
+   the comm and the button stays hidden (Copy still works, e.g. in Voilà or plain Notebook 7).
+   ``locale`` (optional) is the language the wizard speaks when its notebook names none: the
+   extension's "Wizard language" setting, else JupyterLab's Settings > Language; "" = none.
 3. kernel -> frontend: ``{"type": "ari-jupyter:open-terminal", "request_id": "<hex>",
    "cwd": "/abs/dir" or "", "command": "<one shell line>", "run": false}``. ``run: false`` types
    the line without Enter so the user reviews it; ``run: true`` also sends ``\\r``.
@@ -43,6 +45,7 @@ class TerminalBridge(HasTraits):
     """Opens the comm once; ``available`` turns True when the extension answered."""
 
     available = Bool(False, help="The lab extension answered the hello.")
+    frontend_lang = Unicode("", help="The language the frontend asks for (READY's locale).")
     last_result = Dict(help="The latest terminal-opened reply (ok, terminal or error).")
     last_request_id = Unicode("")
 
@@ -69,6 +72,8 @@ class TerminalBridge(HasTraits):
         data = (msg.get("content") or {}).get("data") or {}
         kind = data.get("type")
         if kind == READY:
+            locale = data.get("locale")
+            self.frontend_lang = locale if isinstance(locale, str) else ""
             self.available = True
         elif kind == TERMINAL_OPENED and data.get("request_id") == self.last_request_id:
             self.last_result = {k: data[k] for k in ("ok", "terminal", "error") if k in data}

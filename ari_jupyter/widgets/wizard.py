@@ -21,6 +21,7 @@ from ..config import AriWizard, seed_defaults, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import WizardContext, esc, language_options
 from .allocation_panel import AllocationPanel
+from .style import style_widget
 from .terminal_bridge import TerminalBridge
 
 STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment", "step_doctor")
@@ -58,8 +59,9 @@ class Wizard(widgets.VBox):
         host, site_name, reason = select_host(site, self.config, env)
         fresh = state is None
         state = state if state is not None else WizardState()
-        lang = normalize_lang(lang) or (state.lang if not fresh else None) \
-            or normalize_lang(self.config.language) or default_lang(env)
+        given = normalize_lang(lang) or (state.lang if not fresh else None) \
+            or normalize_lang(self.config.language)
+        lang = given or default_lang(env)
         state.lang = lang
         if fresh:
             self._seed(state, host, env)
@@ -69,6 +71,11 @@ class Wizard(widgets.VBox):
         self.ctx = WizardContext(state, self.config, host, site_name, reason, bridge=bridge, lang=lang,
                                  local_env=env)
         traitlets.link((state, "lang"), (self.ctx, "lang"))
+        if not given:
+            # No language named: speak JupyterLab's (Settings > Language, or the extension's
+            # "Wizard language" setting), which the extension sends when it answers.
+            bridge.observe(self._follow_frontend_lang, names="frontend_lang")
+            self._follow_frontend_lang({"new": bridge.frontend_lang})
 
         self.header = widgets.HTML()
         self.language = widgets.Dropdown(options=language_options(), value=lang,
@@ -91,6 +98,7 @@ class Wizard(widgets.VBox):
         self.stack.observe(lambda _: self._relabel(), names="selected_index")
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
         self.children = [
+            style_widget(),
             widgets.HBox([self.header, self.language], layout=widgets.Layout(
                 justify_content="space-between", align_items="center")),
             self.steps, self.stack,
@@ -99,6 +107,11 @@ class Wizard(widgets.VBox):
         self._relabel()
         if run_probes:
             self.ctx.runner.start_soon()
+
+    def _follow_frontend_lang(self, change) -> None:
+        lang = normalize_lang(change["new"])
+        if lang:
+            self.ctx.lang = lang
 
     # -- what users and tests look at: each first look runs a probe run put off by Wizard() --
     @property
@@ -199,8 +212,8 @@ class Wizard(widgets.VBox):
         self.language.description = tr("language")
         site = self.ctx.site_name
         reason = tr(self.ctx.site_reason) if self.ctx.site_reason else ""
-        self.header.value = (f'<div style="font:bold 16px sans-serif">{esc(tr("wizard_title"))}</div>'
-                             f'<div class="ari-site" style="font:12px sans-serif;color:#555">'
+        self.header.value = (f'<div class="ari-title">{esc(tr("wizard_title"))}</div>'
+                             f'<div class="ari-site ari-muted">'
                              f'{esc(tr("wizard_site", site=site, reason=reason))}</div>')
 
     # -- restoring ----------------------------------------------------------------------------

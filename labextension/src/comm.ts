@@ -1,6 +1,7 @@
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
+import { TranslationBundle } from '@jupyterlab/translation';
 
 import {
   openTerminal,
@@ -14,7 +15,8 @@ import {
  * The kernel opens a comm on COMM_TARGET with {"type": HELLO}; we answer
  * READY so the wizard shows its button. Each OPEN_TERMINAL request gets one
  * TERMINAL_OPENED reply carrying the same request_id. Unknown types are
- * ignored (forward compatible).
+ * ignored (forward compatible). READY also carries `locale`: the language the
+ * wizard should speak when its notebook names none ("" = no preference).
  */
 export const COMM_TARGET = 'ari_jupyter_terminal';
 export const PROTOCOL = 1;
@@ -25,8 +27,15 @@ export const TERMINAL_OPENED = 'ari-jupyter:terminal-opened';
 
 type Message = { [key: string]: unknown };
 
+/** What the comm needs from the plugin: its strings and the wizard language. */
+export interface ICommContext {
+  trans: TranslationBundle;
+  locale: () => string;
+}
+
 async function handleOpenTerminal(
   app: JupyterFrontEnd,
+  context: ICommContext,
   comm: Kernel.IComm,
   data: Message
 ): Promise<void> {
@@ -40,7 +49,7 @@ async function handleOpenTerminal(
     const error =
       reason instanceof TerminalRequestError
         ? reason.message
-        : `could not open a terminal: ${String(reason)}`;
+        : context.trans.__('could not open a terminal: %1', String(reason));
     reply = { ok: false, error };
   }
   if (!comm.isDisposed) {
@@ -50,6 +59,7 @@ async function handleOpenTerminal(
 
 function registerOn(
   app: JupyterFrontEnd,
+  context: ICommContext,
   kernel: Kernel.IKernelConnection
 ): void {
   kernel.registerCommTarget(
@@ -58,12 +68,12 @@ function registerOn(
       comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => {
         const data = (msg.content.data ?? {}) as Message;
         if (data.type === OPEN_TERMINAL) {
-          return handleOpenTerminal(app, comm, data);
+          return handleOpenTerminal(app, context, comm, data);
         }
       };
       const hello = (open.content.data ?? {}) as Message;
       if (hello.type === HELLO) {
-        comm.send({ type: READY, protocol: PROTOCOL });
+        comm.send({ type: READY, protocol: PROTOCOL, locale: context.locale() });
       }
     }
   );
@@ -72,13 +82,14 @@ function registerOn(
 /** Register the comm target on the kernel of every notebook, now and later. */
 export function registerTerminalComm(
   app: JupyterFrontEnd,
-  notebooks: INotebookTracker
+  notebooks: INotebookTracker,
+  context: ICommContext
 ): void {
   const watch = (panel: NotebookPanel) => {
     const register = () => {
       const kernel = panel.sessionContext.session?.kernel;
       if (kernel) {
-        registerOn(app, kernel);
+        registerOn(app, context, kernel);
       }
     };
     panel.sessionContext.kernelChanged.connect(register);

@@ -6,13 +6,23 @@ import { ICommandPalette, InputDialog, Notification } from '@jupyterlab/apputils
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker } from '@jupyterlab/notebook';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
+import { ITranslator, TranslationBundle } from '@jupyterlab/translation';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { registerTerminalComm } from './comm';
+import { bundle, wizardLanguage } from './i18n';
+import { IAriSettings, readSettings } from './settings';
 import { AllocationStatusItem } from './status';
 import { openTerminal, parseTerminalRequest } from './terminal';
 import { createWizardNotebook } from './wizard';
+
+/** The plugin id; schema/plugin.json holds its settings. */
+export const PLUGIN_ID = 'ari-jupyter-labextension:plugin';
+
+/** The launcher section of the wizard card. */
+export const LAUNCHER_CATEGORY = 'HPC';
 
 /** Command ids, stable: the wizard and tests refer to them. */
 export namespace CommandIDs {
@@ -34,7 +44,7 @@ const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">
 const ariIcon = new LabIcon({ name: 'ari-jupyter:cluster', svgstr: ICON_SVG });
 
 const plugin: JupyterFrontEndPlugin<void> = {
-  id: 'ari-jupyter-labextension:plugin',
+  id: PLUGIN_ID,
   description:
     'ARI multi-node setup: wizard launcher, terminal hand-off and allocation status.',
   autoStart: true,
@@ -43,20 +53,66 @@ const plugin: JupyterFrontEndPlugin<void> = {
     ICommandPalette,
     INotebookTracker,
     IDefaultFileBrowser,
-    IStatusBar
+    IStatusBar,
+    ITranslator,
+    ISettingRegistry
   ],
-  activate: (
+  activate: async (
     app: JupyterFrontEnd,
     launcher: ILauncher | null,
     palette: ICommandPalette | null,
     notebooks: INotebookTracker | null,
     browser: IDefaultFileBrowser | null,
-    statusBar: IStatusBar | null
+    statusBar: IStatusBar | null,
+    translator: ITranslator | null,
+    registry: ISettingRegistry | null
   ) => {
+    const trans = bundle(translator);
+    let settings: ISettingRegistry.ISettings | null = null;
+    try {
+      settings = registry ? await registry.load(PLUGIN_ID) : null;
+    } catch (reason) {
+      console.warn('ari-jupyter: settings unavailable, using defaults', reason);
+    }
+    const current = (): IAriSettings => readSettings(settings);
+
+    addCommands(app, trans, browser);
+    if (launcher) {
+      launcher.add({
+        command: CommandIDs.setup,
+        category: LAUNCHER_CATEGORY,
+        rank: 0
+      });
+    }
+    if (palette) {
+      const category = trans.__('ARI');
+      palette.addItem({ command: CommandIDs.setup, category });
+      palette.addItem({ command: CommandIDs.openTerminal, category });
+    }
+    if (notebooks) {
+      registerTerminalComm(app, notebooks, {
+        trans,
+        locale: () => wizardLanguage(current().wizardLanguage, translator)
+      });
+    }
+    if (statusBar) {
+      addStatusItem(statusBar, trans, current, settings);
+    }
+    console.log('ari-jupyter extension activated');
+  }
+};
+
+/** The wizard and terminal commands. */
+function addCommands(
+  app: JupyterFrontEnd,
+  trans: TranslationBundle,
+  browser: IDefaultFileBrowser | null
+): void {
     app.commands.addCommand(CommandIDs.setup, {
-      label: 'ARI multi-node setup',
-      caption:
-        'Create a notebook with the ARI multi-node setup wizard in the current folder',
+      label: trans.__('ARI multi-node setup'),
+      caption: trans.__(
+        'Create a notebook with the ARI multi-node setup wizard in the current folder'
+      ),
       icon: args => (args['isPalette'] ? undefined : ariIcon),
       execute: async args => {
         const cwd =
@@ -66,21 +122,24 @@ const plugin: JupyterFrontEndPlugin<void> = {
         try {
           return await createWizardNotebook(app, cwd);
         } catch (reason) {
-          Notification.error(`ARI: could not create the wizard: ${reason}`);
+          Notification.error(
+            trans.__('ARI: could not create the wizard: %1', String(reason))
+          );
           throw reason;
         }
       }
     });
 
     app.commands.addCommand(CommandIDs.openTerminal, {
-      label: 'ARI: type a command into a new terminal',
-      caption:
-        'Open a terminal and type a command; Enter is pressed only with run=true',
+      label: trans.__('ARI: type a command into a new terminal'),
+      caption: trans.__(
+        'Open a terminal and type a command; Enter is pressed only with run=true'
+      ),
       execute: async args => {
         let command = args['command'];
         if (command === undefined) {
           const answer = await InputDialog.getText({
-            title: 'Command to type into a new terminal (not run)'
+            title: trans.__('Command to type into a new terminal (not run)')
           });
           if (!answer.button.accept || !answer.value) {
             return undefined;
@@ -95,30 +154,29 @@ const plugin: JupyterFrontEndPlugin<void> = {
         return openTerminal(app, request);
       }
     });
+}
 
-    if (launcher) {
-      launcher.add({ command: CommandIDs.setup, category: 'Notebook', rank: 100 });
-    }
-    if (palette) {
-      palette.addItem({ command: CommandIDs.setup, category: 'ARI' });
-      palette.addItem({ command: CommandIDs.openTerminal, category: 'ARI' });
-    }
-    if (notebooks) {
-      registerTerminalComm(app, notebooks);
-    }
-    if (statusBar) {
-      const item = new AllocationStatusItem();
-      statusBar.registerStatusItem('ari-jupyter-labextension:allocation', {
-        item,
-        align: 'left',
-        rank: 10,
-        isActive: () => item.isActiveAllocation,
-        activeStateChanged: item.activeChanged
-      });
-      item.start();
-    }
-    console.log('ari-jupyter extension activated');
-  }
-};
+/** The allocation item; the statusBar and refreshInterval settings apply at once. */
+function addStatusItem(
+  statusBar: IStatusBar,
+  trans: TranslationBundle,
+  current: () => IAriSettings,
+  settings: ISettingRegistry.ISettings | null
+): void {
+  const item = new AllocationStatusItem(trans);
+  item.setInterval(current().refreshInterval);
+  statusBar.registerStatusItem('ari-jupyter-labextension:allocation', {
+    item,
+    align: 'left',
+    rank: 10,
+    isActive: () => current().statusBar && item.isActiveAllocation,
+    activeStateChanged: item.activeChanged
+  });
+  item.start();
+  settings?.changed.connect(() => {
+    item.setInterval(current().refreshInterval);
+    item.notifyActiveChanged();
+  });
+}
 
 export default plugin;

@@ -1,3 +1,4 @@
+import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 import { ISignal, Signal } from '@lumino/signaling';
 
@@ -20,19 +21,24 @@ export interface IAllocationStatus {
   } | null;
 }
 
-const POLL_MS = 30000;
+/** Default poll interval; the refreshInterval setting changes it. */
+export const POLL_SECONDS = 30;
 
 /** Short human text: "SLURM 1234 · 2 nodes n[1-2] · 59:10 left" (squeue's %L). */
-export function describe(status: IAllocationStatus): string {
+export function describe(
+  status: IAllocationStatus,
+  trans: TranslationBundle = nullTranslator.load('ari_jupyter')
+): string {
   const a = status.allocation;
   const parts = [`SLURM ${a.job_id ?? '?'}`];
-  const nodes = a.num_nodes === 1 ? '1 node' : `${a.num_nodes ?? '?'} nodes`;
-  parts.push(a.nodelist ? `${nodes} ${a.nodelist}` : nodes);
+  const nodes = trans._n('%1 node', '%1 nodes', a.num_nodes ?? 0);
+  const shown = a.num_nodes === null ? trans.__('? nodes') : nodes;
+  parts.push(a.nodelist ? `${shown} ${a.nodelist}` : shown);
   const data = status.time_left?.data;
   if (data?.unlimited) {
-    parts.push('no time limit');
+    parts.push(trans.__('no time limit'));
   } else if (data?.raw) {
-    parts.push(`${data.raw} left`);
+    parts.push(trans.__('%1 left', data.raw));
   }
   return parts.join(' · ');
 }
@@ -44,11 +50,21 @@ export function describe(status: IAllocationStatus): string {
  * when the server extension is not enabled.
  */
 export class AllocationStatusItem extends Widget {
-  constructor() {
+  constructor(trans: TranslationBundle = nullTranslator.load('ari_jupyter')) {
     super();
+    this._trans = trans;
     this.addClass('ari-AllocationStatus');
     this.node.setAttribute('role', 'status');
-    this.node.setAttribute('aria-label', 'SLURM allocation');
+    this.node.setAttribute('aria-label', trans.__('SLURM allocation'));
+  }
+
+  /** Poll every `seconds` from now on (the refreshInterval setting). */
+  setInterval(seconds: number): void {
+    this._pollMs = Math.max(5, seconds) * 1000;
+    if (this._timer !== undefined) {
+      this.stop();
+      this._timer = window.setInterval(() => void this.refresh(), this._pollMs);
+    }
   }
 
   /** Emitted when the item starts or stops being relevant. */
@@ -60,10 +76,15 @@ export class AllocationStatusItem extends Widget {
     return this._active;
   }
 
-  /** Fetch once now, then every POLL_MS while the page is open. */
+  /** Ask the status bar to look at isActive again (a setting changed). */
+  notifyActiveChanged(): void {
+    this._activeChanged.emit();
+  }
+
+  /** Fetch once now, then every refresh interval while the page is open. */
   start(): void {
     void this.refresh();
-    this._timer = window.setInterval(() => void this.refresh(), POLL_MS);
+    this._timer = window.setInterval(() => void this.refresh(), this._pollMs);
   }
 
   async refresh(): Promise<void> {
@@ -85,14 +106,19 @@ export class AllocationStatusItem extends Widget {
     // The core probe warns when the allocation is about to end.
     this.toggleClass('ari-mod-warn', status?.time_left?.status === 'warn');
     if (status && active) {
-      this.node.textContent = describe(status);
+      const trans = this._trans;
+      this.node.textContent = describe(status, trans);
       this.node.title = [
-        `Job ${status.allocation.job_id}`,
-        status.allocation.job_name ? `name ${status.allocation.job_name}` : '',
-        status.allocation.partition
-          ? `partition ${status.allocation.partition}`
+        trans.__('Job %1', status.allocation.job_id ?? ''),
+        status.allocation.job_name
+          ? trans.__('name %1', status.allocation.job_name)
           : '',
-        status.time_left ? `time left: ${status.time_left.summary}` : ''
+        status.allocation.partition
+          ? trans.__('partition %1', status.allocation.partition)
+          : '',
+        status.time_left
+          ? trans.__('time left: %1', status.time_left.summary)
+          : ''
       ]
         .filter(Boolean)
         .join('\n');
@@ -118,6 +144,8 @@ export class AllocationStatusItem extends Widget {
     super.dispose();
   }
 
+  private _trans: TranslationBundle;
+  private _pollMs = POLL_SECONDS * 1000;
   private _active = false;
   private _timer: number | undefined;
   private _activeChanged = new Signal<this, void>(this);

@@ -74,6 +74,14 @@ def assert_rendered(page) -> None:
     page.wait_for_selector(".ari-wizard .ari-site", timeout=30_000)
     assert "rccs-cloud" in page.locator(".ari-wizard .ari-site").first.inner_text()
     page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=30_000)
+    # the wizard's stylesheet reached this front end: its rules apply to the wizard
+    styled = page.evaluate("""() => {
+        const wizard = document.querySelector('.ari-wizard');
+        const badge = getComputedStyle(wizard).getPropertyValue('--ari-error').trim();
+        const facts = getComputedStyle(document.querySelector('.ari-alloc-facts th'));
+        return {badge, align: facts.textAlign};
+    }""")
+    assert styled["badge"] and styled["align"] == "left", styled
     body = page.locator("body").inner_text()
     for broken in BROKEN_TEXT:
         assert broken not in body, broken

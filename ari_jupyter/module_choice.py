@@ -1,0 +1,42 @@
+"""What a typed module name means on this site: one of ``module avail``'s names, or why not.
+
+The wizard's module picker asks this for every entry, so a partial name such as ``openmpi``
+is answered with the names it could mean instead of being dropped without a word.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .ari.prelude import module_name_problem
+
+MAX_CANDIDATES = 8
+
+
+@dataclass(frozen=True)
+class ModuleChoice:
+    """``name`` when accepted; otherwise ``reason`` ("invalid", "unknown") and ``candidates``."""
+
+    typed: str
+    name: str | None
+    reason: str = ""
+    problem: str = ""
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        return self.name is not None
+
+
+def choose_module(typed: str, offered: Sequence[str]) -> ModuleChoice:
+    """Accept ``typed`` when the site offers it (or offers no list to check against)."""
+    text = typed.strip()
+    problem = module_name_problem(text)
+    if problem:
+        return ModuleChoice(typed, None, "invalid", problem=problem)
+    if not offered or text in offered:
+        return ModuleChoice(typed, text)
+    folded = text.casefold()
+    starts = [name for name in offered if name.casefold().startswith(folded)]
+    contains = [name for name in offered if folded in name.casefold() and name not in starts]
+    return ModuleChoice(typed, None, "unknown", candidates=tuple((starts + contains)[:MAX_CANDIDATES]))

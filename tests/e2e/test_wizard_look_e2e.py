@@ -1,0 +1,238 @@
+"""Every wizard step in JupyterLab Light and Dark, in English, Japanese and Chinese.
+
+For each theme and language each of the five steps is shown in a real JupyterLab and scanned
+with axe-core (injected from tests/e2e/node_modules): no serious or critical violation. The
+sbatch preview, the heart of step 3, must keep a text contrast of at least 4.5:1 in both
+themes, and Japanese labels and badges must not be cut or wrapped one character per line.
+
+With ``ARI_SCREENSHOTS_DIR`` set (``docs/make_screenshots.py`` and the README say how), the run
+also saves the pictures of docs/screenshots: every step, Light and Dark, en and ja.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from .conftest import assert_no_console_errors
+
+pytestmark = pytest.mark.e2e
+
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+LANGS = ("en", "ja", "zh")
+STEPS = ("allocation", "checks", "profile", "experiment", "doctor")
+SHOT_LANGS = ("en", "ja")
+
+SETUP = """\
+from ari_jupyter import Wizard
+wizard = Wizard(site="rccs-cloud", lang="en")
+wizard"""
+
+FILL = """\
+p3, p4 = wizard.profile_panel, wizard.experiment_panel
+p3.preset.value = "mpi"
+p3.max_cpus.value = 1
+p3.walltime.value = "00:30:00"
+p3.modules.value = ["openmpi/4.1"]
+p4.title.value = "Sparse GEMM scaling"
+p4.goal.value = "Measure how SpGEMM throughput scales from one to two nodes on the same partition."
+p4.metrics.value = ["GFlops", "runtime_sec"]
+p4.run_id.value = "20261129120000_sparse_gemm_scaling"
+"""
+
+# A typical first reproduce.sh: the program started once, on the first node only.
+REPRODUCE = """\
+import pathlib
+script = pathlib.Path(wizard.state.checkpoint_dir, "repro_sandbox", "reproduce.sh")
+script.parent.mkdir(parents=True, exist_ok=True)
+script.write_text('#!/usr/bin/env bash\\nset -euo pipefail\\ncd "$(dirname "$0")"\\n'
+                  'module load openmpi/4.1\\n./spgemm_bench --matrix data/matrix.mtx\\n')
+"""
+
+CONTRAST = """(selector) => {
+  const el = document.querySelector(selector);
+  if (!el) { return null; }
+  const parse = (c) => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) { return null; }
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  // the opaque colour behind el: its own background over its ancestors'
+  const layers = [];
+  for (let node = el; node; node = node.parentElement) {
+    const bg = parse(getComputedStyle(node).backgroundColor);
+    if (bg && bg[3] > 0) { layers.push(bg); if (bg[3] >= 1) { break; } }
+  }
+  let back = [255, 255, 255];
+  for (const [r, g, b, a] of layers.reverse()) {
+    back = [r * a + back[0] * (1 - a), g * a + back[1] * (1 - a), b * a + back[2] * (1 - a)];
+  }
+  const fg = parse(getComputedStyle(el).color);
+  const front = [0, 1, 2].map(i => fg[i] * fg[3] + back[i] * (1 - fg[3]));
+  const lum = (c) => { const [r, g, b] = c.map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [l1, l2] = [lum(front), lum(back)].sort((a, b) => b - a);
+  return (l1 + 0.05) / (l2 + 0.05);
+}"""
+
+AXE_SCAN = """async () => {
+  const result = await axe.run(document.querySelector('.ari-wizard'),
+    { resultTypes: ['violations'] });
+  return result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => ({ id: v.id, impact: v.impact, help: v.help,
+                 nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ') + ' :: ' + n.failureSummary) }));
+}"""
+
+# Elements whose text must stay whole: a label cut with an ellipsis or a badge that wraps
+# (one CJK character per line) has a scroll size larger than its box, or more than one line.
+CUT_TEXT = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll(
+      '.ari-wizard .widget-label, .ari-wizard .ari-badge, .ari-wizard button, ' +
+      '.ari-wizard .lm-TabBar-tabLabel, .ari-wizard th')) {
+    if (el.offsetParent === null || !el.textContent.trim()) { continue; }
+    const style = getComputedStyle(el);
+    const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.5;
+    const row = el.closest('.widget-inline-hbox');
+    const [r, e] = [row && row.getBoundingClientRect(), el.getBoundingClientRect()];
+    const cut = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1 ||
+      (r !== null && (e.top < r.top - 1 || e.bottom > r.bottom + 1));
+    const oneLine = el.classList.contains('ari-badge') || el.tagName === 'TH';
+    const wrapped = oneLine && el.getBoundingClientRect().height > line * 1.6;
+    if (cut || wrapped) { out.push(el.textContent.trim()); }
+  }
+  return out;
+}"""
+
+
+def _notebook(path: Path, cells: list[str]) -> None:
+    path.write_text(json.dumps({
+        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
+                   "outputs": [], "source": src} for i, src in enumerate(cells)],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                    "name": "python3"}},
+        "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+
+
+def _run_cell(page, index: int) -> None:
+    page.evaluate("""async (index) => {
+        const app = window.jupyterapp; const panel = app.shell.currentWidget;
+        panel.content.activeCellIndex = index;
+        await app.commands.execute('notebook:run-cell');
+    }""", index)
+
+
+def _wizard(page):
+    return page.locator(".ari-wizard").first
+
+
+def _step(page, index: int) -> None:
+    _wizard(page).locator(".ari-steps button").nth(index).click()
+    page.wait_for_timeout(500)
+
+
+def _set_theme(page, theme: str) -> None:
+    page.evaluate("(t) => window.jupyterapp.commands.execute('apputils:change-theme', {theme: t})",
+                  THEMES[theme])
+    page.wait_for_function("(light) => document.body.dataset.jpThemeLight === light",
+                           arg="true" if theme == "light" else "false", timeout=30_000)
+    page.wait_for_timeout(500)
+
+
+def _set_lang(page, lang: str) -> None:
+    _wizard(page).locator("select").first.select_option(label={
+        "en": "English", "ja": "日本語", "zh": "中文"}[lang])
+    page.wait_for_timeout(700)
+
+
+def _shot(page, directory: Path, name: str) -> None:
+    height = _wizard(page).bounding_box()["height"]
+    page.set_viewport_size({"width": 1400, "height": max(900, int(height) + 300)})
+    page.wait_for_timeout(300)
+    _wizard(page).screenshot(path=str(directory / f"{name}.png"))
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    directory = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or tmp_path / "screenshots")
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
+    if not AXE.is_file():
+        reason = f"{AXE} is missing: cd tests/e2e && npm ci"
+        if os.environ.get("ARI_E2E_REQUIRED") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    _notebook(lab.root_dir / "look.ipynb", [SETUP, FILL, REPRODUCE])
+    page.goto(lab.url("/lab/tree/look.ipynb?reset"))
+    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget "
+                           "&& window.jupyterapp.shell.currentWidget.sessionContext?.session?.kernel",
+                           timeout=60_000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:hide-all-cell-code')")
+    _run_cell(page, 0)
+    page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=60_000)
+    _run_cell(page, 1)
+    page.wait_for_timeout(1000)
+    _step(page, 1)
+    page.wait_for_function("document.querySelectorAll('.ari-probe-row').length > 0 && "
+                           "document.querySelectorAll('.ari-probe-row .fa-spin').length === 0",
+                           timeout=90_000)
+    # Write, check the hand-off, diagnose the first reproduce.sh: every step shows its content.
+    _step(page, 3)
+    _wizard(page).locator("button:has-text('Write checkpoint')").click()
+    page.wait_for_selector(".ari-write-ok", timeout=30_000)
+    _wizard(page).locator("button:has-text('Check hand-off')").click()
+    page.wait_for_selector(".ari-handoff-checks li", timeout=60_000)
+    _run_cell(page, 2)
+    page.wait_for_timeout(500)
+    _step(page, 4)
+    _wizard(page).locator(".ari-doctor-source select").select_option(label="repro_sandbox/reproduce.sh")
+    page.wait_for_function(
+        "document.querySelector('.ari-doctor-text textarea').value.includes('spgemm')", timeout=30_000)
+    _wizard(page).locator("button:has-text('Diagnose')").click()
+    page.wait_for_selector(".ari-doctor-rule-L6", timeout=30_000)
+    page.add_script_tag(path=str(AXE))
+
+    violations, contrasts, cut = {}, {}, {}
+    for theme in THEMES:
+        _set_theme(page, theme)
+        for lang in LANGS:
+            _set_lang(page, lang)
+            for index, step in enumerate(STEPS):
+                _step(page, index)
+                key = f"{theme}/{lang}/{step}"
+                found = page.evaluate(AXE_SCAN)
+                if found:
+                    violations[key] = found
+                lost = page.evaluate(CUT_TEXT)
+                if lost:
+                    cut[key] = lost
+                if step == "profile":
+                    page.wait_for_selector(".ari-sbatch-line pre", timeout=30_000)
+                    contrasts[f"{theme}/{lang}"] = page.evaluate(CONTRAST, ".ari-sbatch-line pre")
+                if lang in SHOT_LANGS:
+                    _shot(page, shots, f"{index + 1:02d}-{step}-{lang}-{theme}")
+    _set_theme(page, "light")
+
+    # Every step is reachable from the keyboard: Tab moves along the step buttons, Enter opens one.
+    buttons = _wizard(page).locator(".ari-steps button")
+    buttons.nth(0).focus()
+    for index in range(1, len(STEPS)):
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.textContent.trim()") == \
+            buttons.nth(index).inner_text().strip()
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(i) => document.querySelectorAll('.ari-wizard .ari-steps button')[i]"
+            ".classList.contains('mod-active')", arg=index, timeout=10_000)
+
+    assert not violations, json.dumps(violations, indent=1, ensure_ascii=False)
+    assert not cut, json.dumps(cut, indent=1, ensure_ascii=False)
+    assert set(contrasts) == {f"{t}/{lang}" for t in THEMES for lang in LANGS}
+    low = {key: ratio for key, ratio in contrasts.items() if ratio is None or ratio < 4.5}
+    assert not low, f"sbatch preview contrast below 4.5:1: {low}"
+    assert_no_console_errors(page)

@@ -1,0 +1,25 @@
+"""The module picker's answer to each typed entry (table-driven)."""
+from __future__ import annotations
+
+import pytest
+
+from ari_jupyter.module_choice import choose_module
+
+OFFERED = ["openmpi/4.1", "openmpi/5.0", "gcc/12.2", "cuda/12.4", "intel-mpi/2021"]
+
+
+@pytest.mark.parametrize("typed, offered, name, reason, candidates", [
+    ("openmpi/4.1", OFFERED, "openmpi/4.1", "", ()),
+    (" gcc/12.2 ", OFFERED, "gcc/12.2", "", ()),
+    ("openmpi", OFFERED, None, "unknown", ("openmpi/4.1", "openmpi/5.0")),
+    ("OpenMPI", OFFERED, None, "unknown", ("openmpi/4.1", "openmpi/5.0")),
+    ("mpi", OFFERED, None, "unknown", ("openmpi/4.1", "openmpi/5.0", "intel-mpi/2021")),
+    ("nvhpc", OFFERED, None, "unknown", ()),
+    ("-f", OFFERED, None, "invalid", ()),
+    ("", OFFERED, None, "invalid", ()),
+    ("anything/1", [], "anything/1", "", ()),  # no list from the site: nothing to check against
+])
+def test_choose_module(typed, offered, name, reason, candidates):
+    choice = choose_module(typed, offered)
+    assert (choice.name, choice.reason, choice.candidates) == (name, reason, candidates)
+    assert choice.accepted == (name is not None)

@@ -1,0 +1,57 @@
+"""The wizard speaks JupyterLab's language when its notebook names none; the lab extension's
+strings are translated through its gettext domain (ja, zh)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.widgets.terminal_bridge import READY
+from ari_jupyter.widgets.wizard import Wizard
+
+from test_widgets_support import fake_bridge
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("given, config_lang, locale, expected", [
+    (None, "", "ja", "ja"),          # nothing named: JupyterLab's language
+    (None, "", "zh", "zh"),
+    (None, "", "", "en"),            # the frontend has no preference: the locale's default
+    (None, "", "fr", "en"),          # a language the wizard does not speak
+    ("zh", "", "ja", "zh"),          # Wizard(lang=...) wins
+    (None, "ja", "zh", "ja"),        # so does c.AriWizard.language
+])
+def test_language_follows_the_frontend_when_none_is_given(given, config_lang, locale, expected):
+    from ari_jupyter.config import AriWizard
+
+    bridge, comms = fake_bridge()
+    wizard = Wizard(site="rccs-cloud", lang=given, config=AriWizard(language=config_lang),
+                    run_probes=False, bridge=bridge, env={"LANG": "C.UTF-8"})
+    comms[0].reply({"type": READY, "protocol": 1, "locale": locale})
+    assert wizard.ctx.lang == expected and wizard.language.value == expected
+    assert wizard.state.lang == expected
+
+
+def _extension_strings() -> set[str]:
+    strings = set()
+    for source in (REPO / "labextension" / "src").glob("*.ts"):
+        text = source.read_text(encoding="utf-8")
+        strings |= set(re.findall(r"trans\.(?:__|_n)\(\s*'((?:[^'\\]|\\.)*)'", text))
+    return strings
+
+
+@pytest.mark.parametrize("locale", ["ja_JP", "zh_CN"])
+def test_every_extension_string_is_translated(locale):
+    path = REPO / "ari_jupyter" / "locale" / locale / "LC_MESSAGES" / "ari_jupyter.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    # the language tag as JupyterLab's own packs write it (ja-JP): Gettext looks messages up by it
+    assert data[""]["domain"] == "ari_jupyter" and data[""]["language"] == locale.replace("_", "-")
+    strings = _extension_strings()
+    assert len(strings) > 10
+    missing = sorted(s for s in strings if s not in data)
+    assert missing == []
+    for msgid in strings:
+        assert data[msgid][0] and re.findall(r"%\d", data[msgid][0]) == re.findall(r"%\d", msgid)
