@@ -64,7 +64,9 @@ def _site_values(wizard) -> dict:
     state = wizard.state
     values = {name: _comparable(getattr(state, name)) for name in SITE_FIELDS}
     values["allocation"] = state.allocation.to_json() if state.allocation is not None else None
-    values["probes"] = {r.id: (r.status, r.summary) for r in state.probe_list()}
+    # A second `module avail` in one process may come from the probe's cache: same answer.
+    values["probes"] = {r.id: (r.status, r.summary.replace(" (cached)", ""))
+                        for r in state.probe_list()}
     values["site_name"] = state.site_name
     values["host"] = wizard.ctx.host.name
     values["run_id"] = state.run_id
@@ -138,3 +140,20 @@ def test_the_checklist_names_the_r_ccs_cloud_flow_on_r_ccs_cloud_only(site, flow
         setattr(wizard.state, name, value)
     assert wizard.experiment_panel.do_write() is not None
     assert ("R-CCS Cloud" in wizard.experiment_panel.checklist.value) is flow
+
+
+def test_a_reopened_state_follows_the_new_site_after_a_demo_button(tmp_path):
+    """The demo-site buttons call the same switch as ``use_site``, also on a restored run."""
+    fresh = run(_settled("rccs-cloud", tmp_path))
+    restored = Wizard(state=fresh.state.copy(), bridge=fake_bridge()[0],
+                      env={"HOME": str(tmp_path)}, run_probes=False)
+
+    async def scenario():
+        restored.allocation_panel.demo_picker.value = "sx40"
+        await restored.wait()
+        return await _settled("sx40", tmp_path)
+
+    sx40 = run(scenario())
+    assert restored.state.partition == sx40.state.partition == "sx40"
+    assert _site_values(restored)["walltime"] == _site_values(sx40)["walltime"]
+    assert restored.state.max_cpus == sx40.state.max_cpus

@@ -201,6 +201,7 @@ class WizardContext(HasTraits):
         from ..site_defaults import use_site
 
         host = open_host(name or None, self.config, self.local_env)
+        self._follow_site_defaults()
         self.runner.cancel_all()
         self.host = host  # first: defaults that follow the probes read the new host
         use_site(self.state, self.config, host, self.local_env)
@@ -212,6 +213,21 @@ class WizardContext(HasTraits):
             inside = self.state.allocation is not None and self.state.allocation.inside_allocation
             self.site_reason = "site_reason_allocation" if inside else "site_reason_outside"
         self.runner.start_soon()
+
+    def _follow_site_defaults(self) -> None:
+        """From a site switch on, untouched fields follow the probes' answers (a reopened
+        checkpoint keeps its values until the user switches)."""
+        if getattr(self.state, "_follows_site", False):
+            return
+
+        def follow(change) -> None:
+            from ..config import seed_defaults
+
+            if change["new"]:
+                seed_defaults(self.state, self.config, self.host, self.local_env)
+
+        self.state.observe(follow, names="probe_results")
+        self.state._follows_site = True
 
     def choose_partition(self, partition: str) -> None:
         """The user picked a partition: record it and ask the site again about it."""

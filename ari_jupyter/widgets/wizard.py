@@ -168,9 +168,9 @@ class Wizard(widgets.VBox):
         self._follow_probes(state)
 
     def _follow_probes(self, state) -> None:
-        if not getattr(self, "_following", False):
+        if not getattr(state, "_follows_site", False):
             state.observe(self._defaults_from_probes, names="probe_results")
-            self._following = True
+            state._follows_site = True
 
     def _defaults_from_probes(self, change) -> None:
         """Defaults that need a probe's answer (sinfo's partitions and their limits, GPUs and
