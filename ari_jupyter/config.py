@@ -24,6 +24,7 @@ CONFIG_BASENAME = "ari_jupyter_config"
 DEMO_SITE_ENV = "ARI_JUPYTER_DEMO_SITE"
 WORKSPACE_PLACEHOLDERS = ("user", "home", "cluster", "job_id")
 DEMO_WORKSPACE_PLACEHOLDERS = ("site", "user", "home")
+LANGUAGES = ("", "en", "ja", "zh")
 
 
 class AriWizard(Configurable):
@@ -122,6 +123,33 @@ class AriWizard(Configurable):
             raise TraitError(f"module_filter is not a valid regular expression: {exc}") from exc
         return proposal["value"]
 
+    @validate("default_preset")
+    def _check_default_preset(self, proposal):
+        from .ari.profile import PRESETS
+
+        if proposal["value"] and proposal["value"] not in PRESETS:
+            raise TraitError(f"default_preset must be empty or one of: {', '.join(PRESETS)}")
+        return proposal["value"]
+
+    @validate("language")
+    def _check_language(self, proposal):
+        if proposal["value"] not in LANGUAGES:
+            raise TraitError("language must be empty (from LC_ALL / LANG) or one of: "
+                             + ", ".join(filter(None, LANGUAGES)))
+        return proposal["value"]
+
+    @validate("probe_timeouts")
+    def _check_probe_timeouts(self, proposal):
+        from .probes.runner import PROBE_IDS
+
+        for probe_id, seconds in proposal["value"].items():
+            if probe_id not in PROBE_IDS:
+                raise TraitError(f"probe_timeouts has unknown probe id {probe_id!r}; "
+                                 f"known: {', '.join(PROBE_IDS)}")
+            if not 0 < seconds <= 600:
+                raise TraitError(f"probe_timeouts[{probe_id!r}] must be between 0 and 600 seconds")
+        return proposal["value"]
+
     @validate("probe_timeout")
     def _check_probe_timeout(self, proposal):
         if not 0 < proposal["value"] <= 600:
@@ -196,24 +224,103 @@ def config_dirs() -> list[str]:
     return list(jupyter_config_path())
 
 
-def load_config(dirs: Iterable[str | os.PathLike] | None = None) -> Config:
-    """Merge ``ari_jupyter_config.{json,py}`` from ``dirs`` (default: Jupyter's config path).
+@dataclasses.dataclass(frozen=True)
+class ConfigProblem:
+    """A value in a config file that was not used, and why: one line for the user."""
+
+    file: str
+    key: str
+    """``workspace_template``; a section name such as ``AriWizrd``; "" for the whole file."""
+    reason: str
+
+    def __str__(self) -> str:
+        if not self.key:
+            return f"{self.file}: ignored, it cannot be read: {self.reason}"
+        return f"{self.file}: c.{self.key} ignored: {self.reason}"
+
+
+def _config_files(dirs: Iterable[str]) -> list[tuple[type, Path]]:
+    """Existing config files, lowest priority first (.py over .json within a directory)."""
+    files = []
+    for directory in reversed(list(dirs)):
+        for loader_cls, suffix in ((JSONFileConfigLoader, ".json"), (PyFileConfigLoader, ".py")):
+            path = Path(directory) / (CONFIG_BASENAME + suffix)
+            if path.is_file():
+                files.append((loader_cls, path))
+    return files
+
+
+def _config_keys() -> tuple[str, ...]:
+    return tuple(sorted(AriWizard.class_trait_names(config=True)))
+
+
+def value_problem(key: str, value) -> str | None:
+    """Why ``c.AriWizard.<key> = value`` cannot be used (what is allowed), or None."""
+    import difflib
+
+    keys = _config_keys()
+    if key not in keys:
+        close = difflib.get_close_matches(key, keys, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        return f"unknown key; {hint}known keys: {', '.join(keys)}"
+    try:
+        AriWizard(config=Config({"AriWizard": {key: value}}))
+    except TraitError as exc:
+        text = str(exc)
+        for prefix in (f"The '{key}' trait of an AriWizard instance ",
+                       f"Values of the '{key}' trait of an AriWizard instance "):
+            if text.startswith(prefix):
+                text = ("values " if prefix.startswith("Values") else "") + text[len(prefix):]
+        return text.rstrip(".")
+    return None
+
+
+def _checked_section(loaded: Config, file: str, problems: list[ConfigProblem]) -> Config:
+    """The usable part of one file: each bad value dropped on its own, with its reason."""
+    usable = Config()
+    for section, values in loaded.items():
+        if section != "AriWizard" or not isinstance(values, Mapping):
+            what = "unknown section" if isinstance(values, Mapping) else "not inside c.AriWizard"
+            problems.append(ConfigProblem(file, str(section),
+                                          f"{what}; this file sets c.AriWizard.<key> only"))
+            continue
+        for key, value in values.items():
+            why = value_problem(key, value)
+            if why is None:
+                usable.AriWizard[key] = value
+            else:
+                problems.append(ConfigProblem(file, f"AriWizard.{key}", f"{value!r}: {why}"
+                                              if not why.startswith("unknown key") else why))
+    return usable
+
+
+def load_config_checked(dirs: Iterable[str | os.PathLike] | None = None
+                        ) -> tuple[Config, list[ConfigProblem]]:
+    """Merged ``ari_jupyter_config.{json,py}`` from ``dirs`` (default: Jupyter's config path)
+    and every value that was left out. A bad value costs only its own key, never the file;
+    a file that cannot be parsed at all is left out whole.
 
     Lowest priority first so that the user's directory overrides the system's, and within one
     directory the .py file overrides the .json file, as jupyter_server does.
     """
     dirs = config_dirs() if dirs is None else [str(d) for d in dirs]
-    merged = Config()
-    for directory in reversed(dirs):
-        for loader_cls, suffix in ((JSONFileConfigLoader, ".json"), (PyFileConfigLoader, ".py")):
-            filename = CONFIG_BASENAME + suffix
-            if not (Path(directory) / filename).is_file():
-                continue
-            try:
-                merged.merge(loader_cls(filename, path=str(directory)).load_config())
-            except ConfigFileNotFound:
-                continue
-    return merged
+    merged, problems = Config(), []
+    for loader_cls, path in _config_files(dirs):
+        try:
+            loaded = loader_cls(path.name, path=str(path.parent)).load_config()
+        except ConfigFileNotFound:
+            continue
+        except Exception as exc:  # a .py file may raise anything; JSON raises ValueError
+            reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            problems.append(ConfigProblem(str(path), "", reason))
+            continue
+        merged.merge(_checked_section(loaded, str(path), problems))
+    return merged, problems
+
+
+def load_config(dirs: Iterable[str | os.PathLike] | None = None) -> Config:
+    """The usable values of the config files (see :func:`load_config_checked`)."""
+    return load_config_checked(dirs)[0]
 
 
 def wizard_config(config: Config | AriWizard | None = None, dirs=None) -> AriWizard:
@@ -223,6 +330,12 @@ def wizard_config(config: Config | AriWizard | None = None, dirs=None) -> AriWiz
     if config is None:
         config = load_config(dirs)
     return AriWizard(config=config)
+
+
+def site_config(dirs=None) -> tuple[AriWizard, list[ConfigProblem]]:
+    """The wizard's config from the Jupyter config files and what in them was left out."""
+    config, problems = load_config_checked(dirs)
+    return AriWizard(config=config), problems
 
 
 def select_host(site=None, config: AriWizard | None = None,

@@ -24,7 +24,7 @@ import shlex
 import socket
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ._async import run_sync
 from .ari import prelude, render
@@ -154,16 +154,24 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
 
 # -- the check -----------------------------------------------------------------------------
 
+SLOW_CHECK_IDS = ("shared_fs", "ari", "sbatch", "modules")
+"""The checks that run commands (concurrently); the others only read files."""
+
+
 def check_handoff(checkpoint_dir: str | Path, *, host: Any = None, timeout: float = 20.0,
-                  env: Mapping[str, str] | None = None) -> list[ProbeResult]:
+                  env: Mapping[str, str] | None = None,
+                  on_done: Callable[[str], None] | None = None) -> list[ProbeResult]:
     """Blocking: every hand-off check for ``checkpoint_dir`` (works inside a running loop)."""
-    return run_sync(check_handoff_async(checkpoint_dir, host=host, timeout=timeout, env=env))
+    return run_sync(check_handoff_async(checkpoint_dir, host=host, timeout=timeout, env=env,
+                                        on_done=on_done))
 
 
 async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
                               timeout: float = 20.0,
-                              env: Mapping[str, str] | None = None) -> list[ProbeResult]:
-    """Every hand-off check, in ``CHECK_IDS`` order; commands run concurrently."""
+                              env: Mapping[str, str] | None = None,
+                              on_done: Callable[[str], None] | None = None) -> list[ProbeResult]:
+    """Every hand-off check, in ``CHECK_IDS`` order; commands run concurrently. ``on_done``
+    hears the id of each check in ``SLOW_CHECK_IDS`` as it finishes (a live progress line)."""
     from .emit import EmitError, load_checkpoint
     from .host import LocalHost
     from .probes.runner import redacted
@@ -175,6 +183,9 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
     script = ckpt.parent.parent / "launch" / f"{ckpt.name}.sh"
     results: dict[str, ProbeResult] = {}
 
+    not_one = not_a_checkpoint(ckpt)
+    if not_one is not None:
+        return [not_one]  # every other check would only repeat that there is nothing here
     state = None
     try:
         state = load_checkpoint(ckpt)
@@ -195,12 +206,62 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
             "sbatch", "no partition known: the checkpoint could not be read"),
         "modules": _check_modules(host, state, timeout),
     }
-    answers = await asyncio.gather(*pending.values())
+    assert tuple(pending) == SLOW_CHECK_IDS
+
+    async def reported(check_id: str, check: Any) -> ProbeResult:
+        try:
+            return await check
+        finally:
+            if on_done is not None:
+                on_done(check_id)
+
+    answers = await asyncio.gather(*(reported(i, c) for i, c in pending.items()))
     results.update(dict(zip(pending, answers)))
     # Login shells and module inits print what they like (a ~/.bash_profile echoing a token):
     # every verdict is masked with the secrets of both environments, as the probes' are.
     secrets_from = {**host.env, **env}
     return [redacted(results[i], secrets_from) for i in CHECK_IDS]
+
+
+def not_a_checkpoint(ckpt: Path) -> ProbeResult | None:
+    """The one verdict for a path that is no ari-jupyter checkpoint at all, else None.
+
+    A damaged checkpoint (unreadable JSON, missing files) is still checked item by item; a
+    directory without ``launch_config.json`` has nothing the other checks could look at.
+    """
+    config = ckpt / "launch_config.json"
+    if not ckpt.exists():
+        why = f"{ckpt} does not exist"
+    elif not ckpt.is_dir():
+        why = f"{ckpt} is not a directory"
+    elif not config.exists():
+        why = f"{ckpt} is not a checkpoint: it has no launch_config.json"
+    else:
+        try:
+            data = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # damaged: the checkpoint check says how
+        if isinstance(data, dict) and isinstance(data.get(render.LAUNCH_CONFIG_KEY), dict):
+            return None
+        why = (f"{ckpt} is not a checkpoint written by ari-jupyter: its launch_config.json has "
+               f"no '{render.LAUNCH_CONFIG_KEY}' section")
+    runs = _checkpoints_under(ckpt)
+    fix = ("Give the checkpoint directory that the wizard or `ari-jupyter emit` printed "
+           "(<workspace>/checkpoints/<run_id>)")
+    if runs:
+        fix += "; under this directory: " + ", ".join(str(r) for r in runs)
+    return ProbeResult("checkpoint", "fail", why, fix=fix + ".",
+                       data={"not_a_checkpoint": True, "path": str(ckpt)})
+
+
+def _checkpoints_under(path: Path, limit: int = 3) -> list[Path]:
+    """The newest checkpoints in ``path/checkpoints`` (a workspace given instead of a run)."""
+    root = path / "checkpoints" if path.name != "checkpoints" else path
+    try:
+        runs = [p for p in root.iterdir() if (p / "launch_config.json").is_file()]
+    except OSError:
+        return []
+    return sorted(runs, key=lambda p: p.name, reverse=True)[:limit]
 
 
 async def _skip(check_id: str, why: str) -> ProbeResult:

@@ -120,3 +120,88 @@ def test_seed_defaults_fill_only_what_is_empty():
     chosen.profile = chosen.profile.__class__.from_json({"kind": "cpu_single"})
     seed_defaults(chosen, config, host, {"HOME": "/h"}, keep_profile=True)
     assert (chosen.workspace, chosen.partition, chosen.profile.kind) == ("/mine", "small", "cpu_single")
+
+
+# -- a bad value costs its own key only ----------------------------------------------------------
+
+BAD_VALUES = [
+    # (file text, the key that is dropped, words the one-line message must contain)
+    ("c.AriWizard.workspace_template = '/work/{usr}/ari'\n", "workspace_template",
+     ["['usr']", "allowed: ['user', 'home', 'cluster', 'job_id']"]),
+    ("c.AriWizard.probe_timeout = 'ten'\n", "probe_timeout", ["expected a float", "'ten'"]),
+    ("c.AriWizard.probe_timeout = 0\n", "probe_timeout", ["between 0 and 600 seconds"]),
+    ("c.AriWizard.module_filter = '([unclosed'\n", "module_filter", ["not a valid regular expression"]),
+    ("c.AriWizard.default_preset = 'gpu_hpc'\n", "default_preset", ["one of: cpu_single", "mpi"]),
+    ("c.AriWizard.language = 'fr'\n", "language", ["one of: en, ja, zh"]),
+    ("c.AriWizard.probe_timeouts = {'modulez': 30}\n", "probe_timeouts",
+     ["unknown probe id 'modulez'", "known: sbatch"]),
+    ("c.AriWizard.demo_workspace_template = '~/{place}'\n", "demo_workspace_template",
+     ["allowed: ['site', 'user', 'home']"]),
+]
+
+
+@pytest.mark.parametrize("bad, key, words", BAD_VALUES)
+def test_one_bad_value_drops_only_that_key(tmp_path, bad, key, words):
+    from ari_jupyter.config import site_config
+
+    path = tmp_path / "ari_jupyter_config.py"
+    write(path, "c.AriWizard.default_partition = 'gpu'\n" + bad)
+    wizard, problems = site_config(dirs=[tmp_path])
+    assert wizard.default_partition == "gpu"  # the rest of the file still applies
+    assert getattr(wizard, key) == getattr(AriWizard(), key)  # the bad key: its default
+    (problem,) = problems
+    line = str(problem)
+    assert "\n" not in line and line.startswith(f"{path}: c.AriWizard.{key} ignored: ")
+    for word in words:
+        assert word in line, line
+
+
+def test_an_unknown_key_is_one_line_naming_key_file_and_the_known_keys(tmp_path, recwarn):
+    from ari_jupyter.config import site_config
+
+    path = tmp_path / "ari_jupyter_config.json"
+    write(path, json.dumps({"AriWizard": {"workspace_templat": "/lustre/{user}", "probe_timeout": 5}}))
+    wizard, problems = site_config(dirs=[tmp_path])
+    assert wizard.probe_timeout == 5
+    assert [str(p) for p in problems] == [
+        f"{path}: c.AriWizard.workspace_templat ignored: unknown key; did you mean "
+        "workspace_template? known keys: " + ", ".join(sorted(AriWizard.class_trait_names(config=True)))]
+    assert not [w for w in recwarn if "not recognized" in str(w.message)]  # no raw traitlets warning
+
+
+def test_an_unknown_section_and_an_unparsable_file(tmp_path):
+    from ari_jupyter.config import site_config
+
+    user, system = tmp_path / "user", tmp_path / "system"
+    write(user / "ari_jupyter_config.py", "c.AriWizrd.default_partition = 'gpu'\n")
+    write(system / "ari_jupyter_config.json", '{"AriWizard": {"default_partition": ')
+    write(system / "ari_jupyter_config.py", "c.AriWizard.default_partition = 'batch'\n")
+    wizard, problems = site_config(dirs=[user, system])
+    assert wizard.default_partition == "batch"  # the readable file in the same directory applies
+    lines = [str(p) for p in problems]
+    assert lines[0].startswith(f"{system / 'ari_jupyter_config.json'}: ignored, it cannot be read: ")
+    assert lines[1] == (f"{user / 'ari_jupyter_config.py'}: c.AriWizrd ignored: unknown section; "
+                        "this file sets c.AriWizard.<key> only")
+    assert len(lines) == 2
+
+
+def test_the_cli_names_the_bad_key_once_and_goes_on(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    write(tmp_path / "ari_jupyter_config.py", "c.AriWizard.workspace_template = '/work/{usr}'\n"
+                                              "c.AriWizard.bogus = 1\n"
+                                              "c.AriWizard.probe_timeout = 3\n")
+    env = {**__import__("os").environ, "JUPYTER_CONFIG_DIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "probe", "--site", "laptop",
+                           "--only", "mpi", "--json"], capture_output=True, text=True, env=env,
+                          timeout=60)
+    lines = proc.stderr.splitlines()
+    assert lines == [
+        f"ari-jupyter probe: warning: {tmp_path / 'ari_jupyter_config.py'}: c.AriWizard."
+        "workspace_template ignored: '/work/{usr}': workspace_template uses unknown placeholder(s) "
+        "['usr']; allowed: ['user', 'home', 'cluster', 'job_id']",
+        f"ari-jupyter probe: warning: {tmp_path / 'ari_jupyter_config.py'}: c.AriWizard.bogus "
+        "ignored: unknown key; known keys: " + ", ".join(sorted(AriWizard.class_trait_names(config=True))),
+    ], proc.stderr
+    assert json.loads(proc.stdout)["probes"][0]["id"] == "mpi"

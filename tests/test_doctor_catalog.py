@@ -106,7 +106,8 @@ SLURM_MESSAGE_RULES = ("gres-invalid", "gpus-per-task-without-ntasks", "gres-typ
                        "node-count-invalid", "too-many-processors", "time-limit-invalid",
                        "node-config-unavailable", "memory-unsatisfiable", "accounting-disabled",
                        "mpirun-not-found", "permission-denied", "task-exit-nonzero", "command-not-found",
-                       "job-cancelled", "job-pending-queued", "mpi-run-as-root")
+                       "job-cancelled", "job-pending-queued", "mpi-run-as-root",
+                       "step-memory-unavailable")
 
 
 @pytest.mark.parametrize("rule", SLURM_MESSAGE_RULES)
@@ -125,7 +126,8 @@ TRANSCRIPTS = {
     # asked to load a module that does not exist, in a non-interactive bash with BASH_ENV.
     "module_unknown.txt": {"module-unknown": (2, 16)},
     "slurm_22.05_error_strings.txt": {"gres-invalid": (1,), "account-rejected": (2,),
-                                      "controller-unreachable": (3, 4, 5), "gres-typed-and-untyped": (6,)},
+                                      "controller-unreachable": (3, 4, 5), "gres-typed-and-untyped": (6,),
+                                      "step-memory-unavailable": (7,)},
     "samples_nogres.txt": {
         "gres-invalid": (105, 110, 114, 118),
         "invalid-partition": (127, 128),

@@ -198,9 +198,62 @@ def test_sbatch_input_variables_are_reported(site):
     assert checks["env_overrides"].fix.startswith("unset SBATCH_ACCOUNT")
 
 
-def test_unreadable_checkpoint_directory(site, tmp_path):
-    checks = _by_id(check_handoff(tmp_path / "nothing", host=site.host))
-    assert checks["checkpoint"].status == "fail" and checks["sbatch"].status == "skip"
+NOT_CHECKPOINTS = [
+    # (what the directory holds, the one verdict's summary after the path)
+    (None, " does not exist"),
+    ("file", " is not a directory"),
+    ({}, " is not a checkpoint: it has no launch_config.json"),
+    ({"experiment.md": "Metrics: m\n"}, " is not a checkpoint: it has no launch_config.json"),
+    ({"launch_config.json": '{"ari": {}}'},
+     " is not a checkpoint written by ari-jupyter: its launch_config.json has no 'ari_jupyter' section"),
+]
+
+
+@pytest.mark.parametrize("content, says", NOT_CHECKPOINTS)
+def test_a_directory_that_is_not_a_checkpoint_gets_one_verdict(site, tmp_path, content, says):
+    path = tmp_path / "launch" / "nope"
+    if content == "file":
+        path.parent.mkdir(parents=True)
+        path.write_text("x")
+    elif content is not None:
+        path.mkdir(parents=True)
+        for name, text in content.items():
+            (path / name).write_text(text)
+    (check,) = check_handoff(path, host=site.host)
+    assert (check.id, check.status, check.summary) == ("checkpoint", "fail", f"{path}{says}")
+    assert check.data["not_a_checkpoint"] is True
+
+
+def test_a_workspace_given_instead_of_a_checkpoint_lists_its_checkpoints(site):
+    _, result = _emit(site)
+    (check,) = check_handoff(site.workspace, host=site.host)
+    assert check.fix.endswith(f"under this directory: {result.checkpoint_dir}.")
+
+
+def test_a_damaged_checkpoint_is_still_checked_item_by_item(site):
+    _, result = _emit(site)
+    (Path(result.checkpoint_dir) / "launch_config.json").write_text("{torn")
+    checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
+    assert checks["checkpoint"].status == "fail" and "cannot read" in checks["checkpoint"].summary
+    assert checks["script"].status == "ok" and checks["sbatch"].status == "skip"
+
+
+@pytest.mark.parametrize("json_flag", [False, True])
+def test_cli_says_not_a_checkpoint_once_and_stops(tmp_path, json_flag):
+    (tmp_path / "nope").mkdir()
+    proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "check-handoff",
+                           *(["--json"] if json_flag else []), str(tmp_path / "nope")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    if json_flag:
+        assert [c["id"] for c in json.loads(proc.stdout)["checks"]] == ["checkpoint"]
+        assert proc.stderr == ""
+    else:
+        assert proc.stdout == ""
+        assert proc.stderr.splitlines() == [
+            f"ari-jupyter check-handoff: {tmp_path / 'nope'} is not a checkpoint: it has no "
+            "launch_config.json. Give the checkpoint directory that the wizard or `ari-jupyter "
+            "emit` printed (<workspace>/checkpoints/<run_id>)."]
 
 
 # -- the checklist ------------------------------------------------------------------------------

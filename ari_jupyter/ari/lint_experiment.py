@@ -1,4 +1,4 @@
-"""What ARI reads out of an ``experiment.md``, and lints E1-E8 that catch silent misreads.
+"""What ARI reads out of an ``experiment.md``, and lints E1-E9 that catch silent misreads.
 
 ARI never rejects an ``experiment.md``: every field it extracts is found with a first-match
 regular expression over the whole text (spec §1.2, rules R1-R8), so a stray word changes the
@@ -150,6 +150,71 @@ def _r8_entry(raw: str) -> str:
     return entry if os.sep in entry else ""
 
 
+# -- the wizard's fields, read back --------------------------------------------------------------
+# The layout ``render.render_experiment_md`` writes: an H1 title, a column-0 ``Metrics:`` line
+# and a ``## Research Goal`` section. A file edited by hand is judged by the same rule that
+# decides whether the wizard and ``emit`` write a state: its fields are read back and handed to
+# that rule (``WizardState.field_problems``), so lint and emit cannot drift apart.
+TITLE_LINE = re.compile(r"^#[ \t]+(.*)$", re.MULTILINE)
+METRICS_LINE = re.compile(r"^Metrics?:(.*)$", re.MULTILINE | re.IGNORECASE)
+GOAL_HEADING = re.compile(r"^##[ \t]*Research Goal[ \t]*$", re.MULTILINE)
+NEXT_SECTION = re.compile(r"^##", re.MULTILINE)
+TEXT_FIELDS = ("title", "metrics", "goal")
+"""The wizard fields an experiment.md carries (the others live in .env and launch_config.json)."""
+
+
+@dataclass(frozen=True)
+class WizardFields:
+    """The wizard fields a file states, each with its line (None: the file has no such part)."""
+
+    title: str | None = None
+    title_line: int | None = None
+    metrics: tuple[str, ...] | None = None
+    metrics_line: int | None = None
+    goal: str | None = None
+    goal_line: int | None = None
+
+    def line_for(self, field_name: str) -> int | None:
+        return getattr(self, f"{field_name}_line", None)
+
+
+def read_fields(text: str) -> WizardFields:
+    """What a user would have typed into the wizard to get ``text``: the H1 title, the items of
+    the ``Metrics:`` line (comma-separated, as ``emit --metric`` takes them) and the body of the
+    ``## Research Goal`` section."""
+    values: dict[str, Any] = {}
+    if m := TITLE_LINE.search(text):
+        values.update(title=m.group(1).strip(), title_line=line_of(text, m.start()))
+    if m := METRICS_LINE.search(text):
+        items = tuple(item.strip() for item in m.group(1).split(","))
+        values.update(metrics=tuple(item for item in items if item),
+                      metrics_line=line_of(text, m.start()))
+    if m := GOAL_HEADING.search(text):
+        end = NEXT_SECTION.search(text, m.end())
+        body = text[m.end():end.start() if end else len(text)]
+        values.update(goal=body.strip("\n"), goal_line=line_of(text, m.start()))
+    return WizardFields(**values)
+
+
+def field_refusals(fields: WizardFields) -> list:
+    """The errors the wizard's own check (what blocks Write and ``emit``) gives these fields."""
+    from ..model import WizardState  # the model imports this module
+
+    given = {name: getattr(fields, name) for name in TEXT_FIELDS if getattr(fields, name) is not None}
+    if not given:
+        return []
+    state = WizardState(**{k: list(v) if k == "metrics" else v for k, v in given.items()})
+    return [p for p in state.field_problems() if p.severity == "error" and p.field in given]
+
+
+def _lint_fields(text: str) -> list[Finding]:
+    fields = read_fields(text)
+    return [Finding("E9", "error", fields.line_for(problem.field),
+                    f"{problem.field}: {problem.message} (the wizard and `ari-jupyter emit` refuse "
+                    "to write this)", problem.fix or "")
+            for problem in field_refusals(fields)]
+
+
 # -- lints --------------------------------------------------------------------------------------
 
 def lint_experiment(
@@ -162,7 +227,8 @@ def lint_experiment(
     expect_slurm: bool = True,
     check_files: bool = True,
 ) -> list[Finding]:
-    """Lints E1-E8 (spec §1.4) on ``text``.
+    """Lints E1-E8 (spec §1.4) on ``text``, and E9: the wizard's fields the file states
+    (title, metrics, goal) pass the check that lets the wizard and ``emit`` write them.
 
     ``partition``/``cpus`` are what the user chose; when absent, ``ARI_SLURM_PARTITION`` /
     ``ARI_SLURM_CPUS`` from ``env`` (the environment ``ari run`` will see) stand in.
@@ -182,6 +248,7 @@ def lint_experiment(
     findings += _lint_provided_files(text, parsed, check_files)
     findings += _lint_virsci(text)
     findings += _lint_slurm_mode(parsed, env, ari_profile, expect_slurm)
+    findings += _lint_fields(text)
     return sort_findings(findings)
 
 
@@ -279,6 +346,13 @@ def _lint_metrics(text: str, parsed: ParsedExperiment) -> list[Finding]:
             "add a line 'Metrics: <primary>, <secondary>' starting at column 0 (no bullet, no bold)"))
         return out
     both_line = line_of(text, both.start(1))
+    r1 = R1_METRICS.search(text)
+    if r1 is not None and parsed.primary_metric and line_of(text, r1.start()) != parsed.primary_metric_line:
+        out.append(Finding(
+            "E4", "error", line_of(text, r1.start()),
+            f"the 'Metrics:' line is empty: ARI's pipeline reads the metric "
+            f"{parsed.primary_metric!r} from line {parsed.primary_metric_line} instead",
+            "write 'Metrics: <primary>, <secondary>' on that line"))
     if parsed.primary_metric_line is not None and parsed.primary_metric_line < both_line:
         out.append(Finding(
             "E4", "warning", parsed.primary_metric_line,

@@ -4,7 +4,7 @@ Every sub-command lives in its own module in this package and exposes
 ``register(subparsers)``, which adds its parser and sets ``handler`` (a
 function of the parsed args returning the exit code). Modules are discovered,
 so adding a command never touches this file. Handlers import heavy code lazily.
-Exit codes: 0 success, 1 a finding/failure, 2 usage error (argparse's own).
+Exit codes: 0 success, 1 a finding/failure, 2 usage error (argparse's own), 130 Ctrl-C.
 
 Every command takes ``--lang en|ja|zh`` (default: the locale, LC_ALL/LC_MESSAGES/LANG) for
 the sentences it prints; ``--json`` keeps English text and adds each message's id and params.
@@ -58,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:
+        # Whatever the command started ran in its own process group and was killed when its
+        # task was cancelled (asyncio.run cancels every task before re-raising Ctrl-C).
+        sys.stderr.write(f"\nari-jupyter {args.command}: interrupted; nothing is left running\n")
+        sys.stderr.flush()
         return 130
     except BrokenPipeError:
         return 0

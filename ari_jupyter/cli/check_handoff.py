@@ -32,8 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..config import open_host
     from ..emit import EmitError, load_checkpoint
-    from ..handoff import check_handoff, handoff_checklist
+    from ..handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist
     from ..host import SiteError
+    from ._flags import speak
+    from ._progress import LiveChecks, wants_live_line
 
     try:
         # As `emit --site` does: the local demo workspace stands for the site's workspace.
@@ -41,7 +43,12 @@ def run(args: argparse.Namespace) -> int:
     except SiteError as exc:
         print(f"ari-jupyter check-handoff: {exc}", file=sys.stderr)
         return 2
-    checks = check_handoff(args.checkpoint, host=host, timeout=args.timeout)
+    live = LiveChecks(SLOW_CHECK_IDS, enabled=wants_live_line(sys.stderr, args.json),
+                      label="checking, still running")
+    with live:
+        checks = check_handoff(args.checkpoint, host=host, timeout=args.timeout, on_done=live.done)
+    if len(checks) == 1 and (checks[0].data or {}).get("not_a_checkpoint"):
+        return _not_a_checkpoint(checks[0], args.json)
     try:
         state = load_checkpoint(args.checkpoint)
         steps = handoff_checklist(state, args.checkpoint, port=args.port, env=host.env)
@@ -49,13 +56,13 @@ def run(args: argparse.Namespace) -> int:
         steps = []
     failed = any(c.status == "fail" for c in checks)
     if args.json:
-        print(json.dumps({"checks": [c.to_json() for c in checks],
+        print(json.dumps({"checks": [_spoken(c) for c in checks],
                           "steps": [s.to_json() for s in steps]}, indent=2, ensure_ascii=False))
         return 1 if failed else 0
     for check in checks:
         print(f"[{_MARK.get(check.status, check.status)}] {check.id}: {check.summary}")
         if check.fix and check.status in ("fail", "warn", "unknown"):
-            print(f"       fix: {check.fix}")
+            print(f"       fix: {speak('check-handoff', check.fix)}")
     for number, step in enumerate(steps, start=1):
         print(f"\n{number}. {step.title} [{step.state}]")
         if step.command:
@@ -69,13 +76,26 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _config():
-    """The wizard's site config (demo workspace template); a broken file must not stop a check."""
-    from ..config import AriWizard, wizard_config
+def _spoken(check) -> dict:
+    from ._flags import speak
 
-    try:
-        return wizard_config()
-    except Exception as exc:  # traitlets raises many types for a bad file
-        print(f"ari-jupyter check-handoff: warning: ignoring unreadable ari_jupyter config: {exc}",
-              file=sys.stderr)
-        return AriWizard()
+    data = check.to_json()
+    if data.get("fix"):
+        data["fix"] = speak("check-handoff", data["fix"])
+    return data
+
+
+def _not_a_checkpoint(check, json_output: bool) -> int:
+    """One message and stop: no other check means anything without a checkpoint."""
+    if json_output:
+        print(json.dumps({"checks": [check.to_json()], "steps": []}, indent=2, ensure_ascii=False))
+    else:
+        print(f"ari-jupyter check-handoff: {check.summary}. {check.fix}", file=sys.stderr)
+    return 1
+
+
+def _config():
+    """The wizard's site config (demo workspace template); a bad value is named and left out."""
+    from ._config import command_config
+
+    return command_config("check-handoff")

@@ -113,14 +113,10 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
 
 
 def _config():
-    """The wizard's site config (Jupyter config path); a broken file must not stop a write."""
-    from ..config import AriWizard, wizard_config
+    """The wizard's site config (Jupyter config path); a bad value is named and left out."""
+    from ._config import command_config
 
-    try:
-        return wizard_config()
-    except Exception as exc:  # traitlets raises many types for a bad file
-        print(f"ari-jupyter emit: warning: ignoring unreadable ari_jupyter config: {exc}", file=sys.stderr)
-        return AriWizard()
+    return command_config("emit")
 
 
 def _host(args: argparse.Namespace, config):
@@ -138,16 +134,24 @@ def _probe(state, host, config, args: argparse.Namespace) -> None:
     from ..config import probe_context
     from ..probes import run_probes_sync
 
+    from ..probes import selected_ids
+    from ._progress import LiveChecks, wants_live_line
+
     if args.probe_timeout is not None and not 0 < args.probe_timeout <= 600:
         raise _BadInput("--probe-timeout must be between 0 and 600 seconds")
-    for result in run_probes_sync(host, probe_context(state, config, timeout=args.probe_timeout)):
-        state.set_probe_result(result)
+    ctx = probe_context(state, config, timeout=args.probe_timeout)
+    live = LiveChecks(selected_ids(ctx.only), enabled=wants_live_line(sys.stderr, args.json),
+                      label="probing the site, still running")
+    with live:
+        for result in run_probes_sync(host, ctx, on_result=lambda r: live.done(r.id)):
+            state.set_probe_result(result)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..config import seed_defaults
     from ..emit import EmitBlocked, EmitError, emit_checkpoint
     from ..model import StateError, WizardState
+    from ._flags import speak
 
     try:
         state = _load_state(args.from_json) if args.from_json else WizardState()
@@ -173,19 +177,19 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     except (_BadInput, StateError, EmitError) as exc:
-        print(f"ari-jupyter emit: {exc}", file=sys.stderr)
+        print(f"ari-jupyter emit: {speak('emit', str(exc))}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps({"checkpoint_dir": result.checkpoint_dir, "files": list(result.files),
                           "handoff_command": result.handoff_command}, indent=2, ensure_ascii=False))
         for note in result.notes:
-            print(f"note: {note}", file=sys.stderr)
+            print(f"note: {speak('emit', note)}", file=sys.stderr)
     else:
         print(f"checkpoint: {result.checkpoint_dir}")
         for path in result.files:
             print(f"  wrote {path}")
         for note in result.notes:
-            print(f"note: {note}")
+            print(f"note: {speak('emit', note)}")
         print("\nIn a terminal inside the same allocation, run:")
         print(f"  {result.handoff_command}")
     return 0

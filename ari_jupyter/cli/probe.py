@@ -64,14 +64,10 @@ def _parse_only(text: Optional[str]) -> Optional[list[str]]:
 
 
 def _load_config():
-    """The site's Jupyter config for ari_jupyter (defaults if unreadable)."""
-    from ..config import AriWizard, wizard_config
+    """The site's Jupyter config for ari_jupyter (a bad value is named and left out)."""
+    from ._config import command_config
 
-    try:
-        return wizard_config()
-    except Exception as exc:  # a broken admin config must not stop a diagnosis
-        sys.stderr.write(f"warning: ignoring unreadable ari_jupyter config: {exc}\n")
-        return AriWizard()
+    return command_config("probe")
 
 
 def _site_defaults(host, config):
@@ -166,11 +162,19 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         stdout.write(t(key, lang, host=host.name) + "\n")
         stdout.flush()
 
-    def show(result) -> None:
-        stdout.write(format_line(result, lang) + "\n")
-        stdout.flush()
+    from ..probes import selected_ids
+    from ._progress import LiveChecks, wants_live_line
 
-    results = run_probes_sync(host, ctx, on_result=None if args.json else show)
+    live = LiveChecks(selected_ids(ctx.only), enabled=wants_live_line(stderr, args.json),
+                      stream=stderr)
+
+    def show(result) -> None:
+        live.done(result.id)
+        if not args.json:
+            live.write(stdout, format_line(result, lang) + "\n")
+
+    with live:
+        results = run_probes_sync(host, ctx, on_result=show)
     elapsed = time.monotonic() - started
     failed = any(r.status == "fail" for r in results)
     if record_to:

@@ -33,7 +33,8 @@ def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, no
     ``profile``: ExecutionProfile or its JSON dict; ``nodes``: the allocation's node count (or an
     Allocation); ``has_gres``: the gres probe's answer when known; ``checkpoint_dir``: the
     checkpoint the run should have used (makes a stray run an error, not a warning); ``env``: the
-    environment ``ari run`` will see (experiment.md checks compare with ARI_SLURM_PARTITION/CPUS).
+    environment ``ari run`` will see (experiment.md checks compare with ARI_SLURM_PARTITION/CPUS;
+    a log's paths are judged shared or node-local with its $HOME).
     """
     kind = kind or detect_kind(text, filename)
     if kind not in KINDS:
@@ -53,18 +54,21 @@ def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, no
 
         findings = lint_experiment_text(text, env)
     else:
-        findings = _diagnose_log(text, profile=profile, nodes=nodes, checkpoint_dir=checkpoint_dir)
+        findings = _diagnose_log(text, profile=profile, nodes=nodes, checkpoint_dir=checkpoint_dir,
+                                 env=env)
     return sort_findings(findings)
 
 
-def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | None) -> list[Finding]:
+def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | None,
+                  env: Mapping[str, str] | None = None) -> list[Finding]:
     from . import proposals
-    from .log_checks import checkpoint_ignored, ranks_on_one_node
+    from .log_checks import checkpoint_ignored, ranks_on_one_node, skill_import_failed
     from .reproduce_lint import profile_dict, node_count
 
     count = node_count(nodes, profile_dict(profile))
-    findings = scan(text)
+    findings = scan(text, env)
     findings += checkpoint_ignored(text, checkpoint_dir)
+    findings += skill_import_failed(text)
     fanout = proposals.fanout_line("<program>")
     findings += ranks_on_one_node(text, count, f"add the fan-out to reproduce.sh: {fanout}")
     return findings

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable, Mapping
 
 from ..handoff import DEFAULT_DASHBOARD_PORT, ssh_tunnel_command
 from . import proposals
 from .finding import Finding
+from .paths import line_on_shared_path
 
 DASHBOARD_COMMAND = f"ari viz <checkpoint> --port {DEFAULT_DASHBOARD_PORT}"
 DASHBOARD_TUNNEL = ssh_tunnel_command("<node>", DEFAULT_DASHBOARD_PORT)
@@ -38,6 +39,8 @@ class Signature:
     echo_of: tuple[str, ...] = ()
     """Rules whose message SLURM follows with this one (a consequence, not a second cause):
     a match right after one of them (within two lines) is dropped."""
+    applies: Callable[[str, Mapping[str, str] | None], bool] | None = field(default=None, compare=False)
+    """A further judgement of the matched line (e.g. where its path lives); None: always."""
     compiled: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -52,10 +55,15 @@ class Signature:
         return None
 
 
-def _sig(rule, severity, patterns, symptom, cause, fix, generic=False, echo_of=()) -> Signature:
+def _sig(rule, severity, patterns, symptom, cause, fix, generic=False, echo_of=(), applies=None) -> Signature:
     if isinstance(patterns, str):
         patterns = (patterns,)
-    return Signature(rule, severity, tuple(patterns), symptom, cause, fix, generic, tuple(echo_of))
+    return Signature(rule, severity, tuple(patterns), symptom, cause, fix, generic, tuple(echo_of),
+                     applies)
+
+
+def _not_on_shared_path(line: str, env: Mapping[str, str] | None) -> bool:
+    return not line_on_shared_path(line, env)
 
 
 CATALOG: tuple[Signature, ...] = (
@@ -97,7 +105,18 @@ CATALOG: tuple[Signature, ...] = (
          "the repo dir (the checkpoint's repro_sandbox) is on a node-local filesystem such as /tmp, so "
          "ranks on other nodes cannot see or write its files",
          "move the checkpoint to a shared filesystem ($HOME or /work/...) and export ARI_CHECKPOINT_DIR "
-         "to the new path; look for ARI's warning \"repo_dir=... appears node-local\" in the run log"),
+         "to the new path; look for ARI's warning \"repo_dir=... appears node-local\" in the run log",
+         applies=_not_on_shared_path),
+    _sig("permission-denied-shared", "error",
+         r"permission denied(?! \((?:publickey|gssapi))",
+         "Permission denied on a shared filesystem",
+         "the path is on shared storage (every node sees it), so the file's mode or owner forbids the "
+         "access: a program run as `./app` without its execute bit (a build step or a copy lost it), a "
+         "script run directly instead of with `bash`, or a file owned by another user",
+         "look at the file with `ls -l <path>`; give a program its execute bit in reproduce.sh right "
+         "after building it (`chmod u+x ./app`), run scripts as `bash script.sh`, and fix ownership "
+         "with the file's owner (`chmod`/`chgrp`) - moving the checkpoint will not help",
+         applies=lambda line, env: line_on_shared_path(line, env)),
     _sig("repo-dir-node-local", "warning",
          r"appears node-local",
          "ARI warned that the reproduce repo dir looks node-local",
@@ -221,6 +240,17 @@ CATALOG: tuple[Signature, ...] = (
          "LETTA_EMBEDDING_CONFIG is missing",
          "the Letta backend needs an embedding configuration",
          "set LETTA_EMBEDDING_CONFIG (setup_env's default is openai/text-embedding-3-small)"),
+    _sig("llm-unreachable", "error",
+         (r"\b\w+Exception - Connection error\b", r"litellm\.APIConnectionError\b"),
+         "ARI cannot reach its LLM endpoint: the root node (and every node after it) fails",
+         "nothing answers at the LLM URL from this node: ARI_LLM_API_BASE (or the provider's default "
+         "URL for ARI_BACKEND) is wrong, the server is not running, or this node has no route to it "
+         "(a proxy or firewall between compute nodes and the internet); ARI still adopts the "
+         "checkpoint and writes its files",
+         "from the same terminal, check the endpoint (`curl -sS \"$ARI_LLM_API_BASE/models\"` or the "
+         "provider's URL); fix ARI_LLM_API_BASE / ARI_BACKEND / ARI_MODEL in the terminal or the "
+         "checkpoint's .env, start the local server (e.g. `ollama serve`), or export the site's "
+         "HTTPS_PROXY / NO_PROXY; then run the hand-off again"),
     _sig("llm-rate-limit", "warning",
          r"ratelimiterror",
          "the LLM provider rate-limited the run",
@@ -372,6 +402,17 @@ CATALOG: tuple[Signature, ...] = (
          "--mem and --mem-per-cpu together, often from SLURM_MEM_PER_* inherited from the notebook's job",
          "set only one of memory_gb_per_node / memory_gb_per_cpu, and `unset SLURM_MEM_PER_CPU "
          "SLURM_MEM_PER_NODE SLURM_MEM_PER_GPU` before `ari run`"),
+    _sig("step-memory-unavailable", "error",
+         (r"unable to create step for job \d+: memory required by task is not available",
+          r"^\s*(?:srun: error: )?memory required by task is not available"),
+         "srun could not start a job step: the step asks for more memory than the job has",
+         "srun inside the job read SLURM_MEM_PER_CPU / SLURM_MEM_PER_NODE / SLURM_MEM_PER_GPU "
+         "inherited from the notebook's own allocation (sbatch --export ALL passes them on), so each "
+         "step asks for that job's memory instead of this one's",
+         "the hand-off script ari-jupyter writes already runs `unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU "
+         "SLURM_MEM_PER_NODE` before `ari run`: start ARI with it (`bash <workspace>/launch/<run id>.sh`), "
+         "or run that unset in the terminal before a hand-typed `ari run`; if it still fails, lower "
+         "memory_gb_per_node / memory_gb_per_cpu in the execution profile"),
     _sig("exec-format-error", "error",
          r"exec format error",
          "a binary built for another CPU architecture was run",
@@ -398,8 +439,9 @@ def _format_lines(lines: Iterable[int]) -> str:
     return ("line " if len(lines) == 1 else "lines ") + shown
 
 
-def scan(text: str) -> list[Finding]:
-    """Match every catalog signature against every line; one finding per signature."""
+def scan(text: str, env: Mapping[str, str] | None = None) -> list[Finding]:
+    """Match every catalog signature against every line; one finding per signature. ``env``
+    ($HOME) helps judge where a path in a line lives (default: this process's environment)."""
     hits: dict[str, list[tuple[int, str]]] = {}
     specific_lines: set[int] = set()
     generic_hits: list[tuple[Signature, int, str]] = []
@@ -407,7 +449,7 @@ def scan(text: str) -> list[Finding]:
     for number, line in enumerate(text.splitlines(), start=1):
         for sig in CATALOG:
             match = sig.search(line)
-            if not match:
+            if not match or (sig.applies is not None and not sig.applies(line, env)):
                 continue
             if any(number - last_line_of.get(rule, -10) <= 2 for rule in sig.echo_of):
                 continue

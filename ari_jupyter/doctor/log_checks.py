@@ -136,3 +136,55 @@ def handoff_without_checkpoint(text: str) -> list[Finding]:
                 lines=(number,), cause="ARI_CHECKPOINT_DIR not exported",
                 suggestion="export ARI_CHECKPOINT_DIR=<absolute checkpoint dir>")]
     return []
+
+
+_SKILL_FILE = re.compile(r'^\s*File "(?P<path>[^"]*/ari-skill-(?P<skill>[\w-]+)/[^"]*)", line \d+')
+_IMPORT_FAILURE = re.compile(
+    r"^(?P<error>ModuleNotFoundError|ImportError|AttributeError): (?P<detail>.*)$")
+_MISSING_MODULE = re.compile(r"No module named '(?P<module>[\w.]+)'")
+_MCP_2 = re.compile(r"This is mcp 2\.x|'Server' object has no attribute '(?:list_tools|call_tool)'")
+
+
+def skill_import_failed(text: str) -> list[Finding]:
+    """A skill server that died while importing: ``ari run`` goes on without its tools.
+
+    ARI starts each skill (``ari-skill-<name>/src/server.py``) as its own process and logs its
+    traceback; the last traceback line names the error, a ``File`` line above it the skill.
+    """
+    lines = text.splitlines()
+    failures: list[tuple[int, str, str]] = []  # (line, skill, error line)
+    skill = None
+    for number, line in enumerate(lines, start=1):
+        if line.startswith("Traceback (most recent call last):"):
+            skill = None
+            continue
+        if (match := _SKILL_FILE.match(line)) and skill is None:
+            skill = match.group("skill")
+            continue
+        if skill is not None and (match := _IMPORT_FAILURE.match(line)):
+            failures.append((number, skill, line.strip()))
+            skill = None
+    if not failures:
+        return []
+    skills = list(dict.fromkeys(skill for _, skill, _ in failures))
+    modules = list(dict.fromkeys(m.group("module") for _, _, error in failures
+                                 if (m := _MISSING_MODULE.search(error)) and not _MCP_2.search(error)))
+    first_line, _, first_error = failures[0]
+    example = first_error if len(first_error) <= 120 else first_error[:117] + "..."
+    if any(_MCP_2.search(error) for _, _, error in failures):
+        cause = ("mcp 2.x is installed in ARI's environment; ARI's skills are written for mcp 1.x "
+                 "(`mcp.server.fastmcp`, `Server.list_tools`)")
+        fix = "pin it in the environment that runs `ari`: `pip install 'mcp>=1.28.1,<2'`"
+    else:
+        cause = ("a package the skill imports is not installed in the environment that runs `ari` "
+                 "(ari-core does not depend on every skill's packages)")
+        fix = ("install it into the environment that runs `ari`: "
+               + (f"`pip install {' '.join(modules)}`" if modules else "`pip install <module>`")
+               + " (the skill's own `pip install -e ari-skill-<name>` brings its dependencies)")
+    names = ", ".join(f"ari-skill-{s}" for s in skills)
+    word = "skill" if len(skills) == 1 else "skills"
+    message = (f"{word} {names} failed to start ({example!r}, line {first_line}); `ari run` goes on "
+               f"without {'its' if len(skills) == 1 else 'their'} tools. Cause: {cause}.")
+    return [Finding("skill-import-failed", "error", first_line, message,
+                    fix + "; then start the run again", lines=tuple(n for n, _, _ in failures),
+                    cause=cause)]

@@ -1,0 +1,37 @@
+"""Messages that name the flags of the command that was run.
+
+The probes' fixes are written once, in the words of ``ari-jupyter probe`` (``--checkpoint-dir``,
+``--timeout``), and the core's refusals name no flag at all ("force writes it anyway"): the
+wizard shows the same texts beside its own buttons. Each command passes what it prints through
+``speak`` so that ``emit`` says ``--workspace``/``--probe-timeout``/``--force`` and
+``check-handoff`` points at the command that writes a checkpoint.
+"""
+from __future__ import annotations
+
+import re
+
+_SAYINGS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    "probe": (),
+    "emit": (
+        (re.compile(r"(?<![\w-])--checkpoint-dir(?![\w-])"), "--workspace"),
+        (re.compile(r"(?<![\w-])--timeout(?![\w-])"), "--probe-timeout"),
+        (re.compile(r"\(force writes it anyway\)"), "(--force writes it anyway)"),
+        (re.compile(r"or force an overwrite"), "or add --force to overwrite"),
+    ),
+    "check-handoff": (
+        (re.compile(r"e\.g\. --checkpoint-dir (\S+?)(?=[.,;]?(?:\s|$))"),
+         r"e.g. `ari-jupyter emit --workspace \1 ...` (then check the new checkpoint)"),
+    ),
+}
+
+
+def speak(command: str, text: str) -> str:
+    """``text`` with the flags of other commands replaced by those of ``command``."""
+    for pattern, replacement in _SAYINGS.get(command, ()):
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def rewritten_sources(command: str) -> tuple[str, ...]:
+    """The patterns ``speak`` rewrites for ``command`` (a test checks each still occurs)."""
+    return tuple(pattern.pattern for pattern, _ in _SAYINGS.get(command, ()))

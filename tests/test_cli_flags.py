@@ -1,0 +1,94 @@
+"""Every message names a flag of the command that was run."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ari_jupyter
+from ari_jupyter.cli import build_parser
+from ari_jupyter.cli._flags import rewritten_sources, speak
+
+EMIT = ("--title", "x", "--goal", "g", "--metric", "m", "--walltime", "00:10:00",
+        "--max-cpus", "1", "--no-probes", "--run-id", "20261201000000_x")
+OWN_FLAG = re.compile(r"(?<![\w`-])(--[a-z][a-z-]+)")
+OTHER_PROGRAM = re.compile(r"`[^`]*`|\b(?:sbatch|srun|sinfo|ari run|ari viz|ari-jupyter \w[\w-]*)\b[^.;]*")
+
+
+def flags_of(command: str) -> set[str]:
+    sub = build_parser()._subparsers._group_actions[0].choices[command]
+    return {option for action in sub._actions for option in action.option_strings}
+
+
+def bare_flags(text: str) -> set[str]:
+    """Flags named on their own, not inside a quoted command or after another program."""
+    return set(OWN_FLAG.findall(OTHER_PROGRAM.sub("", text)))
+
+
+def run(*argv, cwd=None):
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": "/nonexistent"}
+    return subprocess.run([sys.executable, "-m", "ari_jupyter", *argv], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=cwd)
+
+
+@pytest.mark.parametrize("command, text, said", [
+    ("emit", "e.g. --checkpoint-dir /work/$USER/ari.", "e.g. --workspace /work/$USER/ari."),
+    ("emit", "raise this probe's timeout (--timeout).", "raise this probe's timeout (--probe-timeout)."),
+    ("emit", "(force writes it anyway)", "(--force writes it anyway)"),
+    ("emit", "Choose another title/run id, or force an overwrite (the current files are backed up "
+     "first).", "Choose another title/run id, or add --force to overwrite (the current files are "
+     "backed up first)."),
+    ("emit", "sbatch --timeout-ish --checkpoint-dirs", "sbatch --timeout-ish --checkpoint-dirs"),
+    ("probe", "e.g. --checkpoint-dir /work/$USER/ari.", "e.g. --checkpoint-dir /work/$USER/ari."),
+    ("check-handoff", "(--timeout)", "(--timeout)"),
+    ("check-handoff", "at the same path, e.g. --checkpoint-dir /work/$USER/ari. (Symptom",
+     "at the same path, e.g. `ari-jupyter emit --workspace /work/$USER/ari ...` (then check the "
+     "new checkpoint). (Symptom"),
+])
+def test_speak(command, text, said):
+    assert speak(command, text) == said
+
+
+@pytest.mark.parametrize("command", ["emit", "check-handoff"])
+def test_every_rewritten_text_still_occurs_in_the_core(command):
+    """A reworded core message would silently escape the rewrite: each pattern must match."""
+    source = "\n".join(p.read_text(encoding="utf-8") for p in Path(ari_jupyter.__file__).parent.rglob("*.py")
+                       if "cli" not in p.parts)
+    for pattern in rewritten_sources(command):
+        # the core's literal strings may be split over lines: match on the joined text
+        joined = re.sub(r'"\s*\n\s*(?:f?")', "", source)
+        assert re.search(pattern.replace(r"(\S+?)(?=[.,;]?(?:\s|$))", r"\S+"), joined), pattern
+
+
+def test_emit_refusing_a_node_local_workspace_names_emit_flags(tmp_path):
+    proc = run("emit", "--site", "sx40", "--workspace", str(tmp_path / "ws"), *EMIT)
+    assert proc.returncode == 1
+    assert "refusing a node-local workspace" in proc.stderr
+    assert "e.g. --workspace /work/$USER/ari" in proc.stderr
+    assert "(--force writes it anyway)" in proc.stderr
+    assert bare_flags(proc.stderr) <= flags_of("emit"), proc.stderr
+
+
+def test_emit_refusing_an_existing_checkpoint_names_force(tmp_path):
+    from test_widgets_support import make_site
+
+    site = str(make_site(tmp_path))  # tmp_path is on the site's shared /work
+    first = run("emit", "--site", site, "--workspace", str(tmp_path / "ws"), *EMIT)
+    assert first.returncode == 0, first.stderr
+    again = run("emit", "--site", site, "--workspace", str(tmp_path / "ws"), *EMIT)
+    assert again.returncode == 1
+    assert "already exists" in again.stderr and "or add --force to overwrite" in again.stderr
+    assert bare_flags(again.stderr) <= flags_of("emit"), again.stderr
+
+
+def test_check_handoff_fixes_name_no_flag_it_lacks(tmp_path):
+    written = run("emit", "--site", "sx40", "--workspace", str(tmp_path / "ws"), "--force", *EMIT)
+    assert written.returncode == 0, written.stderr
+    proc = run("check-handoff", "--site", "sx40", str(tmp_path / "ws/checkpoints/20261201000000_x"))
+    assert "node-local" in proc.stdout
+    assert "--checkpoint-dir" not in proc.stdout
+    assert bare_flags(proc.stdout) <= flags_of("check-handoff"), proc.stdout
