@@ -14,6 +14,11 @@ killed at any instant leaves each file either complete-old or complete-new, neve
 All temps are written before the first rename, so a full disk changes nothing.
 ``launch_config.json`` is written last and records the sha256 of the others, so a set torn
 by a crash between two renames is detectable (``check-handoff`` does).
+
+Below the workspace nothing is followed: each directory is opened relative to its parent's
+descriptor with ``O_NOFOLLOW`` and each file written relative to its directory's descriptor,
+so a symlink planted by another member of a group-shared workspace is refused, not written
+through. launch_config.json passes through the redactor (it is copied to every node).
 """
 from __future__ import annotations
 
@@ -23,8 +28,9 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import secrets
-import shutil
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +39,7 @@ from typing import Any, Iterable, Mapping
 from .ari import render
 from .i18n import message, text
 from .model import WizardState
+from .redact import redact_tree
 
 _NO_ARI = "ARI is not importable in this Python and ARI_ROOT is not set"
 
@@ -146,46 +153,61 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
 def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoint: Path,
            launch_dir: Path, script: Path, force: bool, now: datetime,
            notes: list[str]) -> tuple[list[str], dict[str, str], str]:
-    """Under the lock: refuse or back up an existing checkpoint, then replace every file."""
-    _make_dirs(checkpoint)
-    _make_dirs(launch_dir)
-    with _exclusive_lock(launch_dir / f".{state.run_id}.lock", state.run_id):
-        _remove_stale_temps(checkpoint)
-        _remove_stale_temps(launch_dir, of=script.name)  # launch/ is shared with other run ids
-        existing = [checkpoint / name for name in CHECKPOINT_FILES if (checkpoint / name).exists()]
-        if script.exists():
-            existing.append(script)
-        backup_dir = ""
-        if existing:
-            if not force:
-                raise CheckpointExists(
-                    f"checkpoint {checkpoint} already exists ({', '.join(p.name for p in existing)}); "
-                    "nothing was changed. Choose another title/run id, or force an overwrite "
-                    "(the current files are backed up first).")
-            backup_dir = str(_backup(existing, launch_dir / "backup" / state.run_id, now))
-            notes.append(f"previous files backed up to {backup_dir}")
-            stale = checkpoint / "workflow.yaml"
-            if stale.exists() and "workflow.yaml" not in contents:
-                stale.unlink()
-        log_dir = render.slurm_log_dir(state)
-        if log_dir:
-            _make_dirs(Path(log_dir))
+    """Under the lock: refuse or back up an existing checkpoint, then replace every file.
 
-        written: dict[str, str] = {}
-        items: list[tuple[Path, bytes, int]] = []
-        for name, (data, mode) in contents.items():
-            target = script if name == "handoff" else checkpoint / name
-            items.append((target, data, mode))
-            written[target.name] = hashlib.sha256(data).hexdigest()
-        # launch_config.json last: it names the hashes of the checkpoint files written before it.
-        config = render.render_launch_config(
-            state, files={k: v for k, v in written.items() if k != script.name},
-            written_at=now.isoformat(timespec="seconds")).encode("utf-8")
-        items.append((checkpoint / "launch_config.json", config, FILE_MODE))
-        written["launch_config.json"] = hashlib.sha256(config).hexdigest()
-        write_all(items)
-        files = [str(checkpoint / name) for name in CHECKPOINT_FILES if name in written]
-        files.append(str(script))
+    Every directory below the workspace is opened relative to its parent's descriptor without
+    following a symlink, and every file is written relative to its directory's descriptor: a
+    symlink planted anywhere under the workspace is refused, never written through.
+    """
+    workspace = Path(state.workspace)
+    _make_dirs(workspace)
+    with _Tree(workspace) as tree:
+        ckpt_fd = tree.open(("checkpoints", state.run_id), create=True)
+        launch_fd = tree.open(("launch",), create=True)
+        with _exclusive_lock(launch_fd, launch_dir / f".{state.run_id}.lock", state.run_id):
+            existing = [name for name in CHECKPOINT_FILES if _lexists(ckpt_fd, name)]
+            script_exists = _lexists(launch_fd, script.name)
+            backup_dir = ""
+            if existing or script_exists:
+                if not force:
+                    shown = existing + ([script.name] if script_exists else [])
+                    raise CheckpointExists(
+                        f"checkpoint {checkpoint} already exists ({', '.join(shown)}); "
+                        "nothing was changed. Choose another title/run id, or force an overwrite "
+                        "(the current files are backed up first).")
+                sources = [(ckpt_fd, checkpoint, name) for name in existing]
+                if script_exists:
+                    sources.append((launch_fd, launch_dir, script.name))
+                backup_dir = str(_backup(tree, sources, state.run_id, now))
+                notes.append(f"previous files backed up to {backup_dir}")
+            # Only now that this emit writes: the temps a killed writer of this run id left.
+            _remove_stale_temps(ckpt_fd, CHECKPOINT_FILES)
+            _remove_stale_temps(launch_fd, (script.name,))  # launch/ is shared with other run ids
+            if "workflow.yaml" in existing and "workflow.yaml" not in contents:
+                os.unlink("workflow.yaml", dir_fd=ckpt_fd)
+            log_dir = render.slurm_log_dir(state)
+            if log_dir:
+                tree.open(Path(log_dir).relative_to(workspace).parts, create=True)
+
+            written: dict[str, str] = {}
+            items: list[tuple[Target, bytes, int]] = []
+            for name, (data, mode) in contents.items():
+                target = (Target(launch_fd, script.name, script) if name == "handoff"
+                          else Target(ckpt_fd, name, checkpoint / name))
+                items.append((target, data, mode))
+                written[target.name] = hashlib.sha256(data).hexdigest()
+            # launch_config.json last: it names the hashes of the checkpoint files written before it.
+            config = render.launch_config(
+                state, files={k: v for k, v in written.items() if k != script.name},
+                written_at=now.isoformat(timespec="seconds"))
+            data = (json.dumps(redact_tree(config), indent=2, ensure_ascii=False)
+                    + "\n").encode("utf-8")
+            items.append((Target(ckpt_fd, "launch_config.json", checkpoint / "launch_config.json"),
+                          data, FILE_MODE))
+            written["launch_config.json"] = hashlib.sha256(data).hexdigest()
+            write_all(items)
+            files = [str(checkpoint / name) for name in CHECKPOINT_FILES if name in written]
+            files.append(str(script))
 
     return files, written, backup_dir
 
@@ -235,25 +257,52 @@ def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None
     return None, _NO_ARI
 
 
-def write_all(items: Iterable[tuple[Path, bytes, int]]) -> None:
+@dataclass(frozen=True)
+class Target:
+    """A file named relative to an open directory: ``name`` in ``dir_fd`` (``path`` for messages)."""
+
+    dir_fd: int
+    name: str
+    path: Path
+
+
+def write_all(items: Iterable[tuple[Path | Target, bytes, int]]) -> None:
     """Replace every ``(path, data, mode)`` so that nothing changes unless everything fits.
 
     All temp files are written and fsynced first; only then are they renamed, in order (a
     rename needs no space). A full or read-only disk therefore fails before any target is
     touched, and the temps are removed: the previous files, or none, stay as they were.
+    A ``Target`` is written relative to its directory's descriptor; a plain path relative to
+    its parent, opened once.
     """
-    staged: list[tuple[Path, Path]] = []
+    opened: list[int] = []
+    targets: list[tuple[Target, bytes, int]] = []
     try:
-        for path, data, mode in items:
-            staged.append((_stage(path, data, mode), path))
+        for where, data, mode in items:
+            if not isinstance(where, Target):
+                fd = os.open(where.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                opened.append(fd)
+                where = Target(fd, where.name, Path(where))
+            targets.append((where, data, mode))
+        _write_targets(targets)
+    finally:
+        for fd in opened:
+            os.close(fd)
+
+
+def _write_targets(items: list[tuple[Target, bytes, int]]) -> None:
+    staged: list[tuple[str, Target]] = []
+    try:
+        for target, data, mode in items:
+            staged.append((_stage(target, data, mode), target))
     except BaseException:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
+        for tmp, target in staged:
+            _unlink_quietly(target.dir_fd, tmp)
         raise
-    for tmp, path in staged:
-        os.replace(tmp, path)
-    for directory in dict.fromkeys(path.parent for _, path in staged):
-        _fsync_dir(directory)
+    for tmp, target in staged:
+        os.replace(tmp, target.name, src_dir_fd=target.dir_fd, dst_dir_fd=target.dir_fd)
+    for fd in dict.fromkeys(target.dir_fd for _, target in staged):
+        os.fsync(fd)
 
 
 def atomic_write(path: Path, data: bytes, mode: int) -> None:
@@ -261,11 +310,15 @@ def atomic_write(path: Path, data: bytes, mode: int) -> None:
     write_all([(path, data, mode)])
 
 
-def _stage(path: Path, data: bytes, mode: int) -> Path:
-    """Write ``data`` to a fresh temp file beside ``path`` (same filesystem, so the later
-    rename is atomic), with ``mode`` whatever the umask, fsynced; return the temp's path."""
-    tmp = path.parent / f".{path.name}{TMP_MARKER}{os.getpid()}-{secrets.token_hex(4)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+_TMP_NAME = re.compile(r"\.(?P<of>.+)" + re.escape(TMP_MARKER) + r"(?P<pid>[0-9]+)-[0-9A-Za-z]{1,32}")
+
+
+def _stage(target: Target, data: bytes, mode: int) -> str:
+    """Write ``data`` to a fresh temp file beside the target (same directory, so the later
+    rename is atomic), with ``mode`` whatever the umask, fsynced; return the temp's name."""
+    tmp = f".{target.name}{TMP_MARKER}{os.getpid()}-{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode,
+                 dir_fd=target.dir_fd)
     try:
         try:
             os.fchmod(fd, mode)
@@ -276,9 +329,16 @@ def _stage(path: Path, data: bytes, mode: int) -> Path:
         finally:
             os.close(fd)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _unlink_quietly(target.dir_fd, tmp)
         raise
     return tmp
+
+
+def _unlink_quietly(dir_fd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
 
 
 # -- steps ---------------------------------------------------------------------------------
@@ -358,7 +418,8 @@ def _is_shared_fs_problem(problem: Any) -> bool:
 
 
 def _make_dirs(path: Path) -> None:
-    """``mkdir -p`` giving every directory it creates mode 0750 (whatever the umask)."""
+    """``mkdir -p`` giving every directory it creates mode 0750 (whatever the umask). Used for
+    the workspace itself, whose own path may go through symlinks (``/home`` -> ``/gpfs``)."""
     missing = []
     current = path
     while not current.exists():
@@ -374,16 +435,138 @@ def _make_dirs(path: Path) -> None:
         raise EmitError(f"{path} exists and is not a directory")
 
 
-class _exclusive_lock:
-    """``flock`` on a file outside the checkpoint root; a second writer fails at once."""
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
-    def __init__(self, path: Path, run_id: str):
+
+class _Tree:
+    """Directories below the workspace, each opened relative to its parent's descriptor with
+    ``O_NOFOLLOW``: a symlink on the way is refused when it is met, not checked beforehand (no
+    window between a check and the use). Closes every descriptor it opened."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.fds: list[int] = []
+
+    def __enter__(self) -> "_Tree":
+        self.root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self.fds.append(self.root_fd)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for fd in reversed(self.fds):
+            os.close(fd)
+        self.fds.clear()
+
+    def open(self, parts: Iterable[str], *, create: bool) -> int:
+        """The descriptor of ``root/parts...``; missing directories made 0750 when ``create``."""
+        fd, where = self.root_fd, self.root
+        for part in parts:
+            if part in ("", ".", "..") or "/" in part:
+                raise EmitError(f"{where / part}: not a plain directory name")
+            where = where / part
+            fd = self._open_child(fd, part, where, create)
+        return fd
+
+    def _open_child(self, parent: int, name: str, where: Path, create: bool) -> int:
+        for _ in range(3):
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(name, DIR_MODE, dir_fd=parent)
+                except FileExistsError:
+                    continue  # made by someone else meanwhile: open whatever is there now
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+                self.fds.append(fd)
+                os.fchmod(fd, DIR_MODE)
+                return fd
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _not_a_plain_directory(parent, name, where) from None
+                raise
+            self.fds.append(fd)
+            return fd
+        raise EmitError(f"{where} keeps changing while it is opened; try again")
+
+
+def _not_a_plain_directory(parent: int, name: str, where: Path) -> EmitError:
+    try:
+        is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+    except OSError:
+        is_link = False
+    if is_link:
+        return EmitError(f"{where} is a symbolic link; ari-jupyter does not write through links "
+                         "inside the workspace (a link there could send the files anywhere). "
+                         "Nothing was changed. Remove the link, or choose another workspace.")
+    return EmitError(f"{where} exists and is not a directory; nothing was changed")
+
+
+def _lexists(dir_fd: int, name: str) -> bool:
+    """True when ``name`` is there at all: a dangling symlink counts (it would be replaced)."""
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+_LOCK_PID_WIDTH = 20
+_LOCK_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+
+
+class _exclusive_lock:
+    """``flock`` on a file outside the checkpoint root; a second writer fails at once.
+
+    The lock file is created with ``O_EXCL`` and opened with ``O_NOFOLLOW``, never truncated:
+    a symlink planted in its place is refused, and a file that is not a regular file of ours
+    with a single link (a hard link to someone's data) is locked but never written to.
+    """
+
+    def __init__(self, dir_fd: int, path: Path, run_id: str):
+        self.dir_fd = dir_fd
         self.path = path
+        self.name = path.name
         self.run_id = run_id
         self.fd = -1
+        self.writable = False
+
+    def _open(self) -> int:
+        flags = _LOCK_FLAGS
+        for _ in range(3):
+            try:
+                return os.open(self.name, os.O_RDWR | os.O_CREAT | os.O_EXCL | flags, FILE_MODE,
+                               dir_fd=self.dir_fd)
+            except FileExistsError:
+                pass
+            for mode in (os.O_RDWR, os.O_RDONLY):
+                try:
+                    return os.open(self.name, mode | flags, dir_fd=self.dir_fd)
+                except FileNotFoundError:
+                    break  # removed meanwhile: create it again
+                except PermissionError:
+                    if mode == os.O_RDONLY:
+                        raise
+                except OSError as exc:
+                    if exc.errno == errno.ELOOP:
+                        raise EmitError(
+                            f"lock {self.path} is a symbolic link; refusing to open it (it could "
+                            "point at anyone's file). Nothing was changed. Remove the link and "
+                            "try again.") from None
+                    raise
+        raise EmitError(f"lock {self.path} keeps disappearing; try again")
 
     def __enter__(self) -> "_exclusive_lock":
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        self.fd = self._open()
+        info = os.fstat(self.fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(self.fd)
+            raise EmitError(f"lock {self.path} is not a regular file; nothing was changed. "
+                            "Remove it and try again.")
+        access = fcntl.fcntl(self.fd, fcntl.F_GETFL)
+        self.writable = (access & os.O_ACCMODE) == os.O_RDWR and info.st_uid == os.geteuid() \
+            and info.st_nlink == 1
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -392,52 +575,116 @@ class _exclusive_lock:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise CheckpointLocked(
                     f"checkpoint {self.run_id} is being written by another process"
-                    + (f" (pid {holder})" if holder else "")
+                    + (f" (pid {holder})" if holder.isdigit() else "")
                     + f"; lock {self.path}. Wait for it to finish, then try again.") from None
             raise
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, str(os.getpid()).encode(), 0)
+        self._note(str(os.getpid()))
         return self
 
+    def _note(self, text: str) -> None:
+        """Overwrite the fixed-width pid field in place (no truncation) in our own lock file."""
+        if self.writable:
+            os.pwrite(self.fd, text.ljust(_LOCK_PID_WIDTH).encode("ascii"), 0)
+
     def __exit__(self, *exc: Any) -> None:
-        os.ftruncate(self.fd, 0)
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
+        try:
+            self._note("")
+        finally:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
 
 
-def _remove_stale_temps(directory: Path, of: str | None = None) -> None:
-    """Temp files a killed writer left. Only those of files this run writes: the lock covers one
-    run id, and a writer of another run id may be about to rename its temp in a shared
-    directory. ``of`` limits the sweep to the temps of that one file name."""
-    if not directory.is_dir():
-        return
-    prefix = f".{of}{TMP_MARKER}" if of else "."
-    for entry in directory.iterdir():
-        if entry.name.startswith(prefix) and TMP_MARKER in entry.name and entry.is_file():
-            entry.unlink(missing_ok=True)
+def _remove_stale_temps(dir_fd: int, names: Iterable[str]) -> None:
+    """Temp files a killed writer of this run id left, and nothing else.
+
+    A temp is removed only when it is provably ours and stale: its name is exactly what
+    ``_stage`` makes for one of ``names`` (the files this run writes; another run id's writer
+    may be about to rename its temp in a shared directory), it is a regular file (not a link)
+    owned by this user, and the process that made it is not running here. Called under the
+    lock, so no writer of this run id is mid-write."""
+    wanted = set(names)
+    for entry in os.listdir(dir_fd):
+        match = _TMP_NAME.fullmatch(entry)
+        if not match or match.group("of") not in wanted:
+            continue
+        try:
+            info = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        if _process_alive(int(match.group("pid"))):
+            continue
+        _unlink_quietly(dir_fd, entry)
 
 
-def _backup(paths: Iterable[Path], root: Path, now: datetime) -> Path:
-    """Copy the current files (modes kept) to ``root/<timestamp>/`` before they are replaced."""
-    _make_dirs(root)
-    target = root / now.strftime("%Y%m%d%H%M%S")
-    suffix = 1
-    while target.exists():
-        target = root / f"{now:%Y%m%d%H%M%S}-{suffix}"
-        suffix += 1
-    _make_dirs(target)
-    for path in paths:
-        shutil.copy2(path, target / path.name)
-    for entry in target.iterdir():
-        with open(entry, "rb") as handle:
-            os.fsync(handle.fileno())
-    _fsync_dir(target)
-    return target
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+def _process_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
     try:
-        os.fsync(fd)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid < 2 ** 31
+    return True
+
+
+def _backup(tree: _Tree, sources: list[tuple[int, Path, str]], run_id: str, now: datetime) -> Path:
+    """Copy the current files to ``launch/backup/<run_id>/<timestamp>/`` before they are replaced.
+
+    What is there is what is kept: a symlink is backed up as the same symlink (never its
+    target's content), a regular file with its mode (``.env`` always 0600) and times; anything
+    else is refused. Backup files are created ``O_EXCL`` in a directory made for this backup."""
+    root_fd = tree.open(("launch", "backup", run_id), create=True)
+    root = tree.root / "launch" / "backup" / run_id
+    stamp = now.strftime("%Y%m%d%H%M%S")
+    name, suffix = stamp, 1
+    while True:
+        try:
+            os.mkdir(name, DIR_MODE, dir_fd=root_fd)
+            break
+        except FileExistsError:
+            name = f"{stamp}-{suffix}"
+            suffix += 1
+    target_fd = tree.open(("launch", "backup", run_id, name), create=False)
+    os.fchmod(target_fd, DIR_MODE)
+    for dir_fd, directory, entry in sources:
+        _copy_entry(dir_fd, directory / entry, entry, target_fd)
+    os.fsync(target_fd)
+    return root / name
+
+
+def _copy_entry(dir_fd: int, where: Path, name: str, target_fd: int) -> None:
+    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    if stat.S_ISLNK(info.st_mode):
+        os.symlink(os.readlink(name, dir_fd=dir_fd), name, dir_fd=target_fd)
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise EmitError(f"{where} is not a regular file; it cannot be backed up, so nothing was "
+                        "changed. Remove it and try again.")
+    source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        info = os.fstat(source)
+        if not stat.S_ISREG(info.st_mode):
+            raise EmitError(f"{where} changed while it was backed up; nothing was changed")
+        mode = ENV_MODE if name == ".env" else stat.S_IMODE(info.st_mode) & 0o777
+        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                      mode, dir_fd=target_fd)
+        try:
+            os.fchmod(out, mode)
+            while True:
+                chunk = os.read(source, 1 << 20)
+                if not chunk:
+                    break
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(out, view):]
+            os.utime(out, ns=(info.st_atime_ns, info.st_mtime_ns))
+            os.fsync(out)
+        finally:
+            os.close(out)
     finally:
-        os.close(fd)
+        os.close(source)

@@ -394,13 +394,56 @@ async def _check_ari(host: Any, state: Any, timeout: float) -> ProbeResult:
                            command=command, fix="Check ~/.bash_profile for commands that wait.")
     path = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     if result.returncode == 0 and path:
+        config, config_command = await _ari_packaged_config(host, load, timeout)
+        if config is not None and not (config.get("profile") and config.get("workflow")):
+            return ProbeResult(
+                "ari", "fail",
+                f"the ari at {path} does not find its packaged config ({config.get('root')} has no "
+                "profiles/hpc.yaml or workflow.yaml): a non-editable install, so the hand-off's "
+                "`--profile hpc` is ignored (ARI only warns) and ARI's workflow.yaml is not found",
+                command=config_command, evidence=json.dumps(config), data={"path": path, **config},
+                fix="Reinstall ARI editable, as its setup.sh does: `cd /path/to/ARI && pip install "
+                    "-e ari-skill-memory -e ari-core` (a wheel of ari-core leaves out ari-core/config/).")
+        data = {"path": path, **({"config_root": config["root"]} if config else {})}
         return ProbeResult("ari", "ok", f"a login shell finds ari at {path}", command=command,
-                           data={"path": path})
+                           data=data)
     return ProbeResult("ari", "fail", "`ari` is not on PATH in a login shell: the hand-off stops "
                        "with exit 127", command=command, evidence=result.output[-2000:],
                        fix="Install ARI where the terminal finds it, or put the line that "
                            "activates its environment (e.g. `source /path/to/ari/.venv/bin/"
                            "activate`) in ~/.bash_profile or ~/.bashrc.")
+
+
+# ARI's own package_config_root(), asked by the Python behind `ari` (its console script's
+# shebang, or pip's '#!/bin/sh' + exec form for long paths).
+_ARI_CONFIG_QUERY = (
+    "import json; from ari.config.finder import package_config_root as r; p = r(); "
+    f"print(json.dumps({{'root': str(p), 'profile': (p / 'profiles' / '{render.HANDOFF_ARI_PROFILE}.yaml').is_file(), "
+    "'workflow': (p / 'workflow.yaml').is_file()}))")
+_ARI_PYTHON = r"""ari_bin=$(command -v ari) || exit 127
+first=$(head -n 1 "$ari_bin"); py=
+case "$first" in
+  "#!/bin/sh"*) py=$(sed -n 2p "$ari_bin"); py=${py#"'''exec' "}; py=${py%% \"\$0\"*}; py=${py//\"/} ;;
+  "#!/usr/bin/env "*) py=${first#"#!/usr/bin/env "} ;;
+  "#!"*) py=${first#??} ;;
+esac
+[ -n "$py" ] || py="$(dirname "$ari_bin")/python"
+"""
+
+
+async def _ari_packaged_config(host: Any, load: str, timeout: float) -> tuple[dict | None, str]:
+    """Where the terminal's ARI looks for its packaged config and whether the hand-off's
+    profile and workflow.yaml are there; None when nothing answered (a demo site)."""
+    script = (load + _ARI_PYTHON + "LITELLM_LOCAL_MODEL_COST_MAP=True \"$py\" -c "
+              + shlex.quote(_ARI_CONFIG_QUERY))
+    result = await host.run(["bash", "-lc", script], timeout=timeout)
+    command = f"bash -lc {shlex.quote(script)}"
+    lines = result.stdout.strip().splitlines() if result.returncode == 0 else []
+    try:
+        answer = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        answer = None
+    return (answer if isinstance(answer, dict) and "root" in answer else None), command
 
 
 async def _check_modules(host: Any, state: Any, timeout: float) -> ProbeResult:

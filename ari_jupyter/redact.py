@@ -1,33 +1,84 @@
 """Keep secrets out of anything that is shown, logged or written (probe evidence, files).
 
-Command output and environment dumps can carry API keys (``OPENAI_API_KEY``, ``HF_TOKEN``...).
-Two defences: values of secret-looking variables in the given environment are replaced
-wherever they appear, and ``NAME=value`` pairs whose name looks secret are masked even when
-the value is not in the environment we know about.
+The one redactor of the project: probe evidence and verdicts, ``probe --json`` and
+``--record-site`` files, launch_config.json, the server's endpoint, the widgets and the
+doctor's findings all pass through :func:`redact` (or :func:`redact_tree`).
+
+Secrets are found three ways:
+
+- by the environment: values of secret-named variables (``OPENAI_API_KEY``, ``SLURM_DB_PASS``,
+  ``PGPASSWORD``, ``MYSQL_PWD``...) are replaced wherever they appear;
+- by name in the text: ``NAME=value``, ``NAME: value``, ``"name": "value"``, ``--name value``
+  whose name looks secret, also nested (``X=token=...``);
+- by value, whatever the name: credentials in URLs (``https://user:pw@host``, ``?api_key=``),
+  ``Authorization: Bearer ...``, netrc ``password ...``, and known token shapes (``sk-``,
+  ``ghp_``, ``github_pat_``, ``glpat-``, ``AIza``, ``AKIA``, JWTs, private-key blocks...).
 """
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Any, Mapping
 
 MASK = "***"
 
 # A name is secret when one of its underscore-separated words (or a trailing pair) says so.
 _SECRET_WORDS = frozenset(
-    {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY"}
+    {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY",
+     "PASS", "PWD", "AUTHORIZATION", "COOKIE", "SESSIONID", "PRIVATEKEY", "ACCESSKEY",
+     "SECRETKEY", "AUTHTOKEN", "CLIENTSECRET"}
 )
+# Glued forms: PGPASSWORD, DBPASS, MYTOKEN, APISECRET.
+_SECRET_ENDINGS = ("PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "TOKEN", "APIKEY")
 _SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_PRIVATE_KEY", "_ACCESS_KEY")
-_NOT_SECRET = frozenset({"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "XAUTHORITY", "KEYTAB"})
+_NOT_SECRET = frozenset({"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "XAUTHORITY", "KEYTAB", "PWD",
+                         "OLDPWD", "PASS_MAX_DAYS", "PASS_MIN_DAYS", "PASS_WARN_AGE"})
+_NOT_SECRET_ENDINGS = ("_FILE", "_PATH", "_DIR", "_SOCK", "_CMD", "_COMMAND", "_URL_FILE")
 
-# Token shapes that are secret whatever variable they came from.
-_TOKEN_PATTERNS = (
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),  # OpenAI / Anthropic style
-    re.compile(r"\bhf_[A-Za-z0-9]{20,}"),  # Hugging Face
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key id
-)
-_ASSIGNMENT = re.compile(r"(?P<name>\b[A-Za-z_][A-Za-z0-9_]*)(?P<sep>\s*[=:]\s*)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;]+)")
+# Token shapes that are secret whatever variable they came from, each with a literal piece
+# that must occur for the shape to be looked for (a plain text pays for none of them).
+_TOKEN_SHAPES = tuple((literal, re.compile(shape)) for literal, shape in (
+    ("PRIVATE KEY-----",
+     r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"),
+    ("sk-", r"\bsk-[A-Za-z0-9_\-]{16,}"),  # OpenAI / Anthropic style
+    ("_live_", r"\b(?:sk|rk|pk)_live_[A-Za-z0-9]{16,}"),  # Stripe
+    ("_test_", r"\b(?:sk|rk|pk)_test_[A-Za-z0-9]{16,}"),
+    ("hf_", r"\bhf_[A-Za-z0-9]{20,}"),  # Hugging Face
+    ("github_pat_", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),  # GitHub fine-grained
+    ("_", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub
+    ("gl", r"\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_\-]{20,}"),  # GitLab
+    ("xox", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack
+    ("AIza", r"\bAIza[0-9A-Za-z_\-]{35}"),  # Google API key
+    ("ya29.", r"\bya29\.[0-9A-Za-z_\-]{20,}"),  # Google OAuth access token
+    ("AKIA", r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key id
+    ("ASIA", r"\bASIA[0-9A-Z]{16}\b"),
+    ("npm_", r"\bnpm_[A-Za-z0-9]{36}\b"),  # npm
+    ("pypi-", r"\bpypi-[A-Za-z0-9_\-]{50,}"),  # PyPI
+    ("eyJ", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),  # JWT
+))
+# A line is searched for secret pairs only when it holds one of these (lower case).
+_LINE_WORDS = ("token", "secret", "pass", "pwd", "key", "auth", "credential", "cookie",
+               "session", "bearer", "basic", "digest", "negotiate", "account")
+
+# Only names containing one of these can be secret: the pair patterns skip every other name.
+_MAYBE_SECRET = r"(?=[A-Za-z0-9_.\-]*(?i:token|secret|pass|pwd|key|auth|credential|cookie|session))"
+# scheme://user:password@host -> scheme://user:***@host (a bare user@host is no secret).
+_URL_CREDENTIALS = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@\"'<>]*:)"
+                              r"(?P<value>[^\s/@\"'<>]+)(?P<at>@)")
+_QUERY_SECRET = re.compile(
+    r"(?P<head>[?&;](?P<name>[A-Za-z][A-Za-z0-9_.\-]*)=)(?P<value>[^&#\s\"'<>]+)")
+_QUERY_NAMES = frozenset({"key", "sig", "signature", "code", "auth", "pwd", "pass", "apikey",
+                          "access_token", "refresh_token", "id_token", "client_secret",
+                          "x-amz-signature", "x-amz-credential", "x-amz-security-token"})
+_AUTH_SCHEME = re.compile(r"(?i)\b(?P<scheme>Bearer|Basic|Digest|Token|Negotiate)\s+"
+                          r"(?P<value>[A-Za-z0-9._~+/\-]{6,}=*)")
+_ASSIGNMENT = re.compile(r"\b" + _MAYBE_SECRET + r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*[=:]\s*)"
+                         r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;]+)")
+_QUOTED_PAIR = re.compile(r"(?P<head>(?P<q>[\"'])" + _MAYBE_SECRET + r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P=q)\s*[:=]\s*)"
+                          r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')")
+_OPTION = re.compile(r"(?P<head>(?<![\w-])--?" + _MAYBE_SECRET + r"(?P<name>[A-Za-z][A-Za-z0-9_\-]*)(?:=|[ \t]+))"
+                     r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'=-][^\s\"']*)")
+_NETRC_LINE = re.compile(r"(?i)\b(?:machine|default|login)\b")
+_NETRC_PASSWORD = re.compile(r"(?i)\b(?P<head>(?:password|passwd|account)\s+)(?P<value>\S+)")
 
 # Values shorter than this are not hunted for in free text ("1" would mask every digit).
 _MIN_VALUE_LENGTH = 4
@@ -35,39 +86,118 @@ _MIN_VALUE_LENGTH = 4
 
 def is_secret_name(name: str) -> bool:
     """True for variable names that conventionally hold credentials."""
-    upper = name.upper()
-    if upper in _NOT_SECRET:
+    upper = name.upper().replace("-", "_").replace(".", "_")
+    if upper in _NOT_SECRET or upper.endswith(_NOT_SECRET_ENDINGS):
         return False
-    words = upper.split("_")
+    words = [w for w in upper.split("_") if w]
     if any(word in _SECRET_WORDS for word in words):
+        return True
+    if words and words[-1].endswith(_SECRET_ENDINGS):
         return True
     return upper.endswith(_SECRET_SUFFIXES)
 
 
+def _mask_value(value: str) -> str:
+    """The mask, keeping the quotes a value came in (so JSON and shell text stay well-formed)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return f"{value[0]}{MASK}{value[0]}"
+    return MASK
+
+
+def _is_masked(value: str) -> bool:
+    return value.strip("\"'") == MASK
+
+
+def _mask_assignment(match: re.Match[str]) -> str:
+    value = match.group("value")
+    if _is_masked(value):
+        return match.group(0)
+    if not is_secret_name(match.group("name")):
+        inner = _ASSIGNMENT.sub(_mask_assignment, value)  # X=token=...: the value's own pair
+        return f"{match.group('name')}{match.group('sep')}{inner}"
+    return f"{match.group('name')}{match.group('sep')}{_mask_value(value)}"
+
+
+def _mask_pair(match: re.Match[str]) -> str:
+    if not is_secret_name(match.group("name")) or _is_masked(match.group("value")):
+        return match.group(0)
+    return match.group("head") + _mask_value(match.group("value"))
+
+
+def _mask_query(match: re.Match[str]) -> str:
+    name = match.group("name")
+    if name.lower() not in _QUERY_NAMES and not is_secret_name(name):
+        return match.group(0)
+    return match.group("head") + MASK
+
+
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:
-    """``text`` with secret values from ``env``, secret assignments and known tokens masked."""
-    if not text:
+    """``text`` with secret values from ``env``, secret-named pairs and known shapes masked."""
+    if not text or not isinstance(text, str):
         return text
     if env:
         values = sorted(
-            {v for k, v in env.items() if v and len(v) >= _MIN_VALUE_LENGTH and is_secret_name(k)},
+            {v for k, v in env.items() if isinstance(v, str) and v and len(v) >= _MIN_VALUE_LENGTH
+             and is_secret_name(k)},
             key=len,
             reverse=True,
         )
         for value in values:
             text = text.replace(value, MASK)
+    for literal, shape in _TOKEN_SHAPES:
+        if literal in text:
+            text = shape.sub(MASK, text)
+    if "://" in text and "@" in text:
+        text = _URL_CREDENTIALS.sub(lambda m: m.group("head") + MASK + m.group("at"), text)
+    if "=" in text and ("?" in text or "&" in text):
+        text = _QUERY_SECRET.sub(_mask_query, text)
+    lowered = text.lower()
+    present = [word for word in _LINE_WORDS if word in lowered]
+    if not present:
+        return text
+    if len(lowered) != len(text):  # lower() changed the length ('İ'): go line by line
+        return "\n".join(_redact_line(line, line.lower()) for line in text.split("\n"))
+    spans: set[tuple[int, int]] = set()
+    for word in present:
+        at = lowered.find(word)
+        while at != -1:
+            start = lowered.rfind("\n", 0, at) + 1
+            end = lowered.find("\n", at)
+            end = len(text) if end == -1 else end
+            spans.add((start, end))
+            at = lowered.find(word, end)
+    pieces, done = [], 0
+    for start, end in sorted(spans):
+        pieces += [text[done:start], _redact_line(text[start:end], lowered[start:end])]
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
 
-    def _mask_assignment(match: re.Match[str]) -> str:
-        if not is_secret_name(match.group("name")) or match.group("value") == MASK:
-            return match.group(0)
-        return f"{match.group('name')}{match.group('sep')}{MASK}"
 
-    text = _ASSIGNMENT.sub(_mask_assignment, text)
-    for pattern in _TOKEN_PATTERNS:
-        text = pattern.sub(MASK, text)
-    return text
+def _redact_line(line: str, lowered: str) -> str:
+    """The pair patterns, on one line that names something secret-sounding."""
+    line = _AUTH_SCHEME.sub(lambda m: f"{m.group('scheme')} {MASK}", line)
+    line = _QUOTED_PAIR.sub(_mask_pair, line)
+    line = _OPTION.sub(_mask_pair, line)
+    if ("pass" in lowered or "account" in lowered) and _NETRC_LINE.search(line):
+        line = _NETRC_PASSWORD.sub(lambda m: m.group("head") + MASK, line)
+    return _ASSIGNMENT.sub(_mask_assignment, line)
 
 
 def redact_env(env: Mapping[str, str]) -> dict[str, str]:
-    """A copy of ``env`` fit for display: secret-named variables keep their name, lose the value."""
-    return {k: (MASK if is_secret_name(k) and v else v) for k, v in env.items()}
+    """A copy of ``env`` fit for display: secret-named variables keep their name, lose the
+    value; every other value is redacted by value (``HTTPS_PROXY=http://u:pw@proxy``)."""
+    return {k: (MASK if is_secret_name(k) and v else redact(v, env)) for k, v in env.items()}
+
+
+def redact_tree(value: Any, env: Mapping[str, str] | None = None) -> Any:
+    """``value`` (nested dicts, lists, strings) with every string redacted; the values of
+    secret-named keys masked whole."""
+    if isinstance(value, str):
+        return redact(value, env)
+    if isinstance(value, dict):
+        return {k: (MASK if isinstance(k, str) and is_secret_name(k) and isinstance(v, str) and v
+                    else redact_tree(v, env)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(redact_tree(v, env) for v in value)
+    return value

@@ -79,8 +79,11 @@ def test_rubric_envelope_profile_and_runtime(ckpt, tmp_path):
     ({"args": {"gpus_per_node": 1}}, ["--gres", "no"], {}, "no GRES configured"),
     ({}, ["--gres", "no"], {"ARI_SLURM_CPUS": ""}, "ARI_SLURM_CPUS"),
     ({}, ["--gres", "no", "--sbatch", "no"], {}, "not on PATH"),
-    ({"profile": {"kind": "warp_drive", "min_ranks": 0}}, ["--gres", "no"], {},
-     "kind: must be one of"),
+    ({"profile": {"constraint": "skylake\nrm -rf"}}, ["--gres", "no"], {},
+     "constraint: must not contain control characters"),
+    ({"profile": {"requested_nodes": "four"}}, ["--gres", "no"], {}, "ARI's int() fails"),
+    ({"profile": {"reproduce_contract": {"max_runtime_sec": "1h"}}}, ["--gres", "no"], {},
+     "max_runtime_sec='1h': ARI's int() fails"),
     ({"args": {"nodes": "two"}}, ["--gres", "no"], {}, "nodes: must be an integer"),
 ])
 def test_errors_exit_1_with_json(ckpt, tmp_path, files, extra, env_extra, fragment):
@@ -92,6 +95,37 @@ def test_errors_exit_1_with_json(ckpt, tmp_path, files, extra, env_extra, fragme
     code, out, _ = preview(*argv, env_extra=env_extra)
     assert code == 1
     assert fragment in json.loads(out)["error"]
+
+
+@pytest.mark.parametrize("rubric, argv_has, warning", [
+    # ARI coerces instead of validating (checked against ARI's run_reproduce in tests/ari_real)
+    ({"execution_profile": {"requested_nodes": "4"}}, ["--nodes", "4"],
+     "requested_nodes: must be an integer >= 1, got string '4'; ARI's int() makes it 4, so the "
+     "job gets --nodes 4"),
+    ({"execution_profile": {"exclusive": "false"}}, ["--exclusive"],
+     "exclusive: must be true or false, got string 'false'; ARI's bool() makes it True, so the "
+     "job gets --exclusive"),
+    ({"execution_profile": {"kind": "warp_drive", "min_ranks": 2}}, ["--ntasks", "2"],
+     "kind: must be one of cpu_single, gpu_single, gpu_multi, mpi, mpi_gpu; got 'warp_drive'; ARI's "
+     "reproduce dispatcher does not read kind, so the sbatch line is unaffected"),
+    ({"execution_profile": {"memory_gb_per_node": 7.9}}, ["--mem=7G"],
+     "memory_gb_per_node: must be an integer >= 0, got 7.9; ARI's int() makes it 7, so the job "
+     "gets --mem=7G"),
+    ({"max_runtime_sec": 3600.0}, ["--time", "01:00:00"], None),
+    ({"max_runtime_sec": "7200"}, ["--time", "02:00:00"], None),
+])
+def test_values_ari_coerces_are_previewed_as_ari_runs_them(ckpt, tmp_path, rubric, argv_has, warning):
+    profile = write(tmp_path / "rubric.json", {"reproduce_contract": rubric})
+    code, out, _ = preview("--json", "--repo-dir", str(ckpt / "repro_sandbox"), "--profile", profile,
+                           "--gres", "no", "--bind-flags", "no", "--sbatch", "yes")
+    result = json.loads(out)
+    assert code == 0, result
+    argv = result["argv"]
+    assert any(argv[i:i + len(argv_has)] == argv_has for i in range(len(argv))), argv
+    if warning is None:
+        assert result["warnings"] == []
+    else:
+        assert any(w.startswith(warning) for w in result["warnings"]), result["warnings"]
 
 
 def test_no_partition_is_aris_error(tmp_path):

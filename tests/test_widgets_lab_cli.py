@@ -1,10 +1,21 @@
-"""`ari-jupyter lab`: notebook copied when absent, demo site outside an allocation."""
+"""`ari-jupyter lab`: the notebook in the workspace (never the cwd), its URL, the demo site."""
 import json
+import os
+import re
+import selectors
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
-from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook, plan_lab
+import pytest
+
+from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook, plan_lab, user_data_dir
+from ari_jupyter.config import AriWizard
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -13,8 +24,29 @@ def test_outside_an_allocation_a_demo_site_is_set(tmp_path):
     plan = plan_lab(str(tmp_path), None, [], {"HOME": "/h"}, euid=1000)
     assert plan.env_changes == {"ARI_JUPYTER_DEMO_SITE": "rccs-cloud"}
     assert plan.copy_from == packaged_notebook()
-    assert plan.argv[-1] == str(tmp_path / NOTEBOOK_NAME)
+    assert plan.notebook == tmp_path / NOTEBOOK_NAME
     assert plan.argv[1:4] == ["-m", "jupyter", "lab"]
+    assert f"--ServerApp.root_dir={tmp_path}" in plan.argv
+    assert f"--LabApp.default_url=/lab/tree/{NOTEBOOK_NAME}" in plan.argv
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({"HOME": "/h", "USER": "ann"}, "/h/ari-demo/rccs-cloud"),
+    ({"HOME": "/h", "USER": "ann", "ARI_JUPYTER_DEMO_SITE": "laptop"}, "/h/ari-demo/laptop"),
+    ({"HOME": "/h", "USER": "ann", "SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": "n1",
+      "SLURM_JOB_NUM_NODES": "1"}, "/work/ann/ari"),
+])
+def test_the_default_folder_is_the_workspace_never_the_cwd(env, expected, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = AriWizard(workspace_template="/work/{user}/ari")
+    plan = plan_lab(None, None, [], env, euid=1000, config=config)
+    assert plan.notebook == Path(expected) / NOTEBOOK_NAME
+    assert f"--ServerApp.root_dir={expected}" in plan.argv
+
+
+def test_the_per_user_fallback_folder():
+    assert user_data_dir({"HOME": "/h"}) == Path("/h/.local/share/ari-jupyter")
+    assert user_data_dir({"HOME": "/h", "XDG_DATA_HOME": "/x"}) == Path("/x/ari-jupyter")
 
 
 def test_precedence_of_the_demo_site(tmp_path):
@@ -32,6 +64,7 @@ def test_inside_an_allocation_no_demo_site_and_an_existing_notebook_is_kept(tmp_
     assert plan.env_changes == {} and plan.inside_allocation
     assert plan.copy_from is None
     assert plan.argv[-2:] == ["--allow-root", "--port=9999"]
+    assert plan.notebook == tmp_path / NOTEBOOK_NAME
 
 
 def test_print_command_does_not_start_anything(tmp_path):
@@ -57,3 +90,65 @@ def test_an_unknown_demo_site_is_refused_before_jupyterlab_starts(tmp_path):
                           text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert proc.returncode == 2
     assert "unknown demo site 'atlantis'" in proc.stderr and "rccs-cloud" in proc.stderr
+
+
+def _lab_url(proc, deadline):
+    """The first URL JupyterLab prints (stderr), or "" at the deadline."""
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stderr, selectors.EVENT_READ)
+    buffer = ""
+    while time.monotonic() < deadline:
+        if not selector.select(timeout=1):
+            continue
+        chunk = os.read(proc.stderr.fileno(), 65536).decode(errors="replace")
+        if not chunk:
+            break
+        buffer += chunk
+        match = re.search(r"(http://127\.0\.0\.1:\d+/\S+)", buffer)
+        if match:
+            return match.group(1), buffer
+    return "", buffer
+
+
+def _get_json(url, deadline):
+    """GET ``url``; the server may print its URL a moment before it accepts connections."""
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as answer:
+                return json.loads(answer.read())
+        except urllib.error.URLError as exc:
+            if not isinstance(exc.reason, ConnectionRefusedError) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+@pytest.mark.slow
+def test_lab_opens_the_notebook_from_the_workspace_and_leaves_the_cwd_clean(tmp_path):
+    home, cwd = tmp_path / "home", tmp_path / "repo"
+    home.mkdir(), cwd.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "USER": "ann",
+           "JUPYTER_CONFIG_DIR": str(home / ".jupyter")}
+    with socket.socket() as probe:  # a free port, so the printed URL names the port asked for
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "ari_jupyter", "lab", "--", "--no-browser",
+                             f"--port={port}", "--ip=127.0.0.1"], cwd=cwd, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        url, log = _lab_url(proc, time.monotonic() + 90)
+        assert url, log
+        assert f"/lab/tree/{NOTEBOOK_NAME}?token=" in url
+        notebook = home / "ari-demo" / "rccs-cloud" / NOTEBOOK_NAME
+        assert notebook.is_file()
+        base = url.split("/lab/")[0]
+        token = url.split("token=")[1]
+        assert _get_json(f"{base}/api/contents/{NOTEBOOK_NAME}?content=0&token={token}",
+                         time.monotonic() + 60)["type"] == "notebook"
+        assert list(cwd.iterdir()) == []
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

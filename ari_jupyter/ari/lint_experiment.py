@@ -399,8 +399,8 @@ def _lint_provided_files(text: str, parsed: ParsedExperiment, check_files: bool)
     seen: dict[str, int] = {}
     for offset, raw in _lines_with_offsets(section.group(1)):
         stripped = raw.strip()
-        if not stripped or stripped.startswith("<!--"):
-            continue
+        if not stripped or stripped.startswith(("<!--", "# ")):
+            continue  # ARI cuts every line at '#': a '# heading' (the title) is read as nothing
         line = line_of(text, body_start + offset)
         entry = _r8_entry(raw)
         if not entry:

@@ -224,6 +224,81 @@ def _check_key(key: str, raw: Any) -> tuple[Any, str]:
     raise AssertionError(f"unhandled profile key {key}")  # pragma: no cover - PROFILE_KEYS is closed
 
 
+# -- what ARI's dispatcher makes of values the schema refuses --------------------------------
+
+DISPATCH_INT_FLAGS = {
+    "requested_nodes": "--nodes", "min_ranks": "--ntasks", "ntasks_per_node": "--ntasks-per-node",
+    "requested_gpus_per_task": "--gpus-per-task", "requested_gpus_per_node": "--gpus-per-node",
+    "memory_gb_per_node": "--mem", "memory_gb_per_cpu": "--mem-per-cpu",
+}
+"""Profile numbers ``run_reproduce`` reads as ``int(profile.get(key, 0) or 0)``, and their flag."""
+
+DISPATCH_ARGS = {
+    "requested_nodes": "nodes", "min_ranks": "ntasks", "ntasks_per_node": "ntasks_per_node",
+    "requested_gpus_per_task": "gpus_per_task", "requested_gpus_per_node": "gpus_per_node",
+    "memory_gb_per_node": "memory_gb_per_node", "memory_gb_per_cpu": "memory_gb_per_cpu",
+}
+"""The run_reproduce argument that, when non-zero, wins over each of those profile numbers."""
+
+PROMPT_ONLY_KEYS = ("kind", "paper_max_ranks", "paper_max_nodes", "min_nodes", "result_aggregation",
+                    "metric_columns", "accepts_reduced_scale", "module_loads")
+"""Keys the reproduce dispatcher never reads (the replicator prompt or nothing does)."""
+
+
+def ari_dispatch_reading(data: Any) -> tuple[dict[str, Any], list[str]]:
+    """The profile as ARI's dispatcher reads it, for a profile ``from_json`` refuses.
+
+    ARI does not validate: ``int(v or 0)`` for the numbers (``"4"`` gives ``--nodes 4``,
+    ``4.5`` gives 4), ``bool(v)`` for ``exclusive`` (``"false"`` gives ``--exclusive``), and it
+    ignores keys it does not read (an unknown ``kind``). Returns the values to merge (raw, so
+    the merge applies ARI's own coercion, and fails where ARI's ``int("four")`` fails) and one
+    warning per coerced or ignored key saying what ARI makes of it. Raises ``ProfileError`` for
+    strings and lists the schema refuses (control characters never reach a preview).
+    """
+    if not isinstance(data, dict):
+        raise ProfileError([f"execution_profile: must be a JSON object, got {_json_type(data)}"])
+    values: dict[str, Any] = {}
+    warnings: list[str] = []
+    messages: list[str] = []
+    for key, raw in data.items():
+        if not isinstance(key, str) or key not in PROFILE_KEYS:
+            continue  # ARI ignores keys outside its schema
+        value, problem = _check_key(key, raw)
+        if not problem:
+            if value is not None:
+                values[key] = value
+            continue
+        if key in PROMPT_ONLY_KEYS:
+            warnings.append(f"{key}: {problem}; ARI's reproduce dispatcher does not read {key}, so "
+                            "the sbatch line is unaffected (the replicator prompt shows the value as given)")
+        elif key in DISPATCH_INT_FLAGS:
+            flag = DISPATCH_INT_FLAGS[key]
+            try:
+                number = int(raw or 0)
+            except (TypeError, ValueError) as exc:
+                # ARI int()s it only when the caller leaves the argument at 0: the merge decides
+                warnings.append(f"{key}: {problem}; ARI's int() fails on it ({type(exc).__name__}: "
+                                f"{exc}), so run_reproduce raises unless the caller passes "
+                                f"{DISPATCH_ARGS[key]}")
+                values[key] = raw
+                continue
+            effect = f"{flag} {number}" if number > 0 else f"no {flag}"
+            if number > 0 and flag.startswith("--mem"):
+                effect = f"{flag}={number}G"
+            warnings.append(f"{key}: {problem}; ARI's int() makes it {number}, so the job gets {effect}")
+            values[key] = raw
+        elif key == "exclusive":
+            effect = "--exclusive" if bool(raw) else "no --exclusive"
+            warnings.append(f"exclusive: {problem}; ARI's bool() makes it {bool(raw)}, so the job "
+                            f"gets {effect}")
+            values[key] = raw
+        else:
+            messages.append(f"{key}: {problem}")
+    if messages:
+        raise ProfileError(messages)
+    return values, warnings
+
+
 # -- presets -----------------------------------------------------------------------------------
 
 def _cpu_single() -> ExecutionProfile:

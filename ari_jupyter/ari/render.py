@@ -94,6 +94,19 @@ def neutralize_goal(goal: str) -> tuple[str, list[str]]:
                          f"written as **{words}**")
         else:
             out.append(line.rstrip())
+    # ARI's dashboard shows the goal section up to its first '#' line: a goal opening with one
+    # would show nothing of the user's (the file's first line instead), so it opens in bold
+    first = next((i for i, line in enumerate(out) if line.strip()), None)
+    while first is not None and out[first].lstrip().startswith("#"):
+        words = out[first].strip().lstrip("#").strip()
+        notes.append(f"goal line {first + 1} {out[first].strip()!r} opens the goal as a heading, "
+                     f"which ARI's dashboard would not show; written as **{words}**" if words else
+                     f"goal line {first + 1} {out[first].strip()!r} left out (an empty heading)")
+        if words:
+            out[first] = f"**{words}**"
+            break
+        del out[first]
+        first = next((i for i, line in enumerate(out) if line.strip()), None)
     text = "\n".join(out)
     if _parsed_as_section(text + "\n"):  # a heading split over lines ("##" then "Files")
         text = re.sub(r"#{2,}", "#", text)
@@ -110,7 +123,8 @@ def render_experiment_md(state: Any) -> str:
 
     The ``Partition: <p>, Max CPUs: <n>`` line comes first (before the title, so no word in
     the title can be taken for the partition), then the metric and provided-files sections,
-    then the user's goal: whatever the goal says, every parser has already matched.
+    then the title and the user's goal: whatever the goal says, every parser has already
+    matched, and the dashboard's goal extractor finds the goal right under the title.
     """
     partition = state.partition
     _require(bool(PARTITION_NAME.match(partition or "")),
@@ -144,14 +158,16 @@ def render_experiment_md(state: Any) -> str:
     goal, _notes = neutralize_goal(state.goal or "")
     _require(bool(goal.strip()), "the research goal is empty")
 
-    parts = [f"Partition: {partition}, Max CPUs: {state.max_cpus}", "", f"# {title}", "",
+    parts = [f"Partition: {partition}, Max CPUs: {state.max_cpus}", "",
              "## Evaluation Metric", f"Metrics: {', '.join(metrics)}"]
     if minimum is not None:
         parts.append(f"<!-- min_expected_metric: {minimum} -->")
     parts.append("")
     if files:
         parts += ["## Provided Files", *[f"- {path}" for path in files], ""]
-    parts += ["## Research Goal", goal, ""]
+    # The title directly above the goal: ARI's dashboard starts its goal at any heading naming
+    # "goal" (a title "Research goal: ..." too) and stops at the next heading line.
+    parts += [f"# {title}", "", "## Research Goal", goal, ""]
     limits = _hardware_limits(state)
     if limits:
         parts += ["## Hardware Limits", *limits, ""]

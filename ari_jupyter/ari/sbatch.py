@@ -151,7 +151,12 @@ def merge_with_profile(args: ReproduceArgs,
         prof = dict(profile or {})
 
     def num(caller: int, key: str) -> int:
-        return int(caller) or int(prof.get(key, 0) or 0)
+        raw = prof.get(key, 0)
+        try:
+            return int(caller) or int(raw or 0)
+        except (TypeError, ValueError) as exc:
+            raise AriValueError(f"execution_profile {key}={raw!r}: ARI's int() fails on it "
+                                f"({exc}); run_reproduce raises before anything is submitted") from None
 
     def text(caller: str, key: str) -> str:
         return caller or (prof.get(key) or "")
@@ -180,9 +185,16 @@ def merge_with_profile(args: ReproduceArgs,
     )
 
 
-def max_runtime_sec(args: ReproduceArgs, rubric_max_runtime_sec: int | None = None) -> int:
-    """``timeout_global_sec or rubric max_runtime_sec or 21600`` — the job's ``--time`` source."""
-    return int(args.timeout_global_sec or rubric_max_runtime_sec or DEFAULT_MAX_RUNTIME_SEC)
+def max_runtime_sec(args: ReproduceArgs, rubric_max_runtime_sec: Any = None) -> int:
+    """``int(timeout_global_sec or rubric max_runtime_sec or 21600)`` — the job's ``--time``
+    source. The rubric's value is taken as ARI takes it: ``3600.0`` and ``"7200"`` are whole
+    seconds to ``int()``; a value ``int()`` refuses (``"1h"``, ``"3600.0"``) fails as ARI fails."""
+    raw = args.timeout_global_sec or rubric_max_runtime_sec or DEFAULT_MAX_RUNTIME_SEC
+    try:
+        return int(raw)
+    except (TypeError, ValueError) as exc:
+        raise AriValueError(f"max_runtime_sec={raw!r}: ARI's int() fails on it ({exc}); give whole "
+                            "seconds, e.g. 3600") from None
 
 
 def walltime_str(timeout_sec: int) -> str:
@@ -322,7 +334,7 @@ def plan_slurm_dispatch(args: ReproduceArgs, env: Mapping[str, str], repo_dir: s
                         has_gres: bool, bind_flags: bool | Iterable[str],
                         has_sbatch: bool = True,
                         profile: ExecutionProfile | Mapping[str, Any] | None = None,
-                        rubric_max_runtime_sec: int | None = None,
+                        rubric_max_runtime_sec: Any = None,
                         home: str | Path | None = None) -> SlurmPlan:
     """Everything ARI's slurm dispatch decides, in ARI's order; raises where ARI raises.
 
@@ -331,6 +343,8 @@ def plan_slurm_dispatch(args: ReproduceArgs, env: Mapping[str, str], repo_dir: s
     reproduce.sh-exists precondition is not checked: the script does not exist until ARI's
     replicator writes it.
     """
+    # ARI's order: the runtime and the profile's numbers are int()-ed before any dispatch check
+    timeout = max_runtime_sec(args, rubric_max_runtime_sec)
     merged = merge_with_profile(args, profile)
     fallback = env.get("ARI_PHASE1_ALLOW_FALLBACK", "") == "1"
     choice = resolve_partition(merged.partition, env, repo_dir)
@@ -377,7 +391,7 @@ def plan_slurm_dispatch(args: ReproduceArgs, env: Mapping[str, str], repo_dir: s
 
     cpus = effective_cpus(merged.cpus, env)
     walltime = (merged.walltime or env.get("ARI_SLURM_WALLTIME", "")
-                or walltime_str(max_runtime_sec(merged, rubric_max_runtime_sec)))
+                or walltime_str(timeout))
 
     cmd: list[str] = [
         "sbatch", "--wait",

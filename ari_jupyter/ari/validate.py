@@ -107,7 +107,7 @@ def validate(profile: ExecutionProfile | None, args: ReproduceArgs | None = None
                     or walltime_str(max_runtime_sec(merged, rubric_max_runtime_sec)))
     for check in (_check_submission, _check_partition, _check_gpus, _check_nodes, _check_ranks,
                   _check_memory, _check_bind, _check_modules, _check_mpi, _check_extra_args,
-                  _check_profile_keys):
+                  _check_profile_keys, _check_option_like_values):
         check(ctx)
     if repo_dir is not None and home is not None and not ari_thinks_shared(repo_dir, home):
         ctx.add("repo_not_shared", "repo_dir", "warning", path=str(repo_dir))
@@ -428,6 +428,54 @@ def _check_extra_args(ctx: _Context) -> None:
                     flag=_MANAGED_FLAGS[flag])
         if flag in ("--ntasks", "-n", "--gpus", "-G") and "=" in token and ctx.args.gpus_per_task:
             ctx.add("extra_invisible_ntasks", "extra_sbatch_args", "warning", token=token)
+
+
+# sbatch options that undo what ARI's own reproduce line relies on (spec: sbatch --wait ...
+# --export ALL <repo_dir>/.slurm_wrap.sh), beyond the flags ARI sets itself.
+_FIGHTING_FLAGS = {
+    "--wrap": "replaces ARI's wrapper script with a command line: the reproduction never runs",
+    "--uid": "asks sbatch to submit as another user (root only): the job is refused or runs as "
+             "someone else",
+    "--gid": "asks sbatch to submit as another group (root only): the job is refused",
+    "--array": "submits several copies of the reproduction; --wait waits for all of them",
+    "-a": "submits several copies of the reproduction; --wait waits for all of them",
+    "--test-only": "makes sbatch only test the request: no job runs and ARI finds no results",
+    "--hold": "holds the job: ARI's --wait waits until someone releases it",
+    "-H": "holds the job: ARI's --wait waits until someone releases it",
+    "--error": "sends stderr away from reproduce.log, the file ARI reads back",
+    "-e": "sends stderr away from reproduce.log, the file ARI reads back",
+    "--get-user-env": "replaces the environment ARI exports with a fresh login environment",
+    "--help": "prints help instead of submitting: no job runs",
+    "-h": "prints help instead of submitting: no job runs",
+    "--usage": "prints usage instead of submitting: no job runs",
+    "--version": "prints the version instead of submitting: no job runs",
+    "-V": "prints the version instead of submitting: no job runs",
+}
+# Values that go on the sbatch line as a word of their own after their flag.
+_NAME_FIELDS = (("partition", "partition"), ("nodelist", "requested_nodelist"),
+                ("exclude_nodes", "exclude_nodes"))
+
+
+def _check_option_like_values(ctx: _Context) -> None:
+    """A name that starts with '-' is read by sbatch as an option (``--partition --wrap=...``):
+    refused where a name is expected; extra arguments that fight ARI's own flags warned."""
+    for attr, field_name in _NAME_FIELDS:
+        value = str(getattr(ctx.args, attr, "") or "")
+        if attr == "partition" and not value:
+            value = ctx.partition_name or ""
+        if value.lstrip().startswith("-"):
+            ctx.add(field_name, "error", f"{field_name} {value!r} starts with '-': sbatch would "
+                    "read it as an option, not as a name", "Give the name itself (letters, "
+                    "digits, '_' and '-' inside, never first); options go in extra_sbatch_args.")
+    for token in ctx.args.extra_sbatch_args:
+        flag, _, value = str(token).partition("=")
+        if flag in _FIGHTING_FLAGS:
+            ctx.add("extra_sbatch_args", "warning", f"{token!r} {_FIGHTING_FLAGS[flag]}",
+                    "Remove it from extra_sbatch_args.")
+        elif flag == "--export" and value and "ALL" not in value.split(","):
+            ctx.add("extra_sbatch_args", "warning", f"{token!r} overrides ARI's --export ALL: the "
+                    "job loses the API keys, loaded modules and PATH reproduce.sh needs",
+                    "Remove it; ARI exports the whole environment on purpose.")
 
 
 def _check_profile_keys(ctx: _Context) -> None:

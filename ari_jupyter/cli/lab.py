@@ -1,8 +1,12 @@
 """``ari-jupyter lab``: open JupyterLab on the wizard notebook, with a demo site off-cluster.
 
-The notebook is copied into the working directory when absent (never overwritten, so a user's
-edits survive), and when the current process is not inside a SLURM allocation the demo site is
-handed to the kernel through ``ARI_JUPYTER_DEMO_SITE`` so the wizard has something real to show.
+The notebook lives in the workspace (the one the wizard writes checkpoints to: the site's
+``workspace_template`` inside an allocation, the demo workspace outside one), or in a per-user
+folder when the workspace cannot be created; never in the current directory, so starting it
+from a git work tree leaves nothing behind. It is copied there when absent (never overwritten,
+so a user's edits survive). JupyterLab is rooted at that folder and its URL (printed and opened)
+is the notebook itself. Outside a SLURM allocation the demo site is handed to the kernel through
+``ARI_JUPYTER_DEMO_SITE`` so the wizard has something real to show.
 """
 from __future__ import annotations
 
@@ -22,10 +26,13 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "lab",
         help="open JupyterLab on the ARI multi-node wizard notebook",
-        description="Copy the wizard notebook into DIR if absent and open JupyterLab on it. "
-        "Outside a SLURM allocation the wizard starts on a recorded demo site.",
+        description="Open JupyterLab on the wizard notebook, kept in the workspace (copied there "
+        "if absent; never into the current directory). Outside a SLURM allocation the wizard "
+        "starts on a recorded demo site and the workspace is the demo workspace.",
     )
-    parser.add_argument("--dir", default=".", help="where the notebook lives (default: .)")
+    parser.add_argument("--dir", default=None,
+                        help="folder for the notebook and JupyterLab's root (default: the "
+                        "workspace, or ~/.local/share/ari-jupyter when it cannot be created)")
     parser.add_argument("--demo-site", default=None,
                         help="demo site to use when not inside an allocation "
                         f"(default: $ARI_JUPYTER_DEMO_SITE, c.AriWizard.demo_site, or {DEFAULT_DEMO_SITE})")
@@ -49,21 +56,48 @@ def packaged_notebook() -> Path:
     return Path(__file__).resolve().parent.parent / "notebooks" / NOTEBOOK_NAME
 
 
-def plan_lab(directory: str, demo_site: str | None, extra: Sequence[str],
+def user_data_dir(env: Mapping[str, str]) -> Path:
+    """The per-user folder used when the workspace cannot be created (XDG data home)."""
+    base = env.get("XDG_DATA_HOME") or os.path.join(env.get("HOME") or str(Path.home()),
+                                                    ".local", "share")
+    return Path(base) / "ari-jupyter"
+
+
+def demo_site_for(demo_site: str | None, env: Mapping[str, str], configured: str) -> str:
+    return demo_site or env.get("ARI_JUPYTER_DEMO_SITE") or configured or DEFAULT_DEMO_SITE
+
+
+def default_directory(inside: bool, site: str, env: Mapping[str, str], config=None) -> Path:
+    """The workspace the wizard writes to: the site's template inside an allocation, the local
+    demo workspace of ``site`` outside one."""
+    from ..config import wizard_config
+
+    config = config or wizard_config()
+    if inside:
+        return Path(config.workspace_for(env))
+    name = Path(site).stem if site.endswith(".json") else site
+    return Path(config.demo_workspace_for(name, env))
+
+
+def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
              env: Mapping[str, str], *, euid: int | None = None,
-             configured_demo_site: str = "") -> LabPlan:
+             configured_demo_site: str = "", config=None) -> LabPlan:
     """Everything ``run`` will do, computed without side effects (tested directly)."""
     from ..allocation import Allocation
 
-    notebook = Path(directory).resolve() / NOTEBOOK_NAME
-    copy_from = None if notebook.exists() else packaged_notebook()
     inside = Allocation.from_env(env).inside_allocation
     env_changes: dict[str, str] = {}
+    site = demo_site_for(demo_site, env, configured_demo_site)
     if not inside:
-        env_changes["ARI_JUPYTER_DEMO_SITE"] = (
-            demo_site or env.get("ARI_JUPYTER_DEMO_SITE") or configured_demo_site or DEFAULT_DEMO_SITE
-        )
-    argv = [sys.executable, "-m", "jupyter", "lab", str(notebook)]
+        env_changes["ARI_JUPYTER_DEMO_SITE"] = site
+    folder = Path(directory) if directory else default_directory(inside, site, env, config)
+    folder = Path(os.path.abspath(os.path.expanduser(str(folder))))
+    notebook = folder / NOTEBOOK_NAME
+    copy_from = None if notebook.exists() else packaged_notebook()
+    argv = [sys.executable, "-m", "jupyter", "lab",
+            f"--ServerApp.root_dir={folder}",
+            # The printed URL and the browser open the notebook, not the launcher.
+            f"--LabApp.default_url=/lab/tree/{NOTEBOOK_NAME}"]
     if (os.geteuid() if euid is None else euid) == 0:
         argv.append("--allow-root")  # jupyter_server refuses to start as root otherwise
     extra = list(extra)
@@ -83,6 +117,13 @@ def demo_site_problem(site: str) -> str:
     return f"unknown demo site {site!r}; available: {', '.join(list_sites())} or a site .json file"
 
 
+def _place_notebook(plan: LabPlan) -> None:
+    plan.notebook.parent.mkdir(parents=True, exist_ok=True)
+    if plan.copy_from is not None:
+        shutil.copyfile(plan.copy_from, plan.notebook)
+        print(f"Copied the wizard notebook to {plan.notebook}", file=sys.stderr)
+
+
 def run(args) -> int:
     from ..config import wizard_config
     from ..host import RecordedSite
@@ -90,7 +131,7 @@ def run(args) -> int:
     config = wizard_config()
     configured = config.demo_site
     plan = plan_lab(args.dir, args.demo_site, args.jupyter_args, os.environ,
-                    configured_demo_site=configured)
+                    configured_demo_site=configured, config=config)
     site = plan.env_changes.get("ARI_JUPYTER_DEMO_SITE")
     if site and demo_site_problem(site):
         print(f"ari-jupyter lab: {demo_site_problem(site)}", file=sys.stderr)
@@ -100,13 +141,26 @@ def run(args) -> int:
             print(f"{key}={value}")
         print(" ".join(plan.argv))
         return 0
-    if plan.copy_from is not None:
-        plan.notebook.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(plan.copy_from, plan.notebook)
-        print(f"Copied the wizard notebook to {plan.notebook}", file=sys.stderr)
+    try:
+        _place_notebook(plan)
+    except OSError as exc:
+        if args.dir:
+            print(f"ari-jupyter lab: cannot put the notebook in {plan.notebook.parent}: {exc}",
+                  file=sys.stderr)
+            return 1
+        fallback = user_data_dir(os.environ)
+        print(f"ari-jupyter lab: cannot use {plan.notebook.parent} ({exc.strerror or exc}); "
+              f"using {fallback}", file=sys.stderr)
+        plan = plan_lab(str(fallback), args.demo_site, args.jupyter_args, os.environ,
+                        configured_demo_site=configured, config=config)
+        try:
+            _place_notebook(plan)
+        except OSError as exc2:
+            print(f"ari-jupyter lab: cannot put the notebook in {fallback}: {exc2}", file=sys.stderr)
+            return 1
     if not plan.inside_allocation:
         print("Not inside a SLURM allocation: the wizard starts on demo site "
-              f"{plan.env_changes['ARI_JUPYTER_DEMO_SITE']!r}; Write puts its checkpoints under "
+              f"{site!r}; Write puts its checkpoints under "
               f"{config.demo_workspace_for(RecordedSite.load(site).name)} "
               "(c.AriWizard.demo_workspace_template).",
               file=sys.stderr)

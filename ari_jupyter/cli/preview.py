@@ -68,12 +68,12 @@ def _load_json(path: str, what: str) -> Any:
         raise ValueError(f"{what} {path} is not JSON: {exc}") from None
 
 
-def _profile_and_runtime(data: Any) -> tuple[Any, int | None]:
-    """Accept a bare execution_profile or a rubric envelope (ARI reads both from the rubric)."""
+def _profile_and_runtime(data: Any) -> tuple[Any, Any]:
+    """Accept a bare execution_profile or a rubric envelope (ARI reads both from the rubric).
+    ``max_runtime_sec`` is passed on as written: ARI ``int()``s it (3600.0, "7200")."""
     if isinstance(data, dict) and isinstance(data.get("reproduce_contract"), dict):
         contract = data["reproduce_contract"]
-        runtime = contract.get("max_runtime_sec")
-        return contract.get("execution_profile"), runtime if isinstance(runtime, int) else None
+        return contract.get("execution_profile"), contract.get("max_runtime_sec")
     return data, None
 
 
@@ -105,7 +105,7 @@ def probe_bind_flags(host) -> frozenset[str]:
 
 def run(args) -> int:
     from ..ari.errors import AriError
-    from ..ari.profile import ExecutionProfile, ProfileError
+    from ..ari.profile import ExecutionProfile, ProfileError, ari_dispatch_reading
     from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
     from ..host import LocalHost
 
@@ -116,11 +116,16 @@ def run(args) -> int:
             print(f"error: {message}", file=sys.stderr)
         return 1
 
+    coerced: list[str] = []
     try:
         profile, runtime = (None, None)
         if args.profile:
             raw, runtime = _profile_and_runtime(_load_json(args.profile, "profile"))
-            profile = ExecutionProfile.from_json(raw)
+            try:
+                profile = ExecutionProfile.from_json(raw)
+            except ProfileError:
+                # ARI does not validate: preview what its dispatcher makes of the values, and say so
+                profile, coerced = ari_dispatch_reading(raw)
         caller = ReproduceArgs.from_json(_load_json(args.args, "args")) if args.args \
             else ReproduceArgs()
     except (ValueError, ProfileError, ArgsError) as exc:
@@ -138,7 +143,7 @@ def run(args) -> int:
         return fail(str(exc))
 
     out: dict[str, Any] = {"argv": list(plan.argv), "partition_source": plan.partition_source,
-                           "partition": plan.partition, "warnings": list(plan.warnings)}
+                           "partition": plan.partition, "warnings": [*coerced, *plan.warnings]}
     if plan.local_fallback:
         out["local_fallback"] = plan.local_fallback
     if args.json:
@@ -149,6 +154,6 @@ def run(args) -> int:
         print(f"# partition {plan.partition} (from {plan.partition_source})", file=sys.stderr)
     else:
         print(f"# no sbatch: {plan.local_fallback}", file=sys.stderr)
-    for warning in plan.warnings:
+    for warning in out["warnings"]:
         print(f"# warning: {warning}", file=sys.stderr)
     return 0

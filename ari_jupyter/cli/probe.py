@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 MAX_TIMEOUT = 600.0
+RECORD_MODE = 0o600
+"""A recorded site file is redacted, yet it holds paths, user names and command output: the
+owner decides whom to share it with (chmod), nobody reads it by default."""
 
 
 def register(subparsers) -> None:
@@ -182,7 +185,7 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
 
         site = host.to_site(Path(record_to).stem)
         try:
-            atomic_write(Path(record_to), (json.dumps(site, indent=2) + "\n").encode(), 0o644)
+            atomic_write(Path(record_to), (json.dumps(site, indent=2) + "\n").encode(), RECORD_MODE)
         except OSError as exc:
             stderr.write(f"ari-jupyter probe: error: cannot write {record_to}: {exc.strerror or exc}\n")
             return 2

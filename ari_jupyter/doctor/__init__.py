@@ -56,7 +56,17 @@ def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, no
     else:
         findings = _diagnose_log(text, profile=profile, nodes=nodes, checkpoint_dir=checkpoint_dir,
                                  env=env)
-    return sort_findings(findings)
+    return sort_findings(_redacted(f, env) for f in findings)
+
+
+def _redacted(finding: Finding, env: Mapping[str, str] | None) -> Finding:
+    """Findings quote log lines: the CLI's --json and the wizard show them through the redactor."""
+    from dataclasses import replace
+
+    from ..redact import redact
+
+    return replace(finding, message=redact(finding.message, env), fix=redact(finding.fix, env),
+                   cause=redact(finding.cause, env), suggestion=redact(finding.suggestion, env))
 
 
 def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | None,

@@ -16,6 +16,7 @@ from ..handoff import DEFAULT_DASHBOARD_PORT, ssh_tunnel_command
 from . import proposals
 from .finding import Finding
 from .paths import line_on_shared_path
+from ..redact import redact
 
 DASHBOARD_COMMAND = f"ari viz <checkpoint> --port {DEFAULT_DASHBOARD_PORT}"
 DASHBOARD_TUNNEL = ssh_tunnel_command("<node>", DEFAULT_DASHBOARD_PORT)
@@ -467,7 +468,7 @@ def scan(text: str, env: Mapping[str, str] | None = None) -> list[Finding]:
     for rule, matched in hits.items():
         sig = by_rule[rule]
         lines = tuple(n for n, _ in matched)
-        example = matched[0][1].strip()
+        example = redact(matched[0][1]).strip()  # before the cut: a cut secret is not found whole
         if len(example) > 160:
             example = example[:157] + "..."
         findings.append(Finding(

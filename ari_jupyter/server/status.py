@@ -49,7 +49,8 @@ class AllocationStatus:
                  clock: Callable[[], float] = time.monotonic) -> None:
         from ..allocation import Allocation
 
-        self.allocation = Allocation.from_env(dict(os.environ) if env is None else env)
+        self.env = dict(os.environ) if env is None else dict(env)
+        self.allocation = Allocation.from_env(self.env)
         self._probe = time_left_probe
         self._cache_seconds = cache_seconds
         self._clock = clock
@@ -73,4 +74,7 @@ class AllocationStatus:
 
     async def snapshot(self) -> dict[str, Any]:
         """``{"allocation": Allocation.to_json(), "time_left": ProbeResult JSON or None}``."""
-        return {"allocation": self.allocation.to_json(), "time_left": await self.time_left()}
+        from ..redact import redact_tree
+
+        return redact_tree({"allocation": self.allocation.to_json(), "time_left": await self.time_left()},
+                           self.env)

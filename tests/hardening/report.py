@@ -34,17 +34,42 @@ AREAS = {
     "Secrets": "API keys and tokens in the environment and in command output; \"lost\" counts "
                "places a secret was found.",
     "Server": "The jupyter_server endpoint against odd methods, paths and tokens.",
+    "Attacks": "A second member of a group-shared workspace plants symlinks where emit takes its "
+               "lock, opens its directories and makes its backups, and files named like its temps; "
+               "option-like values where names are expected. Two real unprivileged users for the "
+               "shared-workspace case. \"lost\" counts outside files changed, links written "
+               "through, user files deleted and option-like values let through.",
 }
+"""Known areas, in page order, with what they cover. A test may record figures under any other
+area (``record("Hostlists", ...)``): it gets its own section after these, titled by its name,
+with the text given by ``AREA_TEXT`` in the figures' ``extra`` or none."""
 OUTCOME = {"passed": "pass", "failed": "**FAIL**", "xfailed": "known bug", "xpassed": "**XPASS**",
            "skipped": "skipped", "error": "**ERROR**"}
 
 
+_NOTE_KEYS = ("refused", "written", "quoted", "torn_sets_flagged", "findings", "crashed", "hung",
+              "leaked")
+COUNTED = ("crashed", "hung", "leaked")
+"""Summary categories beside tried and lost; a figure counts them as ``extra`` integers
+(``record(..., hung=2)``). Leaked also counts everything lost in the Secrets area, hung
+everything lost in the Faults area (processes left running, verdicts after the timeout)."""
+
+
 def _extra(row: dict) -> str:
-    parts = []
-    for key in ("refused", "written", "quoted", "torn_sets_flagged", "findings"):
-        if key in row.get("extra", {}):
-            parts.append(f"{row['extra'][key]} {key.replace('_', ' ')}")
-    return ", ".join(parts)
+    """Every integer in the row's extra (known keys first), e.g. "12 refused, 3 hung"."""
+    extra = row.get("extra", {})
+    keys = [k for k in _NOTE_KEYS if k in extra]
+    keys += sorted(k for k, v in extra.items() if k not in keys and k != "tests"
+                   and isinstance(v, int) and not isinstance(v, bool))
+    return ", ".join(f"{extra[k]} {k.replace('_', ' ')}" for k in keys)
+
+
+def counted(rows: list[dict]) -> dict[str, int]:
+    totals = {key: sum(int(r.get("extra", {}).get(key, 0)) for r in rows) for key in COUNTED}
+    totals["crashed"] += sum(1 for r in rows if r["outcome"] == "error")
+    totals["leaked"] += sum(r["lost"] for r in rows if r["area"] == "Secrets")
+    totals["hung"] += sum(r["lost"] for r in rows if r["area"] == "Faults")
+    return totals
 
 
 def render(data: dict) -> str:
@@ -68,15 +93,20 @@ def render(data: dict) -> str:
         f"- Run as root: {'yes' if data.get('root') else 'no (read-only/full tmpfs mounts skipped)'}",
         f"- Generated: {data['generated_at']}",
         f"- Tried: {tried}",
+        "- " + ", ".join(f"{name.capitalize()}: {n}" for name, n in counted(rows).items())
+        + " (crashed: an unexpected exception or error; hung: over its time limit; leaked: a "
+        "secret found where it is shown or written)",
         f"- **Lost: {total_lost}** (partial files, leaked secrets, executed payloads, processes "
         "left running, late verdicts)"
         + (f"; {len(failing)} row(s) not passing" if failing else "; every row passing"),
         "",
     ]
-    for area, text in AREAS.items():
+    extra_areas = list(dict.fromkeys(r["area"] for r in rows if r["area"] not in AREAS))
+    for area in [*AREAS, *extra_areas]:
         area_rows = [r for r in rows if r["area"] == area]
         if not area_rows:
             continue
+        text = AREAS.get(area) or next((r.get("note") for r in area_rows if r.get("note")), "")
         lines += [f"## {area}", "", text, "",
                   "| check | tried | survived | lost | result | notes |",
                   "|---|---:|---:|---:|---|---|"]

@@ -159,13 +159,15 @@ def test_command_line_json_carries_no_secret(tmp_path):
 
 # -- the wizard -----------------------------------------------------------------------------
 
-def _secret_site(failing: bool) -> RecordedSite:
+def _secret_site(failing: bool, secrets_env=None, leak: str | None = None) -> RecordedSite:
+    secrets_env = SECRETS if secrets_env is None else secrets_env
     site = RecordedSite.load("rccs-cloud")
-    data = {"name": "rccs-secrets", "env": {**site.env, **SECRETS},
+    data = {"name": "rccs-secrets", "env": {**site.env, **secrets_env},
             "mounts": [{"mountpoint": m.mountpoint, "fstype": m.fstype, "source": m.source}
                        for m in site.mount_table],
             "which": dict(site.programs), "commands": []}
-    leak = "\n".join(f"{k}={v}" for k, v in SECRETS.items()) + f"\nusing {SECRETS['OPENAI_API_KEY']}\n"
+    if leak is None:
+        leak = "\n".join(f"{k}={v}" for k, v in SECRETS.items()) + f"\nusing {SECRETS['OPENAI_API_KEY']}\n"
     for command in site.commands:
         entry = {"argv": list(command.argv), "stdout": command.stdout,
                  "stderr": command.stderr + leak, "returncode": command.returncode}
@@ -199,12 +201,12 @@ def _widget_strings(wizard) -> list[str]:
     return strings
 
 
-def _wizard_strings(failing: bool) -> tuple[list[str], int]:
+def _wizard_strings(failing: bool, site: RecordedSite | None = None) -> tuple[list[str], int]:
     from ari_jupyter.config import AriWizard
     from ari_jupyter.widgets.wizard import Wizard
     from test_widgets_support import fake_bridge
 
-    site = _secret_site(failing)
+    site = site or _secret_site(failing)
 
     async def scenario():
         wizard = Wizard(site=site, config=AriWizard(), env={**site.env}, bridge=fake_bridge()[0])
@@ -314,3 +316,199 @@ def test_redact_masks_every_secret_value_in_any_text():
 
     prop()
     record("Secrets", "redactor: secret-named values in generated text", cases=cases[0], survived=cases[0])
+
+
+# -- secrets found by their value, under names that do not say so --------------------------------
+
+# (variable or None, what the variable holds or a command prints, the part that is secret)
+VALUE_PLANTS = [
+    ("DATABASE_URL", "postgres://alice:PgUrlPw7f3a9c1e@db.example/x", "PgUrlPw7f3a9c1e"),
+    ("SLURM_DB_PASS", "SlurmDbPass5e8d2b", "SlurmDbPass5e8d2b"),
+    ("PGPASSWORD", "PgPassword9a1c3e", "PgPassword9a1c3e"),
+    ("MYSQL_PWD", "MysqlPwd4b7d9f2a", "MysqlPwd4b7d9f2a"),
+    ("BUILD_OPTS", "token=FreeTok1a2b3c4d5e", "FreeTok1a2b3c4d5e"),
+    (None, "GET https://api.example/v1/models?api_key=QueryKey8c7b6a5d4e&page=2", "QueryKey8c7b6a5d4e"),
+    (None, "Authorization: Bearer BearerTok3f2e1d0c9b", "BearerTok3f2e1d0c9b"),
+    (None, 'config {"password": "JsonPw6a5b4c3d2e", "user": "bob"}', "JsonPw6a5b4c3d2e"),
+    (None, "mysql --password OptPw2c3d4e5f6a -u bob", "OptPw2c3d4e5f6a"),
+    (None, "machine db.example login bob password NetrcPw7e8f9a0b1c", "NetrcPw7e8f9a0b1c"),
+    (None, "github_pat_11ABCDE0123456789_abcdefghijklmnopqrstu", "github_pat_11ABCDE0123456789_abcdefghijklmnopqrstu"),
+    (None, "glpat-Zx9Yw8Vu7Ts6Rq5Po4Nm", "glpat-Zx9Yw8Vu7Ts6Rq5Po4Nm"),
+    (None, "AIzaSyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6r", "AIzaSyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6r"),
+]
+VALUE_SECRETS = {f"plant{i}:{name or text.split()[0]}": secret
+                 for i, (name, text, secret) in enumerate(VALUE_PLANTS)}
+VALUE_ENV = {name: text for name, text, _ in VALUE_PLANTS if name}
+VALUE_TEXT = "\n".join([f"{k}={v}" for k, v in VALUE_ENV.items()]
+                       + [text for name, text, _ in VALUE_PLANTS if not name]) + "\n"
+
+
+def _old_redact(text, env=None):
+    """The redactor before it looked at values: names only, five token shapes."""
+    import re
+
+    from ari_jupyter.redact import MASK
+
+    def secret(name):
+        words = name.upper().split("_")
+        return (any(w in {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL",
+                          "CREDENTIALS", "APIKEY"} for w in words)
+                or name.upper().endswith(("_API_KEY", "_KEY", "_PRIVATE_KEY", "_ACCESS_KEY")))
+    if not text:
+        return text
+    for k, v in (env or {}).items():
+        if v and len(v) >= 4 and secret(k):
+            text = text.replace(v, MASK)
+    pair = re.compile(r"(?P<name>\b[A-Za-z_][A-Za-z0-9_]*)(?P<sep>\s*[=:]\s*)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;]+)")
+    text = pair.sub(lambda m: m.group(0) if not secret(m.group("name"))
+                    else f"{m.group('name')}{m.group('sep')}{MASK}", text)
+    for shape in (r"\bsk-[A-Za-z0-9_\-]{16,}", r"\bhf_[A-Za-z0-9]{20,}", r"\bgh[pousr]_[A-Za-z0-9]{20,}",
+                  r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", r"\bAKIA[0-9A-Z]{16}\b"):
+        text = re.sub(shape, MASK, text)
+    return text
+
+
+def _old_redactor(monkeypatch) -> None:
+    """Control: put the name-only redactor back everywhere the one redactor is used."""
+    import ari_jupyter.probes.context as context
+    import ari_jupyter.probes.runner as runner
+    import ari_jupyter.recording as recording
+    import ari_jupyter.redact as redact_module
+    import ari_jupyter.doctor.catalog as catalog
+
+    for module in (context, runner, recording, redact_module, catalog):
+        monkeypatch.setattr(module, "redact", _old_redact)
+
+
+def _value_bin(tmp: Path) -> Path:
+    bin_dir = tmp / "vbin"
+    leak = "\n".join(["env | sort >&2", f"cat >&2 <<'EOF'\n{VALUE_TEXT}EOF"])
+    for name in COMMANDS:
+        write_command(bin_dir, name, leak + "\n" + HAPPY_OUTPUT[name])
+    write_command(bin_dir, "squeue", leak + "\nexit 1")  # the server quotes a failing squeue
+    return bin_dir
+
+
+def _value_surfaces(tmp: Path, monkeypatch, capsys) -> dict[str, str]:
+    """Every surface the issue names, fed the planted values; the text each one shows."""
+    from ari_jupyter.cli import main
+    from ari_jupyter.server.status import AllocationStatus
+
+    bin_dir = _value_bin(tmp)
+    env = _probe_env(bin_dir)
+    env.update(VALUE_ENV)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp)
+    surfaces: dict[str, str] = {}
+    record_file = tmp / "site.json"
+    capsys.readouterr()
+    assert main(["probe", "--json", "--partition", "small", "--timeout", "5",
+                 "--record-site", str(record_file)]) in (0, 1)
+    out = capsys.readouterr()
+    surfaces["probe --json"] = out.out + out.err
+    surfaces["probe --record-site file"] = record_file.read_text()
+    surfaces["record-site file mode"] = oct(stat_mode(record_file))
+    workspace = _emit_after_probes_with(tmp, env)
+    surfaces["launch_config.json"] = (Path(workspace) / "checkpoints").joinpath(
+        "20250101120000_spgemm", "launch_config.json").read_text()
+    snapshot = asyncio.run(AllocationStatus(dict(os.environ)).snapshot())
+    surfaces["server endpoint"] = json.dumps(snapshot)
+    strings, _ = _wizard_strings(False, _secret_site(True, VALUE_ENV, VALUE_TEXT))
+    surfaces["widget strings"] = "\n".join(strings)
+    doctor = []
+    for n, line in enumerate(VALUE_TEXT.splitlines()):
+        log = tmp / f"run{n}.log"
+        log.write_text("sbatch: error: Batch job submission failed: Invalid account or "
+                       f"account/partition combination specified {line}\n")
+        capsys.readouterr()
+        main(["doctor", "--json", "--kind", "log", str(log)])
+        doctor.append(capsys.readouterr().out)
+    surfaces["doctor --json"] = "\n".join(doctor)
+    return surfaces
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def _emit_after_probes_with(tmp: Path, env: dict) -> str:
+    ctx = ProbeContext(allocation=Allocation.from_env(env), partition="small", timeout=5.0,
+                       workspace=str(tmp / "ws"))
+    results = run_probes_sync(LocalHost(env), ctx)
+    state = valid_state(tmp, profile=PRESETS["cpu_single"](), module_loads=[])
+    for result in results:
+        if result.id != "shared_fs":
+            state.set_probe_result(result)
+    emit_checkpoint(state)
+    return state.workspace
+
+
+def test_secrets_under_innocent_names_reach_no_surface(tmp_path, monkeypatch, capsys):
+    """URL credentials, *_PASS, PGPASSWORD, MYSQL_PWD, X=token=..., Bearer, JSON and option
+    passwords, netrc, github_pat_, glpat-, AIza...: none reaches probe --json, the record-site
+    file (0600), launch_config.json, the server endpoint, the widgets or doctor --json."""
+    surfaces = _value_surfaces(tmp_path, monkeypatch, capsys)
+    assert surfaces.pop("record-site file mode") == "0o600"
+    leaks = {name: secrets_in(text, VALUE_SECRETS) for name, text in surfaces.items()}
+    leaks = {k: v for k, v in leaks.items() if v}
+    cases = len(surfaces) * len(VALUE_SECRETS)
+    lost = sum(len(v) for v in leaks.values())
+    record("Secrets", "values under innocent names (URL credentials, *_PASS, tokens in text) "
+           "on every surface", cases=cases, survived=cases - lost, lost=lost,
+           unit="secret x surface")
+    assert leaks == {}
+
+
+def test_control_the_old_redactor_leaks_them_on_every_surface(tmp_path, monkeypatch, capsys):
+    _old_redactor(monkeypatch)
+    surfaces = _value_surfaces(tmp_path, monkeypatch, capsys)
+    surfaces.pop("record-site file mode")
+    leaks = {name: secrets_in(text, VALUE_SECRETS) for name, text in surfaces.items()}
+    assert all(leaks.values()), {k: v for k, v in leaks.items() if not v}
+
+
+REDACTED_FORMS = [
+    ("https://alice:UrlPw12345678@host/x", "UrlPw12345678"),
+    ("git clone https://oauth2:TokGit12345678@gitlab.example/x.git", "TokGit12345678"),
+    ("curl 'https://h/v1?api_key=QKey12345678&page=2'", "QKey12345678"),
+    ("https://h/x?sig=Sig123456789a&se=2025", "Sig123456789a"),
+    ("SLURM_DB_PASS=DbPass123456", "DbPass123456"),
+    ("PGPASSWORD=PgPass123456 psql", "PgPass123456"),
+    ("export MYSQL_PWD='MyPwd1234567'", "MyPwd1234567"),
+    ("OPTS=token=Nested1234567", "Nested1234567"),
+    ("Authorization: Bearer Bearer1234567", "Bearer1234567"),
+    ("-H 'X-Api-Key: XKey12345678'", "XKey12345678"),
+    ('{"password": "JsonPw123456", "user": "u"}', "JsonPw123456"),
+    ("{'client_secret': 'PySecret1234'}", "PySecret1234"),
+    ("mysql --password Opt1234567890 -u bob", "Opt1234567890"),
+    ("tool --api-token=OptEq12345678", "OptEq12345678"),
+    ("machine h login bob password Netrc1234567", "Netrc1234567"),
+    ("github_pat_11ABCDE0123456789_abcdefghijklmnop", "github_pat_11ABCDE0123456789_abcdefghijklmnop"),
+    ("glpat-Zx9Yw8Vu7Ts6Rq5Po4Nm", "glpat-Zx9Yw8Vu7Ts6Rq5Po4Nm"),
+    ("key AIzaSyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6r", "AIzaSyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6r"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----",
+     "b3BlbnNzaC1rZXk"),
+]
+KEPT_FORMS = [
+    "PWD=/home/alice OLDPWD=/tmp", "sbatch --export ALL --partition small --time 01:00:00",
+    "ssh -L 8765:localhost:8765 alice@login1", "https://github.com/org/repo?tab=readme",
+    "no password needed at the prompt", "KEYTAB=/etc/krb5.keytab", "SSH_AUTH_SOCK=/tmp/agent.1",
+    "ARI_SLURM_PARTITION=small", "Line 7: tiles are assigned round-robin.",
+]
+
+
+def test_the_redactor_masks_each_form_by_value_and_keeps_plain_text():
+    from ari_jupyter.redact import redact
+
+    leaked = [(text, redact(text)) for text, secret in REDACTED_FORMS if secret in redact(text)]
+    changed = [(text, redact(text)) for text in KEPT_FORMS if redact(text) != text]
+    record("Secrets", "redactor: credential forms by value (table)", cases=len(REDACTED_FORMS)
+           + len(KEPT_FORMS), survived=len(REDACTED_FORMS) + len(KEPT_FORMS) - len(leaked)
+           - len(changed), lost=len(leaked))
+    assert leaked == [] and changed == []
+
+
+def test_control_the_old_redactor_misses_the_forms():
+    missed = [text for text, secret in REDACTED_FORMS if secret in _old_redact(text)]
+    assert len(missed) >= len(REDACTED_FORMS) - 3

@@ -123,8 +123,8 @@ def _die_before_op(k: int) -> None:
 
 def _naive_write(items):
     """What emit's write_all protects against: writing each target in place, in two pieces."""
-    for path, data, mode in items:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    for target, data, mode in items:
+        fd = os.open(target.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode, dir_fd=target.dir_fd)
         try:
             os.write(fd, data[: len(data) // 2])
             os.write(fd, data[len(data) // 2:])
@@ -187,7 +187,7 @@ def test_control_the_kill_loop_finds_partial_files_of_an_in_place_writer(tmp_pat
     partial files — so its zero above is a measurement, not a blind spot."""
     a, b = _variants(tmp_path)
     emit_checkpoint(a)
-    steps, partial_total, _, _ = _kill_at_every_step(a, b, writer=_naive_write, limit=40)
+    steps, partial_total, _, _ = _kill_at_every_step(a, b, writer=_naive_write, limit=80)
     assert partial_total > 0
 
 

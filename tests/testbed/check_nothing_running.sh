@@ -2,11 +2,15 @@
 # check_nothing_running.sh - exit 1 when test-bed processes outlived the tests: any slurmctld,
 # slurmd or slurmstepd, a munged that the test bed started (ARI_TESTBED_DIR in its
 # environment), or the shared filesystem's sshd / sshfs (their command line names
-# ARI_SHAREDFS_DIR) and its mount. Zombies are ignored (already dead, waiting for init to reap
+# ARI_SHAREDFS_DIR) and its mount, and the hub of tests/testbed/hub.sh: anything running from
+# ARI_HUB_DIR (hub, proxy, sshd, sshfs, single-user servers and their kernels), the test user's
+# processes and its home mount. Zombies are ignored (already dead, waiting for init to reap
 # them); the check waits up to ARI_CHECK_GRACE_S (default 5) seconds for exiting processes first.
 set -u
 LAB=${ARI_TESTBED_DIR:-/tmp/ari-testbed}
 SHARED=${ARI_SHAREDFS_DIR:-/tmp/ari-sharedfs}
+HUB=${ARI_HUB_DIR:-/tmp/ari-hub}
+HUB_UID=$(id -u "${ARI_HUB_USER:-ari-hubuser}" 2>/dev/null || true)
 GRACE=${ARI_CHECK_GRACE_S:-5}
 
 leftovers() {
@@ -18,13 +22,16 @@ leftovers() {
       slurmctld|slurmd|slurmstepd|slurmscriptd) ;;
       munged) tr '\0' '\n' 2>/dev/null <"$d/environ" | grep -qxF "ARI_TESTBED_DIR=$LAB" || continue ;;
       sshd|sshfs) tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -qF "$SHARED/" || continue ;;
-      *) continue ;;
+      *) if tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -qF "$HUB/"; then :
+         elif [ -n "$HUB_UID" ] && [ "$(stat -c %u "$d" 2>/dev/null)" = "$HUB_UID" ]; then :
+         else continue; fi ;;
     esac
     state=$(awk '{sub(/^.*\) /, ""); print $1}' "$d/stat" 2>/dev/null) || continue
     [ "$state" = Z ] && continue
     echo "$pid $comm $(tr '\0' ' ' 2>/dev/null <"$d/cmdline")"
   done
   grep -F " fuse.sshfs root@127.0.0.1:$SHARED/" /proc/self/mountinfo | awk '{print "mount", $5}'
+  grep -F " fuse.sshfs ${ARI_HUB_USER:-ari-hubuser}@127.0.0.1:" /proc/self/mountinfo | awk '{print "mount", $5}'
 }
 
 deadline=$((SECONDS + GRACE))

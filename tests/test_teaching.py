@@ -1,0 +1,159 @@
+"""The lessons' check cells: right answers are told they are right, wrong ones why not.
+
+The check functions (``ari_jupyter.teaching``) are table-tested with right and wrong answers;
+then each teaching notebook is executed as a class would run it, and its exercise check (the
+starting answer, which is wrong) must say "Not yet" while its solution cell says "Correct":
+what docs/teaching.md promises a class that opens the lessons with jupyter lab.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter import teaching
+
+REPO = Path(__file__).resolve().parent.parent
+LESSONS = sorted((REPO / "notebooks" / "teaching").glob("*.ipynb"))
+NOGRES_GPU = {"kind": "gpu_single", "requested_gpus_per_task": 1, "gpu_type": "v100"}
+FAILED_LOG = ("+ module list\nNo modules loaded\n./reproduce.sh: line 7: mpirun: command not found\n"
+              "srun: error: rc02: task 1: Exited with exit code 127\n")
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_config(tmp_path, monkeypatch):
+    """No user or site config file changes a verdict; the demo workspace lives in tmp."""
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(tmp_path / "config"))
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for key in ("ARI_JUPYTER_DEMO_SITE", "JUPYTER_CONFIG_PATH"):
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.mark.parametrize("profile, passed, says", [
+    ({"kind": "cpu_single"}, False, "once, on the first node"),
+    ("gpu_single_nogres", False, "once, on the first node"),
+    ("gpu_single", False, "ARI refuses this profile"),
+    ({"kind": "mpi", "requested_nodes": 1, "ntasks_per_node": 1}, False, "only 1 of 2 nodes"),
+    ("mpi", False, "more CPUs than"),
+    ({"kind": "mpi", "requested_nodes": 2, "ntasks_per_node": 2}, False, "more CPUs than rc02"),
+    ("no-such-preset", False, "is not a preset"),
+    (42, False, "give a preset name"),
+    ({"kind": "mpi", "requested_nodes": 2, "ntasks_per_node": 1}, True, "rc01: 1, rc02: 1"),
+])
+def test_ranks_on_both_nodes(profile, passed, says):
+    result = teaching.check_ranks_on_both_nodes(profile)
+    assert result.passed is passed and says in result.message, result
+    assert str(result).startswith("Correct" if passed else "Not yet")
+
+
+@pytest.mark.parametrize("profile, allow, passed, says", [
+    (NOGRES_GPU, False, False, "ARI still refuses"),
+    ("gpu_single", False, False, "ARI still refuses"),
+    ("cpu_single", False, False, "asks for no GPU"),
+    ({"kind": "gpu_single"}, False, True, "no GPU flags"),
+    ("gpu_single_nogres", False, True, "no GPU flags"),
+    (NOGRES_GPU, True, True, "no GPU flags"),
+])
+def test_gres_fix(profile, allow, passed, says):
+    result = teaching.check_gres_fix(profile, allow_no_gres=allow)
+    assert result.passed is passed and says in result.message, result
+    if not passed and "refuses" in result.message:
+        assert "no GPU count or type" in result.hint
+
+
+@pytest.mark.parametrize("path, passed, says", [
+    ("/tmp/ari/checkpoints/x", False, "node-local"),
+    ("/tmp", False, "node-local"),
+    ("relative/ckpt", False, "not an absolute path"),
+    ("/work/u12345/ari/checkpoints/x", True, "nfs4"),
+    ("/home/u12345/ari", True, "shared"),
+])
+def test_checkpoint_shared(path, passed, says):
+    result = teaching.check_checkpoint_shared(path)
+    assert result.passed is passed and says in result.message, result
+    if not passed and path.startswith("/tmp"):
+        assert "/work" in result.hint
+
+
+def test_a_warn_verdict_is_shared_and_says_ari_only_warns():
+    result = teaching.check_checkpoint_shared("/gpfs/work/bob/ari", site="gres-cluster")
+    assert result.passed and "ARI only logs a warning" in result.message, result
+
+
+@pytest.mark.parametrize("answer, passed, hint", [
+    ("", False, "diagnose_text"),
+    ("task-exit-nonzero", False, "consequence"),
+    ("gres-invalid", False, "word before the colon"),
+    ("mpirun-not-found", True, ""),
+    (" MPIRUN-NOT-FOUND ", True, ""),
+])
+def test_diagnosis(answer, passed, hint):
+    result = teaching.check_diagnosis(FAILED_LOG, answer)
+    assert result.passed is passed, result
+    assert hint in result.hint
+    if passed:
+        assert "module" in result.message
+
+
+def test_probe_site_agrees_with_the_cli():
+    import subprocess
+    import sys
+
+    for site in ("gres-cluster", "sx40"):
+        done = subprocess.run([sys.executable, "-m", "ari_jupyter", "probe", "--site", site,
+                               "--json"], capture_output=True, text=True, timeout=120)
+        cli = {p["id"]: p["status"] for p in json.loads(done.stdout)["probes"]}
+        assert cli == {k: r.status for k, r in teaching.probe_site(site).items()}
+
+
+def test_teaching_imports_no_ipywidgets():
+    import subprocess
+    import sys
+
+    code = "import sys, ari_jupyter.teaching; print('ipywidgets' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
+
+
+def _text(cell) -> str:
+    out = []
+    for output in cell.get("outputs", []):
+        out.append(output.get("text", ""))
+        out.append(output.get("data", {}).get("text/plain", ""))
+        if output.get("output_type") == "error":
+            out.append("\n".join(output.get("traceback", [])))
+    return "".join(out)
+
+
+def test_every_lesson_has_objectives_an_exercise_a_check_and_a_solution():
+    assert len(LESSONS) == 4
+    for path in LESSONS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+        for heading in ("## Objectives", "## Exercise", "## Solution", "**Time:**"):
+            assert heading in text, f"{path.name}: no {heading}"
+        checks = [c for c in nb["cells"] if "teaching.check_" in "".join(c["source"])]
+        assert len(checks) >= 2, f"{path.name}: an exercise check and a solution check"
+        assert any("solution" in c["metadata"].get("tags", []) for c in checks), path.name
+        assert all(c.get("outputs", []) == [] for c in nb["cells"] if c["cell_type"] == "code")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_the_lesson_runs_and_its_checks_answer_both_ways(path, tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(str(path), as_version=4)
+    NotebookClient(nb, timeout=180, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    checks = [c for c in nb.cells if c.cell_type == "code" and "teaching.check_" in c.source]
+    exercise = [c for c in checks if "solution" not in c.metadata.get("tags", [])]
+    solution = [c for c in checks if "solution" in c.metadata.get("tags", [])]
+    assert exercise and solution
+    for cell in exercise:  # the starting answer is wrong, and the learner is told so
+        assert _text(cell).startswith("Not yet: "), _text(cell)
+    for cell in solution:
+        assert "Correct: " in _text(cell) and "Not yet" not in _text(cell), _text(cell)
