@@ -433,24 +433,12 @@ def _check_extra_args(ctx: _Context) -> None:
 # sbatch options that undo what ARI's own reproduce line relies on (spec: sbatch --wait ...
 # --export ALL <repo_dir>/.slurm_wrap.sh), beyond the flags ARI sets itself.
 _FIGHTING_FLAGS = {
-    "--wrap": "replaces ARI's wrapper script with a command line: the reproduction never runs",
-    "--uid": "asks sbatch to submit as another user (root only): the job is refused or runs as "
-             "someone else",
-    "--gid": "asks sbatch to submit as another group (root only): the job is refused",
-    "--array": "submits several copies of the reproduction; --wait waits for all of them",
-    "-a": "submits several copies of the reproduction; --wait waits for all of them",
-    "--test-only": "makes sbatch only test the request: no job runs and ARI finds no results",
-    "--hold": "holds the job: ARI's --wait waits until someone releases it",
-    "-H": "holds the job: ARI's --wait waits until someone releases it",
-    "--error": "sends stderr away from reproduce.log, the file ARI reads back",
-    "-e": "sends stderr away from reproduce.log, the file ARI reads back",
-    "--get-user-env": "replaces the environment ARI exports with a fresh login environment",
-    "--help": "prints help instead of submitting: no job runs",
-    "-h": "prints help instead of submitting: no job runs",
-    "--usage": "prints usage instead of submitting: no job runs",
-    "--version": "prints the version instead of submitting: no job runs",
-    "-V": "prints the version instead of submitting: no job runs",
+    "--wrap": "wrap", "--uid": "uid", "--gid": "gid", "--array": "array", "-a": "array",
+    "--test-only": "test_only", "--hold": "hold", "-H": "hold", "--error": "error",
+    "-e": "error", "--get-user-env": "user_env", "--help": "help", "-h": "help",
+    "--usage": "usage", "--version": "version", "-V": "version",
 }
+"""flag -> the reason's message id (``validate.fight.<reason>``)."""
 # Values that go on the sbatch line as a word of their own after their flag.
 _NAME_FIELDS = (("partition", "partition"), ("nodelist", "requested_nodelist"),
                 ("exclude_nodes", "exclude_nodes"))
@@ -464,18 +452,14 @@ def _check_option_like_values(ctx: _Context) -> None:
         if attr == "partition" and not value:
             value = ctx.partition_name or ""
         if value.lstrip().startswith("-"):
-            ctx.add(field_name, "error", f"{field_name} {value!r} starts with '-': sbatch would "
-                    "read it as an option, not as a name", "Give the name itself (letters, "
-                    "digits, '_' and '-' inside, never first); options go in extra_sbatch_args.")
+            ctx.add("name_option_like", field_name, "error", name=field_name, value=value)
     for token in ctx.args.extra_sbatch_args:
         flag, _, value = str(token).partition("=")
         if flag in _FIGHTING_FLAGS:
-            ctx.add("extra_sbatch_args", "warning", f"{token!r} {_FIGHTING_FLAGS[flag]}",
-                    "Remove it from extra_sbatch_args.")
+            ctx.add("extra_fights_ari", "extra_sbatch_args", "warning", token=str(token),
+                    why=message(f"validate.fight.{_FIGHTING_FLAGS[flag]}"))
         elif flag == "--export" and value and "ALL" not in value.split(","):
-            ctx.add("extra_sbatch_args", "warning", f"{token!r} overrides ARI's --export ALL: the "
-                    "job loses the API keys, loaded modules and PATH reproduce.sh needs",
-                    "Remove it; ARI exports the whole environment on purpose.")
+            ctx.add("extra_export", "extra_sbatch_args", "warning", token=str(token))
 
 
 def _check_profile_keys(ctx: _Context) -> None:
