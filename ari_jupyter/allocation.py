@@ -327,7 +327,7 @@ def _cross_check(fields: dict[str, Any], reader: _Reader) -> None:
         listed = hostlist.count(nodelist)
         if listed != num_nodes:
             reader.problems.append(
-                f"{reader.source(_NODELIST)}={nodelist!r} lists {listed} nodes but "
+                f"{reader.source(_NODELIST)}={hostlist.abbreviate(nodelist)!r} lists {listed} nodes but "
                 f"{reader.source(_NUM_NODES)}={num_nodes}; expected the same node count"
             )
     per_node = (("tasks_per_node", "SLURM_TASKS_PER_NODE"), ("cpus_per_node", "SLURM_JOB_CPUS_PER_NODE"))

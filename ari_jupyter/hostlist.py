@@ -24,7 +24,7 @@ import operator
 import re
 from typing import Iterable, Iterator, NamedTuple, Union
 
-__all__ = ["HostlistError", "expand", "count", "compress"]
+__all__ = ["HostlistError", "abbreviate", "expand", "count", "compress", "first"]
 
 
 class HostlistError(ValueError):
@@ -61,7 +61,6 @@ _BRACKET = re.compile(r"\[([^\[\]]*)\]")
 # Digits are ASCII only: int() would accept other scripts' digits and expand
 # would then print names that differ from the input.
 _GROUP_BODY = re.compile(r"[0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*")
-_RANGE = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 _ONE_RANGE = re.compile(r"[0-9]+(?:-[0-9]+)?")
 _LAST_NUMBER = re.compile(r"(.*?)([0-9]*)([^0-9]*)\Z", re.DOTALL)
 _NOT_IN_NAMES = re.compile(r"[\[\],\s]")
@@ -96,6 +95,10 @@ def _parse(hostlist: str) -> list[_Item]:
     text = hostlist.strip()
     if not text:
         raise HostlistError("empty hostlist")
+    if text.isprintable() and " " not in text:  # no whitespace: maybe the common shapes
+        items = _parse_simple(text)
+        if items is not None:
+            return items
     items: list[_Item] = []
     pos, end = 0, len(text)
     while True:
@@ -110,6 +113,37 @@ def _parse(hostlist: str) -> list[_Item]:
         pos = separator.end()  # _ITEM stopped at a separator character
         if pos == end:
             raise HostlistError(f"{_show(text, len(text))} ends with a separator (empty last item)")
+
+
+_SIMPLE_ITEM = re.compile(r"([^\[\],\s]*)\[([0-9]+)(?:-([0-9]+))?\]([^\[\],\s]*)")
+
+
+def _parse_simple(text: str) -> list[_Item] | None:
+    """Items of the shapes SLURM prints most, ``login,n[1-4]``: plain names and one range per
+    item, read with one split and one match per item; None for anything else (the general
+    parser then reads it, and finds any error)."""
+    if "[" not in text:
+        if "]" in text:
+            return None
+        names = text.split(",")
+        return [(name,) for name in names] if all(names) else None
+    items: list[_Item] = []
+    for part in text.split(","):
+        if "[" not in part:
+            if not part or "]" in part:
+                return None
+            items.append((part,))
+            continue
+        match = _SIMPLE_ITEM.fullmatch(part)
+        if match is None:
+            return None
+        prefix, lo_text, hi_text, suffix = match.groups()
+        lo = int(lo_text)
+        hi = int(hi_text) if hi_text is not None else lo
+        if lo > hi:
+            return None
+        items.append((prefix, _Group((lo,), (hi + 1,), (len(lo_text),)), suffix))
+    return items
 
 
 def _diagnose(text: str) -> None:
@@ -148,6 +182,14 @@ def _parse_item(item: str) -> _Item:
 
 
 def _parse_group(body: str, item: str) -> _Group:
+    if "," not in body:  # one number or one range: the usual group, parsed without regexes
+        lo_text, dash, hi_text = body.partition("-")
+        if lo_text.isdigit() and lo_text.isascii() and (
+                not dash or (hi_text.isdigit() and hi_text.isascii())):
+            lo = int(lo_text)
+            hi = int(hi_text) if dash else lo
+            if lo <= hi:
+                return _Group((lo,), (hi + 1,), (len(lo_text),))
     if not body:
         raise HostlistError(f"empty brackets '[]' in {_show(item)}")
     if _GROUP_BODY.fullmatch(body) is None:
@@ -160,18 +202,28 @@ def _parse_group(body: str, item: str) -> _Group:
                     "or a LO-HI range of numbers"
                 )
         raise HostlistError(f"cannot parse the brackets of {_show(item)}")  # pragma: no cover
-    pairs = _RANGE.findall(body)
-    lo_texts = list(map(operator.itemgetter(0), pairs))
+    # Validated above (ASCII digits, dashes, commas): now a few C-level passes, no loop per
+    # range in Python (a fragmented group has 40,000 of them).
+    bounds = list(map(str.split, body.split(","), itertools.repeat("-")))
+    lo_texts = list(map(operator.itemgetter(0), bounds))
     los = tuple(map(int, lo_texts))
-    his = tuple(int(hi) if hi else lo for lo, (_, hi) in zip(los, pairs))
+    his = tuple(map(int, map(operator.itemgetter(-1), bounds)))
     if any(map(operator.gt, los, his)):
-        lo_text, hi_text = next(pair for pair, lo, hi in zip(pairs, los, his) if lo > hi)
+        lo_text, hi_text = next((b[0], b[-1]) for b, lo, hi in zip(bounds, los, his) if lo > hi)
         raise HostlistError(
             f"range '{lo_text}-{hi_text}' in {_show(item, item.find(f'{lo_text}-{hi_text}'))} "
             f"runs backwards ({int(lo_text)} > {int(hi_text)})"
         )
     stops = tuple(map(operator.add, his, itertools.repeat(1)))
     return _Group(los, stops, tuple(map(len, lo_texts)))
+
+
+def abbreviate(hostlist: str, limit: int = 120) -> str:
+    """``hostlist`` as shown to a person: whole when short, else its start and how much is
+    left out (a fragmented list of 80,000 nodes is 400,000 characters)."""
+    if len(hostlist) <= limit:
+        return hostlist
+    return f"{hostlist[:limit]}... ({len(hostlist) - limit:,} more characters)"
 
 
 # ---------------------------------------------------------------- count
@@ -186,6 +238,12 @@ def _item_size(item: _Item) -> int:
 
 def count(hostlist: str) -> int:
     """Number of hosts in ``hostlist`` (duplicates included), without expanding it."""
+    if type(hostlist) is str:
+        match = _SIMPLE_ITEM.fullmatch(hostlist)
+        if match is not None:
+            lo, hi = int(match.group(2)), int(match.group(3) or match.group(2))
+            if lo <= hi:
+                return hi - lo + 1
     return sum(_item_size(item) for item in _parse(hostlist))
 
 
@@ -248,7 +306,13 @@ def _render_run_joined(run: _Range, prefix: str, suffix: str) -> str:
 def _render_group(group: _Group, prefix: str, suffix: str) -> Iterator[str]:
     """Lazy names ``prefix<number>suffix`` for every number of the group."""
     if len(group.los) == 1:
-        return _render_run(next(group.runs()), prefix, suffix)
+        lo, stop = group.los[0], group.stops[0]
+        if stop - lo < 200:  # a short run: one format, no blocks to plan
+            width = group.widths[0]
+            if width == 1 or lo >= 10 ** (width - 1):  # no number needs padding
+                return iter([f"{prefix}{n}{suffix}" for n in range(lo, stop)])
+            return map(f"{_escape(prefix)}%0{width}d{_escape(suffix)}".__mod__, range(lo, stop))
+        return _render_run(_Range(lo, stop - 1, group.widths[0]), prefix, suffix)
     width = group.widths[0]
     if group.size() < 100 * len(group.los) and group.widths.count(width) == len(group.widths):
         # A fragmented list of short runs (one job scattered over a machine):
@@ -258,21 +322,59 @@ def _render_group(group: _Group, prefix: str, suffix: str) -> Iterator[str]:
     return itertools.chain.from_iterable(_render_run(r, prefix, suffix) for r in group.runs())
 
 
+_TAIL_NAMES = 1 << 16
+"""Names of the trailing groups of an item rendered once and reused for every stem (when
+there are at most this many): a stem's names are then one C-level concatenation each."""
+
+
 def _expand_item(item: _Item) -> Iterator[str]:
     if len(item) == 1:
         return iter(item)
     if len(item) == 3:  # the common case: prefix[ranges]suffix
         return _render_group(item[1], item[0], item[2])
-    # Several groups: all but the last are small in practice and materialised
-    # (their sum, never their product); the last one stays lazy.
-    *head, last_group, last_literal = item
-    leading = [[head[0]]]
-    for index in range(1, len(head), 2):
-        leading.append(list(_render_group(head[index], "", head[index + 1])))
+    # Several groups: the trailing groups whose product is small are rendered once as
+    # suffixes; the leading ones stay lazy, one stem at a time.
+    split, size = len(item) - 2, item[-2].size()
+    while split > 1 and size * item[split - 2].size() <= _TAIL_NAMES:
+        split -= 2
+        size *= item[split].size()
+    if size > _TAIL_NAMES:
+        return _expand_from(item[0], item, 1)
+    tails = list(_render_group(item[-2], "", item[-1]))
+    for index in range(len(item) - 4, split - 1, -2):  # the other trailing groups, leftwards
+        heads = list(_render_group(item[index], item[0] if index == 1 else "", item[index + 1]))
+        # Every head before every tail, as one join and one split (names hold no newline):
+        # a third faster than concatenating name by name.
+        tails = "\n".join([head + ("\n" + head).join(tails) for head in heads]).split("\n")
+    if split == 1:  # the whole item is small: its names are the list itself
+        return iter(tails)
+    stems = _expand_from(item[0], item[:split], 1)
+    return itertools.chain.from_iterable(map(_with_tails, stems, itertools.repeat(tails)))
+
+
+def _with_tails(stem: str, tails: list[str]) -> Iterator[str]:
+    return map(stem.__add__, tails)
+
+
+def _expand_from(prefix: str, item: _Item, index: int) -> Iterator[str]:
+    """Names of ``item`` from its group at ``index`` on, after ``prefix``.
+
+    Lazy in every group: each leading group yields one stem at a time and the groups after
+    it are rendered for that stem only, so ``x[1-100000000]y[1-2]`` gives its first name at
+    once and never holds more than one stem of each group.
+    """
+    group, literal = item[index], item[index + 1]
+    if index + 2 == len(item):
+        return _render_group(group, prefix, literal)
     return itertools.chain.from_iterable(
-        _render_group(last_group, "".join(combination), last_literal)
-        for combination in itertools.product(*leading)
+        map(_expand_from, _render_group(group, prefix, literal),
+            itertools.repeat(item), itertools.repeat(index + 2))
     )
+
+
+def first(hostlist: str) -> str:
+    """The first host name of ``hostlist`` (validated whole, nothing else expanded)."""
+    return next(expand(hostlist))
 
 
 def expand(hostlist: str) -> Iterator[str]:
@@ -281,6 +383,14 @@ def expand(hostlist: str) -> Iterator[str]:
     The string is parsed and validated immediately, so a malformed hostlist
     raises here rather than at the first ``next()``.
     """
+    if type(hostlist) is str:  # the usual SLURM_JOB_NODELIST, n[1-4]: straight to the names
+        match = _SIMPLE_ITEM.fullmatch(hostlist)
+        if match is not None:
+            prefix, lo_text, hi_text, suffix = match.groups()
+            lo = int(lo_text)
+            stop = int(hi_text) + 1 if hi_text is not None else lo + 1
+            if lo < stop <= lo + 200 and (len(lo_text) == 1 or lo >= 10 ** (len(lo_text) - 1)):
+                return iter([f"{prefix}{n}{suffix}" for n in range(lo, stop)])
     items = _parse(hostlist)
     if len(items) == 1:
         return _expand_item(items[0])
@@ -400,20 +510,36 @@ def compress(names: Iterable[str]) -> str:
     if fast is not None:
         return fast
 
-    items: list[str] = []
+    return _fold(_fold_last_numbers(names))
+
+
+# An item under construction: (head, rest). ``head`` is plain text whose last number may still
+# be folded with the neighbours'; ``rest`` is hostlist text (brackets allowed) already folded.
+_Pending = tuple
+
+
+def _plain_or_bracket(ranges: list[_Range]) -> str:
+    if len(ranges) == 1 and ranges[0].lo == ranges[0].hi:
+        return f"{ranges[0].lo:0{ranges[0].width}d}"
+    return f"[{_format_ranges(ranges)}]"
+
+
+def _fold_last_numbers(names: list[str]) -> list[_Pending]:
+    """First pass: neighbours that differ only in their last number share a bracket."""
+    items: list[_Pending] = []
     key: tuple[str, str] | None = None
     ranges: list[_Range] = []
 
     def flush() -> None:
         if key is not None:
-            items.append(_format_item(key[0], ranges, key[1]))
+            items.append((key[0], _plain_or_bracket(ranges) + key[1]))
 
     for name in names:
         prefix, digits, suffix = _LAST_NUMBER.match(name).groups()
         if not digits:
             flush()
             key, ranges = None, []
-            items.append(name)
+            items.append((name, ""))
             continue
         value = int(digits)
         if (prefix, suffix) == key:
@@ -426,4 +552,40 @@ def compress(names: Iterable[str]) -> str:
         flush()
         key, ranges = (prefix, suffix), [_Range(value, value, len(digits))]
     flush()
-    return ",".join(items)
+    return items
+
+
+def _fold(items: list[_Pending]) -> str:
+    """Further passes, one number further left each time: ``r1n[001-128],r2n[001-128]``
+    becomes ``r[1-2]n[001-128]``. Only neighbours whose whole remainder is the same text
+    merge, so the expansion order (last group fastest) is exactly the names' order."""
+    while True:
+        folded: list[_Pending] = []
+        key: tuple[str, str] | None = None
+        ranges: list[_Range] = []
+        more = False
+        for head, rest in items:
+            stem, digits, tail = _LAST_NUMBER.match(head).groups()
+            if not digits:
+                if key is not None:
+                    folded.append((key[0], _plain_or_bracket(ranges) + key[1]))
+                key = None
+                folded.append((head, rest))
+                continue
+            more = True
+            value, remainder = int(digits), tail + rest
+            if key is not None and key[0] == stem and key[1] == remainder:
+                last = ranges[-1]
+                if value == last.hi + 1 and f"{value:0{last.width}d}" == digits:
+                    ranges[-1] = last._replace(hi=value)
+                else:
+                    ranges.append(_Range(value, value, len(digits)))
+                continue
+            if key is not None:
+                folded.append((key[0], _plain_or_bracket(ranges) + key[1]))
+            key, ranges = (stem, remainder), [_Range(value, value, len(digits))]
+        if key is not None:
+            folded.append((key[0], _plain_or_bracket(ranges) + key[1]))
+        items = folded
+        if not more:
+            return ",".join(head + rest for head, rest in items)

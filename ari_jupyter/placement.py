@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
+from . import hostlist
+
 MPI_KINDS = frozenset({"mpi", "mpi_gpu"})
 SHARED_GPU = -1
 """gpu_owner value for a GPU requested per node (``--gres``/``--gpus-per-node``), not per rank."""
@@ -183,7 +185,8 @@ def plan_placement(
     shape_iter = iter(shapes)
     shown_shapes = list(itertools.islice(shape_iter, max_shown))
     if available_nodes is None:
-        available_nodes = len(shown_shapes) + sum(1 for _ in shape_iter)
+        left = getattr(shape_iter, "remaining", None)
+        available_nodes = len(shown_shapes) + (left if left is not None else sum(1 for _ in shape_iter))
     template = shown_shapes[0] if shown_shapes else NodeShape("node", 0, 0)
     nodes, ranks = resolve_shape(request, template.cpus)
 
@@ -254,10 +257,37 @@ def _capacity_findings(placed: Sequence[NodePlacement], request: JobRequest) -> 
     return findings
 
 
+class _CountedShapes:
+    """A lazy iterator of node shapes that knows how many remain (``remaining``, any size),
+    so a plan over ``x[1-100000000]y[1-2]`` never walks the names to count them."""
+
+    def __init__(self, shapes: Iterator[NodeShape], total: int) -> None:
+        self._shapes, self.remaining = shapes, total
+
+    def __iter__(self) -> "_CountedShapes":
+        return self
+
+    def __next__(self) -> NodeShape:
+        shape = next(self._shapes)
+        self.remaining -= 1
+        return shape
+
+
 def shapes_from_allocation(allocation, node_cpus: int | None = None) -> Iterator[NodeShape]:
     """Node shapes from an ``Allocation``: names lazily from its hostlist, GPUs from what the
     kernel's own node sees, CPUs from ``node_cpus`` (a whole node of the partition, which is
     what a new job can get) or else the allocation's share (SLURM_JOB_CPUS_PER_NODE)."""
+    shapes = _shapes(allocation, node_cpus)
+    nodelist = getattr(allocation, "nodelist", None)
+    if not nodelist:
+        return shapes
+    try:
+        return _CountedShapes(shapes, hostlist.count(nodelist))
+    except hostlist.HostlistError:
+        return shapes
+
+
+def _shapes(allocation, node_cpus: int | None) -> Iterator[NodeShape]:
     cpus = tuple(getattr(allocation, "cpus_per_node", ()) or ())
     fallback_cpus = int(getattr(allocation, "cpus_on_node", 0) or (cpus[-1] if cpus else 0))
     gpus = _gpus_per_node(allocation)

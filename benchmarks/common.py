@@ -71,7 +71,8 @@ def median(samples: list[float]) -> float:
 
 def write_program(directory: Path, name: str, *, delay: float = 0.0, stdout: str = "",
                   stderr: str = "", exit_code: int = 0, hang: bool = False,
-                  pid_file: Optional[Path] = None, dispatch: Optional[dict[str, str]] = None) -> Path:
+                  pid_file: Optional[Path] = None, dispatch: Optional[dict[str, str]] = None,
+                  log: Optional[Path] = None) -> Path:
     """Write a /bin/sh stand-in for a site command.
 
     It sleeps ``delay`` seconds, prints ``stdout``/``stderr`` and exits; with ``hang`` it
@@ -81,6 +82,8 @@ def write_program(directory: Path, name: str, *, delay: float = 0.0, stdout: str
     """
     sleep = shutil.which("sleep") or "/bin/sleep"
     lines = ["#!/bin/sh"]
+    if log is not None:
+        lines.append(f'echo "{name} $*" >> {shlex.quote(str(log))}')
     if pid_file is not None:
         lines.append(f"echo $$ >> {shlex.quote(str(pid_file))}")
     if hang:

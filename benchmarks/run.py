@@ -24,27 +24,35 @@ if __package__ in (None, ""):  # `python benchmarks/run.py`
 from benchmarks.common import Figure, fmt_seconds, not_measured  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
-GROUPS = ("P1", "P2", "P3", "P4", "P5", "scale")
+README = Path(__file__).resolve().parent.parent / "README.md"
+README_START = "<!-- benchmarks:start (written by python -m benchmarks; do not edit) -->"
+README_END = "<!-- benchmarks:end -->"
+GROUPS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "scale", "runs")
 
 
 def _settings(quick: bool, repeats: int | None) -> dict:
     if quick:
-        return dict(repeats=repeats or 1, delay=0.1, timeout=1.0)
-    return dict(repeats=repeats or 5, delay=0.5, timeout=2.0)
+        return dict(repeats=repeats or 1, cold_repeats=repeats or 1, delay=0.1, timeout=1.0)
+    return dict(repeats=repeats or 5, cold_repeats=max(repeats or 10, 10), delay=0.5, timeout=2.0)
 
 
 def collect(groups: tuple[str, ...], quick: bool, repeats: int | None = None,
             log=lambda message: None) -> list[Figure]:
-    from benchmarks import cold_start, hostlists, module_cache, probe_suite, scale
+    from benchmarks import (cold_start, emit_refusal, hostlists, module_cache, module_listing,
+                            probe_suite, runs_status, scale)
 
     s = _settings(quick, repeats)
     runners = {
         "P1": lambda: probe_suite.p1_probe_suite(s["repeats"], s["delay"]),
         "P2": lambda: probe_suite.p2_hung_controller(s["repeats"], s["timeout"]),
-        "P3": lambda: cold_start.p3_cold_start(s["repeats"]),
-        "P4": lambda: hostlists.p4_hostlists(s["repeats"]),
+        "P3": lambda: (cold_start.p3_cold_start(s["cold_repeats"])
+                       + cold_start.p3_kernel(s["cold_repeats"])),
+        "P4": lambda: hostlists.p4_hostlists(s["repeats"], quick),
         "P5": lambda: module_cache.p5_module_cache(s["repeats"], s["delay"]),
+        "P6": lambda: module_listing.p6_module_listing(s["repeats"]),
+        "P7": lambda: emit_refusal.p7_emit_refusal(s["repeats"]),
         "scale": lambda: scale.p_scale(s["repeats"]),
+        "runs": lambda: runs_status.r_runs_status(s["repeats"]),
     }
     figures: list[Figure] = []
     for group in groups:
@@ -82,6 +90,35 @@ def table(figures: list[Figure]) -> str:
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
+def readme_region(figures: list[Figure], report: dict) -> str:
+    """The README's performance table: the run's own figures, its date and machine."""
+    m = report["machine"]
+    return "\n".join([
+        README_START,
+        f"Measured {report['started']} on {m['platform']}, {m['cpus']} CPUs"
+        + (f" (load average {m['load_average'][0]:g} at the start)" if m.get("load_average") else "")
+        + f", Python {m['python']}, "
+        f"ari-jupyter {m['ari_jupyter']} ({report['settings']['repeats']} repeats, cold start "
+        f"{report['settings']['cold_repeats']}; {report['seconds']:.0f} s in all).",
+        "",
+        table(figures),
+        README_END,
+    ])
+
+
+def write_readme(figures: list[Figure], report: dict, readme: Path = README) -> bool:
+    """Rewrite the marked region of README.md; False when the markers are missing."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        return False
+    new = text[:start] + readme_region(figures, report) + text[end + len(README_END):]
+    temporary = readme.with_name(f".{readme.name}.tmp")
+    temporary.write_text(new, encoding="utf-8")
+    temporary.replace(readme)
+    return True
+
+
 def load_figures(path: Path) -> list[Figure]:
     """The figures of a results file (``ratio`` is derived, so it is dropped)."""
     figures = []
@@ -98,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated groups to run (default: {','.join(GROUPS)})")
     parser.add_argument("--output", default=str(RESULTS), help=f"JSON file to write (default: {RESULTS})")
     parser.add_argument("--show", metavar="JSON", help="print the table of an earlier run and exit")
+    parser.add_argument("--no-readme", action="store_true",
+                        help="leave README.md alone (a full run of every group rewrites its table)")
     args = parser.parse_args(argv)
     if args.show:
         print(table(load_figures(Path(args.show))))
@@ -108,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown group(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}")
 
     started = time.time()
+    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     figures = collect(groups, args.quick, args.repeats, log=lambda m: print(m, file=sys.stderr))
     print(table(figures))
     from ari_jupyter import __version__
@@ -118,13 +158,18 @@ def main(argv: list[str] | None = None) -> int:
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
         "seconds": round(time.time() - started, 2),
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
-                    "cpus": os.cpu_count(), "ari_jupyter": __version__},
+                    "cpus": os.cpu_count(), "ari_jupyter": __version__, "load_average": load},
         "figures": [f.to_json() for f in figures],
     }
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwrote {output}", file=sys.stderr)
+    if not (args.quick or args.no_readme) and set(groups) == set(GROUPS):
+        if write_readme(figures, report):
+            print(f"rewrote the performance table in {README}", file=sys.stderr)
+        else:
+            print(f"{README} has no benchmark markers; table not written", file=sys.stderr)
     return 0
 
 

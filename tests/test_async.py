@@ -56,4 +56,4 @@ def test_handoff_check_works_from_a_notebook_cell(tmp_path):
 
     first = asyncio.run(cell())[0]
     assert (first.id, first.status) == ("checkpoint", "fail")
-    assert "launch_config.json does not exist" in first.summary
+    assert f"{tmp_path / 'missing'} does not exist" in first.summary

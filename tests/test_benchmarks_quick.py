@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPECTED_IDS = {"P1", "P1s", "P2", "P2m", "P3", "P3k", "P3r", "P4a", "P4b", "P4c", "P4d", "P4e", "P4f", "P5", "S1", "S2"}
+HOSTLIST_CASES = ("small", "login", "multi", "fugaku", "fragmented")
+EXPECTED_IDS = {"P1", "P1g", "P1a", "P2", "P2m", "P3", "P3k", "P3r", "P3j", "P4k-compact", "P5",
+                "P6", "P6m", "P7", "S1", "S2", "R1", "R1s", "R2"} | {
+    f"P4{op}-{case}" for op in "eck" for case in HOSTLIST_CASES}
+NOT_MEASURED_OK = {"P3", "P3k", "P3r", "P3j", "P1a"}  # no ipywidgets / kernel / ARI snapshot
 
 
 @pytest.mark.slow
@@ -28,8 +32,8 @@ def test_quick_mode_runs_every_benchmark(tmp_path):
     figures = {f["id"]: f for f in report["figures"]}
     assert EXPECTED_IDS <= set(figures)
     for figure_id, figure in figures.items():
-        if figure_id.startswith("P3") and figure["value"] is None:
-            assert figure["note"].startswith("not measured: Wizard unavailable")
+        if figure_id in NOT_MEASURED_OK and figure["value"] is None:
+            assert figure["note"].startswith("not measured: "), figure
             continue
         assert figure["value"] is not None and figure["value"] > 0, (figure_id, figure["note"])
     # The table lists every figure.
@@ -41,6 +45,15 @@ def test_quick_mode_runs_every_benchmark(tmp_path):
     assert figures["P2"]["extra"]["processes_left"] == 0
     assert figures["P5"]["note"] == "second answer marked cached: True"
     assert figures["S2"]["extra"]["partitions_seen"] == 200
+    assert figures["P6m"]["extra"]["modules_seen"] == 20_000
+    assert "node-local message every time: True" in figures["P7"]["note"]
+    assert figures["P4k-compact"]["extra"]["compressed"] == "r[1-40]n[001-128]"
+    # Every hostlist row names each peer: a time, or why there is none.
+    for op in "eck":
+        for case in HOSTLIST_CASES:
+            assert set(figures[f"P4{op}-{case}"]["extra"]["peers"]) == {
+                "ClusterShell", "python-hostlist", "submitit"}
+    assert "README.md" not in result.stderr  # --quick never rewrites the README
 
 
 def test_script_form_parses_its_options(tmp_path):
@@ -51,12 +64,28 @@ def test_script_form_parses_its_options(tmp_path):
     assert result.returncode == 2 and "unknown group(s) nope" in result.stderr
 
 
-def test_reference_parser_agrees_with_ours():
+def test_readme_region_is_rewritten_between_its_markers(tmp_path):
     sys.path.insert(0, str(ROOT))
-    from benchmarks.hostlists import reference_compress, reference_expand
-    from ari_jupyter.hostlist import compress, expand
+    from benchmarks.common import Figure
+    from benchmarks.run import README_END, README_START, write_readme
 
-    for hostlist in ("n[1-3,5]", "nid[000098-000102]", "login,n[08-10]", "a-[1-2]-ib"):
-        names = list(expand(hostlist))
-        assert reference_expand(hostlist) == names
-        assert reference_compress(names) == compress(names)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\nbefore\n{README_START}\nold table\n{README_END}\nafter\n")
+    report = {"started": "2026-12-01T10:00:00+0000", "seconds": 12.0,
+              "settings": {"repeats": 5, "cold_repeats": 10},
+              "machine": {"platform": "Linux-test", "cpus": 2, "python": "3.11.7", "ari_jupyter": "0.1"}}
+    assert write_readme([Figure("P9", "a figure", 0.25, "s", 0.5, "half", "≤ 1.0×", True)], report, readme)
+    text = readme.read_text()
+    assert "old table" not in text and text.startswith("# x\n\nbefore\n") and text.endswith("after\n")
+    assert "Measured 2026-12-01T10:00:00+0000 on Linux-test, 2 CPUs" in text
+    assert "| P9 " in text and "0.50×" in text
+    unmarked = tmp_path / "unmarked.md"
+    unmarked.write_text("no markers\n")
+    assert not write_readme([], report, unmarked) and unmarked.read_text() == "no markers\n"
+
+
+def test_the_readme_has_the_generated_region():
+    text = (ROOT / "README.md").read_text()
+    from benchmarks.run import README_END, README_START
+
+    assert text.count(README_START) == 1 and text.count(README_END) == 1

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from ari_jupyter.hostlist import HostlistError, compress, count, expand
+from ari_jupyter.hostlist import first, HostlistError, compress, count, expand
 
 EXPANSIONS = [
     # (hostlist, expected names)
@@ -77,7 +77,13 @@ COMPRESSIONS = [
     (["n3", "n1", "n2"], "n[3,1-2]"),  # order kept (expand gives the names back as given)
     (["n1", "m1", "n2"], "n1,m1,n2"),
     (["n1", "n1"], "n[1,1]"),
-    (["a1b3", "a1b4", "a2b3", "a2b4"], "a1b[3-4],a2b[3-4]"),
+    (["a1b3", "a1b4", "a2b3", "a2b4"], "a[1-2]b[3-4]"),  # every bracket folded
+    (["a1b3", "a1b4", "a2b3"], "a1b[3-4],a2b3"),  # a ragged product stays in order
+    (["x1y1", "x2y1"], "x[1-2]y1"),
+    (["r1-n9", "r2-n9", "r4-n9"], "r[1-2,4]-n9"),
+    (["a1b1c1", "a1b1c2", "a1b2c1", "a1b2c2", "a2b1c1", "a2b1c2", "a2b2c1", "a2b2c2"],
+     "a[1-2]b[1-2]c[1-2]"),
+    ([f"r{r}n{n:03d}" for r in range(1, 41) for n in range(1, 129)], "r[1-40]n[001-128]"),
     (["n0", "n1"], "n[0-1]"),
     (["nid000001", "nid000002", "nid000004"], "nid[000001-000002,000004]"),
     (["a", "b", "c"], "a,b,c"),
@@ -196,6 +202,23 @@ def test_fugaku_round_trip_and_fragmented_list():
 def test_multi_group_expansion_stays_lazy_in_the_last_group():
     names = expand("r[1-2]n[1-999999999999]")
     assert list(itertools.islice(names, 2)) == ["r1n1", "r1n2"]
+
+
+@pytest.mark.parametrize("hostlist, head", [
+    ("x[1-100000000]y[1-2]", ["x1y1", "x1y2", "x2y1"]),  # a huge leading group
+    ("a[1-999999999]b[1-999999999]c[1-2]", ["a1b1c1", "a1b1c2", "a1b2c1"]),
+    ("p[1-99999999]-[1-99999999]", ["p1-1", "p1-2", "p1-3"]),
+])
+def test_multi_group_expansion_is_lazy_in_every_group(hostlist, head):
+    # Eager leading groups built a list of 100,000,000 names before the first one (7.8 GB).
+    assert list(itertools.islice(expand(hostlist), 3)) == head
+    assert first(hostlist) == head[0]
+
+
+def test_first_validates_the_whole_hostlist():
+    assert first("login,n[1-2]") == "login"
+    with pytest.raises(HostlistError):
+        first("n1,n[2-")
 
 
 def test_errors_in_huge_hostlists_stay_readable():

@@ -133,9 +133,10 @@ def test_hand_edited_files_get_an_error_exactly_where_emit_refuses(title, metric
 
 
 @pytest.mark.parametrize("title, metrics_line, goal, rules", [
-    ("My experiment ## v2", "", "", {("E9", 3), ("E9", 6), ("E4", 6), ("E9", 9)}),
+    # experiment.md: Metrics: on line 4, the title on line 7, the goal from line 9
+    ("My experiment ## v2", "", "", {("E9", 7), ("E9", 4), ("E4", 4), ("E9", 9)}),
     ("Fine", "GFlops", "", {("E9", 9)}),
-    ("Fine", "", "Measure.", {("E9", 6), ("E4", 6)}),
+    ("Fine", "", "Measure.", {("E9", 4), ("E4", 4)}),
 ])
 def test_the_reported_newcomer_file(tmp_path, title, metrics_line, goal, rules):
     edited = _typed_by_hand(VALID_WRITTEN, title, metrics_line, goal)
@@ -154,4 +155,4 @@ def test_lint_cli_on_the_reported_file(tmp_path):
                            "small", "--cpus", "4", str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     errors = [f for f in json.loads(proc.stdout)["findings"] if f["severity"] == "error"]
-    assert [(f["rule"], f["line"]) for f in errors] == [("E9", 3), ("E4", 6), ("E9", 6), ("E9", 9)]
+    assert [(f["rule"], f["line"]) for f in errors] == [("E4", 4), ("E9", 4), ("E9", 7), ("E9", 9)]

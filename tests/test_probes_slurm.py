@@ -208,11 +208,19 @@ def test_chosen_partition_drained_warns():
 # --------------------------------------------------------------------------- gres
 
 
+def partition_listing(per_partition: dict[str, str]) -> str:
+    """The partition listing (``SINFO_FORMAT``, GRES last) of partitions with these GRES;
+    the first one is the default."""
+    return "".join(f"{name}{'*' if index == 0 else ''}|up|1:00:00|2|4|4000|{gres.strip() or '(null)'}\n"
+                   for index, (name, gres) in enumerate(per_partition.items()))
+
+
 def gres_site(cluster, per_partition=None, environment=None, rc=0, stderr="", delay=0.0):
-    commands = [cmd(SINFO_G, cluster, stderr, rc, delay),
-                cmd(SINFO_PARTS, output("sinfo/testbed_nogres.txt"))]
-    for name, text in (per_partition or {}).items():
-        commands.append(cmd(["sinfo", "-h", "-p", name, "-o", "%G"], text))
+    """ARI's ``sinfo -h -o %G`` answers ``cluster``; the partition listing, which carries each
+    partition's GRES, is recorded only when ``per_partition`` is given."""
+    commands = [cmd(SINFO_G, cluster, stderr, rc, delay)]
+    if per_partition:
+        commands.append(cmd(SINFO_PARTS, partition_listing(per_partition)))
     return site(programs=["sinfo"], env=environment or env(), commands=commands)
 
 
@@ -282,14 +290,13 @@ def test_gres_unanswered_is_unknown(stderr, rc, delay, words):
     ("", 0, HANG, "did not answer within"),
 ])
 def test_gres_partition_question_unanswered_is_unknown(stderr, rc, delay, words):
-    """The controller answers the cluster-wide question, then goes away before the
-    partition's: the partition's GRES is unknown, not silently 'ok'."""
+    """The controller answers the cluster-wide question but not the partition listing: the
+    partition's GRES is unknown, not silently 'ok'."""
     host = site(programs=["sinfo"], env=env(), commands=[
         cmd(SINFO_G, output("gres/testbed_gres.txt")),
-        cmd(SINFO_PARTS, output("sinfo/testbed_nogres.txt")),
-        cmd(["sinfo", "-h", "-p", "small", "-o", "%G"], "", stderr, rc, delay),
+        cmd(SINFO_PARTS, "", stderr, rc, delay),
     ])
-    result = probe(host, "gres", timeout=0.3)
+    result = probe(host, "gres", partition="small", timeout=0.3)
     assert result.status == "unknown"
     assert words in result.summary and "partition small" in result.summary
     assert result.data["has_gres"] is True and result.data["partition_has_gres"] is None

@@ -126,20 +126,22 @@ def test_a_slow_answer_about_an_old_choice_never_replaces_a_newer_verdict(tmp_pa
 
     site = make_site(tmp_path)
     data = json.loads(site.read_text())
-    # GRES of partition small takes 1.5 s to answer; any other partition answers at once
-    data["commands"].insert(0, {"argv": ["sinfo", "-h", "-p", "small", "-o", "%G"],
-                                "stdout": "(null)\n", "delay": 1.5})
+    # The test submission to partition small takes 1.5 s to answer; any other partition
+    # answers at once (the question that names the partition)
+    data["commands"].insert(0, {"argv": ["sbatch", "--test-only", "-p", "small", "--wrap", "true"],
+                                "stdout": "", "stderr": "sbatch: Job 1 to start at 2026-01-01T00:00:00\n",
+                                "delay": 1.5})
     site.write_text(json.dumps(data))
 
     async def scenario():
         wizard = Wizard(site=str(site), bridge=fake_bridge()[0])  # asks about small
         await asyncio.sleep(0.2)
-        assert "gres" in wizard.ctx.runner.running
+        assert "sbatch" in wizard.ctx.runner.running
         wizard.profile_panel.partition.value = "large"  # asks again, about large
         await wizard.wait()
         return wizard
 
     wizard = run(scenario())
-    gres = wizard.state.probe_results["gres"]
-    assert gres.data["partition"] == "large"  # the late answer about small was dropped
+    sbatch = wizard.state.probe_results["sbatch"]
+    assert sbatch.data["partition"] == "large"  # the late answer about small was dropped
     assert wizard.ctx.runner.running == []

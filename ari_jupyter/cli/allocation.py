@@ -47,6 +47,7 @@ def _or_dash(value) -> str:
 def describe(allocation) -> list[tuple[str, str]]:
     """(label, text) lines for humans; outside an allocation a single explanatory line."""
     from ..allocation import format_counts
+    from ..hostlist import abbreviate
 
     if not allocation.inside_allocation:
         return [("", "not inside a SLURM allocation (SLURM_JOB_ID is not set)")]
@@ -58,7 +59,7 @@ def describe(allocation) -> list[tuple[str, str]]:
         job += f" on cluster {a.cluster}"
     nodes = _or_dash(a.num_nodes)
     if a.nodelist:
-        nodes += f": {a.nodelist}, first {a.first_node}"
+        nodes += f": {abbreviate(a.nodelist)}, first {a.first_node}"
     tasks = _or_dash(a.ntasks)
     if a.tasks_per_node is not None:
         tasks += f", per node {format_counts(a.tasks_per_node)}"

@@ -147,6 +147,21 @@ def _probe(state, host, config, args: argparse.Namespace) -> None:
             state.set_probe_result(result)
 
 
+def _node_local_workspace(state, host) -> bool:
+    """Judge the workspace first, from the mount table alone: a node-local workspace is
+    refused at once (by ``emit_checkpoint``, with its own message), without waiting for the
+    other probes and a controller that may not answer."""
+    from ..probes import ProbeContext, run_probes_sync
+
+    if not state.workspace:
+        return False
+    ctx = ProbeContext(allocation=state.allocation, workspace=state.workspace, only=["shared_fs"])
+    for result in run_probes_sync(host, ctx):
+        state.set_probe_result(result)
+        return result.status == "fail"
+    return False
+
+
 def run(args: argparse.Namespace) -> int:
     from ..config import seed_defaults
     from ..emit import EmitBlocked, EmitError, emit_checkpoint
@@ -162,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
             state.site_name = getattr(host, "name", args.site)
         profile_given = bool(args.from_json or args.preset or args.profile)
         seed_defaults(state, config, host, keep_profile=profile_given)
-        if not args.no_probes:
+        node_local = not args.force and _node_local_workspace(state, host)
+        if not args.no_probes and not node_local:
             _probe(state, host, config, args)
             seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
         result = emit_checkpoint(state, force=args.force, host=host)

@@ -13,12 +13,15 @@ import contextvars
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from ..host import CommandResult, Host
 from ..redact import redact
 from .parsers import PARTITION_NAME
 from .result import ProbeResult
+
+T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 10.0
 EVIDENCE_LIMIT = 4000
@@ -93,6 +96,17 @@ class ProbeContext:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         self._shared.clear()
+
+
+_WORKERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ari-jupyter-probe")
+"""Threads kept across probe runs: starting one on a loaded machine can itself stall the loop."""
+
+
+async def off_loop(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in a worker thread, so long parsing and redaction of a big answer
+    (a 20,000-module listing) never hold the event loop, where the kernel's widget messages
+    wait."""
+    return await asyncio.get_running_loop().run_in_executor(_WORKERS, function, *args)
 
 
 def set_deadline(seconds: float) -> contextvars.Token:

@@ -6,6 +6,8 @@ The sx40 pattern: GPUs are physically there but SLURM has no GRES, so every GPU 
 """
 from __future__ import annotations
 
+import asyncio
+
 from ..i18n import message
 from ..host import Host
 from .context import ProbeContext, evidence_of, first_line, run_command
@@ -28,15 +30,23 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
             command="which nvidia-smi", data={"count": 0, "gpus": [], "models": []},
             message_id="probe.gpus.no_smi",
         )
-    smi = await run_command(host, ["nvidia-smi", "-L"])
+    # ARI's GRES question (shared with the gres probe) starts with nvidia-smi, not after it.
+    gres = asyncio.ensure_future(cluster_gres(host, ctx))
+    try:
+        smi = await run_command(host, ["nvidia-smi", "-L"])
+    except BaseException:
+        gres.cancel()
+        raise
     data = {"count": None, "gpus": [], "models": [], "has_gres": None, "gres_gpu_types": []}
+    gpus = parse_nvidia_smi(smi.stdout)
+    if smi.timed_out or not gpus:
+        gres.cancel()  # only GPUs seen here make the GRES answer matter
     if smi.timed_out:
         return ProbeResult(
             "gpus", "unknown", f"nvidia-smi did not answer within {smi.elapsed:.1f}s",
             command=smi.command, evidence=evidence_of(host, smi), data=data,
             fix="A hung nvidia-smi usually means a driver problem on this node; ask the site.",
         )
-    gpus = parse_nvidia_smi(smi.stdout)
     if not smi.ok and not gpus:
         if "no devices were found" in smi.output.lower():
             data["count"] = 0
@@ -52,7 +62,7 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
     if not gpus:
         return ProbeResult("gpus", "skip", "nvidia-smi lists no GPU on this node",
                            command=smi.command, evidence=evidence_of(host, smi), data=data)
-    sinfo, has_gres = await cluster_gres(host, ctx)
+    sinfo, has_gres = await gres
     data["has_gres"] = has_gres
     evidence = evidence_of(host, smi, sinfo) if sinfo is not None else evidence_of(host, smi)
     seen = f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''} visible ({_models(gpus)})"

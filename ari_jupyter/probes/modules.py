@@ -6,6 +6,8 @@ own command (``$LMOD_CMD python -t avail``, ``$MODULES_CMD python -t avail``) or
 notebook's environment never initialised it, through a login bash. Both Lmod and Environment
 Modules print the listing on stderr. Listings are cached per (site, command, MODULEPATH) for
 the life of the process: Lmod walks every module tree and can be slow on parallel filesystems.
+The wizard's kernel asks again and again and gains; each ``ari-jupyter`` command is a new
+process and lists afresh (Lmod's own spider cache is what helps there).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from ..i18n import message
 from ..host import CommandResult, Host
-from .context import ProbeContext, evidence_of, first_line, unanswered
+from .context import ProbeContext, evidence_of, first_line, off_loop, unanswered
 from .parsers import mpi_modules, openmpi_modules, parse_module_avail
 from .result import ProbeResult
 
@@ -86,11 +88,16 @@ async def _list(host: Host, ctx: ProbeContext, system: str, argv: tuple[str, ...
     listing_text = result.stderr if system != "login-shell" else result.stdout
     if not listing_text.strip():
         listing_text = result.output
-    return ModuleListing(system, result, parse_module_avail(listing_text))
+    return ModuleListing(system, result, await off_loop(parse_module_avail, listing_text))
 
 
 async def probe_modules(host: Host, ctx: ProbeContext) -> ProbeResult:
     listing = await list_modules(host, ctx)
+    # Off the event loop: a site with 20,000 modules must not hold widget messages back.
+    return await off_loop(_modules_verdict, host, listing)
+
+
+def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
     result = listing.result
     if listing.system is None or listing.missing:
         return ProbeResult(

@@ -42,6 +42,10 @@ async def _describe(host: Host, program: str):
     return info, result
 
 
+async def _nothing() -> None:
+    return None
+
+
 def _name(info: dict, program: str) -> str:
     flavour = info.get("flavour") or "MPI"
     version = f" {info['version']}" if info.get("version") else ""
@@ -49,12 +53,13 @@ def _name(info: dict, program: str) -> str:
 
 
 async def probe_mpi(host: Host, ctx: ProbeContext) -> ProbeResult:
-    (srun, srun_run), (mpirun, mpirun_run), (mpiexec, mpiexec_run) = await asyncio.gather(
-        _describe(host, "srun"), _describe(host, "mpirun"), _describe(host, "mpiexec")
+    # srun --mpi=list starts with the version questions (its answer is used when srun works).
+    plugins = run_command(host, ["srun", "--mpi=list"]) if host.which("srun") else _nothing()
+    (srun, srun_run), (mpirun, mpirun_run), (mpiexec, mpiexec_run), plugins_run = await asyncio.gather(
+        _describe(host, "srun"), _describe(host, "mpirun"), _describe(host, "mpiexec"), plugins
     )
     runs = [r for r in (srun_run, mpirun_run, mpiexec_run) if r is not None]
     if srun is not None and srun["works"]:
-        plugins_run = await run_command(host, ["srun", "--mpi=list"])
         srun["mpi_plugins"] = parse_srun_mpi_list(plugins_run.output) if plugins_run.ok else []
         runs.append(plugins_run)
     working = [(info, name) for info, name in ((mpirun, "mpirun"), (mpiexec, "mpiexec"))

@@ -185,19 +185,18 @@ def parse_module_avail(text: str) -> list[str]:
     directory entries (``cuda/``) are skipped; markers like ``(default)``, ``(D)``, ``<L>`` are
     stripped. Order is kept, duplicates (same module in two trees) dropped.
     """
-    modules: list[str] = []
+    modules: dict[str, None] = {}  # insertion-ordered set: linear in the listing's length
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.endswith(":") or line.endswith("/"):
             continue
-        previous = None
-        while previous != line:
-            previous, line = line, _MODULE_MARKS.sub("", line)
-        if not _MODULE_NAME.match(line):
-            continue
-        if line not in modules:
-            modules.append(line)
-    return modules
+        if line.endswith((")", ">")):
+            previous = None
+            while previous != line:
+                previous, line = line, _MODULE_MARKS.sub("", line)
+        if line not in modules and _MODULE_NAME.match(line):
+            modules[line] = None
+    return list(modules)
 
 
 _MPI_MODULE = re.compile(

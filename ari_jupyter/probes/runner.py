@@ -14,7 +14,7 @@ from .._async import run_sync
 from ..host import Host
 from ..redact import redact
 from .ari import probe_ari
-from .context import ProbeContext, set_deadline
+from .context import ProbeContext, off_loop, set_deadline
 from .filesystem import probe_shared_fs
 from .gpu import probe_gpus
 from .modules import probe_modules
@@ -78,7 +78,9 @@ def redacted(result: ProbeResult, env) -> ProbeResult:
 
 
 async def _guarded(probe_id: str, host: Host, ctx: ProbeContext) -> ProbeResult:
-    return redacted(await _verdict(probe_id, host, ctx), host.env)
+    # Off the event loop: a 20,000-module listing is 20,000 strings to scrub, and widget
+    # messages must not wait for that.
+    return await off_loop(redacted, await _verdict(probe_id, host, ctx), host.env)
 
 
 async def _verdict(probe_id: str, host: Host, ctx: ProbeContext) -> ProbeResult:

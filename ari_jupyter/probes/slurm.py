@@ -16,6 +16,7 @@ from .context import (
     first_line,
     is_unconfigured,
     last_line,
+    off_loop,
     run_command,
     unanswered,
 )
@@ -88,7 +89,13 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
             command="which sbatch", fix=NO_SLURM_FIX, data={"path": None},
             message_id="probe.sbatch.missing", fix_id="probe.no_slurm.fix",
         )
-    version_run = await run_command(host, ["sbatch", "--version"])
+    # Every question at once (version, --help, and the test submission when the partition is
+    # known from the choice or the environment): a loaded controller is paid once, not twice.
+    partition, source = chosen_partition(host, ctx)
+    questions = [run_command(host, ["sbatch", "--version"]), run_command(host, SBATCH_HELP)]
+    if partition:
+        questions.append(run_command(host, ["sbatch", "--test-only", "-p", partition, "--wrap", "true"]))
+    version_run, help_run, *tests = await asyncio.gather(*questions)
     version = parse_version(version_run.stdout) if version_run.ok else None
     data = {"path": path, "version": version, "bind_flags": None, "partition": None,
             "test_only": None}
@@ -109,9 +116,7 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
             command=version_run.command, evidence=evidence_of(host, version_run), data=data,
             fix=UNCONFIGURED_FIX if unconfigured else NO_SLURM_FIX,
         )
-    partition, source = chosen_partition(host, ctx)
     if not partition:
-        help_run = await run_command(host, SBATCH_HELP)
         data["bind_flags"] = advertised_bind_flags(help_run)
         return ProbeResult(
             "sbatch", "ok",
@@ -123,10 +128,7 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
             evidence=evidence_of(host, version_run, note=bind_flags_note(data["bind_flags"])),
         )
     data["partition"], data["partition_source"] = partition, source
-    test, help_run = await asyncio.gather(
-        run_command(host, ["sbatch", "--test-only", "-p", partition, "--wrap", "true"]),
-        run_command(host, SBATCH_HELP),
-    )
+    test, = tests
     data["bind_flags"] = advertised_bind_flags(help_run)
     hiccup = unanswered("sbatch", host, test, f"whether this node may submit to {partition}")
     if hiccup is not None:
@@ -179,7 +181,7 @@ async def probe_partitions(host: Host, ctx: ProbeContext) -> ProbeResult:
             command=result.command, evidence=evidence,
             data={"partitions": [], "default": None},
         )
-    parsed = parse_sinfo(result.stdout)
+    parsed = await off_loop(parse_sinfo, result.stdout)
     data = {"partitions": parsed.partitions, "default": parsed.default}
     if not parsed.partitions:
         if parsed.rejected:
@@ -271,17 +273,28 @@ async def cluster_gres(host: Host, ctx: ProbeContext):
 
 
 async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
-    """GRES cluster-wide (ARI's check) and on the chosen partition."""
-    result, has_gres = await cluster_gres(host, ctx)
-    if result is None:
+    """GRES cluster-wide (ARI's check) and on the chosen partition.
+
+    Both questions go to the controller at once: the partition's GRES is the last column of
+    the partition listing (shared with the partitions probe), not a second ``sinfo -p``."""
+    if host.which("sinfo") is None:
         return ProbeResult(
             "gres", "skip", "sinfo is not on PATH: no SLURM client on this host",
             command="which sinfo", data={"has_gres": None}, message_id="probe.sinfo_missing",
         )
+    partition, source = chosen_partition(host, ctx)
+    listing_task = asyncio.ensure_future(ctx.run_shared(host, SINFO_PARTITIONS))
+    try:
+        result, has_gres = await cluster_gres(host, ctx)
+    except BaseException:
+        listing_task.cancel()
+        raise
     hiccup = unanswered("gres", host, result, "GRES")
     if hiccup is not None:
+        listing_task.cancel()
         return ProbeResult(**{**hiccup.to_json(), "data": {"has_gres": None}})
     if has_gres is None:
+        listing_task.cancel()
         return ProbeResult(
             "gres", "unknown",
             f"sinfo failed (exit {result.returncode}): {first_line(result.output)}; ARI would "
@@ -296,24 +309,23 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
         "partition": None, "partition_gres": None, "partition_has_gres": None,
     }
     runs = [result]
-    partition, source = chosen_partition(host, ctx)
-    if partition is None:
-        partitions = await ctx.run_shared(host, SINFO_PARTITIONS)
-        if partitions.ok:
-            partition, source = parse_sinfo(partitions.stdout).default, "sinfo default"
+    listing = await listing_task
+    parsed_listing = await off_loop(parse_sinfo, listing.stdout) if listing.ok else None
+    if partition is None and parsed_listing is not None:
+        partition, source = parsed_listing.default, "sinfo default"
     if partition:
         data["partition"], data["partition_source"] = partition, source
-        per_partition = await run_command(host, ["sinfo", "-h", "-p", partition, "-o", "%G"])
-        runs.append(per_partition)
-        hiccup = unanswered("gres", host, per_partition, f"GRES on partition {partition}")
+        runs.append(listing)
+        hiccup = unanswered("gres", host, listing, f"GRES on partition {partition}")
         if hiccup is not None:
             # The cluster-wide answer (ARI's own check) stands; the partition's is unknown.
             return ProbeResult(**{**hiccup.to_json(), "data": data,
                                   "evidence": evidence_of(host, *runs)})
-        if per_partition.ok and per_partition.stdout.strip():
-            specs = gres_lines(per_partition.stdout)
-            data["partition_gres"] = specs
-            data["partition_has_gres"] = ari_has_gres(per_partition.stdout)
+        entry = next((p for p in parsed_listing.partitions if p["name"] == partition), None) \
+            if parsed_listing is not None else None
+        if entry is not None:
+            data["partition_gres"] = list(entry["gres"])
+            data["partition_has_gres"] = bool(entry["gres"])
     evidence = evidence_of(host, *runs)
     command = result.command
     if not has_gres:

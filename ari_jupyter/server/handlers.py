@@ -38,3 +38,6 @@ def setup_handlers(web_app, status: AllocationStatus | None = None) -> None:
     web_app.settings[SETTINGS_KEY] = status or AllocationStatus()
     route = url_path_join(web_app.settings.get("base_url", "/"), ROUTE)
     web_app.add_handlers(".*$", [(route, AllocationHandler)])
+    from .runs_handlers import setup_runs_handlers
+
+    setup_runs_handlers(web_app)

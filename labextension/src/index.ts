@@ -12,6 +12,7 @@ import { ITranslator, TranslationBundle } from '@jupyterlab/translation';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { registerTerminalComm } from './comm';
+import { registerRuns } from './runs_plugin';
 import { bundle, wizardLanguage } from './i18n';
 import { IAriSettings, readSettings } from './settings';
 import { AllocationStatusItem } from './status';
@@ -98,6 +99,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     if (statusBar) {
       addStatusItem(statusBar, trans, current, settings);
     }
+    registerRuns(app, ariIcon, palette, browser, statusBar);
     console.log('ari-jupyter extension activated');
   }
 };

@@ -11,7 +11,8 @@ export const WIZARD_SOURCE = 'from ari_jupyter import Wizard; Wizard()';
  */
 export async function createWizardNotebook(
   app: JupyterFrontEnd,
-  cwd: string
+  cwd: string,
+  source: string = WIZARD_SOURCE
 ): Promise<NotebookPanel> {
   const specs = app.serviceManager.kernelspecs.specs;
   const kernelName = specs?.default || 'python3';
@@ -28,10 +29,10 @@ export async function createWizardNotebook(
   if (model.cells.length === 0) {
     model.sharedModel.insertCell(0, {
       cell_type: 'code',
-      source: WIZARD_SOURCE
+      source
     });
   } else {
-    model.cells.get(0).sharedModel.setSource(WIZARD_SOURCE);
+    model.cells.get(0).sharedModel.setSource(source);
   }
   panel.content.activeCellIndex = 0;
 

@@ -1,0 +1,100 @@
+"""``ari-jupyter status CHECKPOINT``: one run's phase, nodes, findings, jobs and log tail."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+
+HELP = "show one ARI run: phase, nodes, best metric, findings, jobs, log tail"
+FOLLOW_FIRST_S = 2.0
+FOLLOW_MAX_S = 30.0
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("status", help=HELP, description=HELP + ". Exit 1 when the run "
+                                   "failed or was interrupted, or CHECKPOINT is not a run's.")
+    parser.add_argument("checkpoint", metavar="CHECKPOINT")
+    parser.add_argument("--json", action="store_true", help="print the JSON the Runs panel shows")
+    parser.add_argument("--follow", action="store_true",
+                        help="keep watching (new log lines, phase and node changes) until the run ends")
+    parser.add_argument("--interval", type=float, default=FOLLOW_FIRST_S, metavar="SECONDS",
+                        help=f"first wait between polls with --follow (default {FOLLOW_FIRST_S:g}; "
+                             f"backs off to {FOLLOW_MAX_S:g} while nothing changes)")
+    parser.set_defaults(handler=run)
+
+
+def _exit_code(status: dict) -> int:
+    return 1 if status["phase"] in ("failed", "interrupted") else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..runs import NotACheckpoint
+    from ..runs.service import status_json
+    from ._runs_text import status_text
+
+    try:
+        status = asyncio.run(status_json(args.checkpoint))
+    except NotACheckpoint as exc:
+        print(f"ari-jupyter status: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(status, indent=2, ensure_ascii=False) if args.json else status_text(status),
+          flush=True)
+    if args.follow:
+        status = _follow(args, status)
+    return _exit_code(status)
+
+
+def _new_lines(before: list[str], after: list[str]) -> list[str]:
+    """The lines of ``after`` past the longest suffix of ``before`` it starts with."""
+    for start in range(len(before)):
+        overlap = before[start:]
+        if after[:len(overlap)] == overlap:
+            return after[len(overlap):]
+    return after
+
+
+def _follow(args: argparse.Namespace, status: dict) -> dict:
+    from ..runs import NotACheckpoint
+    from ..runs.service import status_json
+
+    wait = max(0.1, args.interval)
+    while status["active"]:
+        time.sleep(wait)
+        try:
+            fresh = asyncio.run(status_json(args.checkpoint))
+        except NotACheckpoint as exc:
+            print(f"ari-jupyter status: {exc}", file=sys.stderr)
+            return status
+        changed = _print_changes(args, status, fresh)
+        wait = max(0.1, args.interval) if changed else min(wait * 2, FOLLOW_MAX_S)
+        status = fresh
+    if not args.json:
+        print(f"run ended: {status['phase']}", flush=True)
+    return status
+
+
+def _print_changes(args: argparse.Namespace, old: dict, new: dict) -> bool:
+    lines = _new_lines(old["log_tail"], new["log_tail"])
+    keys = ("phase", "stage", "nodes", "best_metric")
+    moved = [k for k in keys if old[k] != new[k]]
+    jobs_moved = [(j["job_id"], j["state"]) for j in old["jobs"]["jobs"]] != \
+                 [(j["job_id"], j["state"]) for j in new["jobs"]["jobs"]]
+    if not (lines or moved or jobs_moved):
+        return False
+    if args.json:
+        print(json.dumps(new, ensure_ascii=False), flush=True)
+        return True
+    from ._runs_text import best_text, nodes_text
+
+    if moved:
+        print(f"-- phase: {new['phase']}{' (' + new['stage'] + ')' if new['stage'] else ''}; "
+              f"{nodes_text(new['nodes'])}; best: {best_text(new['best_metric'])}")
+    if jobs_moved:
+        jobs = ", ".join(f"{j['job_id']} {j['state']}" for j in new["jobs"]["jobs"]) or "none"
+        print(f"-- jobs: {jobs}")
+    for line in lines:
+        print(f"  {line}")
+    sys.stdout.flush()
+    return True

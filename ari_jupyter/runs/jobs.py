@@ -1,0 +1,330 @@
+"""The SLURM jobs of one ARI run: list them, tail their output, cancel them.
+
+A job belongs to the run when it is the user's own job and either
+- ARI's reproduce job: name ``ari-ors`` with ``--chdir <checkpoint>/repro_sandbox``
+  (``ari-skill-paper-re`` ``_run_reproduce_slurm``), output ``repro_sandbox/reproduce.log``; or
+- a BFTS job of ``ari-skill-hpc``: work dir (``-D``) inside the checkpoint or inside the run's
+  node work dirs ``<workspace>/experiments/<run_id>/``, output
+  ``$SLURM_LOG_DIR/slurm_job_<id>.out`` (SLURM_LOG_DIR from the checkpoint's ``.env``).
+A job id found anywhere else (a file, a request) is never trusted: cancel re-reads the job
+from ``squeue`` and refuses what is not this user's and this run's.
+"""
+from __future__ import annotations
+
+import asyncio
+import getpass
+import os
+import re
+import shlex
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..host import Host
+from .reading import read_small_text, tail
+
+REPRODUCE_JOB_NAME = "ari-ors"
+SEP = "\x1f"
+SQUEUE_FIELDS = ("%i", "%j", "%T", "%M", "%D", "%R", "%u", "%Z")
+SQUEUE_FORMAT = SEP.join(SQUEUE_FIELDS)
+SACCT_FORMAT = "JobID,JobName,State,Elapsed,NNodes,NodeList,User,WorkDir"
+ACTIVE_STATES = frozenset({"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED",
+                           "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT"})
+COMMAND_TIMEOUT = 10.0
+_JOB_ID = re.compile(r"^[0-9]+(?:_[0-9]+)?$")
+
+
+@dataclass(frozen=True)
+class Job:
+    job_id: str
+    name: str
+    state: str
+    elapsed: str = ""
+    nodes: str = ""
+    where: str = ""
+    """The node list when running, the reason in parentheses when pending."""
+    user: str = ""
+    work_dir: str = ""
+    kind: str = ""
+    """'reproduce' or 'bfts' once attributed to a run."""
+    output: str = ""
+    tail: tuple[str, ...] = ()
+    source: str = "squeue"
+
+    @property
+    def active(self) -> bool:
+        return self.state.split()[0] in ACTIVE_STATES if self.state else False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"job_id": self.job_id, "name": self.name, "state": self.state,
+                "elapsed": self.elapsed, "nodes": self.nodes, "where": self.where,
+                "kind": self.kind, "work_dir": self.work_dir, "output": self.output,
+                "tail": list(self.tail), "source": self.source}
+
+
+@dataclass(frozen=True)
+class JobsView:
+    """What the scheduler says about a run's jobs, and how sure that is."""
+
+    jobs: tuple[Job, ...] = ()
+    scheduler: str = "ok"
+    """'ok', 'absent' (no squeue here) or 'error' (squeue failed: ``problem`` says why)."""
+    problem: str = ""
+    accounting: str = "unknown"
+    """'yes' (sacct answered), 'no' (no accounting storage: finished jobs are not listed)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"jobs": [j.to_json() for j in self.jobs], "scheduler": self.scheduler,
+                "problem": self.problem, "accounting": self.accounting}
+
+
+def current_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no passwd entry and no LOGNAME: fall back to the uid
+        return str(os.getuid())
+
+
+def parse_squeue(text: str) -> list[Job]:
+    """Rows of ``squeue -h -o SQUEUE_FORMAT``; malformed rows are skipped."""
+    jobs = []
+    for line in text.splitlines():
+        parts = line.split(SEP)
+        if len(parts) != len(SQUEUE_FIELDS) or not _JOB_ID.match(parts[0].strip()):
+            continue
+        job_id, name, state, elapsed, nodes, where, user, work_dir = (p.strip() for p in parts)
+        jobs.append(Job(job_id, name, state, elapsed, nodes, where, user, work_dir))
+    return jobs
+
+
+def parse_sacct(text: str) -> list[Job]:
+    """Rows of ``sacct --noheader --parsable2 -X --format=SACCT_FORMAT`` (steps dropped)."""
+    jobs = []
+    for line in text.splitlines():
+        parts = line.split("|")
+        if len(parts) != 8 or not _JOB_ID.match(parts[0].strip()):
+            continue
+        job_id, name, state, elapsed, nodes, nodelist, user, work_dir = (p.strip() for p in parts)
+        jobs.append(Job(job_id, name, state, elapsed, nodes, nodelist, user, work_dir,
+                        source="sacct"))
+    return jobs
+
+
+def _real(path: str | Path) -> str:
+    return os.path.realpath(os.path.expanduser(str(path)))
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def workspace_root(checkpoint: Path) -> Path:
+    """ARI's root for ``experiments/``: the parent of the ``checkpoints`` directory."""
+    parent = checkpoint.parent
+    return parent.parent if parent.name == "checkpoints" else parent
+
+
+def slurm_log_dir(checkpoint: Path) -> str:
+    """SLURM_LOG_DIR from the checkpoint's .env (what the hpc skill writes job output to)."""
+    for line in read_small_text(checkpoint / ".env").splitlines():
+        name, sep, value = line.partition("=")
+        if sep and name.strip() == "SLURM_LOG_DIR" and value.strip().startswith("/"):
+            return value.strip()
+    return ""
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """Which work dirs make a job this run's."""
+
+    checkpoint: str
+    repro_sandbox: str
+    experiments: str
+    log_dir: str
+    user: str = field(default_factory=current_user)
+
+    @classmethod
+    def of(cls, checkpoint: Path, user: str | None = None) -> "RunScope":
+        ckpt = _real(checkpoint)
+        root = _real(workspace_root(Path(ckpt)))
+        log_dir = slurm_log_dir(Path(ckpt))
+        return cls(ckpt, f"{ckpt}/repro_sandbox", f"{root}/experiments/{Path(ckpt).name}",
+                   _real(log_dir) if log_dir else "", user or current_user())
+
+    def kind_of(self, job: Job) -> str:
+        """'reproduce', 'bfts' or '' (not this run's)."""
+        if job.user != self.user or not job.work_dir:
+            return ""
+        work = _real(job.work_dir)
+        if job.name == REPRODUCE_JOB_NAME and work == self.repro_sandbox:
+            return "reproduce"
+        if _inside(work, self.experiments) or (_inside(work, self.checkpoint)
+                                              and job.name != REPRODUCE_JOB_NAME):
+            return "bfts"
+        return ""
+
+    def output_of(self, job: Job) -> str:
+        if job.kind == "reproduce":
+            return f"{self.repro_sandbox}/reproduce.log"
+        if self.log_dir:
+            return f"{self.log_dir}/slurm_job_{job.job_id}.out"
+        return ""
+
+
+def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> list[Job]:
+    """The jobs that are this run's, with their kind, output file and its tail."""
+    mine = []
+    for job in jobs:
+        kind = scope.kind_of(job)
+        if not kind:
+            continue
+        job = replace(job, kind=kind)
+        output = scope.output_of(job)
+        lines = tail(Path(output), tail_lines).lines if output else ()
+        mine.append(replace(job, output=output, tail=lines))
+    return mine
+
+
+async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[list[Job], str, str]:
+    argv = ["squeue", "-h", "-u", user, "-o", SQUEUE_FORMAT]
+    if job_ids:
+        argv += ["-j", ",".join(job_ids)]
+    result = await host.run(argv, timeout=COMMAND_TIMEOUT)
+    if result.not_found:
+        return [], "absent", "squeue is not on PATH: this machine is not a SLURM submit host"
+    if result.timed_out:
+        return [], "error", f"squeue did not answer within {COMMAND_TIMEOUT:.0f} s"
+    if result.returncode != 0:
+        text = result.output.strip()
+        if job_ids and "Invalid job id" in text:
+            return [], "ok", ""  # the job has left the queue
+        last = text.splitlines()[-1] if text else f"exit {result.returncode}"
+        return [], "error", f"squeue failed: {last[-300:]}"
+    return parse_squeue(result.stdout), "ok", ""
+
+
+async def _sacct(host: Host, user: str, since: str) -> tuple[list[Job], str]:
+    argv = ["sacct", "-u", user, "-X", "--noheader", "--parsable2", f"--format={SACCT_FORMAT}"]
+    if since:
+        argv += ["-S", since]
+    result = await host.run(argv, timeout=COMMAND_TIMEOUT)
+    if not result.ok:
+        return [], "no"
+    return parse_sacct(result.stdout), "yes"
+
+
+async def run_jobs(checkpoint: Path, host: Host, *, since: str = "", with_accounting: bool = True,
+                   user: str | None = None) -> JobsView:
+    """The run's jobs in the queue (squeue) and, where accounting exists, finished ones (sacct)."""
+    views = await jobs_of_runs([checkpoint], host, since=since, with_accounting=with_accounting,
+                               user=user)
+    return views[str(checkpoint)]
+
+
+async def jobs_of_runs(checkpoints: Sequence[Path], host: Host, *, since: str = "",
+                       with_accounting: bool = True, user: str | None = None) -> dict[str, JobsView]:
+    """Each checkpoint's jobs from one squeue (and one sacct) call, keyed by ``str(checkpoint)``."""
+    user = user or current_user()
+    queue_task = _squeue(host, user)
+    if with_accounting:
+        (queued, scheduler, problem), (finished, accounting) = await asyncio.gather(
+            queue_task, _sacct(host, user, since))
+    else:
+        (queued, scheduler, problem), finished, accounting = await queue_task, [], "unknown"
+    if scheduler == "absent":
+        accounting = "unknown"
+    views = {}
+    for checkpoint in checkpoints:
+        scope = RunScope.of(Path(checkpoint), user)
+        jobs = {j.job_id: j for j in attribute(finished, scope)}
+        jobs.update({j.job_id: j for j in attribute(queued, scope)})  # the queue is fresher
+        views[str(checkpoint)] = JobsView(tuple(sorted(jobs.values(), key=lambda j: _id_key(j.job_id))),
+                                          scheduler, problem, accounting)
+    return views
+
+
+def _id_key(job_id: str) -> tuple[int, int]:
+    head, _, rest = job_id.partition("_")
+    return (int(head), int(rest or 0))
+
+
+@dataclass(frozen=True)
+class CancelOutcome:
+    job_id: str
+    result: str
+    """'cancelled', 'gone' (left the queue before scancel), 'refused' (not this user's or this
+    run's), 'invalid' (not a job id) or 'error'."""
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"job_id": self.job_id, "result": self.result, "message": self.message}
+
+
+async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | None = None, *,
+                      user: str | None = None, settle: float = 10.0) -> list[CancelOutcome]:
+    """Cancel this run's active jobs (all of them, or those named), after re-reading each from
+    the queue; ``scancel --user`` keeps even a race from touching another user's job."""
+    scope = RunScope.of(checkpoint, user)
+    outcomes: list[CancelOutcome] = []
+    wanted: list[str] = []
+    for job_id in job_ids or ():
+        job_id = str(job_id).strip()
+        if _JOB_ID.match(job_id):
+            wanted.append(job_id)
+        else:
+            outcomes.append(CancelOutcome(job_id, "invalid", f"{job_id!r} is not a SLURM job id"))
+    if job_ids is None:
+        queued, scheduler, problem = await _squeue(host, scope.user)
+        if scheduler != "ok":
+            return [CancelOutcome("", "error", problem)]
+        wanted = [j.job_id for j in attribute(queued, scope, 0) if j.active]
+    if not wanted:
+        return outcomes
+    # Re-read exactly these jobs among ALL users' jobs, so another user's id is recognised.
+    result = await host.run(["squeue", "-h", "-o", SQUEUE_FORMAT, "-j", ",".join(wanted)],
+                            timeout=COMMAND_TIMEOUT)
+    if result.not_found or result.timed_out or (result.returncode != 0
+                                                and "Invalid job id" not in result.output):
+        return outcomes + [CancelOutcome(j, "error", "squeue did not answer; nothing cancelled")
+                           for j in wanted]
+    current = {j.job_id: j for j in parse_squeue(result.stdout if result.returncode == 0 else "")}
+    to_cancel = []
+    for job_id in wanted:
+        job = current.get(job_id)
+        if job is None or not job.active:
+            outcomes.append(CancelOutcome(job_id, "gone", f"job {job_id} is no longer in the queue"))
+        elif job.user != scope.user:
+            outcomes.append(CancelOutcome(job_id, "refused",
+                                          f"job {job_id} belongs to {job.user}, not to {scope.user}"))
+        elif not scope.kind_of(job):
+            outcomes.append(CancelOutcome(job_id, "refused", f"job {job_id} ({job.name}) is not a job "
+                                          f"of this run (work dir {job.work_dir})"))
+        else:
+            to_cancel.append(job_id)
+    for job_id in to_cancel:
+        done = await host.run(["scancel", "--user", scope.user, job_id], timeout=COMMAND_TIMEOUT)
+        text = done.output.strip()
+        if done.ok:
+            outcomes.append(CancelOutcome(job_id, "cancelled", f"job {job_id} cancelled"))
+        elif "Invalid job id" in text or "already completing or completed" in text:
+            outcomes.append(CancelOutcome(job_id, "gone", f"job {job_id} ended before it was cancelled"))
+        else:
+            outcomes.append(CancelOutcome(job_id, "error",
+                                          f"scancel {shlex.quote(job_id)} failed: {text[-300:]}"))
+    cancelled = [o.job_id for o in outcomes if o.result == "cancelled"]
+    if cancelled and settle > 0:
+        await _wait_gone(host, scope.user, cancelled, settle)
+    return outcomes
+
+
+async def _wait_gone(host: Host, user: str, job_ids: Sequence[str], timeout: float) -> None:
+    """Wait (bounded) until the cancelled jobs have left the queue, so the next status is true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    delay = 0.2
+    while loop.time() < deadline:
+        queued, scheduler, _ = await _squeue(host, user, job_ids)
+        if scheduler != "ok" or not any(j.active for j in queued):
+            return
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 1.0)

@@ -1,0 +1,126 @@
+"""What ARI leaves in a checkpoint while and after it runs, read from its code.
+
+- ``.ari_pid`` (``ari-core/ari/pidfile.py``): the ``ari run`` PID, written before the BFTS loop
+  and removed when the process exits (normally, on SIGTERM, or at exit); it stays behind only
+  when the process was killed hard or its node died.
+- ``.pipeline_started`` (``pipeline/driver.py``): the paper pipeline has begun.
+- ``ari.log`` (``cli/run.py`` ``_setup_logging``): one JSON object per line,
+  ``{"ts", "level", "logger", "msg", "run_id"}``; the pipeline logs ``=== Stage [<name>]: ... ===``
+  as each stage starts; the reproduce stages are named ``ors_*``.
+- The end of a run (``core.py`` ``generate_paper_section``): ``Paper pipeline completed: ...``
+  in ari.log and ``[Paper Pipeline] Complete:`` on stdout (the hand-off's log), or an
+  ``[Paper Pipeline] ERROR:`` / ``ABORTED:`` line, or ``Paper pipeline failed:`` (cli/run.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+PID_FILE = ".ari_pid"
+PIPELINE_MARKER = ".pipeline_started"
+ARI_FILES = ("tree.json", "nodes_tree.json", "results.json", "ari.log", PID_FILE)
+WIZARD_FILES = ("experiment.md", "launch_config.json")
+HANDOFF_LOG_GLOB = "ari_run_*.log"
+
+STAGE = re.compile(r"=== Stage \[([A-Za-z0-9_.-]+)\]")
+STAGE_STDOUT = re.compile(r"^\[Paper Pipeline\] Stage \[([A-Za-z0-9_.-]+)\]")
+END_OK = (re.compile(r"Paper pipeline completed:"), re.compile(r"^\[Paper Pipeline\] Complete:"))
+END_BAD = (re.compile(r"^\[Paper Pipeline\] (ERROR|ABORTED):"), re.compile(r"Paper pipeline failed:"),
+           re.compile(r"No enabled pipeline stages"), re.compile(r"\[Paper Pipeline\] ABORTED"))
+INTERRUPT = re.compile(r"^(KeyboardInterrupt|Terminated|Aborted!?)\s*$")
+RUN_COMPLETE = re.compile(r"Run complete\.\s+Processed (\d+) nodes")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+@dataclass(frozen=True)
+class Process:
+    """Whether the ``ari run`` of the checkpoint is alive on this machine."""
+
+    pid: int | None
+    alive: bool
+    why: str
+
+
+def ari_process(checkpoint: Path) -> Process:
+    """Read ``.ari_pid`` and check the PID; a reused PID running something else is not ARI."""
+    try:
+        text = (checkpoint / PID_FILE).read_text(encoding="utf-8", errors="replace").strip()
+    except FileNotFoundError:
+        return Process(None, False, "no .ari_pid: ARI is not running from this checkpoint")
+    except OSError as exc:
+        return Process(None, False, f"cannot read .ari_pid: {exc.strerror}")
+    if not text.isdigit() or int(text) <= 0:
+        return Process(None, False, f".ari_pid holds {text[:20]!r}, not a process id")
+    pid = int(text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return Process(pid, False, f".ari_pid names process {pid}, which has ended without removing "
+                                   "it (killed, or its node went down)")
+    except PermissionError:
+        return Process(pid, True, f"process {pid} is alive (another user's)")
+    except OSError as exc:
+        return Process(pid, False, f"cannot check process {pid}: {exc.strerror}")
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return Process(pid, True, f"process {pid} is alive")
+    if b"ari" not in cmdline:
+        return Process(pid, False, f"process {pid} is alive but is not ARI (the PID was reused)")
+    return Process(pid, True, f"ari run is alive (process {pid})")
+
+
+def handoff_logs(checkpoint: Path) -> list[Path]:
+    """The hand-off's ``ari_run_<timestamp>.log`` files, newest first (the name sorts by time)."""
+    try:
+        return sorted((p for p in checkpoint.glob(HANDOFF_LOG_GLOB) if p.is_file()), reverse=True)
+    except OSError:
+        return []
+
+
+def ari_log_record(line: str) -> dict | None:
+    """One ari.log line as ARI's JsonFormatter wrote it, or None (plain text or cut)."""
+    if not line.startswith("{"):
+        return None
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) and "msg" in record else None
+
+
+def log_text(line: str) -> str:
+    """A log line for people: ari.log's JSON shown as ``time LEVEL logger: msg`` (first line)."""
+    record = ari_log_record(line)
+    if record is None:
+        return ANSI.sub("", line)
+    msg = str(record.get("msg", "")).split("\n", 1)[0]
+    ts = str(record.get("ts", ""))[11:19]
+    return f"{ts} {record.get('level', '')} {record.get('logger', '')}: {msg}".strip()
+
+
+def last_stage(lines: list[str]) -> str:
+    for line in reversed(lines):
+        record = ari_log_record(line)
+        text = str(record.get("msg", "")) if record else line
+        match = STAGE.search(text) or STAGE_STDOUT.search(text)
+        if match:
+            return match.group(1)
+    return ""
+
+
+def end_marker(lines: list[str]) -> tuple[str, str]:
+    """('ok' | 'bad' | 'interrupted' | '', the line) for the last marker in these lines."""
+    for line in reversed(lines):
+        record = ari_log_record(line)
+        text = str(record.get("msg", "")) if record else line.strip()
+        if INTERRUPT.match(text):
+            return "interrupted", text
+        if any(p.search(text) for p in END_OK):
+            return "ok", text
+        if any(p.search(text) for p in END_BAD):
+            return "bad", text
+    return "", ""

@@ -1,0 +1,107 @@
+"""Read files that another process is still writing, without trusting them.
+
+ARI writes ``tree.json`` with a plain ``write_text`` (not atomic), appends to ``ari.log`` and
+the hand-off's ``ari_run_*.log`` while we read, and a log can be gigabytes long. Every reader
+here is bounded: JSON up to a size cap, logs only from the end.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+JSON_CAP = 256 * 1024 * 1024
+"""Larger JSON files are not parsed (a 10,000-node tree.json is about 10 MB)."""
+
+TAIL_BYTES = 64 * 1024
+"""How far back from the end a log tail reads."""
+
+
+@dataclass(frozen=True)
+class JsonRead:
+    """A JSON file's content, or why there is none. ``text`` is kept for salvaging a partial file."""
+
+    data: Any = None
+    problem: str = ""
+    """'' (parsed), 'missing', 'empty', 'truncated', 'invalid', 'too-large' or 'unreadable'."""
+    text: str = ""
+    size: int = 0
+    mtime: float = 0.0
+
+
+def read_json(path: Path, cap: int = JSON_CAP, *, parse: bool = True) -> JsonRead:
+    """Parse a JSON file; a half-written one is 'truncated' (its text kept), never an exception.
+    With ``parse=False`` only the text is read (for a caller that reads a known layout)."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return JsonRead(problem="missing")
+    except OSError:
+        return JsonRead(problem="unreadable")
+    if stat.st_size == 0:
+        return JsonRead(problem="empty", mtime=stat.st_mtime)
+    if stat.st_size > cap:
+        return JsonRead(problem="too-large", size=stat.st_size, mtime=stat.st_mtime)
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return JsonRead(problem="unreadable", size=stat.st_size, mtime=stat.st_mtime)
+    text = raw.decode("utf-8", errors="replace")
+    if not parse:
+        return JsonRead(text=text, size=stat.st_size, mtime=stat.st_mtime)
+    try:
+        return JsonRead(data=json.loads(text), size=stat.st_size, mtime=stat.st_mtime)
+    except json.JSONDecodeError as exc:
+        # An error at the very end means the writer has not finished (or was killed mid-write).
+        at_end = exc.pos >= len(text.rstrip()) - 1
+        return JsonRead(problem="truncated" if at_end else "invalid", text=text,
+                        size=stat.st_size, mtime=stat.st_mtime)
+
+
+@dataclass(frozen=True)
+class Tail:
+    """The last lines of a file and how big the file is."""
+
+    lines: tuple[str, ...] = ()
+    size: int = 0
+    mtime: float = 0.0
+    exists: bool = False
+
+
+def tail(path: Path, max_lines: int = 40, max_bytes: int = TAIL_BYTES) -> Tail:
+    """The last ``max_lines`` complete lines within the last ``max_bytes`` of ``path``.
+
+    Reads from the end only, so a 2 GB log costs the same as a small one. A line cut at the
+    start of the window is dropped; undecodable bytes are replaced; NUL runs (a sparse or
+    preallocated file) are skipped.
+    """
+    try:
+        with open(path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            start = max(0, stat.st_size - max_bytes)
+            handle.seek(start)
+            chunk = handle.read(max_bytes)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return Tail()
+    except OSError:
+        return Tail(exists=True)
+    text = chunk.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    if start > 0 and lines:
+        lines = lines[1:]
+    if lines and lines[-1] == "":
+        lines = lines[:-1]
+    cleaned = [line.rstrip("\r") for line in lines if line.strip("\x00 \r")]
+    return Tail(tuple(line.replace("\x00", "") for line in cleaned[-max_lines:]),
+                stat.st_size, stat.st_mtime, True)
+
+
+def read_small_text(path: Path, cap: int = 64 * 1024) -> str:
+    """The first ``cap`` bytes of a small text file, '' when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(cap).decode("utf-8", errors="replace")
+    except OSError:
+        return ""

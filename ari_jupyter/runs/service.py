@@ -1,0 +1,77 @@
+"""The answers the CLI and the JupyterLab Runs panel both give, as JSON-ready dicts.
+
+``ari-jupyter runs|status|cancel --json`` print exactly these; the server's
+``/ari-jupyter/runs`` endpoints return exactly these. One place, so the views cannot disagree.
+"""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..host import Host
+from .jobs import cancel_jobs, jobs_of_runs
+from .status import NotACheckpoint, read_status
+from .workspace import checkpoint_dirs
+
+
+def default_workspace(env: Mapping[str, str] | None = None) -> str:
+    """The wizard's workspace (site config ``AriWizard.workspace_template``)."""
+    from ..config import AriWizard, wizard_config
+
+    try:
+        config = wizard_config()
+    except Exception:  # a broken site config must not hide the runs
+        config = AriWizard()
+    return config.workspace_for(env)
+
+
+def _local_host() -> Host:
+    from ..host import LocalHost
+
+    return LocalHost()
+
+
+async def runs_json(workspace: str | Path, host: Host | None = None) -> dict[str, Any]:
+    """``{"workspace", "runs": [row...], "scheduler", "accounting"}``, newest run first."""
+    host = host or _local_host()
+    paths = checkpoint_dirs(workspace)
+    views = await jobs_of_runs(paths, host) if paths else {}
+
+    def read_all() -> list[dict[str, Any]]:
+        rows = []
+        for path in paths:
+            try:
+                rows.append(read_status(path, views.get(str(path))).summary_json())
+            except NotACheckpoint:
+                continue
+        return rows
+
+    rows = await asyncio.to_thread(read_all)
+    first = next(iter(views.values()), None)
+    return {"workspace": str(Path(workspace).expanduser()), "runs": rows,
+            "scheduler": first.scheduler if first else "not-asked",
+            "accounting": first.accounting if first else "unknown"}
+
+
+async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[str, Any]:
+    """``RunStatus.to_json()``; raises NotACheckpoint for a directory that is not a run's."""
+    host = host or _local_host()
+    path = Path(checkpoint).expanduser()
+    if not path.is_dir():
+        raise NotACheckpoint(f"{path} is not a directory")
+    views = await jobs_of_runs([path], host)
+    status = await asyncio.to_thread(read_status, path, views[str(path)])
+    from .reopen import wizard_written
+
+    return {**status.to_json(), "wizard": wizard_written(path)}
+
+
+async def cancel_json(checkpoint: str | Path, job_ids: Sequence[str] | None = None,
+                      host: Host | None = None) -> dict[str, Any]:
+    """Cancel the run's jobs (or the named ones); ``{"outcomes": [...], "status": {...}}``."""
+    host = host or _local_host()
+    path = Path(checkpoint).expanduser()
+    await asyncio.to_thread(read_status, path)  # NotACheckpoint before anything is cancelled
+    outcomes = await cancel_jobs(path, host, job_ids)
+    return {"outcomes": [o.to_json() for o in outcomes], "status": await status_json(path, host)}

@@ -1,0 +1,208 @@
+"""One checkpoint -> ``RunStatus``: the phase, the nodes, the best metric, the log tail, why it failed.
+
+Phases: ``not-started`` (the wizard's files, ARI has not run), ``exploring`` (BFTS),
+``paper`` (the paper pipeline), ``reproduce`` (the ``ors_*`` stages / ARI's ``ari-ors`` job),
+``finished``, ``failed``, ``interrupted`` (the logs stop without ARI's end and nothing of the
+run is alive). Everything is read with bounded cost (see :mod:`.reading`) and nothing here
+raises on a half-written or foreign checkpoint: that is a ``NotACheckpoint`` verdict or a note.
+"""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import markers
+from .jobs import JobsView
+from .reading import read_json, read_small_text, tail
+from .tree import BestMetric, NodeCounts, read_tree
+from ..ari.finding import Finding, sort_findings
+
+PHASES = ("not-started", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
+ACTIVE_PHASES = frozenset({"exploring", "paper", "reproduce"})
+LOG_TAIL_LINES = 40
+MARKER_WINDOW = 256 * 1024
+"""How much of the end of each log is searched for the current stage and ARI's end."""
+MAX_LINE = 400
+
+
+class NotACheckpoint(ValueError):
+    """The directory holds neither the wizard's files nor anything ARI writes."""
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    run_id: str
+    checkpoint_dir: str
+    title: str
+    phase: str
+    nodes: NodeCounts
+    best_metric: BestMetric | None
+    stage: str
+    alive: bool
+    process: str
+    log_file: str
+    log_tail: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    jobs: JobsView
+    updated_at: str
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def active(self) -> bool:
+        return self.phase in ACTIVE_PHASES
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "checkpoint_dir": self.checkpoint_dir, "title": self.title,
+                "phase": self.phase, "active": self.active, "stage": self.stage,
+                "nodes": self.nodes.to_json(),
+                "best_metric": self.best_metric.to_json() if self.best_metric else None,
+                "alive": self.alive, "process": self.process, "log_file": self.log_file,
+                "log_tail": list(self.log_tail),
+                "findings": [f.to_json() for f in self.findings],
+                "jobs": self.jobs.to_json(), "updated_at": self.updated_at,
+                "notes": list(self.notes)}
+
+    def summary_json(self) -> dict[str, Any]:
+        """The row of ``ari-jupyter runs`` and of the Runs panel's list."""
+        return {"run_id": self.run_id, "checkpoint_dir": self.checkpoint_dir, "title": self.title,
+                "phase": self.phase, "nodes": self.nodes.to_json(),
+                "best_metric": self.best_metric.to_json() if self.best_metric else None,
+                "updated_at": self.updated_at, "jobs": len(self.jobs.jobs)}
+
+
+def _title(checkpoint: Path) -> str:
+    for line in read_small_text(checkpoint / "experiment.md", 8192).splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return ""
+
+
+def _metric(checkpoint: Path) -> tuple[str, bool]:
+    """The run's primary metric: ARI's evaluation_criteria.json, else experiment.md's Metrics."""
+    data = read_json(checkpoint / "evaluation_criteria.json", 1024 * 1024).data
+    if isinstance(data, dict) and data.get("primary_metric"):
+        return str(data["primary_metric"]), data.get("higher_is_better", True) is not False
+    text = read_small_text(checkpoint / "experiment.md", 65536)
+    if text:
+        from ..ari.lint_experiment import parse_experiment
+
+        return parse_experiment(text).primary_metric, True
+    return "", True
+
+
+def _iso(mtime: float) -> str:
+    return datetime.fromtimestamp(mtime, tz=timezone.utc).isoformat(timespec="seconds") if mtime else ""
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE] + " …"
+
+
+def _ended_with_interrupt(lines: list[str]) -> bool:
+    return any(markers.INTERRUPT.match(line.strip()) for line in lines[-5:])
+
+
+def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStatus:
+    """The status from the files (and the jobs, when given); never raises but NotACheckpoint."""
+    path = Path(checkpoint).expanduser()
+    if not path.is_dir():
+        raise NotACheckpoint(f"{path} is not a directory")
+    jobs = jobs or JobsView(scheduler="not-asked")
+    has_ari = any((path / name).exists() for name in markers.ARI_FILES)
+    handoff = markers.handoff_logs(path)
+    has_wizard = any((path / name).is_file() for name in markers.WIZARD_FILES)
+    if not (has_ari or handoff or has_wizard):
+        raise NotACheckpoint(f"{path} is not an ARI checkpoint: it has none of experiment.md, "
+                             "launch_config.json, tree.json, nodes_tree.json, ari.log, ari_run_*.log")
+    notes: list[str] = []
+    metric, higher = _metric(path)
+    tree = read_tree(path, metric, higher)
+    if tree.problem in ("truncated", "invalid", "too-large", "unreadable") and tree.source != "":
+        if tree.salvaged:
+            notes.append(f"{tree.source} is {tree.problem} (ARI may be writing it): node counts "
+                         "read from the partial text")
+        elif tree.problem:
+            notes.append(f"tree.json is {tree.problem}: nodes read from {tree.source}")
+    elif tree.problem in ("truncated", "invalid", "too-large", "unreadable"):
+        notes.append(f"tree.json is {tree.problem} and nodes_tree.json gives no nodes")
+
+    if tree.run_id and tree.run_id != path.name:
+        notes.append(f"tree.json names run {tree.run_id}: this checkpoint was copied or renamed "
+                     f"(ARI takes the run id from the directory name, {path.name})")
+    ari_log = tail(path / "ari.log", LOG_TAIL_LINES, MARKER_WINDOW)
+    handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW) if handoff else None
+    process = markers.ari_process(path)
+    jobs_alive = any(job.active for job in jobs.jobs)
+    alive = process.alive or jobs_alive
+
+    all_lines = list(ari_log.lines) + list(handoff_tail.lines if handoff_tail else ())
+    stage = markers.last_stage(list(ari_log.lines)) or markers.last_stage(
+        list(handoff_tail.lines) if handoff_tail else [])
+    end_kind, end_line = markers.end_marker(list(handoff_tail.lines) if handoff_tail else [])
+    if not end_kind:
+        end_kind, end_line = markers.end_marker(list(ari_log.lines))
+    started = has_ari or bool(handoff)
+    reproducing = (stage.startswith("ors_") or any(j.kind == "reproduce" and j.active for j in jobs.jobs))
+    pipeline = (path / markers.PIPELINE_MARKER).exists()
+
+    if not started:
+        phase = "not-started"
+    elif alive:
+        phase = "reproduce" if reproducing else "paper" if pipeline else "exploring"
+    elif handoff_tail and _ended_with_interrupt(list(handoff_tail.lines)):
+        phase = "interrupted"
+    elif end_kind == "interrupted":
+        phase = "interrupted"
+    elif end_kind in ("ok", "bad"):
+        phase = "finished" if tree.counts.done > 0 and end_kind == "ok" else "failed"
+    elif (process.pid is None and tree.counts.total and tree.counts.running == 0
+          and not pipeline and not handoff):
+        # ``ari run`` started by hand (no hand-off log): the tree is all the evidence there is.
+        phase = "failed" if tree.counts.done == 0 else "interrupted"
+    else:
+        phase = "interrupted"
+
+    if handoff_tail and handoff_tail.lines:
+        log_file, raw_tail = str(handoff[0]), handoff_tail.lines
+    else:
+        log_file, raw_tail = (str(path / "ari.log") if ari_log.exists else ""), ari_log.lines
+    log_lines = tuple(_clip(markers.log_text(line)) for line in raw_tail[-LOG_TAIL_LINES:])
+
+    from .findings import run_findings
+
+    findings = run_findings(path, phase=phase, tree=tree, process=process, end_line=end_line,
+                            log_lines=all_lines, jobs=jobs)
+    mtimes = [t.mtime for t in (ari_log, handoff_tail) if t] + [
+        _mtime(path / name) for name in ("tree.json", "nodes_tree.json", "launch_config.json")]
+    return RunStatus(
+        run_id=path.name, checkpoint_dir=str(path), title=_title(path), phase=phase,
+        nodes=tree.counts, best_metric=tree.best, stage=stage if phase in ACTIVE_PHASES else "",
+        alive=alive, process=process.why, log_file=log_file, log_tail=log_lines,
+        findings=tuple(sort_findings(findings)), jobs=jobs, updated_at=_iso(max(mtimes, default=0.0)),
+        notes=tuple(notes))
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+async def run_status(checkpoint: str | Path, host=None, *, with_jobs: bool = True) -> RunStatus:
+    """``read_status`` off the event loop, with the run's jobs asked from SLURM concurrently."""
+    from .jobs import run_jobs
+
+    path = Path(checkpoint).expanduser()
+    if with_jobs and path.is_dir():
+        if host is None:
+            from ..host import LocalHost
+
+            host = LocalHost()
+        jobs = await run_jobs(path, host)
+    else:
+        jobs = None
+    return await asyncio.to_thread(read_status, path, jobs)

@@ -1,0 +1,104 @@
+"""Authenticated endpoints for the Runs panel, over the workspace's checkpoints only.
+
+``GET  <base_url>/ari-jupyter/runs``                    the workspace's runs (``runs_json``)
+``GET  <base_url>/ari-jupyter/runs/<run_id>``           one run's status (``status_json``)
+``POST <base_url>/ari-jupyter/runs/<run_id>/cancel``    cancel its jobs (``cancel_json``);
+                                                        body ``{"job_ids": [...]}`` or ``{}``
+A request names a run id, never a path: ``<run_id>`` must look like ARI's
+(``YYYYmmddHHMMSS_<slug>``) and is looked up under ``<workspace>/checkpoints/``. The workspace
+is the wizard's (site config ``AriWizard.workspace_template``), as for ``ari-jupyter runs``.
+POST goes through jupyter_server's XSRF check; all routes need the server's token or login.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+from ..runs import NotACheckpoint
+from ..runs.service import cancel_json, default_workspace, runs_json, status_json
+
+WORKSPACE_KEY = "ari_jupyter_runs_workspace"
+HOST_KEY = "ari_jupyter_runs_host"
+RUN_ID = r"[0-9]{8,14}_[A-Za-z0-9_.-]{0,200}"
+_RUN_ID = re.compile(rf"^{RUN_ID}$")
+
+
+class _RunsBase(APIHandler):
+    auth_resource = "ari_jupyter"
+
+    @property
+    def workspace(self) -> str:
+        return self.settings.get(WORKSPACE_KEY) or default_workspace()
+
+    @property
+    def host(self):
+        return self.settings.get(HOST_KEY)
+
+    def checkpoint(self, run_id: str) -> Path:
+        if not _RUN_ID.match(run_id) or ".." in run_id:
+            raise web.HTTPError(400, f"not a run id: {run_id!r}")
+        path = Path(self.workspace).expanduser() / "checkpoints" / run_id
+        if not path.is_dir():
+            raise web.HTTPError(404, f"no run {run_id} in {self.workspace}")
+        return path
+
+    def answer(self, data) -> None:
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(data))
+
+
+class RunsHandler(_RunsBase):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.answer(await runs_json(self.workspace, self.host))
+
+
+class RunStatusHandler(_RunsBase):
+    @web.authenticated
+    @authorized
+    async def get(self, run_id: str) -> None:
+        try:
+            self.answer(await status_json(self.checkpoint(run_id), self.host))
+        except NotACheckpoint as exc:
+            raise web.HTTPError(404, str(exc)) from None
+
+
+class RunCancelHandler(_RunsBase):
+    auth_action = "write"
+
+    @web.authenticated
+    @authorized
+    async def post(self, run_id: str) -> None:
+        checkpoint = self.checkpoint(run_id)
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            raise web.HTTPError(400, "the body must be JSON") from None
+        ids = body.get("job_ids") if isinstance(body, dict) else None
+        if ids is not None and not (isinstance(ids, list) and all(isinstance(i, str) for i in ids)):
+            raise web.HTTPError(400, "job_ids must be a list of strings")
+        try:
+            self.answer(await cancel_json(checkpoint, ids, self.host))
+        except NotACheckpoint as exc:
+            raise web.HTTPError(404, str(exc)) from None
+
+
+def setup_runs_handlers(web_app, workspace: str | None = None, host=None) -> None:
+    """Register the runs routes; ``workspace`` and ``host`` are injectable for tests."""
+    if workspace:
+        web_app.settings[WORKSPACE_KEY] = workspace
+    if host is not None:
+        web_app.settings[HOST_KEY] = host
+    base = url_path_join(web_app.settings.get("base_url", "/"), "ari-jupyter", "runs")
+    web_app.add_handlers(".*$", [
+        (base, RunsHandler),
+        (url_path_join(base, f"({RUN_ID})"), RunStatusHandler),
+        (url_path_join(base, f"({RUN_ID})", "cancel"), RunCancelHandler),
+    ])

@@ -1,0 +1,494 @@
+import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
+import { URLExt } from '@jupyterlab/coreutils';
+import { ServerConnection } from '@jupyterlab/services';
+import { ISignal, Signal } from '@lumino/signaling';
+import { Widget } from '@lumino/widgets';
+
+/** The JSON of GET /ari-jupyter/runs (the same as `ari-jupyter runs --json`). */
+export interface IRunRow {
+  run_id: string;
+  checkpoint_dir: string;
+  title: string;
+  phase: string;
+  nodes: { total: number; done: number; failed: number; running: number };
+  best_metric: { name: string; value: number; node_id: string } | null;
+  updated_at: string;
+  jobs: number;
+}
+
+export interface IRunsList {
+  workspace: string;
+  runs: IRunRow[];
+  scheduler: string;
+  accounting: string;
+}
+
+export interface IJob {
+  job_id: string;
+  name: string;
+  state: string;
+  elapsed: string;
+  nodes: string;
+  where: string;
+  kind: string;
+  output: string;
+  tail: string[];
+}
+
+export interface IFinding {
+  rule: string;
+  severity: string;
+  message: string;
+  fix: string;
+}
+
+/** The JSON of GET /ari-jupyter/runs/<id> (the same as `ari-jupyter status --json`). */
+export interface IRunStatus extends Omit<IRunRow, 'jobs'> {
+  active: boolean;
+  stage: string;
+  alive: boolean;
+  process: string;
+  log_file: string;
+  log_tail: string[];
+  findings: IFinding[];
+  notes: string[];
+  wizard: boolean;
+  jobs: {
+    jobs: IJob[];
+    scheduler: string;
+    problem: string;
+    accounting: string;
+  };
+}
+
+const ACTIVE_JOB_STATES = new Set([
+  'PENDING',
+  'RUNNING',
+  'CONFIGURING',
+  'COMPLETING',
+  'SUSPENDED',
+  'REQUEUED',
+  'RESIZING',
+  'SIGNALING',
+  'STAGE_OUT'
+]);
+
+/** Poll intervals: start fast, double while nothing changes, reset on a change. */
+export const POLL_FIRST_MS = 2000;
+export const POLL_MAX_MS = 30000;
+
+export function nextDelay(current: number, changed: boolean): number {
+  return changed ? POLL_FIRST_MS : Math.min(current * 2, POLL_MAX_MS);
+}
+
+async function runsAPI<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const settings = ServerConnection.makeSettings();
+  const url = URLExt.join(settings.baseUrl, 'ari-jupyter', 'runs', path);
+  const response = await ServerConnection.makeRequest(url, init, settings);
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const body = await response.json();
+      message = body.message || message;
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new Error(message);
+  }
+  return (await response.json()) as T;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === 'class') {
+      node.className = value;
+    } else {
+      node.setAttribute(key, value);
+    }
+  }
+  for (const child of children) {
+    node.append(child);
+  }
+  return node;
+}
+
+export function nodesText(n: IRunRow['nodes']): string {
+  return `${n.done}/${n.failed}/${n.running}/${n.total}`;
+}
+
+export function bestText(best: IRunRow['best_metric']): string {
+  return best ? `${best.name} ${best.value} (${best.node_id})` : '–';
+}
+
+function phaseBadge(phase: string): HTMLElement {
+  return el('span', { class: `ari-RunPhase ari-mod-${phase}`, 'data-phase': phase }, phase);
+}
+
+/** Python for a notebook cell that reopens or clones a checkpoint in the wizard. */
+export function wizardSource(path: string, clone: boolean): string {
+  const literal = JSON.stringify(path); // a JSON string is a valid Python string literal
+  return clone
+    ? 'from ari_jupyter import Wizard\nfrom ari_jupyter.runs.reopen import clone_state\n' +
+        `Wizard(state=clone_state(${literal}))`
+    : `from ari_jupyter import Wizard\nWizard.from_checkpoint(${literal})`;
+}
+
+export type NotebookOpener = (source: string) => Promise<unknown>;
+
+/**
+ * The Runs side panel: the workspace's runs, one run's live status, its jobs with Cancel.
+ *
+ * It reads the server extension's authenticated endpoints, never a kernel: a poll is one
+ * fetch plus a small DOM update, so neither the kernel nor the UI waits on it.
+ */
+export class RunsPanel extends Widget {
+  constructor(openNotebook: NotebookOpener) {
+    super();
+    this._openNotebook = openNotebook;
+    this.id = 'ari-jupyter-runs';
+    this.addClass('ari-RunsPanel');
+    this.title.caption = 'ARI runs';
+    this.node.setAttribute('role', 'region');
+    this.node.setAttribute('aria-label', 'ARI runs');
+  }
+
+  /** The run shown in detail changed phase (or none is shown): for the status bar. */
+  get activeRunChanged(): ISignal<this, IRunStatus | null> {
+    return this._activeRunChanged;
+  }
+
+  protected onAfterShow(): void {
+    if (!this._selected) {
+      void this.refreshList();
+    }
+  }
+
+  dispose(): void {
+    this.cancelTimer();
+    super.dispose();
+  }
+
+  /** At start-up: follow the newest active run, so the status bar shows its phase at once. */
+  async startup(): Promise<void> {
+    const list = await this.refreshList();
+    const active = list?.runs.find(r => ['exploring', 'paper', 'reproduce'].includes(r.phase));
+    if (active && !this._selected) {
+      await this.select(active.run_id);
+    }
+  }
+
+  async refreshList(): Promise<IRunsList | null> {
+    this.cancelTimer();
+    this._selected = null;
+    this._last = '';
+    let list: IRunsList;
+    try {
+      list = await runsAPI<IRunsList>('');
+    } catch (reason) {
+      this.renderError(`The runs could not be listed: ${reason}`);
+      return null;
+    }
+    this.renderList(list);
+    return list;
+  }
+
+  async select(runId: string): Promise<void> {
+    this.cancelTimer();
+    this._selected = runId;
+    this._last = '';
+    this._delay = POLL_FIRST_MS;
+    await this.poll();
+  }
+
+  private schedule(ms: number): void {
+    this.cancelTimer();
+    this._timer = window.setTimeout(() => void this.poll(), ms);
+  }
+
+  private cancelTimer(): void {
+    if (this._timer !== undefined) {
+      window.clearTimeout(this._timer);
+      this._timer = undefined;
+    }
+  }
+
+  private async poll(): Promise<void> {
+    const runId = this._selected;
+    if (!runId) {
+      return;
+    }
+    let status: IRunStatus;
+    try {
+      status = await runsAPI<IRunStatus>(encodeURIComponent(runId));
+    } catch (reason) {
+      if (this._selected === runId) {
+        this.renderError(`Run ${runId}: ${reason}`);
+        this._delay = nextDelay(this._delay, false);
+        this.schedule(this._delay);
+      }
+      return;
+    }
+    if (this._selected !== runId) {
+      return; // the user moved on while the request was out
+    }
+    const text = JSON.stringify(status);
+    const changed = text !== this._last;
+    this._last = text;
+    if (changed) {
+      this.renderStatus(status);
+      this._activeRunChanged.emit(status);
+    }
+    if (status.active) {
+      // Also while the panel is hidden: the status bar shows this run's phase.
+      this._delay = nextDelay(this._delay, changed);
+      this.schedule(this._delay);
+    }
+    this.node.dataset.polling = status.active ? 'yes' : 'no';
+  }
+
+  private header(...actions: HTMLElement[]): HTMLElement {
+    return el('div', { class: 'ari-RunsPanel-header' }, el('h2', {}, 'ARI runs'), ...actions);
+  }
+
+  private button(label: string, onClick: () => void, cls = ''): HTMLButtonElement {
+    const b = el('button', { class: `jp-mod-styled ari-RunsPanel-button ${cls}`, type: 'button' }, label);
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  private renderError(message: string): void {
+    this.node.replaceChildren(
+      this.header(this.button('Refresh', () => void this.refreshList())),
+      el('p', { class: 'ari-RunsPanel-error', role: 'alert' }, message)
+    );
+  }
+
+  private renderList(list: IRunsList): void {
+    const rows = list.runs.map(run => {
+      const row = el(
+        'tr',
+        { class: 'ari-RunsPanel-row', 'data-run-id': run.run_id, tabindex: '0' },
+        el('td', {}, phaseBadge(run.phase)),
+        el('td', { title: run.run_id }, run.title || run.run_id),
+        el('td', { title: 'done/failed/running/total' }, nodesText(run.nodes)),
+        el('td', {}, bestText(run.best_metric)),
+        el('td', {}, String(run.jobs))
+      );
+      const open = () => void this.select(run.run_id);
+      row.addEventListener('click', open);
+      row.addEventListener('keydown', event => {
+        if (event.key === 'Enter') {
+          open();
+        }
+      });
+      return row;
+    });
+    const table = el(
+      'table',
+      { class: 'ari-RunsPanel-table' },
+      el(
+        'thead',
+        {},
+        el('tr', {}, ...['Phase', 'Run', 'Nodes d/f/r/t', 'Best', 'Jobs'].map(h => el('th', {}, h)))
+      ),
+      el('tbody', {}, ...rows)
+    );
+    const body: (HTMLElement | string)[] = [
+      this.header(this.button('Refresh', () => void this.refreshList())),
+      el('p', { class: 'ari-RunsPanel-workspace' }, `Workspace: ${list.workspace}`)
+    ];
+    body.push(rows.length ? table : el('p', {}, 'No runs in this workspace yet.'));
+    if (list.scheduler === 'absent') {
+      body.push(el('p', { class: 'ari-RunsPanel-note' }, 'No SLURM here: jobs are not listed.'));
+    }
+    this.node.replaceChildren(...body);
+    this.node.dataset.view = 'list';
+  }
+
+  private renderStatus(status: IRunStatus): void {
+    const s = status;
+    const facts = el(
+      'dl',
+      { class: 'ari-RunsPanel-facts' },
+      el('dt', {}, 'Phase'),
+      el('dd', {}, phaseBadge(s.phase), s.stage ? ` ${s.stage}` : ''),
+      el('dt', {}, 'Nodes'),
+      el(
+        'dd',
+        { 'data-field': 'nodes' },
+        `${s.nodes.total} total: ${s.nodes.done} done, ${s.nodes.failed} failed, ${s.nodes.running} running`
+      ),
+      el('dt', {}, 'Best'),
+      el('dd', { 'data-field': 'best' }, bestText(s.best_metric)),
+      el('dt', {}, 'ARI'),
+      el('dd', {}, s.process)
+    );
+    const findings = s.findings.length
+      ? el(
+          'ul',
+          { class: 'ari-RunsPanel-findings' },
+          ...s.findings.map(f =>
+            el(
+              'li',
+              { class: `ari-mod-${f.severity}`, 'data-rule': f.rule },
+              el('strong', {}, `${f.severity}: `),
+              f.message,
+              f.fix ? el('div', { class: 'ari-RunsPanel-fix' }, `Fix: ${f.fix}`) : ''
+            )
+          )
+        )
+      : el('span', {});
+    const jobs = this.renderJobs(s);
+    const actions = el('div', { class: 'ari-RunsPanel-actions' });
+    if (s.wizard) {
+      actions.append(
+        this.button('Reopen in the wizard', () => void this.openWizard(s, false)),
+        this.button('Clone as a new run', () => void this.openWizard(s, true))
+      );
+    }
+    const log = el('pre', { class: 'ari-RunsPanel-log', 'aria-label': 'log tail' }, s.log_tail.join('\n'));
+    this.node.replaceChildren(
+      this.header(this.button('All runs', () => void this.refreshList())),
+      el('h3', { class: 'ari-RunsPanel-title', title: s.checkpoint_dir }, s.title || s.run_id),
+      el('p', { class: 'ari-RunsPanel-runid' }, s.run_id),
+      facts,
+      ...s.notes.map(n => el('p', { class: 'ari-RunsPanel-note' }, n)),
+      findings,
+      jobs,
+      actions,
+      el('h4', {}, `Log${s.log_file ? ` (${s.log_file.split('/').pop()})` : ''}`),
+      log
+    );
+    log.scrollTop = log.scrollHeight;
+    this.node.dataset.view = 'status';
+    this.node.dataset.phase = s.phase;
+  }
+
+  private renderJobs(s: IRunStatus): HTMLElement {
+    const box = el('section', { class: 'ari-RunsPanel-jobs' }, el('h4', {}, 'SLURM jobs'));
+    if (s.jobs.scheduler === 'absent') {
+      box.append(el('p', {}, 'No SLURM on this machine.'));
+      return box;
+    }
+    if (s.jobs.scheduler === 'error') {
+      box.append(el('p', { class: 'ari-RunsPanel-error' }, s.jobs.problem));
+      return box;
+    }
+    if (!s.jobs.jobs.length) {
+      box.append(el('p', {}, 'None of this run’s jobs is in the queue.'));
+    }
+    const active = s.jobs.jobs.filter(j => ACTIVE_JOB_STATES.has(j.state.split(' ')[0]));
+    for (const job of s.jobs.jobs) {
+      const item = el(
+        'div',
+        { class: 'ari-RunsPanel-job', 'data-job-id': job.job_id, 'data-state': job.state },
+        el(
+          'div',
+          {},
+          el('strong', {}, `${job.job_id} ${job.name}`),
+          ` ${job.state} · ${job.elapsed} · ${job.nodes} node(s) ${job.where} · ${job.kind}`
+        )
+      );
+      if (ACTIVE_JOB_STATES.has(job.state.split(' ')[0])) {
+        item.append(this.button('Cancel', () => void this.cancel(s, [job]), 'ari-mod-cancel'));
+      }
+      if (job.tail.length) {
+        item.append(el('pre', { class: 'ari-RunsPanel-jobtail' }, job.tail.slice(-10).join('\n')));
+      }
+      box.append(item);
+    }
+    if (active.length > 1) {
+      box.append(this.button(`Cancel all ${active.length} jobs`, () => void this.cancel(s, active), 'ari-mod-cancel'));
+    }
+    if (s.jobs.accounting === 'no') {
+      box.append(el('p', { class: 'ari-RunsPanel-note' }, 'No SLURM accounting here: finished jobs are not listed.'));
+    }
+    return box;
+  }
+
+  private async cancel(s: IRunStatus, jobs: IJob[]): Promise<void> {
+    const names = jobs.map(j => `${j.job_id} (${j.name}, ${j.state})`).join(', ');
+    const result = await showDialog({
+      title: 'Cancel SLURM jobs?',
+      body: `scancel ${names} of run ${s.run_id}. The job stops now; ARI sees it fail.`,
+      buttons: [
+        Dialog.cancelButton({ label: 'Keep running' }),
+        Dialog.warnButton({ label: 'Cancel jobs' })
+      ]
+    });
+    if (!result.button.accept) {
+      return;
+    }
+    try {
+      const answer = await runsAPI<{
+        outcomes: { job_id: string; result: string; message: string }[];
+        status: IRunStatus;
+      }>(`${encodeURIComponent(s.run_id)}/cancel`, {
+        method: 'POST',
+        body: JSON.stringify({ job_ids: jobs.map(j => j.job_id) })
+      });
+      for (const outcome of answer.outcomes) {
+        const notify = outcome.result === 'cancelled' || outcome.result === 'gone'
+          ? Notification.info
+          : Notification.error;
+        notify(`ARI: ${outcome.message}`, { autoClose: 5000 });
+      }
+      if (this._selected === s.run_id) {
+        this._last = JSON.stringify(answer.status);
+        this.renderStatus(answer.status);
+        this._activeRunChanged.emit(answer.status);
+      }
+    } catch (reason) {
+      Notification.error(`ARI: cancel failed: ${reason}`);
+    }
+  }
+
+  private async openWizard(s: IRunStatus, clone: boolean): Promise<void> {
+    try {
+      await this._openNotebook(wizardSource(s.checkpoint_dir, clone));
+    } catch (reason) {
+      Notification.error(`ARI: could not open the wizard: ${reason}`);
+    }
+  }
+
+  private _openNotebook: NotebookOpener;
+  private _selected: string | null = null;
+  private _last = '';
+  private _delay = POLL_FIRST_MS;
+  private _timer: number | undefined;
+  private _activeRunChanged = new Signal<this, IRunStatus | null>(this);
+}
+
+/** Status-bar item: the phase of the run the Runs panel follows, beside the allocation. */
+export class RunPhaseStatusItem extends Widget {
+  constructor() {
+    super();
+    this.addClass('ari-RunPhaseStatus');
+    this.node.setAttribute('role', 'status');
+    this.node.setAttribute('aria-label', 'ARI run phase');
+  }
+
+  get activeChanged(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  get hasRun(): boolean {
+    return this._run !== null;
+  }
+
+  setRun(run: IRunStatus | null): void {
+    this._run = run;
+    this.node.textContent = run ? `ARI ${run.phase}${run.stage ? ' · ' + run.stage : ''}` : '';
+    this.node.title = run ? `${run.title || run.run_id}\n${run.run_id}` : '';
+    this.node.dataset.phase = run?.phase ?? '';
+    this._changed.emit();
+  }
+
+  private _run: IRunStatus | null = null;
+  private _changed = new Signal<this, void>(this);
+}

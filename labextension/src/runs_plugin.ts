@@ -1,0 +1,46 @@
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import { IStatusBar } from '@jupyterlab/statusbar';
+import { LabIcon } from '@jupyterlab/ui-components';
+
+import { RunPhaseStatusItem, RunsPanel } from './runs';
+import { createWizardNotebook } from './wizard';
+
+export const RUNS_COMMAND = 'ari-jupyter:runs';
+
+/** Add the Runs side panel, its command and the run-phase status item. */
+export function registerRuns(
+  app: JupyterFrontEnd,
+  icon: LabIcon,
+  palette: ICommandPalette | null,
+  browser: IDefaultFileBrowser | null,
+  statusBar: IStatusBar | null
+): RunsPanel {
+  const panel = new RunsPanel(source =>
+    createWizardNotebook(app, browser?.model.path ?? '', source)
+  );
+  panel.title.icon = icon;
+  app.shell.add(panel, 'left', { rank: 950 });
+  app.commands.addCommand(RUNS_COMMAND, {
+    label: 'ARI: runs',
+    caption: 'Follow ARI runs of the workspace: phase, nodes, log, SLURM jobs',
+    execute: () => app.shell.activateById(panel.id)
+  });
+  if (palette) {
+    palette.addItem({ command: RUNS_COMMAND, category: 'ARI' });
+  }
+  if (statusBar) {
+    const item = new RunPhaseStatusItem();
+    statusBar.registerStatusItem('ari-jupyter-labextension:run-phase', {
+      item,
+      align: 'left',
+      rank: 11,
+      isActive: () => item.hasRun,
+      activeStateChanged: item.activeChanged
+    });
+    panel.activeRunChanged.connect((_, run) => item.setRun(run));
+  }
+  void panel.startup();
+  return panel;
+}

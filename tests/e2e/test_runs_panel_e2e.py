@@ -1,0 +1,204 @@
+"""The Runs side panel in Chromium: a finished, a failed and a running run; Cancel with confirmation.
+
+The running run's job is real: ARI's reproduce job (``ari-ors``, ``--chdir`` in the checkpoint's
+repro_sandbox) submitted to the test bed with ARI's argv by a waiting parent. The panel's answers
+are compared with ``ari-jupyter runs|status --json`` run in the same environment.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ari_jupyter.ari.sbatch import ReproduceArgs, build_sbatch_argv, wrapper_script
+
+from runs_support import copy_case, finished_with_success
+
+from .conftest import LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env
+from .jupyter_process import start_jupyter
+from .lab_helpers import execute_command, open_lab
+
+pytestmark = [pytest.mark.e2e]
+
+TICKS = "#!/usr/bin/env bash\nfor i in $(seq 1 600); do echo tick $i; sleep 1; done\n"
+PANEL = "#ari-jupyter-runs"
+
+
+def _workspace(tmp):
+    ws = tmp / "ws"
+    failed = copy_case("failed", ws)
+    finished = copy_case("interrupted-paper", tmp / "other")  # a second real run id
+    target = ws / "checkpoints" / finished.name
+    finished.rename(target)
+    # The interrupted run becomes a finished one: successful nodes and ARI's completion line.
+    (target / ".pipeline_started").unlink()
+    finished_with_success(target)
+    running = ws / "checkpoints" / "20261201100000_running_triad"
+    copy_case("exploring", tmp / "third").rename(running)
+    (running / ".ari_pid").unlink()
+    (running / ".pipeline_started").touch()
+    return ws, {"failed": failed, "finished": target, "running": running}
+
+
+@pytest.fixture
+def runs_lab(testbed_nogres, tmp_path):
+    bed = testbed_nogres
+    ws, runs = _workspace(tmp_path)
+    repo = runs["running"] / "repro_sandbox"
+    repo.mkdir()
+    (repo / "reproduce.sh").write_text(TICKS)
+    (repo / ".slurm_wrap.sh").write_text(wrapper_script(repo))
+    env = {"ARI_SLURM_PARTITION": bed.default_partition, "ARI_SLURM_CPUS": "1",
+           "ARI_SLURM_WALLTIME": "00:05:00"}
+    argv = build_sbatch_argv(ReproduceArgs(), env, repo, has_gres=False, bind_flags=False)
+    waiter = subprocess.Popen(argv, env=bed.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
+    server_env = lab_env(tmp_path, bed.env)
+    server = start_jupyter(tmp_path, app="lab", env=server_env, settings=LAB_SETTINGS, args=LAB_ARGS)
+    try:
+        yield server, bed, ws, runs, waiter
+    finally:
+        server.stop()
+        if waiter.poll() is None:
+            waiter.kill()
+        bed.run(["scancel", "--name", "ari-ors"])
+
+
+def cli(bed, *args) -> dict:
+    done = bed.run([sys.executable, "-m", "ari_jupyter", *args], timeout=60)
+    return json.loads(done.stdout)
+
+
+def open_run(page, run_id: str) -> None:
+    page.locator(f"{PANEL} [data-run-id='{run_id}']").click()
+    page.wait_for_selector(f"{PANEL}[data-view='status'] .ari-RunsPanel-runid:text-is('{run_id}')")
+
+
+def back_to_list(page) -> None:
+    page.locator(f"{PANEL} button", has_text="All runs").click()
+    page.wait_for_selector(f"{PANEL}[data-view='list']")
+
+
+@pytest.mark.slurm
+def test_runs_panel(runs_lab, page):
+    server, bed, ws, runs, waiter = runs_lab
+    deadline = time.monotonic() + 90
+    while cli(bed, "status", "--json", str(runs["running"]))["jobs"]["jobs"][:1] == [] or \
+            cli(bed, "status", "--json", str(runs["running"]))["jobs"]["jobs"][0]["state"] != "RUNNING":
+        assert time.monotonic() < deadline, "the ari-ors job never ran"
+        time.sleep(1)
+
+    failed_requests = []
+    page.on("response", lambda r: failed_requests.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    open_lab(page, server)
+    # Before anything is opened, the status bar follows the active run.
+    page.wait_for_selector(".ari-RunPhaseStatus:text-matches('^ARI reproduce')", timeout=60_000)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='status'][data-phase='reproduce']")
+    back_to_list(page)
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    listed = cli(bed, "runs", "--json", "--workspace", str(ws))
+    shown = page.eval_on_selector_all(
+        f"{PANEL} .ari-RunsPanel-row",
+        "rows => rows.map(r => [r.dataset.runId, r.querySelector('[data-phase]').dataset.phase,"
+        " r.children[2].textContent, r.children[4].textContent])")
+    expected = [[r["run_id"], r["phase"],
+                 f"{r['nodes']['done']}/{r['nodes']['failed']}/{r['nodes']['running']}/{r['nodes']['total']}",
+                 str(r["jobs"])] for r in listed["runs"]]
+    assert shown == expected
+    assert {row[1] for row in shown} == {"finished", "failed", "reproduce"}
+
+    # A finished run: its best metric; no Cancel anywhere.
+    open_run(page, runs["finished"].name)
+    assert page.locator(f"{PANEL}[data-phase='finished']").count() == 1
+    assert page.locator(f"{PANEL} [data-field='best']").inner_text() == "GBps 57.25 (node_b)"
+    assert page.locator(f"{PANEL} button", has_text="Cancel").count() == 0
+    assert page.locator(f"{PANEL} button", has_text="Reopen in the wizard").count() == 1
+    back_to_list(page)
+
+    # A failed run: the doctor's verdict, the same as the CLI's.
+    open_run(page, runs["failed"].name)
+    rules = page.eval_on_selector_all(f"{PANEL} [data-rule]", "els => els.map(e => e.dataset.rule)")
+    assert rules == [f["rule"] for f in cli(bed, "status", "--json", str(runs["failed"]))["findings"]]
+    assert "run-no-successful-node" in rules
+    back_to_list(page)
+
+    # The running run: its real job, the output tail, the phase in the status bar.
+    open_run(page, runs["running"].name)
+    assert page.locator(f"{PANEL}[data-phase='reproduce']").count() == 1
+    job = page.locator(f"{PANEL} .ari-RunsPanel-job[data-state='RUNNING']")
+    job.wait_for()
+    job_id = job.get_attribute("data-job-id")
+    page.wait_for_function(
+        "() => /tick \\d+/.test(document.querySelector('#ari-jupyter-runs .ari-RunsPanel-jobtail')"
+        "?.textContent || '')", timeout=60_000)
+    assert page.locator(".ari-RunPhaseStatus").inner_text().startswith("ARI reproduce")
+    assert page.locator(PANEL).get_attribute("data-polling") == "yes"
+
+    # Cancel asks first; "Keep running" keeps it.
+    job.locator("button", has_text="Cancel").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for()
+    assert job_id in dialog.inner_text()
+    dialog.locator("button", has_text="Keep running").click()
+    dialog.wait_for(state="detached")
+    assert cli(bed, "status", "--json", str(runs["running"]))["jobs"]["jobs"][0]["state"] == "RUNNING"
+
+    job.locator("button", has_text="Cancel").click()
+    page.locator(".jp-Dialog button", has_text="Cancel jobs").click()
+    page.wait_for_selector(f"{PANEL}[data-phase='interrupted']", timeout=60_000)
+    assert page.locator(f"{PANEL} .ari-RunsPanel-job").count() == 0
+    assert waiter.wait(timeout=60) != 0  # sbatch --wait came back: the job ended
+    answer = cli(bed, "status", "--json", str(runs["running"]))
+    assert answer["phase"] == "interrupted" and answer["jobs"]["jobs"] == []
+    page.wait_for_selector(f"{PANEL}[data-polling='no']")
+    assert page.locator(".ari-RunPhaseStatus").inner_text() == "ARI interrupted"
+    assert "ari-ors" not in bed.run(["squeue", "-h", "-o", "%j"]).stdout
+
+    # JupyterLab's own LSP plugin polls /lsp/status, which this hermetic server does not serve.
+    ours = [r for r in failed_requests if "/lsp/status" not in r]
+    assert ours == []
+    if failed_requests and not ours:
+        page.console_log.messages = [m for m in page.console_log.messages
+                                     if not m[1].startswith("Failed to load resource: the server "
+                                                            "responded with a status of 404")]
+    assert_no_console_errors(page)
+
+
+@pytest.fixture
+def plain_lab(tmp_path):
+    """JupyterLab outside the test bed (the wizard's own e2e setting) on a finished run."""
+    ws, runs = _workspace(tmp_path)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
+    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=LAB_SETTINGS,
+                           args=LAB_ARGS)
+    yield server, runs
+    server.stop()
+
+
+@pytest.mark.parametrize("button,call", [("Clone as a new run", "clone_state"),
+                                         ("Reopen in the wizard", "Wizard.from_checkpoint")])
+def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
+    server, runs = plain_lab
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    open_run(page, runs["finished"].name)
+    page.locator(f"{PANEL} button", has_text=button).click()
+    output = page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output").first
+    output.wait_for(timeout=90_000)
+    cell = page.locator(".jp-NotebookPanel:visible .jp-Cell .cm-content").first.inner_text()
+    assert f'{call}("{runs["finished"]}")' in cell
+    # The kernel built the wizard from the checkpoint: a widget (or its text form), no error.
+    # How the widget then renders is the wizard's own e2e tests' business.
+    assert output.get_attribute("data-mime-type") != "application/vnd.jupyter.stderr"
+    assert "Traceback" not in output.inner_text() and "Error" not in output.inner_text()
+    assert page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output.jp-RenderedText"
+                        "[data-mime-type='application/vnd.jupyter.error']").count() == 0

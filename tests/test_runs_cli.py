@@ -1,0 +1,81 @@
+"""``ari-jupyter runs|status|cancel`` as a user runs them: text, exit codes, --follow to the end."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from runs_support import append, copy_case, handoff_log, live_ari
+
+NO_SLURM = {"PATH": "/nonexistent"}  # squeue not found: a machine without SLURM
+
+
+def cli(*args, env=None, **kwargs) -> subprocess.CompletedProcess:
+    full = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "ari_jupyter", *args], capture_output=True, text=True,
+                          env=full, timeout=60, stdin=subprocess.DEVNULL, **kwargs)
+
+
+@pytest.mark.parametrize("case,code,phase", [("not-started", 0, "not-started"), ("failed", 1, "failed"),
+                                              ("interrupted-paper", 1, "interrupted")])
+def test_status_exit_codes_and_text(tmp_path, case, code, phase):
+    ckpt = copy_case(case, tmp_path)
+    done = cli("status", str(ckpt), env=NO_SLURM)
+    assert done.returncode == code, done.stderr
+    assert f"phase: {phase}" in done.stdout
+    assert "jobs: unknown (no squeue on this machine)" in done.stdout
+    assert json.loads(cli("status", "--json", str(ckpt), env=NO_SLURM).stdout)["phase"] == phase
+
+
+@pytest.mark.parametrize("target", ["missing", "empty", "file"])
+def test_status_of_something_else_is_a_verdict_not_a_traceback(tmp_path, target):
+    path = tmp_path / "x"
+    if target == "empty":
+        path.mkdir()
+    elif target == "file":
+        path.write_text("{}")
+    done = cli("status", str(path), env=NO_SLURM)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and done.stderr.startswith("ari-jupyter status: ")
+
+
+def test_cancel_without_slurm_cancels_nothing(tmp_path):
+    ckpt = copy_case("failed", tmp_path)
+    done = cli("cancel", "--yes", str(ckpt), env=NO_SLURM)
+    assert done.returncode == 1 and "SLURM did not answer" in done.stderr
+
+
+def test_runs_lists_newest_first(tmp_path):
+    for case in ("failed", "interrupted-paper"):
+        for run in (copy_case(case, tmp_path / case),):
+            (tmp_path / "checkpoints").mkdir(exist_ok=True)
+            run.rename(tmp_path / "checkpoints" / run.name)
+    (tmp_path / "checkpoints" / "20261201120000_not_a_run").mkdir()  # nothing of ARI's: left out
+    (tmp_path / "checkpoints" / "notes").mkdir()  # not a run id: left out
+    lines = cli("runs", "--workspace", str(tmp_path), env=NO_SLURM).stdout.splitlines()
+    assert lines[0].split()[:2] == ["RUN", "PHASE"]
+    assert [line.split()[:3] for line in lines[1:3]] == [
+        ["20261201094500_stream_triad", "failed", "0/1/0/1"],
+        ["20261201093000_stream_triad", "interrupted", "0/1/0/1"]]
+    assert lines[3] == "(no SLURM here: jobs are not listed)"
+
+
+def test_follow_prints_new_lines_and_stops_when_the_run_ends(tmp_path):
+    ckpt = copy_case("exploring", tmp_path)
+    with live_ari(ckpt):
+        follower = subprocess.Popen([sys.executable, "-m", "ari_jupyter", "status", "--follow",
+                                     "--interval", "0.2", str(ckpt)], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True,
+                                    env={**os.environ, **NO_SLURM})
+        time.sleep(2.0)
+        append(handoff_log(ckpt), "a fresh line from ari\n")
+        time.sleep(2.0)
+    out, err = follower.communicate(timeout=60)
+    assert follower.returncode == 1, err  # interrupted: the stand-in was killed, not ARI's end
+    assert "phase: exploring" in out
+    assert "  a fresh line from ari" in out
+    assert out.rstrip().endswith("run ended: interrupted")

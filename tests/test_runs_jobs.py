@@ -1,0 +1,183 @@
+"""The run's SLURM jobs from squeue/sacct text, and cancel's refusals (table-driven, fake host).
+
+The squeue rows are what ``squeue -h -o SQUEUE_FORMAT`` prints on the test bed (the live test in
+test_runs_testbed.py submits the same job for real).
+"""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.host import CommandResult, Host
+from ari_jupyter.runs.jobs import (SEP, RunScope, attribute, cancel_jobs, parse_sacct, parse_squeue,
+                                   run_jobs)
+
+ME = "alice"
+
+
+def row(job_id, name, state, work_dir, user=ME, elapsed="0:05", nodes="1", where="node1"):
+    return SEP.join([job_id, name, state, elapsed, nodes, where, user, str(work_dir)])
+
+
+@pytest.fixture
+def ckpt(tmp_path):
+    path = tmp_path / "ws" / "checkpoints" / "20261201094500_stream_triad"
+    (path / "repro_sandbox").mkdir(parents=True)
+    (tmp_path / "ws" / "slurm_logs").mkdir()
+    (path / ".env").write_text(f"ARI_SLURM_PARTITION=small\nSLURM_LOG_DIR={tmp_path}/ws/slurm_logs\n")
+    (path / "repro_sandbox" / "reproduce.log").write_text("step 1\nstep 2\n")
+    (tmp_path / "ws" / "slurm_logs" / "slurm_job_12.out").write_text("bfts says hi\n")
+    return path
+
+
+def _rows(ckpt: Path) -> dict[str, str]:
+    ws = ckpt.parent.parent
+    other_run = ws / "checkpoints" / "20261130000000_other"
+    return {
+        "reproduce": row("11", "ari-ors", "RUNNING", ckpt / "repro_sandbox"),
+        "bfts-node": row("12", "stream_n1", "PENDING", ws / "experiments" / ckpt.name / "node_1",
+                         where="(Priority)"),
+        "ors-elsewhere": row("13", "ari-ors", "RUNNING", other_run / "repro_sandbox"),
+        "other-user-same-dir": row("14", "ari-ors", "RUNNING", ckpt / "repro_sandbox", user="mallory"),
+        "unrelated": row("15", "interactive", "RUNNING", "/home/alice"),
+        "ors-not-in-sandbox": row("16", "ari-ors", "RUNNING", ckpt),
+    }
+
+
+@pytest.mark.parametrize("key,kind", [("reproduce", "reproduce"), ("bfts-node", "bfts"),
+                                      ("ors-elsewhere", ""), ("other-user-same-dir", ""),
+                                      ("unrelated", ""), ("ors-not-in-sandbox", "")])
+def test_attribution(ckpt, key, kind):
+    [job] = parse_squeue(_rows(ckpt)[key])
+    scope = RunScope.of(ckpt, ME)
+    assert scope.kind_of(job) == kind
+
+
+def test_attributed_jobs_carry_their_output_tail(ckpt):
+    jobs = attribute(parse_squeue("\n".join(_rows(ckpt).values())), RunScope.of(ckpt, ME))
+    assert [(j.job_id, j.kind) for j in jobs] == [("11", "reproduce"), ("12", "bfts")]
+    assert jobs[0].output == f"{ckpt}/repro_sandbox/reproduce.log"
+    assert jobs[0].tail == ("step 1", "step 2")
+    assert jobs[1].tail == ("bfts says hi",)
+
+
+@pytest.mark.parametrize("text,count", [("", 0), ("garbage\n", 0), (SEP.join(["x"] * 8), 0),
+                                        (SEP.join(["1"] * 7), 0), (row("7_3", "a", "PENDING", "/"), 1)])
+def test_parse_squeue_skips_malformed_rows(text, count):
+    assert len(parse_squeue(text)) == count
+
+
+def test_parse_sacct():
+    text = ("21|ari-ors|COMPLETED|00:01:02|2|n[1-2]|alice|/w/c/r/repro_sandbox\n"
+            "21.batch|batch|COMPLETED|00:01:02|1|n1||\n"
+            "22|x|CANCELLED by 0|00:00:01|1|n1|alice|/tmp\n")
+    jobs = parse_sacct(text)
+    assert [(j.job_id, j.state, j.source) for j in jobs] == [("21", "COMPLETED", "sacct"),
+                                                             ("22", "CANCELLED by 0", "sacct")]
+    assert not jobs[0].active
+
+
+@dataclass
+class FakeHost(Host):
+    """Answers squeue/sacct/scancel from a script; records every command it was asked."""
+
+    name: str = "fake"
+    queue: list[str] = field(default_factory=list)
+    vanish_on_scancel: set[str] = field(default_factory=set)
+    sacct: str | None = None
+    calls: list[tuple[str, ...]] = field(default_factory=list)
+    env: dict = field(default_factory=dict)
+
+    async def run(self, argv, timeout, env=None):
+        argv = tuple(argv)
+        self.calls.append(argv)
+        if argv[0] == "squeue":
+            rows = [parse_squeue(r)[0] for r in self.queue]
+            if "-u" in argv:
+                rows = [r for r in rows if r.user == argv[argv.index("-u") + 1]]
+            if "-j" in argv:
+                ids = argv[argv.index("-j") + 1].split(",")
+                rows = [r for r in rows if r.job_id in ids]
+                if not rows:
+                    return CommandResult(argv, 1, "", "slurm_load_jobs error: Invalid job id specified")
+            text = "\n".join(r for r in self.queue if parse_squeue(r)[0] in rows)
+            return CommandResult(argv, 0, text + "\n", "")
+        if argv[0] == "sacct":
+            if self.sacct is None:
+                return CommandResult(argv, 1, "", "Slurm accounting storage is disabled")
+            return CommandResult(argv, 0, self.sacct, "")
+        if argv[0] == "scancel":
+            job_id = argv[-1]
+            if job_id in self.vanish_on_scancel:
+                return CommandResult(argv, 1, "", f"scancel: error: Kill job error on job id {job_id}: "
+                                                   "Invalid job id specified")
+            self.queue = [r for r in self.queue if not r.startswith(job_id + SEP)]
+            return CommandResult(argv, 0, "", "")
+        raise AssertionError(argv)
+
+
+def test_run_jobs_without_accounting(ckpt):
+    host = FakeHost(queue=list(_rows(ckpt).values()))
+    view = asyncio.run(run_jobs(ckpt, host, user=ME))
+    assert [j.job_id for j in view.jobs] == ["11", "12"]
+    assert (view.scheduler, view.accounting) == ("ok", "no")
+
+
+def test_run_jobs_with_accounting_adds_finished_jobs(ckpt):
+    sacct = f"9|ari-ors|FAILED|00:00:03|1|node1|{ME}|{ckpt}/repro_sandbox\n"
+    view = asyncio.run(run_jobs(ckpt, FakeHost(queue=[_rows(ckpt)["reproduce"]], sacct=sacct), user=ME))
+    assert [(j.job_id, j.state) for j in view.jobs] == [("9", "FAILED"), ("11", "RUNNING")]
+    assert view.accounting == "yes"
+
+
+def test_no_scheduler_here(ckpt):
+    class NoSlurm(FakeHost):
+        async def run(self, argv, timeout, env=None):
+            return CommandResult(tuple(argv), None, "", "", not_found=True)
+
+    view = asyncio.run(run_jobs(ckpt, NoSlurm(), user=ME))
+    assert view.scheduler == "absent" and "not on PATH" in view.problem and view.jobs == ()
+
+
+# name, job ids asked (None = all of the run's), vanish on scancel, expected {id: result}
+CANCEL_CASES = [
+    ("all-of-the-run", None, set(), {"11": "cancelled", "12": "cancelled"}),
+    ("one", ["11"], set(), {"11": "cancelled"}),
+    ("another-users-job-id", ["14"], set(), {"14": "refused"}),
+    ("another-runs-job", ["13"], set(), {"13": "refused"}),
+    ("unrelated-own-job", ["15"], set(), {"15": "refused"}),
+    ("already-gone", ["99"], set(), {"99": "gone"}),
+    ("vanished-between-squeue-and-scancel", ["11"], {"11"}, {"11": "gone"}),
+    ("not-a-job-id", ["11; rm -rf /"], set(), {"11; rm -rf /": "invalid"}),
+]
+
+
+@pytest.mark.parametrize("name,ids,vanish,expected", CANCEL_CASES, ids=[c[0] for c in CANCEL_CASES])
+def test_cancel(ckpt, name, ids, vanish, expected):
+    host = FakeHost(queue=list(_rows(ckpt).values()), vanish_on_scancel=vanish)
+    outcomes = asyncio.run(cancel_jobs(ckpt, host, ids, user=ME, settle=0))
+    assert {o.job_id: o.result for o in outcomes} == expected
+    scancelled = [c[-1] for c in host.calls if c[0] == "scancel"]
+    allowed = {"11", "12"}
+    assert set(scancelled) <= allowed  # never another user's, another run's, or a stray job
+    for call in host.calls:
+        if call[0] == "scancel":
+            assert call[1:3] == ("--user", ME)
+    refused = [o for o in outcomes if o.result == "refused"]
+    assert all(o.message for o in refused)
+    if name == "another-users-job-id":
+        assert "mallory" in refused[0].message
+
+
+def test_a_job_id_found_in_a_file_is_not_trusted(ckpt):
+    """Another user's job whose output file sits in the run's log dir is neither listed nor cancelled."""
+    (ckpt.parent.parent / "slurm_logs" / "slurm_job_14.out").write_text("mallory's output\n")
+    host = FakeHost(queue=list(_rows(ckpt).values()))
+    view = asyncio.run(run_jobs(ckpt, host, user=ME))
+    assert "14" not in [j.job_id for j in view.jobs]
+    outcomes = asyncio.run(cancel_jobs(ckpt, host, None, user=ME, settle=0))
+    assert "14" not in [o.job_id for o in outcomes]
+    assert all(call[-1] != "14" for call in host.calls if call[0] == "scancel")

@@ -1,0 +1,148 @@
+"""The Runs endpoints of a real ``jupyter server``: authenticated, run ids only, and the same
+answers as ``ari-jupyter runs|status --json`` (the CLI and the panel cannot disagree)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from e2e.jupyter_process import http_get, start_jupyter
+
+from runs_support import copy_case, live_ari
+
+FAKE_SQUEUE = "#!/bin/sh\nexit 0\n"  # an empty queue
+FAKE_SACCT = "#!/bin/sh\necho 'Slurm accounting storage is disabled' >&2\nexit 1\n"
+
+
+def _fake_bin(tmp: Path) -> Path:
+    bin_dir = tmp / "fakebin"
+    bin_dir.mkdir()
+    for name, text in (("squeue", FAKE_SQUEUE), ("sacct", FAKE_SACCT)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    return bin_dir
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("runs-server")
+    workspace = tmp / "ws"
+    runs = {case: copy_case(case, workspace / case) for case in ("failed", "interrupted-paper")}
+    # One workspace holding all the cases: move them under ws/checkpoints.
+    (workspace / "checkpoints").mkdir(parents=True)
+    for case, path in runs.items():
+        target = workspace / "checkpoints" / path.name
+        path.rename(target)
+        runs[case] = target
+    not_started = workspace / "checkpoints" / "20261201100000_not_yet"
+    not_started.mkdir()
+    (not_started / "experiment.md").write_text("# Not yet\n")
+    (workspace / "checkpoints" / "20261201110000_foreign").mkdir()  # nothing of ARI's
+    (tmp / "config").mkdir()
+    (tmp / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(workspace)}}))
+    bin_dir = _fake_bin(tmp)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    server = start_jupyter(tmp, env=env)
+    yield server, workspace, runs, env
+    server.stop()
+
+
+def get(server, path, token=True):
+    status, body = http_get(server.url(path, token=token))
+    return status, body
+
+
+def cli(env, *args) -> dict:
+    full = {**os.environ, **env}
+    done = subprocess.run([sys.executable, "-m", "ari_jupyter", *args], capture_output=True, text=True,
+                          env=full, timeout=60)
+    return json.loads(done.stdout)
+
+
+def test_list_matches_the_cli(lab):
+    server, workspace, runs, env = lab
+    status, body = get(server, "/ari-jupyter/runs")
+    assert status == 200, body[:300]
+    answer = json.loads(body)
+    assert answer == cli(env, "runs", "--json", "--workspace", str(workspace))
+    assert [(r["run_id"], r["phase"]) for r in answer["runs"]] == [
+        ("20261201100000_not_yet", "not-started"),
+        ("20261201094500_stream_triad", "failed"),
+        ("20261201093000_stream_triad", "interrupted")]
+    assert answer["accounting"] == "no"
+
+
+@pytest.mark.parametrize("case", ["failed", "interrupted-paper"])
+def test_status_matches_the_cli(lab, case):
+    server, _, runs, env = lab
+    status, body = get(server, f"/ari-jupyter/runs/{runs[case].name}")
+    assert status == 200, body[:300]
+    answer = json.loads(body)
+    assert answer == cli(env, "status", "--json", str(runs[case]))
+    assert answer["wizard"] is True  # written by ari-jupyter emit: it can be reopened
+
+
+def test_a_live_run_is_active(lab):
+    server, _, runs, _ = lab
+    with live_ari(runs["failed"]):
+        (runs["failed"] / ".pipeline_started").touch()
+        try:
+            answer = json.loads(get(server, f"/ari-jupyter/runs/{runs['failed'].name}")[1])
+        finally:
+            (runs["failed"] / ".pipeline_started").unlink()
+    assert (answer["phase"], answer["active"], answer["alive"]) == ("paper", True, True)
+
+
+@pytest.mark.parametrize("path,code", [
+    ("/ari-jupyter/runs/20261201110000_foreign", 404),   # a directory, but not a run's
+    ("/ari-jupyter/runs/20990101000000_missing", 404),
+    ("/ari-jupyter/runs/not-a-run-id", 404),              # no route matches
+    ("/ari-jupyter/runs/20261201094500_..%2F..%2Fetc", 404),
+])
+def test_bad_run_ids(lab, path, code):
+    server, *_ = lab
+    status, body = get(server, path)
+    assert status == code
+    assert b"Traceback" not in body
+
+
+@pytest.mark.parametrize("path", ["/ari-jupyter/runs", "/ari-jupyter/runs/20261201094500_stream_triad"])
+def test_refused_without_token(lab, path):
+    server, *_ = lab
+    status, body = get(server, path, token=False)
+    assert status in (401, 403)
+    assert b"stream_triad" not in body
+
+
+def _post(server, path, body: bytes, token=True):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"token {server.token}"
+    request = urllib.request.Request(server.url(path, token=False), data=body, headers=headers,
+                                     method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_cancel_endpoint(lab):
+    server, _, runs, _ = lab
+    path = f"/ari-jupyter/runs/{runs['failed'].name}/cancel"
+    status, body = _post(server, path, b"{}", token=False)
+    assert status in (401, 403)
+    status, body = _post(server, path, b'{"job_ids": "12"}')
+    assert status == 400
+    status, body = _post(server, path, b'{"job_ids": ["12"]}')
+    assert status == 200, body[:300]
+    answer = json.loads(body)
+    assert answer["outcomes"] == [{"job_id": "12", "result": "gone",
+                                   "message": "job 12 is no longer in the queue"}]
+    assert answer["status"]["phase"] == "failed"

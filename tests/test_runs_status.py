@@ -1,0 +1,225 @@
+"""RunStatus over real ``ari run`` checkpoints and hand-made partial ones (table-driven).
+
+Each row starts from a checkpoint a real ``ari run`` wrote (tests/fixtures/runs/real), changes
+it the way a run in progress or a crash would, and states the verdict.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.runs import NotACheckpoint, read_status
+from ari_jupyter.runs.reading import tail
+
+from runs_support import append, ari_log_line, copy_case, finished_with_success, handoff_log, live_ari
+
+
+def truncate_tree(ckpt: Path) -> None:
+    text = (ckpt / "tree.json").read_text()
+    (ckpt / "tree.json").write_text(text[: len(text) // 2])
+
+
+def truncate_both(ckpt: Path) -> None:
+    truncate_tree(ckpt)
+    (ckpt / "nodes_tree.json").write_text('{"experiment_goal": "x", "nodes": [')
+
+
+def pipeline_started(ckpt: Path) -> None:
+    (ckpt / ".pipeline_started").touch()
+    append(ckpt / "ari.log", ari_log_line("=== Stage [write_paper]: LLM writes the paper ==="))
+
+
+def reproducing(ckpt: Path) -> None:
+    (ckpt / ".pipeline_started").touch()
+    (ckpt / "repro_sandbox").mkdir()
+    append(ckpt / "ari.log", ari_log_line("=== Stage [ors_run_reproduce]: run reproduce.sh ==="))
+
+
+def keyboard_interrupt(ckpt: Path) -> None:
+    append(handoff_log(ckpt), "Traceback (most recent call last):\n  ...\nKeyboardInterrupt\n")
+
+
+def handoff_log_removed(ckpt: Path) -> None:
+    for path in ckpt.glob("ari_run_*.log"):
+        path.unlink()
+
+
+def pid_reused(ckpt: Path) -> None:
+    (ckpt / ".ari_pid").write_text(str(os.getpid()))  # alive, but pytest, not ari
+
+
+def garbage_pid(ckpt: Path) -> None:
+    (ckpt / ".ari_pid").write_text("not-a-pid\n")
+
+
+# id, real case, change, live ari process, phase, (total, done, failed, running), rules, stage
+CASES = [
+    ("emit-only", "not-started", None, False, "not-started", (0, 0, 0, 0), set(), ""),
+    ("bfts-live", "exploring", None, True, "exploring", (1, 0, 0, 1), set(), ""),
+    ("bfts-pid-left-behind", "exploring", None, False, "interrupted", (1, 0, 0, 1),
+     {"run-interrupted"}, ""),
+    ("bfts-pid-reused", "exploring", pid_reused, False, "interrupted", (1, 0, 0, 1),
+     {"run-interrupted"}, ""),
+    ("bfts-pid-garbage", "exploring", garbage_pid, False, "interrupted", (1, 0, 0, 1),
+     {"run-interrupted"}, ""),
+    ("bfts-tree-half-written", "exploring", truncate_tree, True, "exploring", (1, 0, 0, 1), set(), ""),
+    ("bfts-both-trees-cut", "exploring", truncate_both, True, "exploring", (1, 0, 0, 1), set(), ""),
+    ("paper-live", "failed", pipeline_started, True, "paper", (1, 0, 1, 0),
+     {"llm-unreachable"}, "write_paper"),
+    ("reproduce-live", "failed", reproducing, True, "reproduce", (1, 0, 1, 0), set(),
+     "ors_run_reproduce"),
+    ("real-failed", "failed", None, False, "failed", (1, 0, 1, 0),
+     {"run-no-successful-node", "llm-unreachable", "run-pipeline-ended"}, ""),
+    ("real-failed-no-handoff-log", "failed", handoff_log_removed, False, "failed", (1, 0, 1, 0),
+     {"run-no-successful-node"}, ""),
+    ("finished", "failed", finished_with_success, False, "finished", (3, 2, 1, 0), set(), ""),
+    ("real-interrupted-in-paper", "interrupted-paper", None, False, "interrupted", (1, 0, 1, 0),
+     {"run-interrupted", "llm-unreachable"}, ""),
+    ("ctrl-c", "failed", keyboard_interrupt, False, "interrupted", (1, 0, 1, 0),
+     {"run-interrupted"}, ""),
+]
+
+
+@pytest.mark.parametrize("name,case,change,live,phase,nodes,rules,stage", CASES,
+                         ids=[c[0] for c in CASES])
+def test_status_table(tmp_path, name, case, change, live, phase, nodes, rules, stage):
+    ckpt = copy_case(case, tmp_path)
+    if change:
+        change(ckpt)
+    if live:
+        with live_ari(ckpt):
+            status = read_status(ckpt)
+    else:
+        status = read_status(ckpt)
+    assert status.phase == phase
+    n = status.nodes
+    assert (n.total, n.done, n.failed, n.running) == nodes
+    assert rules <= {f.rule for f in status.findings}
+    assert status.stage == stage
+    assert status.run_id == ckpt.name
+    assert status.title == "Stream triad"
+    if phase in ("not-started", "exploring", "paper", "reproduce", "finished"):
+        assert not any(f.rule == "run-interrupted" for f in status.findings)
+
+
+def test_finished_best_metric_is_the_primary_metric(tmp_path):
+    ckpt = copy_case("failed", tmp_path)
+    finished_with_success(ckpt)
+    best = read_status(ckpt).best_metric
+    assert (best.name, best.value, best.node_id) == ("GBps", 57.25, "node_b")
+
+
+def test_lower_is_better_metric(tmp_path):
+    ckpt = copy_case("failed", tmp_path)
+    finished_with_success(ckpt)
+    (ckpt / "evaluation_criteria.json").write_text(
+        json.dumps({"primary_metric": "GBps", "higher_is_better": False}))
+    assert read_status(ckpt).best_metric.node_id == "node_a"
+
+
+def test_salvaged_counts_are_noted(tmp_path):
+    ckpt = copy_case("exploring", tmp_path)
+    truncate_both(ckpt)
+    status = read_status(ckpt)
+    assert any("partial" in note for note in status.notes), status.notes
+
+
+def test_log_tail_is_readable_text(tmp_path):
+    """The hand-off log's ANSI colours are gone; ari.log's JSON becomes 'time LEVEL logger: msg'."""
+    ckpt = copy_case("failed", tmp_path)
+    status = read_status(ckpt)
+    assert status.log_file.endswith(".log") and "ari_run_" in status.log_file
+    assert status.log_tail[-1].startswith("[Paper Pipeline] ERROR: No enabled stages")
+    assert not any("\x1b" in line for line in status.log_tail)
+    handoff_log_removed(ckpt)
+    status = read_status(ckpt)
+    assert status.log_file.endswith("ari.log")
+    assert status.log_tail[-1].split(" ", 2)[1:] == ["ERROR", "ari.core: No enabled pipeline stages in "
+                                                     f"/tmp/runs-scratch/ws2/checkpoints/{ckpt.name}/workflow.yaml"]
+
+
+def test_appended_while_reading(tmp_path):
+    """A line appended after one status shows in the next one; a half line is not shown."""
+    ckpt = copy_case("exploring", tmp_path)
+    with live_ari(ckpt):
+        first = read_status(ckpt)
+        append(handoff_log(ckpt), "new line from ari\nhalf a li")
+        second = read_status(ckpt)
+    assert "new line from ari" not in first.log_tail
+    assert second.log_tail[-2:] == ("new line from ari", "half a li")
+
+
+@pytest.mark.parametrize("files", [[], ["notes.txt"], ["data.csv", "run.py"]])
+def test_not_an_ari_checkpoint(tmp_path, files):
+    for name in files:
+        (tmp_path / name).write_text("x")
+    with pytest.raises(NotACheckpoint, match="not an ARI checkpoint"):
+        read_status(tmp_path)
+
+
+def test_missing_directory(tmp_path):
+    with pytest.raises(NotACheckpoint, match="not a directory"):
+        read_status(tmp_path / "nope")
+
+
+def test_two_gigabyte_log_is_read_from_the_end(tmp_path):
+    ckpt = copy_case("exploring", tmp_path)
+    log = handoff_log(ckpt)
+    with open(log, "r+b") as handle:
+        handle.truncate(2 * 1024 ** 3)  # sparse: 2 GB of NULs after the real text
+        handle.seek(0, 2)
+        handle.write(b"\nlast words\n")
+    started = time.perf_counter()
+    with live_ari(ckpt):
+        status = read_status(ckpt)
+    assert time.perf_counter() - started < 5  # a whole-file read would take far longer
+    assert status.log_tail[-1] == "last words"
+    assert status.phase == "exploring"
+
+
+def test_tail_edges(tmp_path):
+    path = tmp_path / "log"
+    assert tail(path).exists is False
+    path.write_bytes(b"")
+    assert tail(path).lines == ()
+    path.write_bytes(b"a\nb\nc")
+    assert tail(path).lines == ("a", "b", "c")
+    path.write_bytes(b"x" * 100 + b"\nkept\n")
+    assert tail(path, max_bytes=50).lines == ("kept",)  # the cut line is dropped
+    path.write_bytes("caf\xe9\n".encode("latin-1"))
+    assert tail(path).lines == ("caf\ufffd",)
+
+
+def _slow_tree(ckpt):
+    import ari_jupyter.runs.tree as tree_module
+
+    fast = tree_module._fast_summary
+    tree_module._fast_summary = lambda *args: None
+    try:
+        return tree_module.read_tree(ckpt, "GBps")
+    finally:
+        tree_module._fast_summary = fast
+
+
+@pytest.mark.parametrize("shape", ["real", "finished", "nested-metrics", "escaped-error", "compact"])
+def test_layout_reader_agrees_with_a_full_parse(tmp_path, shape):
+    """tree.json is read by its layout (fast); every shape must give what json.loads gives."""
+    from ari_jupyter.runs.tree import _fast_nodes, read_tree
+
+    ckpt = copy_case("failed", tmp_path)
+    if shape != "real":
+        finished_with_success(ckpt)
+    tree = json.loads((ckpt / "tree.json").read_text())
+    if shape == "nested-metrics":
+        tree["nodes"][1]["metrics"] = {"GBps": 99.0, "per_rank": {"0": 1.0}}
+    if shape == "escaped-error":
+        tree["nodes"][0]["error_log"] = 'line 1\nline "2", with } and ]\n}'
+    text = json.dumps(tree, indent=None if shape == "compact" else 2, ensure_ascii=False)
+    (ckpt / "tree.json").write_text(text)
+    fast = read_tree(ckpt, "GBps")
+    assert fast == _slow_tree(ckpt)
+    assert (_fast_nodes(text) is None) == (shape in ("nested-metrics", "compact"))
