@@ -419,29 +419,24 @@ def default_partition_choice(config: AriWizard, env: Mapping[str, str],
 
 def seed_defaults(state, config: AriWizard, host, env: Mapping[str, str] | None = None, *,
                   keep_profile: bool = False) -> None:
-    """Fill what ``state`` still lacks from the site and its config, before any probe answers.
+    """Fill what ``state`` still lacks from the site and its config (``site_defaults``).
 
-    The wizard's new run and ``ari-jupyter emit`` both start here, so the same config gives
-    the same workspace, partition and preset on either side. ``env`` is this machine's
-    environment (a demo workspace is local); ``keep_profile`` keeps a profile chosen already.
+    The wizard's new run and ``ari-jupyter emit`` both start here, and call it again as probe
+    answers arrive (a field nobody touched follows the better default), so the same config
+    gives the same values on either side. ``env`` is this machine's environment (a demo
+    workspace is local); ``keep_profile`` keeps a profile chosen already.
     """
+    from . import site_defaults
     from .allocation import Allocation
 
     if state.allocation is None:
         state.allocation = Allocation.from_env(host.env)
     if getattr(host, "is_demo", False) and not state.site_name:
         state.site_name = host.name
-    if not state.workspace:
-        state.workspace = config.workspace_for_host(host, env)
-    if not state.partition:
-        choice = default_partition_choice(config, host.env)
-        if choice.source == "c.AriWizard.default_partition":
-            state.partition, state.partition_source = choice.partition, choice.source
-    state.apply_site_defaults(host.env)
-    if config.default_preset and not keep_profile:
-        from .ari.profile import PRESETS
-
-        state.profile = PRESETS[config.default_preset]()
+    defaults = site_defaults.derive(config, host, env, state)
+    if keep_profile:
+        defaults.pop("profile")
+    site_defaults.follow(state, defaults)
 
 
 PROBE_DERIVED_SOURCES = ("ARI_SLURM_PARTITION", "SLURM_JOB_PARTITION")

@@ -37,8 +37,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .ari import render
+from .i18n import message, text
 from .model import WizardState
 from .redact import redact_tree
+
+_NO_ARI = "ARI is not importable in this Python and ARI_ROOT is not set"
 
 DIR_MODE = 0o750
 FILE_MODE = 0o640
@@ -129,9 +132,9 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
                 f"refusing a node-local workspace: {verdict.summary}"
                 + (f"\nfix: {verdict.fix}" if verdict.fix else "")
                 + "\n(force writes it anyway)")
-        notes.append(f"written despite a node-local workspace (forced): {verdict.summary}")
+        notes.append(text("emit.note.forced", summary=_summary(verdict)))
     elif verdict.status in ("warn", "unknown"):
-        notes.append(f"shared filesystem: {verdict.summary}")
+        notes.append(text("emit.note.shared_fs", summary=_summary(verdict)))
 
     # Render everything before touching disk: a value that cannot be written stops here.
     contents = _render_all(state, str(checkpoint), str(script), ari_workflow, notes)
@@ -251,7 +254,7 @@ def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None
         looked.append(str(candidate))
     if looked:
         return None, "ARI's workflow.yaml not found (looked at " + ", ".join(looked) + ")"
-    return None, "ARI is not importable in this Python and ARI_ROOT is not set"
+    return None, _NO_ARI
 
 
 @dataclass(frozen=True)
@@ -368,24 +371,22 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
         source, how = Path(ari_workflow), "given"
     else:
         source, how = find_ari_workflow()
-    fallback = ("the reproduce step still gets sandbox_kind=slurm and the partition from .env "
-                "(ARI_PHASE1_SANDBOX, ARI_SLURM_PARTITION), but the node count and the profile's "
-                "sbatch flags come from ARI's rubric")
     if source is None:
-        notes.append(f"workflow.yaml not written: {how}; {fallback}")
+        why = message("emit.why.no_ari") if how == _NO_ARI else how
+        notes.append(text("emit.note.no_workflow", why=why))
         return None
     try:
-        text = render.render_workflow_yaml(source.read_text(encoding="utf-8"), state)
+        text_ = render.render_workflow_yaml(source.read_text(encoding="utf-8"), state)
     except ImportError:
-        notes.append(f"workflow.yaml not written: PyYAML is not installed; {fallback}")
+        notes.append(text("emit.note.no_workflow", why=message("emit.why.no_yaml")))
         return None
     except Exception as exc:  # unreadable file, yaml.YAMLError, RenderError: say so, write the rest
-        notes.append(f"workflow.yaml not written: {source}: {exc}; {fallback}")
+        notes.append(text("emit.note.no_workflow", why=f"{source}: {exc}"))
         return None
     inputs = render.reproduce_inputs(state)
     shown = ", ".join(f"{k}={v}" for k, v in inputs.items())
-    notes.append(f"workflow.yaml written from {source} ({how}); reproduce inputs: {shown}")
-    return text
+    notes.append(text("emit.note.workflow", source=str(source), how=how, inputs=shown))
+    return text_
 
 
 def _shared_fs_verdict(state: WizardState, checkpoint: str, host: Any):
@@ -412,8 +413,13 @@ def _shared_fs_verdict(state: WizardState, checkpoint: str, host: Any):
     return results[0]
 
 
+def _summary(verdict: Any):
+    """A probe verdict's summary as a sentence parameter (translated when it has an id)."""
+    return message(verdict.message_id, **verdict.params) if verdict.message_id else verdict.summary
+
+
 def _is_shared_fs_problem(problem: Any) -> bool:
-    return problem.field == "workspace" and problem.message.startswith("shared filesystem check:")
+    return problem.field == "workspace" and problem.rule == "shared_fs"
 
 
 def _make_dirs(path: Path) -> None:

@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ._async import run_sync
 from .ari import prelude, render
+from .i18n import Text, text
 from .probes.result import ProbeResult
 
 DEFAULT_DASHBOARD_PORT = 8765
@@ -90,10 +91,7 @@ def ssh_tunnel_command(node: str, port: int, login_host: str = "", user: str = "
 
 
 def dashboard_warning(node: str, port: int) -> str:
-    return (f"ARI's dashboard has no login: it listens on every interface of {node} (HTTP "
-            f"{port}, WebSocket {port + 1}) and serves your API keys at /api/env-keys to anyone "
-            "who can reach that node. Open it only through the SSH tunnel below (or a browser on "
-            "this same host), and stop it when you are done.")
+    return text("handoff.dashboard.warning", node=node, port=port, ws_port=port + 1)
 
 
 def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] = (),
@@ -117,41 +115,40 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     dashboard = ChecklistItem(
         id="dashboard", title="Start ARI's dashboard from the notebook (optional)", state="ready",
         command=dashboard_command(str(ckpt), port),
-        detail=("Run it in a notebook terminal; it reads this checkpoint only. "
-                f"Port {port} and {port + 1} were free on this host just now."),
+        detail=text("handoff.dashboard.detail", port=port, ws_port=port + 1),
         warning=dashboard_warning(node, port),
         extra_commands=(ssh_tunnel_command(node, port, login, user),
-                        f"then open http://localhost:{port}/ on the laptop"),
+                        text("handoff.dashboard.open", port=port)),
     )
     written = str(script) in present or script.is_file()
     handoff = ChecklistItem(
         id="handoff", title="Run ARI from a second terminal in the same allocation",
         state="written" if written else "not written",
         command=render.handoff_command(str(script)),
-        detail=("Exports ARI_CHECKPOINT_DIR, loads the modules, changes to the workspace and runs "
-                "`ari run \"$ARI_CHECKPOINT_DIR/experiment.md\" --profile hpc`, logging to "
-                "ari_run_<timestamp>.log in the checkpoint."
-                if written else f"{script} does not exist; write the checkpoint first."),
+        detail=(text("handoff.handoff.detail") if written
+                else text("handoff.handoff.missing", script=str(script))),
     )
     env_file = ckpt / ".env"
     workflow = ckpt / "workflow.yaml"
     inputs = render.reproduce_inputs(state) if getattr(state, "partition", "") else {}
     why_not = next((n for n in notes if n.startswith("workflow.yaml not written")), "")
+    why_not = why_not if isinstance(why_not, Text) else text("handoff.reproduce.no_workflow")
     parts = []
     if str(env_file) in present or env_file.is_file():
-        parts.append(f".env sets ARI_PHASE1_SANDBOX=slurm and ARI_SLURM_PARTITION={state.partition}")
+        parts.append(text("handoff.reproduce.env", partition=state.partition))
     if str(workflow) in present or workflow.is_file():
         shown = ", ".join(f"{k}={v}" for k, v in inputs.items() if k in ("sandbox_kind", "partition", "nodes", "cpus"))
-        parts.append(f"workflow.yaml sets the reproduce inputs ({shown})")
+        parts.append(text("handoff.reproduce.workflow", inputs=shown))
         reproduce_state = "written"
     else:
-        parts.append((why_not or "workflow.yaml not written")
-                     + "; the node count then comes from the paper's rubric")
+        parts.append(text("handoff.reproduce.rubric", why=why_not))
         # Only half of the reproduce inputs exist: say so rather than "written".
         reproduce_state = "env only" if env_file.is_file() else "not written"
     reproduce = ChecklistItem(
         id="reproduce", title="Reproduce step: sandbox_kind=slurm and the node count",
-        state=reproduce_state, detail="; ".join(parts))
+        state=reproduce_state,
+        detail=text("handoff.reproduce.two", first=parts[0], second=parts[1]) if len(parts) == 2
+        else parts[0])
     return [dashboard, handoff, reproduce]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from typing import Any, Mapping
 
 from traitlets import Bool, Dict, HasTraits, Instance, Int, List, Unicode
@@ -21,7 +22,8 @@ from .ari.lint_experiment import VIRSCI_MARKER, lint_experiment
 from .ari.profile import ExecutionProfile, ProfileError
 from .ari.run_settings import RunSettings
 from .ari import run_settings as _run_settings
-from .ari.validate import Problem
+from .ari.finding import Finding
+from .i18n import message
 from .probes.result import ProbeResult
 
 STATE_SCHEMA = 1
@@ -213,19 +215,16 @@ class WizardState(HasTraits):
         return type(self).from_json(self.to_json())
 
     # -- validation -----------------------------------------------------------------------
-    def problems(self) -> list:
-        """Every problem with this state: fields, experiment.md lints, profile vs site.
+    def problems(self, env: Mapping[str, str] | None = None, fan_out: bool | None = None) -> list:
+        """Every finding about this state, each cause once (``judge.judge``): fields,
+        experiment.md lints, the profile against the site and the ranks' placement.
 
-        Each item is an ``ari.validate.Problem`` (field, severity error|warning|info, message,
-        fix); errors block Write.
+        Each item is an ``ari.finding.Finding`` (rule, field, severity error|warning|info,
+        message id and parameters, English message and fix); errors block Write.
         """
-        problems = self.field_problems()
-        if self.partition and not any(p.severity == "error" for p in problems):
-            problems += self.lint_problems()
-        problems += self.profile_problems()
-        unique = list({(p.field, p.severity, p.message): p for p in problems}.values())
-        order = {"error": 0, "warning": 1, "info": 2}
-        return sorted(unique, key=lambda p: order.get(p.severity, 3))
+        from .judge import judge
+
+        return judge(self, env=env, fan_out=fan_out)
 
     def blocking_problems(self) -> list:
         return [p for p in self.problems() if p.severity == "error"]
@@ -233,8 +232,9 @@ class WizardState(HasTraits):
     def field_problems(self) -> list:
         out: list = []
 
-        def add(field: str, severity: str, message: str, fix: str = "") -> None:
-            out.append(Problem(field=field, severity=severity, message=message, fix=fix))
+        def add(rule: str, field: str, severity: str, fix: str | None = "fix", **params) -> None:
+            out.append(Finding.of(rule, severity, f"field.{rule}", field=field,
+                                  fix_id=f"field.{rule}.{fix}" if fix else "", **params))
 
         self._check_partition(add)
         self._check_resources(add)
@@ -244,138 +244,119 @@ class WizardState(HasTraits):
         self._check_files(add)
         self._check_workspace(add)
         if self.run_id and not RUN_ID.match(self.run_id):
-            add("run_id", "error", f"run id {self.run_id!r} is not YYYYmmddHHMMSS_<slug>",
-                "leave it empty to mint one from the title")
+            add("run_id_bad", "run_id", "error", run_id=self.run_id)
         out += _run_settings.problems(self.run_settings, partition=self.partition,
                                       has_gres=self._probe_data("gres", "has_gres"))
         if self.lang not in LANGS:
-            add("lang", "warning", f"language {self.lang!r} is not one of {', '.join(LANGS)}",
-                "choose en, ja or zh")
+            add("lang_bad", "lang", "warning", lang=self.lang)
         return out
 
     def _check_partition(self, add) -> None:
         # Empty or unlisted partitions are the validator's (ARI's own precedence decides).
         if self.partition and not render.PARTITION_NAME.match(self.partition):
-            add("partition", "error",
-                f"partition {self.partition!r} has characters ARI's partition hint cannot read "
-                "(letters, digits, '_' and '-' only)", "choose a partition with a plain name")
+            add("partition_bad_chars", "partition", "error", partition=self.partition)
 
     def _check_resources(self, add) -> None:
         if self.max_cpus is None:
-            add("max_cpus", "error", "Max CPUs is not set", "set the CPUs each job may use")
+            add("max_cpus_unset", "max_cpus", "error")
         elif self.max_cpus < 1:
-            add("max_cpus", "error", f"Max CPUs must be at least 1, got {self.max_cpus}")
+            add("max_cpus_low", "max_cpus", "error", value=self.max_cpus)
         if self.walltime and render.env_value_problem(self.walltime):
-            add("walltime", "error", f"walltime {self.walltime!r} "
-                f"{render.env_value_problem(self.walltime)}", "for example 04:00:00")
+            add("walltime_unwritable", "walltime", "error", walltime=self.walltime,
+                detail=render.env_value_problem(self.walltime))
         elif self.walltime and not self.walltime.isascii():
-            add("walltime", "error", f"walltime {self.walltime!r} has non-ASCII characters: "
-                "sbatch --time reads ASCII digits only", "for example 04:00:00")
+            add("walltime_non_ascii", "walltime", "error", walltime=self.walltime)
         if self.nodes is not None and self.nodes < 1:
-            add("nodes", "error", f"nodes must be at least 1, got {self.nodes}")
+            add("nodes_low", "nodes", "error", fix=None, value=self.nodes)
         if self.mem_gb is not None and self.mem_gb < 1:
-            add("mem_gb", "error", f"memory must be at least 1 GB, got {self.mem_gb}",
-                "leave it empty for the partition's default")
+            add("mem_low", "mem_gb", "error", value=self.mem_gb)
         if self.allow_no_gres:
             if not self.profile.requests_gpus:
-                add("allow_no_gres", "warning",
-                    "ARI_SLURM_ALLOW_NO_GRES=1 has no effect: the profile requests no GPU")
+                add("allow_no_gres_useless", "allow_no_gres", "warning", fix=None)
             elif self._probe_data("gres", "has_gres") is True:
-                add("allow_no_gres", "warning",
-                    "this cluster has GRES; ARI_SLURM_ALLOW_NO_GRES=1 is for GRES-less GPU nodes",
-                    "untick it so the GPU request reaches sbatch")
+                add("allow_no_gres_with_gres", "allow_no_gres", "warning")
 
     def _check_modules(self, add) -> None:
         # Whether a module exists is the validator's (it gets these names as site modules).
         for name in self.module_loads:
             problem = render.module_name_problem(name)
             if problem:
-                add("module_loads", "error", f"module {name!r} {problem}")
+                add("module_bad_name", "module_loads", "error", fix=None, module=name,
+                    detail=problem)
 
     def _check_text(self, add) -> None:
         title = self.title.strip()
         if not title:
-            add("title", "error", "the title is empty", "give the experiment a short title")
+            add("title_empty", "title", "error")
         elif render.has_control_chars(title):
-            add("title", "error", "the title must be one line without control characters")
+            add("title_control", "title", "error", fix=None)
         elif "##" in title:
-            add("title", "error", "the title must not contain '##' (ARI reads it as a section)")
+            add("title_hashes", "title", "error", fix=None)
         if not self.goal.strip():
-            add("goal", "error", "the research goal is empty", "describe what ARI should investigate")
+            add("goal_empty", "goal", "error")
         for field, text in (("title", self.title), ("goal", self.goal)):
             if VIRSCI_MARKER in text:
-                add(field, "error", f"contains {VIRSCI_MARKER!r}: ARI would never append the "
-                    "selected idea", "remove that text")
+                add("virsci_marker", field, "error", marker=VIRSCI_MARKER)
             for key in render.MAGIC_KEYS:
                 if key in text:
-                    add(field, "error", f"contains '{key}', which ARI reads anywhere in the file",
-                        "use the wizard's own field for it" if key.startswith("min_") else
-                        "remove it; the metrics field drives ARI's evaluator")
+                    add("magic_key", field, "error",
+                        fix="fix_field" if key.startswith("min_") else "fix_metrics", key=key)
         written, notes = render.neutralize_goal(self.goal)
         if self.goal.strip() and not written.strip():
-            add("goal", "error", "the research goal has no words once its empty headings are left "
-                "out", "describe what ARI should investigate")
+            add("goal_headings_only", "goal", "error")
         for note in notes:
-            add("goal", "info", note)
+            add("goal_note", "goal", "info", fix=None, note=note)
 
     def _check_metrics(self, add) -> None:
         if not self.metrics:
-            add("metrics", "error", "no metric: ARI's 'Metrics:' line needs at least one",
-                "name the primary metric first, e.g. GFlops")
+            add("metrics_empty", "metrics", "error")
         for metric in self.metrics:
             if not render.METRIC_TOKEN.match(metric):
-                add("metrics", "error",
-                    f"metric {metric!r} would be read back differently by ARI (no spaces, ',', "
-                    "';', '#', and no '.' or '/' at either end)", "e.g. GB/s, GFlops, runtime_sec")
+                add("metric_bad", "metrics", "error", metric=metric)
         if self.min_expected_metric is not None and self.min_expected_metric < 0:
-            add("min_expected_metric", "error", "min_expected_metric must be 0 or more")
+            add("min_metric_negative", "min_expected_metric", "error", fix=None)
 
     def _check_files(self, add) -> None:
         seen: dict[str, str] = {}
         for path in self.provided_files:
             if not path.startswith("/") or path != path.strip() or render.has_control_chars(path):
-                add("provided_files", "error", f"{path!r} is not an absolute path",
-                    "ARI resolves relative paths against the directory `ari run` starts in")
+                add("file_not_absolute", "provided_files", "error", path=path)
                 continue
             if "#" in path:
-                add("provided_files", "error", f"{path}: ARI cuts entries at '#'",
-                    "rename or link the file to a path without '#'")
+                add("file_hash", "provided_files", "error", path=path)
                 continue
             if os.path.isdir(path):
-                add("provided_files", "error", f"{path} is a directory; ARI copies files only",
-                    "list the files inside it")
+                add("file_is_dir", "provided_files", "error", path=path)
             elif not os.path.isfile(path):
-                add("provided_files", "error", f"{path} does not exist on this machine",
-                    "give an existing file on the shared filesystem")
+                add("file_missing", "provided_files", "error", path=path)
             base = os.path.basename(path)
             if base in seen:
-                add("provided_files", "error",
-                    f"{path} and {seen[base]} share the name {base!r}; ARI copies the first only",
-                    "rename one of them")
+                add("file_same_name", "provided_files", "error", path=path, other=seen[base],
+                    name=base)
             seen.setdefault(base, path)
 
     def _check_workspace(self, add) -> None:
         if not self.workspace:
-            add("workspace", "error", "no workspace", "choose a directory on shared storage")
+            add("workspace_missing", "workspace", "error")
             return
         if not self.workspace.startswith("/") or render.has_control_chars(self.workspace):
-            add("workspace", "error", f"workspace {self.workspace!r} must be an absolute path")
+            add("workspace_not_absolute", "workspace", "error", fix=None, workspace=self.workspace)
             return
         from .ari.naming import WorkspaceError, check_workspace
 
         try:
             check_workspace(self.workspace)
         except WorkspaceError as exc:
-            add("workspace", "error", str(exc),
-                "choose a workspace with no directory named 'checkpoints' in its path")
+            add("workspace_checkpoints", "workspace", "error", detail=str(exc))
         if not render.slurm_log_dir(self):
-            add("workspace", "info",
-                "the workspace path has characters .env cannot carry; SLURM_LOG_DIR is not set "
-                "and BFTS job logs land in each job's work dir")
+            add("workspace_no_log_dir", "workspace", "info", fix=None)
         shared = self.probe("shared_fs")
         if shared is not None and shared.status in ("fail", "warn") and _probe_is_for(shared, self.workspace):
-            add("workspace", "error" if shared.status == "fail" else "warning",
-                f"shared filesystem check: {shared.summary}", shared.fix)
+            summary = (message(shared.message_id, **shared.params) if shared.message_id
+                       else shared.summary)
+            fix = (message(shared.fix_id, **shared.params) if shared.fix_id else shared.fix)
+            add("shared_fs", "workspace", "error" if shared.status == "fail" else "warning",
+                summary=summary, probe_fix=fix)
 
     def lint_problems(self) -> list:
         """Lints E1-E8 on the experiment.md that would be written (a renderer self-check)."""
@@ -383,12 +364,11 @@ class WizardState(HasTraits):
             text = render.render_experiment_md(self)
             env = render.env_values(self)
         except render.RenderError as exc:
-            return [Problem(field="experiment.md", severity="error", message=str(exc), fix="")]
+            return [Finding.of("render_failed", "error", "field.render_failed", field="experiment.md",
+                               detail=str(exc))]
         findings = lint_experiment(text, partition=self.partition, cpus=self.max_cpus, env=env,
                                    ari_profile=render.HANDOFF_ARI_PROFILE, check_files=False)
-        return [Problem(field="experiment.md", severity=f.severity,
-                        message=f"{f.rule}" + (f" line {f.line}" if f.line else "") + f": {f.message}",
-                        fix=f.fix) for f in findings]
+        return [replace(f, field="experiment.md") for f in findings]
 
     def profile_problems(self) -> list:
         """The execution-profile validator's verdict against this site (``ari.validate``).
@@ -404,7 +384,8 @@ class WizardState(HasTraits):
                              walltime=self.walltime, nodes=self.nodes if (self.nodes or 0) > 0 else 0)
         return validate(self.profile, args, probes=self.probe_list(), allocation=self.allocation,
                         env=self.ari_env(), partition=args.partition or None,
-                        modules=[m for m in self.module_loads if not render.module_name_problem(m)])
+                        modules=[m for m in self.module_loads if not render.module_name_problem(m)],
+                        site=self.site_name)
 
     def ari_env(self) -> dict[str, str]:
         """The variables the checkpoint .env gives ``ari`` (only values that can be written)."""

@@ -251,7 +251,8 @@ def test_cli_lint_json_and_exit_1_on_errors(tmp_path):
     assert report["parsed"]["partition"] == "the"
     rules = {(f["rule"], f["severity"]) for f in report["findings"]}
     assert ("E1", "error") in rules and ("E4", "error") in rules
-    assert set(report["findings"][0]) == {"rule", "severity", "line", "message", "fix"}
+    assert set(report["findings"][0]) == {"rule", "field", "severity", "line", "message", "fix",
+                                           "message_id", "fix_id", "params"}
 
 
 def test_cli_lint_unreadable_file_exits_2(tmp_path):

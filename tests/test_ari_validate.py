@@ -11,7 +11,8 @@ import pytest
 
 from ari_jupyter.ari.profile import PRESETS, ExecutionProfile
 from ari_jupyter.ari.sbatch import ReproduceArgs
-from ari_jupyter.ari.validate import Problem, SiteFacts, blocking, validate
+from ari_jupyter.ari.finding import Finding
+from ari_jupyter.ari.validate import SiteFacts, blocking, validate
 from ari_jupyter.probes.result import ProbeResult
 
 
@@ -63,9 +64,9 @@ CASES = [
                        "min_ranks": 4, "module_loads": ["openmpi/4.1"]}, {}, {}, {}, {},
      {("kind", "info")}),
     ("ari-default-8-cpus-on-4-cpu-nodes", {}, {}, {}, {"ARI_SLURM_CPUS": None}, {},
-     {("cpus", "error")}),
+     {("max_cpus", "error")}),
     ("malformed-ari-slurm-cpus", {}, {}, {}, {"ARI_SLURM_CPUS": "four"}, {},
-     {("ARI_SLURM_CPUS", "error")}),
+     {("max_cpus", "error")}),
     ("default-6h-walltime-over-1h-limit", {}, {}, {}, {"ARI_SLURM_WALLTIME": None}, {},
      {("walltime", "error")}),
     ("walltime-not-slurm-syntax", {}, {"walltime": "1h"}, {}, {}, {}, {("walltime", "error")}),
@@ -144,8 +145,9 @@ CASES = [
     ("module-without-version-matches", {"module_loads": ["openmpi", "cuda"]}, {}, {}, {}, {},
      set()),
     ("site-module-missing", {}, {}, {}, {}, {"modules": ["gcc/12"]}, {("module_loads", "error")}),
+    # No module system: `module load` fails in reproduce.sh, so Write is blocked.
     ("no-module-system", {"module_loads": ["openmpi/4.1"]}, {}, {"modules": []}, {}, {},
-     {("module_loads", "warning")}),
+     {("module_loads", "error")}),
     ("mpi-without-any-launcher", {"kind": "mpi_gpu", "min_ranks": 2,
                                   "requested_gpus_per_task": 1}, {}, {"srun": False}, {}, {},
      {("kind", "error")}),
@@ -194,7 +196,7 @@ def test_validate(profile, args, site_kwargs, env, extra, expected):
             assert problem.fix, problem
 
 
-def _one(case_id: str) -> Problem:
+def _one(case_id: str) -> Finding:
     case = next(c for c in CASES if c[0] == case_id)
     (problem,) = _run(*case[1:-1])
     return problem
@@ -205,13 +207,16 @@ def test_gres_messages_say_what_ari_does_and_when_to_opt_in():
     assert "ARI raises RuntimeError" in no_gpus.message
     assert "not the answer" in no_gpus.fix
     sx40 = _one("gpu-without-gres-sx40")
-    assert "ARI_SLURM_ALLOW_NO_GRES=1" in sx40.fix and "4 GPU(s)" in sx40.fix
+    assert "Allow GPU requests without GRES" in sx40.fix and "4 GPU(s)" in sx40.fix
     assert "drops every GPU flag" in _one("gpu-without-gres-opted-in-gpus-visible").message
 
 
 def test_messages_name_the_numbers():
     assert "4 CPUs" in _one("ari-default-8-cpus-on-4-cpu-nodes").message
-    assert "at most 01:00:00" in _one("default-6h-walltime-over-1h-limit").fix
+    walltime = _one("default-6h-walltime-over-1h-limit")
+    # The fix names the form field, not the environment variable it becomes.
+    assert "Set Walltime to at most 01:00:00" in walltime.fix
+    assert "ARI_SLURM_WALLTIME" not in walltime.fix
     assert "Did you mean 'requested_nodes'" in _one("unknown-profile-key").fix
     assert "openmpi/4.1" in _one("module-missing").fix
 
@@ -221,7 +226,7 @@ def test_errors_come_first_and_blocking_filters_them():
                     {"bind_flags": None})
     assert [p.severity for p in problems] == sorted(
         (p.severity for p in problems), key=["error", "warning", "info"].index)
-    assert {p.field for p in blocking(problems)} == {"requested_nodes", "cpus"}
+    assert {p.field for p in blocking(problems)} == {"requested_nodes", "max_cpus"}
 
 
 def test_spgemm_preset_on_the_test_bed_is_refused_for_several_reasons():
@@ -236,9 +241,25 @@ def test_unknown_probe_status_is_ignored():
     assert facts.has_gres is None
 
 
-def test_problem_rejects_bad_severity():
+def test_finding_rejects_bad_severity():
     with pytest.raises(ValueError):
-        Problem("x", "fatal", "m")
+        Finding("x", "fatal", message="m")
+
+
+def test_every_finding_carries_its_message_id_params_and_json():
+    problems = _run({"requested_nodes": 3, "cpu_bind": "x", "module_loads": ["openmpi/5.0"]},
+                    {}, {}, {"ARI_SLURM_CPUS": None}, {"bind_flags": None})
+    assert len(problems) >= 4
+    for problem in problems:
+        assert problem.message_id == f"validate.{problem.rule}"
+        assert problem.text("en") == problem.message
+        for lang in ("ja", "zh"):
+            assert problem.text(lang) != problem.message, (lang, problem.rule)
+            if problem.fix_id:
+                assert problem.fix_text(lang) != problem.fix, (lang, problem.rule)
+        data = problem.to_json()
+        assert data["message"] == problem.message and data["message_id"] == problem.message_id
+        assert data["params"] == dict(problem.params)
 
 
 @pytest.mark.parametrize("site_name, partition, preset, expected", [
@@ -260,7 +281,7 @@ def test_demo_sites_through_the_real_probes(site_name, partition, preset, expect
                         env={"ARI_SLURM_CPUS": "4", "ARI_SLURM_WALLTIME": "00:30:00"})
     assert {(p.field, p.severity) for p in problems if p.severity != "info"} == expected
     if site_name == "sx40" and expected:
-        assert "ARI_SLURM_ALLOW_NO_GRES=1" in problems[0].fix and "4 GPU" in problems[0].fix
+        assert "Allow GPU requests without GRES" in problems[0].fix and "4 GPU" in problems[0].fix
 
 
 def test_validate_state_uses_the_env_the_checkpoint_will_carry():
@@ -273,7 +294,7 @@ def test_validate_state_uses_the_env_the_checkpoint_will_carry():
     state.profile = ExecutionProfile(kind="gpu_single", requested_gpus_per_task=1)
     # max_cpus unset: ARI falls back to 8 CPUs per task, more than the test bed's 4.
     assert {(p.field, p.severity) for p in validate_state(state)} == {
-        ("requested_gpus_per_task", "error"), ("cpus", "error")}
+        ("requested_gpus_per_task", "error"), ("max_cpus", "error")}
     state.max_cpus = 4
     state.allow_no_gres = True  # written to .env as ARI_SLURM_ALLOW_NO_GRES=1
     assert {(p.field, p.severity) for p in validate_state(state)} == {

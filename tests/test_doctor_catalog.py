@@ -174,8 +174,10 @@ def test_findings_carry_symptom_cause_fix_and_severity():
     assert finding.severity == "error"
     assert "line 2" in finding.message and "Cause:" in finding.message
     assert "ARI_SLURM_ALLOW_NO_GRES=1" in finding.fix
-    assert finding.to_json() == {"rule": "gres-invalid", "severity": "error", "line": 2,
-                                 "message": finding.message, "fix": finding.fix}
+    assert finding.to_json() == {"rule": "gres-invalid", "field": "", "severity": "error",
+                                 "line": 2, "message": finding.message, "fix": finding.fix,
+                                 "message_id": finding.message_id, "fix_id": finding.fix_id,
+                                 "params": dict(finding.params)}
 
 
 # Every row of the failure-mode table in ARI's docs (spec §6) and the seed guide, and which

@@ -24,7 +24,8 @@ def test_reproduce_under_two_nodes_exit_1_with_L6(capsys, monkeypatch):
     code, findings = _json(capsys, ["--nodes", "2", str(APP_NO_SRUN)])
     assert code == 1
     l6 = next(f for f in findings if f["rule"] == "L6")
-    assert set(l6) == {"rule", "severity", "line", "message", "fix"}
+    assert set(l6) == {"rule", "field", "severity", "line", "message", "fix",
+                                           "message_id", "fix_id", "params"}
     assert l6["severity"] == "error" and l6["line"] == 5
     assert "srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS ./app" in l6["fix"]
 

@@ -553,8 +553,12 @@ def test_cli_emit_bad_input_exits_1_with_a_clear_message(tmp_path, args, words):
 def test_cli_emit_against_a_demo_site(tmp_path):
     base = ["--site", "rccs-cloud", "--title", "Demo run", "--goal", "Measure.", "--metric",
             "GFlops", "--workspace", str(tmp_path / "ws"), "--module", "openmpi/4.1"]
-    too_long = _cli(*base, "--force", cwd=tmp_path)  # ARI would derive --time 06:00:00
+    too_long = _cli(*base, "--walltime", "06:00:00", "--force", cwd=tmp_path)
     assert too_long.returncode == 1 and "time limit" in too_long.stderr
+    fitted = _cli(*base, "--force", "--json", cwd=tmp_path)  # the default fits partition small
+    assert fitted.returncode == 0, fitted.stderr
+    assert "ARI_SLURM_WALLTIME=01:00:00" in (Path(json.loads(fitted.stdout)["checkpoint_dir"])
+                                             / ".env").read_text()
     node_local = _cli(*base, "--walltime", "00:30:00", cwd=tmp_path)
     assert node_local.returncode == 1 and "node-local" in node_local.stderr
     out = _cli(*base, "--walltime", "00:30:00", "--force", "--json", cwd=tmp_path)

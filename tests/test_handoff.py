@@ -407,9 +407,14 @@ def test_sx40_has_no_ari_yet_and_no_module_system(demo_home, capsys):
     assert plain["modules"].status == "skip" and plain["modules"].summary == "no modules to load"
     assert plain["ari"].status == "fail" and plain["sbatch"].status == "ok"
     assert plain["shared_fs"].status == "ok" and "lustre" in plain["shared_fs"].summary
+    # emit refuses a module on a site without a module system; a checkpoint written without
+    # asking the site (--no-probes) is what check-handoff must still catch.
+    code = main(["emit", "--site", "sx40", "--title", "t", "--goal", "g", "--metric", "m",
+                 "--walltime", "00:30:00", "--module", "openmpi/4.1"])
+    assert code == 1 and "no module system" in capsys.readouterr().err
     with_module = _check_on(sx40, _emit_on_site(capsys, "sx40", "--walltime", "00:30:00",
-                                                "--module", "openmpi/4.1", "--run-id",
-                                                "20261129120000_with_module"))
+                                                "--module", "openmpi/4.1", "--no-probes",
+                                                "--run-id", "20261129120000_with_module"))
     assert with_module["modules"].status == "fail"
     assert "`module` is not defined" in with_module["modules"].summary
 

@@ -1,6 +1,7 @@
 """Catalogs: complete in every language, same placeholders, and every key the code uses exists."""
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,39 @@ def test_t_formats_and_falls_back_and_rejects_unknown_keys():
         i18n.t("no_such_key", "en")
     with pytest.raises(ValueError):
         i18n.catalog("fr")
+
+
+def test_every_message_id_has_english_japanese_and_chinese_with_the_same_placeholders():
+    """messages/*.json: one entry per id holds all three languages (adding one is one edit)."""
+    messages = i18n.messages()
+    assert len(messages) > 100
+    for key, texts in messages.items():
+        assert set(texts) == set(i18n.LANGUAGES), (key, sorted(texts))
+        for lang in i18n.LANGUAGES:
+            assert texts[lang].strip(), (key, lang)
+            assert i18n.placeholders(texts[lang]) == i18n.placeholders(texts["en"]), (key, lang)
+        words = re.sub(r"\{[^}]*\}", "", texts["en"])
+        for lang in ("ja", "zh"):
+            if re.search(r"[A-Za-z]{3}", words):  # a sentence, not just a placeholder
+                assert texts[lang] != texts["en"], (key, lang)
+
+
+def test_message_ids_are_unique_across_files_and_layouts():
+    flat = json.loads((PACKAGE / "i18n" / "en.json").read_text(encoding="utf-8"))
+    assert not set(flat) & set(i18n.messages())
+    seen: dict[str, str] = {}
+    for path in sorted((PACKAGE / "i18n" / "messages").glob("*.json")):
+        for key in json.loads(path.read_text(encoding="utf-8")):
+            assert key not in seen, (key, path.name, seen.get(key))
+            seen[key] = path.name
+
+
+def test_a_sentence_parameter_is_rendered_in_the_same_language():
+    inner = i18n.message("validate.this_site")
+    assert i18n.t("validate.modules_no_system", "ja", site=inner, modules="x").startswith("このサイト")
+    assert i18n.t("validate.modules_no_system", "en", site=inner, modules="x").startswith("this site")
+
+
+def test_message_keys_named_like_translate_arguments_are_allowed():
+    assert "'k'" in i18n.t("validate.profile_key_unknown", "en", key="k")
+    assert "'xx'" in i18n.t("field.lang_bad", "en", lang="xx")

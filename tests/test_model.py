@@ -76,7 +76,7 @@ def test_set_probe_result_notifies_observers():
 def test_valid_state_has_no_blocking_problem(valid):
     assert valid.blocking_problems() == []
     # The goal says "We partition the matrix": noted by the lint, harmless.
-    assert any(p.field == "experiment.md" and "E1" in p.message for p in valid.problems())
+    assert any(p.field == "experiment.md" and p.rule == "E1" for p in valid.problems())
 
 
 @pytest.mark.parametrize("overrides, field", [

@@ -250,7 +250,8 @@ def test_cli_json_sx40_as_the_issue_asks(capsys):
     assert isinstance(payload["elapsed_s"], float)
     probes = {p["id"]: p for p in payload["probes"]}
     assert [p["id"] for p in payload["probes"]] == list(PROBE_IDS)
-    assert set(payload["probes"][0]) == {"id", "status", "summary", "command", "evidence", "fix", "data"}
+    assert set(payload["probes"][0]) == {"id", "status", "summary", "command", "evidence", "fix", "data",
+                                         "message_id", "params", "fix_id"}
     assert probes["gres"]["data"]["has_gres"] is False
     assert probes["gpus"]["status"] == "warn" and probes["gpus"]["data"]["count"] == 4
     assert probes["sbatch"]["status"] == "ok"

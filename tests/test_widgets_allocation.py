@@ -45,7 +45,7 @@ def test_a_two_node_job_without_fan_out_puts_every_rank_on_node_one():
     wizard = wizard_on("rccs-cloud")
     panel = wizard.allocation_panel
     profile = wizard.profile_panel
-    profile.fields["kind"].widget.value = "cpu_single"
+    profile.preset.value = "cpu_single"  # the site's default is one MPI rank per node
     profile.fields["min_ranks"].widget.value = "4"
     assert panel.fan_out.value is False  # cpu_single: the prompt asks for no srun launch
     assert ranks_per_node(panel.placement.value) == {"rc01": 4, "rc02": 0}

@@ -169,7 +169,7 @@ def test_each_step_shows_its_own_problems():
     assert "title" not in text(profile.problems)  # an empty title is step 4's business
     assert "title" in text(experiment.problems)
     profile.walltime.value = "later"
-    assert "walltime" in text(profile.problems) and "walltime" not in text(experiment.problems)
+    assert "'later'" in text(profile.problems) and "'later'" not in text(experiment.problems)
 
 
 def test_a_partial_or_unknown_module_is_refused_with_a_visible_message():

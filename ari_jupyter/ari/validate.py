@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..i18n import message
 from .errors import AriValueError
-from .finding import SEVERITIES
+from .finding import SEVERITIES, Finding
 from .partition import resolve_partition
 from .profile import GPU_KINDS, PROFILE_KEYS, ExecutionProfile
 from .sbatch import (
@@ -32,20 +33,9 @@ _MANAGED_FLAGS = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
-    field: str
-    severity: str
-    message: str
-    fix: str = ""
-
-    def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
-
-    def to_json(self) -> dict[str, str]:
-        return {"field": self.field, "severity": self.severity, "message": self.message,
-                "fix": self.fix}
+def Problem(field: str, severity: str, message: str, fix: str = "") -> Finding:
+    """A finding about a form field with a fixed English text (no message id)."""
+    return Finding(rule=field, severity=severity, message=message, fix=fix, field=field)
 
 
 @dataclass
@@ -102,16 +92,17 @@ def validate(profile: ExecutionProfile | None, args: ReproduceArgs | None = None
              env: Mapping[str, str] | None = None, partition: str | None = None,
              repo_dir: str | Path | None = None, bind_flags: Iterable[str] | bool | None = None,
              modules: Sequence[str] = (), rubric_max_runtime_sec: int | None = None,
-             home: str | None = None) -> list[Problem]:
-    """Every problem found, errors first. ``partition`` is the wizard's choice (exported as
-    ARI_SLURM_PARTITION); ``modules`` are extra site modules the hand-off loads."""
+             home: str | None = None, site: str = "") -> list[Finding]:
+    """Every finding, errors first. ``partition`` is the wizard's choice (exported as
+    ARI_SLURM_PARTITION); ``modules`` are extra site modules the hand-off loads; ``site``
+    names the site in messages (a demo site's name, '' for this machine)."""
     profile = profile or ExecutionProfile()
     env = dict(env or {})
     facts = SiteFacts.from_probes(probes)
     merged = merge_with_profile(args or ReproduceArgs(), profile)
-    ctx = _Context(profile, merged, facts, allocation, env, bind_flags, list(modules))
+    ctx = _Context(profile, merged, facts, allocation, env, bind_flags, list(modules), site=site)
     ctx.partition_name = resolve_partition(merged.partition or partition, env, repo_dir).partition
-    ctx.cpus = _safe_cpus(merged, env, ctx.problems)
+    ctx.cpus = _safe_cpus(ctx)
     ctx.walltime = (merged.walltime or env.get("ARI_SLURM_WALLTIME", "")
                     or walltime_str(max_runtime_sec(merged, rubric_max_runtime_sec)))
     for check in (_check_submission, _check_partition, _check_gpus, _check_nodes, _check_ranks,
@@ -119,15 +110,12 @@ def validate(profile: ExecutionProfile | None, args: ReproduceArgs | None = None
                   _check_profile_keys, _check_option_like_values):
         check(ctx)
     if repo_dir is not None and home is not None and not ari_thinks_shared(repo_dir, home):
-        ctx.add("repo_dir", "warning",
-                f"{repo_dir} is not under $HOME or /work, /scratch, /lustre, /home, /nfs, /data: "
-                "ARI warns that the reproduce job's --chdir/--output may be node-local",
-                "Put the workspace on the shared filesystem every node mounts.")
+        ctx.add("repo_not_shared", "repo_dir", "warning", path=str(repo_dir))
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(ctx.problems, key=lambda p: order[p.severity])
 
 
-def validate_state(state: Any) -> list[Problem]:
+def validate_state(state: Any) -> list[Finding]:
     """``validate`` for a wizard state: the caller arguments and the .env values it will write."""
     from . import render
 
@@ -144,10 +132,10 @@ def validate_state(state: Any) -> list[Problem]:
     bind_flags = (sbatch.data or {}).get("bind_flags") if sbatch is not None else None
     return validate(state.profile, args, probes=probes, allocation=state.allocation, env=env,
                     partition=state.partition or None, modules=list(state.module_loads or ()),
-                    bind_flags=bind_flags)
+                    bind_flags=bind_flags, site=getattr(state, "site_name", "") or "")
 
 
-def blocking(problems: Iterable[Problem]) -> list[Problem]:
+def blocking(problems: Iterable[Finding]) -> list[Finding]:
     return [p for p in problems if p.severity == "error"]
 
 
@@ -165,10 +153,16 @@ class _Context:
     partition_name: str = ""
     cpus: int | None = None
     walltime: str = ""
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)
+    site: str = ""
 
-    def add(self, field_name: str, severity: str, message: str, fix: str = "") -> None:
-        self.problems.append(Problem(field_name, severity, message, fix))
+    def add(self, rule: str, field_name: str, severity: str, *, fix: str | None = "fix",
+            **params: Any) -> None:
+        """Record finding ``rule``: its message is ``validate.<rule>``, its fix
+        ``validate.<rule>.<fix>`` (``fix=None``: the finding has no fix)."""
+        self.problems.append(Finding.of(
+            rule, severity, f"validate.{rule}", field=field_name,
+            fix_id=f"validate.{rule}.{fix}" if fix else "", **params))
 
     @property
     def part(self) -> dict | None:
@@ -179,12 +173,11 @@ class _Context:
         return self.env.get("ARI_PHASE1_ALLOW_FALLBACK", "") == "1"
 
 
-def _safe_cpus(args: ReproduceArgs, env: Mapping[str, str], problems: list[Problem]) -> int | None:
+def _safe_cpus(ctx: _Context) -> int | None:
     try:
-        return effective_cpus(args.cpus, env)
+        return effective_cpus(ctx.args.cpus, ctx.env)
     except AriValueError as exc:
-        problems.append(Problem("ARI_SLURM_CPUS", "error", f"ARI raises ValueError: {exc}",
-                                "Set ARI_SLURM_CPUS to a whole number (the Max CPUs value)."))
+        ctx.add("cpus_not_integer", "max_cpus", "error", error=str(exc))
         return None
 
 
@@ -200,49 +193,38 @@ def _seconds(text: str) -> int | None:
 def _check_submission(ctx: _Context) -> None:
     if ctx.facts.sbatch is False:
         if ctx.fallback:
-            ctx.add("sbatch", "warning", "sbatch is not on PATH: with ARI_PHASE1_ALLOW_FALLBACK=1 "
-                    "ARI runs reproduce.sh on the host where `ari` runs, outside SLURM",
-                    "Run `ari` where sbatch works if the reproduction must use the partition.")
+            ctx.add("sbatch_fallback", "sbatch", "warning")
         else:
-            ctx.add("sbatch", "error", "sbatch is not on PATH: ARI raises RuntimeError "
-                    "(\"sandbox_kind=slurm requested but `sbatch` is not on PATH\")",
-                    "Run `ari` from a node with the SLURM client (inside the allocation or a "
-                    "login node).")
+            ctx.add("sbatch_missing", "sbatch", "error")
     if not ctx.partition_name:
-        severity = "warning" if ctx.fallback else "error"
-        ctx.add("partition", severity, "no partition resolves (argument, ARI_SLURM_PARTITION, "
-                "SLURM_PARTITION, launch_config.json): ARI raises RuntimeError (\"no partition "
-                "could be resolved\")" + (" — or runs locally with the fallback" if ctx.fallback
-                                          else ""),
-                "Choose a partition; the hand-off exports it as ARI_SLURM_PARTITION.")
+        if ctx.fallback:
+            ctx.add("no_partition_fallback", "partition", "warning")
+        else:
+            ctx.add("no_partition", "partition", "error")
 
 
 def _check_partition(ctx: _Context) -> None:
     facts, name = ctx.facts, ctx.partition_name
     wall = _seconds(ctx.walltime)
     if wall is None:
-        ctx.add("walltime", "error", f"walltime {ctx.walltime!r} is not a SLURM time "
-                "(MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS): sbatch refuses --time",
-                "Use HH:MM:SS, e.g. 01:00:00.")
+        ctx.add("walltime_not_slurm", "walltime", "error", walltime=ctx.walltime)
     if not name or facts.partitions is None:
         return
     part = ctx.part
     if part is None:
-        known = ", ".join(p["name"] for p in facts.partitions) or "none"
-        ctx.add("partition", "error", f"partition {name!r} is not listed by sinfo (known: "
-                f"{known}): sbatch answers \"invalid partition specified\"",
-                "Pick one of the listed partitions.")
+        known = ", ".join(p["name"] for p in facts.partitions) or "—"
+        ctx.add("partition_unknown", "partition", "error", partition=name, known=known)
         return
     if str(part.get("avail", "up")).lower() != "up":
-        ctx.add("partition", "warning", f"partition {name} is {part.get('avail')}: the job "
-                "queues until it is up", "Pick a partition that is up.")
+        ctx.add("partition_down", "partition", "warning", partition=name,
+                avail=str(part.get("avail")))
     limit = str(part.get("timelimit") or "")
     limit_s = None if limit.lower() in ("", "infinite", "unlimited", "n/a") else _seconds(limit)
     if wall is not None and limit_s is not None and wall > limit_s:
-        ctx.add("walltime", "error", f"--time {ctx.walltime} exceeds partition {name}'s time "
-                f"limit {limit}: sbatch refuses (\"Requested time limit is invalid\")",
-                f"Set ARI_SLURM_WALLTIME to at most {walltime_str(limit_s)} (ARI otherwise "
-                "derives --time from the rubric's max_runtime_sec, 6 h by default).")
+        ctx.add("walltime_over_limit", "walltime", "error",
+                fix="fix_default" if not (ctx.args.walltime or ctx.env.get("ARI_SLURM_WALLTIME"))
+                else "fix", walltime=ctx.walltime, partition=name, limit=limit,
+                max=walltime_str(limit_s))
 
 
 def _gres_gpu_specs(specs: Iterable[str]) -> list[tuple[str | None, int | None]]:
@@ -262,61 +244,37 @@ def _check_gpus(ctx: _Context) -> None:
     field_name = ("gpu_type" if a.gpu_type else
                   "requested_gpus_per_task" if a.gpus_per_task else "requested_gpus_per_node")
     if a.gpu_type and any(ch in a.gpu_type for ch in ":, \t"):
-        ctx.add("gpu_type", "error", f"gpu_type {a.gpu_type!r} contains ':', ',' or a blank: "
-                f"ARI writes --gres=gpu:{a.gpu_type}:N, which SLURM parses differently",
-                "Use the bare type sinfo shows, e.g. v100 for gpu:v100:4.")
+        ctx.add("gpu_type_bad_chars", "gpu_type", "error", gpu_type=a.gpu_type)
     if not requested:
         if profile.kind == "mpi":
-            ctx.add("kind", "info", "ARI tells the replicator that kind mpi is GPU-bearing "
-                    "(CUDA or cupy, no NumPy fallback) even without a GPU request")
+            ctx.add("mpi_kind_gpu_prompt", "kind", "info", fix=None, kind=profile.kind)
         elif profile.kind in GPU_KINDS and facts.has_gres:
-            ctx.add("requested_gpus_per_task", "warning", f"kind {profile.kind} asks for CUDA "
-                    "code, but no GPU is requested: on a cluster with GRES the job gets no GPU",
-                    "Set requested_gpus_per_task (or _per_node) and gpu_type.")
+            ctx.add("gpu_kind_no_request", "requested_gpus_per_task", "warning", kind=profile.kind)
         return
     seen = facts.gpu_count
     if facts.has_gres is False:
         if ctx.env.get("ARI_SLURM_ALLOW_NO_GRES", "") == "1":
             if seen:
-                ctx.add(field_name, "info", "no GRES on this cluster: with "
-                        "ARI_SLURM_ALLOW_NO_GRES=1 ARI drops every GPU flag; the job still sees "
-                        f"the node's GPUs ({seen} found by nvidia-smi here)")
+                ctx.add("no_gres_allowed_seen", field_name, "info", fix=None, seen=seen)
             else:
-                ctx.add(field_name, "warning", "no GRES and no GPU seen here: with "
-                        "ARI_SLURM_ALLOW_NO_GRES=1 ARI drops every GPU flag and the job "
-                        "most likely runs without any GPU",
-                        "Clear the GPU fields, or choose a cluster/partition with GPUs.")
+                ctx.add("no_gres_allowed_unseen", field_name, "warning")
             return
-        if seen:
-            fix = (f"This node shows {seen} GPU(s) without GRES (the sx40 pattern): set "
-                   "ARI_SLURM_ALLOW_NO_GRES=1 (ARI drops every GPU flag; the job still sees "
-                   "the GPUs), or clear the GPU fields (preset gpu_single_nogres).")
-        else:
-            fix = ("Clear the GPU fields (preset gpu_single_nogres) or use a cluster with GRES; "
-                   "ARI_SLURM_ALLOW_NO_GRES=1 is not the answer here: no GPU was seen on this "
-                   "node either.")
-        ctx.add(field_name, "error", "GPUs requested but `sinfo -h -o %G` shows no GRES: ARI "
-                "raises RuntimeError (\"GPU resources requested ... but this cluster has no GRES "
-                "configured\")", fix)
+        ctx.add("no_gres", field_name, "error", fix="fix_seen" if seen else "fix_unseen",
+                seen=seen or 0)
         return
     if facts.has_gres is None:
-        ctx.add(field_name, "info", "GRES unknown (the gres probe did not answer): ARI raises "
-                "if `sinfo -h -o %G` shows none")
+        ctx.add("gres_unknown", field_name, "info", fix=None)
         return
     if ctx.facts.partition_has_gres is False and ctx.partition_name:
-        ctx.add(field_name, "error", f"GRES exist on the cluster but not on partition "
-                f"{ctx.partition_name}: ARI's check is cluster-wide and passes the GPU flags, "
-                "sbatch then refuses the job", "Choose a partition with GPUs for this profile.")
+        ctx.add("partition_no_gres", field_name, "error", partition=ctx.partition_name)
         return
     part = ctx.part
     specs = _gres_gpu_specs((part or {}).get("gres") or facts.partition_gres or facts.gres)
     if not specs:
         return
     if a.gpu_type and a.gpu_type not in {t for t, _ in specs if t}:
-        types = ", ".join(sorted({t for t, _ in specs if t})) or "untyped only"
-        ctx.add("gpu_type", "error", f"gpu_type {a.gpu_type!r} is not among the GPU GRES "
-                f"({types}): sbatch refuses (\"Requested node configuration is not available\")",
-                f"Set gpu_type to one of: {types}.")
+        types = ", ".join(sorted({t for t, _ in specs if t})) or "—"
+        ctx.add("gpu_type_unknown", "gpu_type", "error", gpu_type=a.gpu_type, types=types)
         return
     counts = [c for t, c in specs if c is not None and (not a.gpu_type or t == a.gpu_type)]
     if not counts:
@@ -325,36 +283,30 @@ def _check_gpus(ctx: _Context) -> None:
     tasks_on_node = a.ntasks_per_node or (math.ceil(a.ntasks / a.nodes) if a.ntasks and a.nodes
                                           else a.ntasks or 1)
     if a.gpu_type:
-        wanted, how = a.gpus_per_task or a.gpus_per_node or 1, f"--gres=gpu:{a.gpu_type}:N per node"
+        wanted, how = a.gpus_per_task or a.gpus_per_node or 1, f"--gres=gpu:{a.gpu_type}:N"
     elif a.gpus_per_node:
         wanted, how = a.gpus_per_node, "--gpus-per-node"
     else:
-        wanted, how = a.gpus_per_task * tasks_on_node, "--gpus-per-task × tasks per node"
+        wanted, how = a.gpus_per_task * tasks_on_node, "--gpus-per-task × --ntasks-per-node"
     if wanted > per_node:
-        ctx.add(field_name, "error", f"{wanted} GPUs per node requested ({how}) but nodes have "
-                f"at most {per_node}: sbatch refuses (\"Requested node configuration is not "
-                "available\")", f"Request at most {per_node} GPUs per node.")
+        ctx.add("gpus_over_node", field_name, "error", wanted=wanted, how=how, per_node=per_node)
     if a.gpu_type and a.gpus_per_task and tasks_on_node > 1:
-        ctx.add(field_name, "warning", f"with gpu_type ARI emits --gres=gpu:{a.gpu_type}:"
-                f"{a.gpus_per_task} — a per-NODE count — and drops --gpus-per-task; "
-                f"{tasks_on_node} tasks per node share those GPUs",
-                "Set requested_gpus_per_node to the GPUs each node needs.")
+        ctx.add("gres_per_node_shared", field_name, "warning", gpu_type=a.gpu_type,
+                count=a.gpus_per_task, tasks=tasks_on_node)
 
 
 def _check_nodes(ctx: _Context) -> None:
     nodes = ctx.args.nodes
     part = ctx.part
     if nodes and part and isinstance(part.get("nodes"), int) and nodes > part["nodes"]:
-        ctx.add("requested_nodes", "error", f"{nodes} nodes requested but partition "
-                f"{ctx.partition_name} has {part['nodes']}: sbatch refuses (\"Node count "
-                "specification invalid\")", f"Request at most {part['nodes']} nodes.")
+        ctx.add("nodes_over_partition", "requested_nodes", "error", nodes=nodes,
+                partition=ctx.partition_name, available=part["nodes"])
+        return  # the allocation check below is the same cause, told less precisely
     alloc_nodes = getattr(ctx.allocation, "num_nodes", None)
     if nodes and alloc_nodes and getattr(ctx.allocation, "inside_allocation", False) \
             and nodes > alloc_nodes:
-        ctx.add("requested_nodes", "warning", f"{nodes} nodes requested, more than this "
-                f"allocation's {alloc_nodes}: the reproduce job is a separate job and waits for "
-                "other free nodes (or for this notebook job to end)",
-                f"Request at most {alloc_nodes} nodes, or make sure the partition has them free.")
+        ctx.add("nodes_over_allocation", "requested_nodes", "warning", nodes=nodes,
+                available=alloc_nodes)
 
 
 def _check_ranks(ctx: _Context) -> None:
@@ -363,62 +315,50 @@ def _check_ranks(ctx: _Context) -> None:
     if ntasks and nodes and per_node:
         slots = nodes * per_node
         if ntasks > slots:
-            ctx.add("min_ranks", "error", f"{ntasks} ranks do not fit {nodes} nodes × "
-                    f"{per_node} tasks per node = {slots}: sbatch refuses the job",
-                    f"Set min_ranks to {slots} or raise ntasks_per_node/requested_nodes.")
+            ctx.add("ranks_over_slots", "min_ranks", "error", ntasks=ntasks, nodes=nodes,
+                    per_node=per_node, slots=slots)
         elif ntasks < slots:
-            ctx.add("min_ranks", "warning", f"{ntasks} ranks but {nodes} nodes × {per_node} "
-                    f"tasks per node = {slots}: SLURM starts {ntasks}; ntasks_per_node is only "
-                    "a maximum", f"Set min_ranks to {slots} for a full layout.")
+            ctx.add("ranks_under_slots", "min_ranks", "warning", ntasks=ntasks, nodes=nodes,
+                    per_node=per_node, slots=slots)
     if ntasks and nodes and ntasks < nodes:
-        ctx.add("min_ranks", "warning", f"{ntasks} ranks on {nodes} nodes: sbatch shrinks the job "
-                f"to {ntasks} node(s)", "Give every node at least one rank.")
+        ctx.add("ranks_under_nodes", "min_ranks", "warning", ntasks=ntasks, nodes=nodes)
     if profile.is_mpi and not (ntasks > 1 or (per_node and (nodes or 1) * per_node > 1)):
-        ctx.add("min_ranks", "warning", f"kind {profile.kind} but the job gets a single task: "
-                "srun -n $SLURM_NTASKS starts one rank", "Set min_ranks (and requested_nodes).")
+        ctx.add("mpi_single_task", "min_ranks", "warning", kind=profile.kind)
     if profile.min_ranks and profile.paper_max_ranks and profile.min_ranks > profile.paper_max_ranks:
-        ctx.add("min_ranks", "info", f"min_ranks {profile.min_ranks} exceeds the paper's "
-                f"{profile.paper_max_ranks} ranks")
+        ctx.add("ranks_over_paper", "min_ranks", "info", fix=None, min_ranks=profile.min_ranks,
+                paper=profile.paper_max_ranks)
     cpus = ctx.cpus
     node_cpus = part.get("cpus") if part else None
     if not cpus or not isinstance(node_cpus, int) or cpus <= 0:
         return
     if cpus > node_cpus:
-        ctx.add("cpus", "error", f"--cpus-per-task {cpus} but nodes of {ctx.partition_name} have "
-                f"{node_cpus} CPUs: sbatch refuses (\"Requested node configuration is not "
-                "available\")", f"Set ARI_SLURM_CPUS (Max CPUs) to at most {node_cpus}; ARI uses "
-                "8 when it is unset.")
+        ctx.add("cpus_over_node", "max_cpus", "error", cpus=cpus, partition=ctx.partition_name,
+                node_cpus=node_cpus)
         return
     if per_node and per_node * cpus > node_cpus:
-        ctx.add("ntasks_per_node", "error", f"{per_node} tasks × {cpus} CPUs = "
-                f"{per_node * cpus} per node, nodes have {node_cpus}: sbatch refuses the job",
-                f"Lower ARI_SLURM_CPUS to {node_cpus // per_node} or ntasks_per_node.")
+        ctx.add("tasks_cpus_over_node", "ntasks_per_node", "error", per_node=per_node, cpus=cpus,
+                total=per_node * cpus, node_cpus=node_cpus, fit=node_cpus // per_node)
         return  # the whole-job check below would repeat the same refusal
     span = nodes or (part.get("nodes") if isinstance(part.get("nodes"), int) else None)
     if ntasks and span and ntasks * cpus > span * node_cpus:
-        ctx.add("min_ranks", "error", f"{ntasks} ranks × {cpus} CPUs = {ntasks * cpus} CPUs, "
-                f"more than {span} nodes × {node_cpus}: sbatch refuses (\"More processors "
-                "requested than permitted\")",
-                f"Lower ARI_SLURM_CPUS to {max(1, span * node_cpus // ntasks)} or the rank count.")
+        ctx.add("ranks_cpus_over_nodes", "min_ranks", "error", ntasks=ntasks, cpus=cpus,
+                total=ntasks * cpus, span=span, node_cpus=node_cpus,
+                fit=max(1, span * node_cpus // ntasks))
 
 
 def _check_memory(ctx: _Context) -> None:
     a, part = ctx.args, ctx.part
     if a.memory_gb_per_node and a.memory_gb_per_cpu:
-        ctx.add("memory_gb_per_cpu", "error", "memory_gb_per_node and memory_gb_per_cpu are both "
-                "set: ARI emits --mem and --mem-per-cpu, which SLURM refuses together "
-                "(mutually exclusive)", "Keep only one of the two.")
+        ctx.add("mem_both", "memory_gb_per_cpu", "error")
     mem_mb = part.get("memory_mb", part.get("memory")) if part else None
     if not isinstance(mem_mb, int) or mem_mb <= 0:
         return
     if a.memory_gb_per_node and a.memory_gb_per_node * 1024 > mem_mb:
-        ctx.add("memory_gb_per_node", "error", f"--mem={a.memory_gb_per_node}G but nodes of "
-                f"{ctx.partition_name} have {mem_mb} MB: sbatch refuses the job",
-                f"Request at most {mem_mb // 1024} GB per node.")
+        ctx.add("mem_node_over", "memory_gb_per_node", "error", gb=a.memory_gb_per_node,
+                partition=ctx.partition_name, mem_mb=mem_mb, max_gb=mem_mb // 1024)
     if a.memory_gb_per_cpu and ctx.cpus and a.memory_gb_per_cpu * 1024 * ctx.cpus > mem_mb:
-        ctx.add("memory_gb_per_cpu", "error", f"--mem-per-cpu={a.memory_gb_per_cpu}G × "
-                f"{ctx.cpus} CPUs exceeds the {mem_mb} MB of a node: sbatch refuses the job",
-                "Lower memory_gb_per_cpu or ARI_SLURM_CPUS.")
+        ctx.add("mem_cpu_over", "memory_gb_per_cpu", "error", gb=a.memory_gb_per_cpu,
+                cpus=ctx.cpus, mem_mb=mem_mb)
 
 
 def _check_bind(ctx: _Context) -> None:
@@ -427,21 +367,22 @@ def _check_bind(ctx: _Context) -> None:
             continue
         key = flag[2:].replace("-", "_")
         if ctx.bind_flags is None:
-            ctx.add(key, "info", f"unknown whether this sbatch supports {flag}; ARI drops it "
-                    "when `sbatch --help` does not mention it")
+            ctx.add("bind_unknown", key, "info", fix=None, flag=flag)
             continue
         supported = ctx.bind_flags if isinstance(ctx.bind_flags, bool) \
             else flag in set(ctx.bind_flags)
         if not supported:
-            ctx.add(key, "warning", f"this sbatch does not advertise {flag}: ARI drops "
-                    f"{flag}={value} from the job", f"Use `srun {flag}={value}` inside "
-                    "reproduce.sh instead.")
+            ctx.add("bind_unsupported", key, "warning", flag=flag, value=value)
 
 
 def _module_available(name: str, available: Sequence[str]) -> bool:
     if name in available:
         return True
     return "/" not in name and any(m.startswith(name + "/") for m in available)
+
+
+MODULES_NAMED = 8
+"""How many of a site's modules a finding names when none is close to the one asked for."""
 
 
 def _check_modules(ctx: _Context) -> None:
@@ -452,72 +393,52 @@ def _check_modules(ctx: _Context) -> None:
     available = ctx.facts.modules
     if available is None:
         return
+    site = ctx.site or message("validate.this_site")
     if not available:
-        ctx.add("module_loads", "warning", "module_loads is set but no module system or module "
-                "was found here: `module load` fails in reproduce.sh",
-                "Leave module_loads empty or run the wizard where `module avail` works.")
+        ctx.add("modules_no_system", "module_loads", "error", site=site,
+                modules=", ".join(wanted))
         return
     for name in wanted:
         if not _module_available(name, available):
             close = difflib.get_close_matches(name, available, n=3)
-            hint = f" Did you mean {', '.join(close)}?" if close else ""
-            ctx.add("module_loads", "error", f"module {name!r} is not in `module avail`: "
-                    "`module load` fails and reproduce.sh stops", f"Remove it or pick an "
-                    f"available module.{hint}")
+            offered = ", ".join(close or available[:MODULES_NAMED])
+            if not close and len(available) > MODULES_NAMED:
+                offered += ", …"
+            ctx.add("module_unknown", "module_loads", "error", module=name, site=site,
+                    offered=offered, count=len(available))
 
 
 def _check_mpi(ctx: _Context) -> None:
     if not ctx.profile.is_mpi or ctx.facts.srun is None:
         return
     if not ctx.facts.srun and not ctx.facts.mpirun:
-        ctx.add("kind", "error", f"kind {ctx.profile.kind} needs an MPI launcher, but neither "
-                "srun nor mpirun/mpiexec is on PATH", "Load an MPI module (and list it in "
-                "module_loads) or run where srun exists.")
+        ctx.add("mpi_no_launcher", "kind", "error", kind=ctx.profile.kind)
     elif not ctx.facts.srun:
-        ctx.add("kind", "warning", "no srun: ranks must be started with mpirun -np "
-                "$SLURM_NTASKS, which must exist on every compute node",
-                "List the MPI module in module_loads so reproduce.sh loads it on the nodes.")
+        ctx.add("mpi_no_srun", "kind", "warning")
 
 
 def _check_extra_args(ctx: _Context) -> None:
     for token in ctx.args.extra_sbatch_args:
         if not token.startswith("-"):
-            ctx.add("extra_sbatch_args", "error", f"{token!r} does not start with '-': sbatch "
-                    "takes the first bare word as the batch script, not ARI's wrapper",
-                    "Write options as --flag=value.")
+            ctx.add("extra_bare_word", "extra_sbatch_args", "error", token=token)
             continue
         flag = token.split("=", 1)[0]
         if flag in _MANAGED_FLAGS:
-            ctx.add("extra_sbatch_args", "warning", f"{token!r} repeats {_MANAGED_FLAGS[flag]}, "
-                    "which ARI already sets; the later value (yours) wins",
-                    "Drop it unless overriding ARI's value is intended.")
+            ctx.add("extra_managed", "extra_sbatch_args", "warning", token=token,
+                    flag=_MANAGED_FLAGS[flag])
         if flag in ("--ntasks", "-n", "--gpus", "-G") and "=" in token and ctx.args.gpus_per_task:
-            ctx.add("extra_sbatch_args", "warning", f"{token!r} is invisible to ARI's --ntasks "
-                    "pairing: ARI still adds --ntasks 1 for --gpus-per-task",
-                    "Set min_ranks instead.")
+            ctx.add("extra_invisible_ntasks", "extra_sbatch_args", "warning", token=token)
 
 
 # sbatch options that undo what ARI's own reproduce line relies on (spec: sbatch --wait ...
 # --export ALL <repo_dir>/.slurm_wrap.sh), beyond the flags ARI sets itself.
 _FIGHTING_FLAGS = {
-    "--wrap": "replaces ARI's wrapper script with a command line: the reproduction never runs",
-    "--uid": "asks sbatch to submit as another user (root only): the job is refused or runs as "
-             "someone else",
-    "--gid": "asks sbatch to submit as another group (root only): the job is refused",
-    "--array": "submits several copies of the reproduction; --wait waits for all of them",
-    "-a": "submits several copies of the reproduction; --wait waits for all of them",
-    "--test-only": "makes sbatch only test the request: no job runs and ARI finds no results",
-    "--hold": "holds the job: ARI's --wait waits until someone releases it",
-    "-H": "holds the job: ARI's --wait waits until someone releases it",
-    "--error": "sends stderr away from reproduce.log, the file ARI reads back",
-    "-e": "sends stderr away from reproduce.log, the file ARI reads back",
-    "--get-user-env": "replaces the environment ARI exports with a fresh login environment",
-    "--help": "prints help instead of submitting: no job runs",
-    "-h": "prints help instead of submitting: no job runs",
-    "--usage": "prints usage instead of submitting: no job runs",
-    "--version": "prints the version instead of submitting: no job runs",
-    "-V": "prints the version instead of submitting: no job runs",
+    "--wrap": "wrap", "--uid": "uid", "--gid": "gid", "--array": "array", "-a": "array",
+    "--test-only": "test_only", "--hold": "hold", "-H": "hold", "--error": "error",
+    "-e": "error", "--get-user-env": "user_env", "--help": "help", "-h": "help",
+    "--usage": "usage", "--version": "version", "-V": "version",
 }
+"""flag -> the reason's message id (``validate.fight.<reason>``)."""
 # Values that go on the sbatch line as a word of their own after their flag.
 _NAME_FIELDS = (("partition", "partition"), ("nodelist", "requested_nodelist"),
                 ("exclude_nodes", "exclude_nodes"))
@@ -531,23 +452,18 @@ def _check_option_like_values(ctx: _Context) -> None:
         if attr == "partition" and not value:
             value = ctx.partition_name or ""
         if value.lstrip().startswith("-"):
-            ctx.add(field_name, "error", f"{field_name} {value!r} starts with '-': sbatch would "
-                    "read it as an option, not as a name", "Give the name itself (letters, "
-                    "digits, '_' and '-' inside, never first); options go in extra_sbatch_args.")
+            ctx.add("name_option_like", field_name, "error", name=field_name, value=value)
     for token in ctx.args.extra_sbatch_args:
         flag, _, value = str(token).partition("=")
         if flag in _FIGHTING_FLAGS:
-            ctx.add("extra_sbatch_args", "warning", f"{token!r} {_FIGHTING_FLAGS[flag]}",
-                    "Remove it from extra_sbatch_args.")
+            ctx.add("extra_fights_ari", "extra_sbatch_args", "warning", token=str(token),
+                    why=message(f"validate.fight.{_FIGHTING_FLAGS[flag]}"))
         elif flag == "--export" and value and "ALL" not in value.split(","):
-            ctx.add("extra_sbatch_args", "warning", f"{token!r} overrides ARI's --export ALL: the "
-                    "job loses the API keys, loaded modules and PATH reproduce.sh needs",
-                    "Remove it; ARI exports the whole environment on purpose.")
+            ctx.add("extra_export", "extra_sbatch_args", "warning", token=str(token))
 
 
 def _check_profile_keys(ctx: _Context) -> None:
     for key in ctx.profile.extra_keys:
         close = difflib.get_close_matches(key, PROFILE_KEYS, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        ctx.add(key, "warning", f"{key!r} is not an execution_profile key: ARI ignores it",
-                f"Remove it.{hint}")
+        ctx.add("profile_key_unknown", key, "warning", fix="fix_hint" if close else "fix",
+                key=key, hint=close[0] if close else "")

@@ -5,6 +5,9 @@ Every sub-command lives in its own module in this package and exposes
 function of the parsed args returning the exit code). Modules are discovered,
 so adding a command never touches this file. Handlers import heavy code lazily.
 Exit codes: 0 success, 1 a finding/failure, 2 usage error (argparse's own), 130 Ctrl-C.
+
+Every command takes ``--lang en|ja|zh`` (default: the locale, LC_ALL/LC_MESSAGES/LANG) for
+the sentences it prints; ``--json`` keeps English text and adds each message's id and params.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import pkgutil
 import sys
 
 from .._version import __version__
+from ..i18n import LANGUAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +34,18 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)
+    for sub in subparsers.choices.values():
+        if not any("--lang" in action.option_strings for action in sub._actions):
+            sub.add_argument("--lang", choices=LANGUAGES, default=None,
+                             help="language of the printed messages (default: from LC_ALL/LANG)")
     return parser
+
+
+def output_lang(args: argparse.Namespace) -> str:
+    """The language a command prints in: ``--lang``, else the locale."""
+    from ..i18n import default_lang
+
+    return getattr(args, "lang", None) or default_lang()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,17 +56,20 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-def _print_human(path: str, kind: str, findings, show_path: bool) -> None:
+def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "en") -> None:
+    from ..i18n import t
+
     if show_path:
         print(f"== {path} ({kind})")
     if not findings:
-        print("no problems found")
+        print(t("cli.no_problems", lang))
         return
     for f in findings:
-        where = f"line {f.line}" if f.line else "file"
-        print(f"{f.severity.upper():7} {f.rule:28} {where}")
-        print(f"        {f.message}")
-        print(f"        fix: {f.fix}")
+        where = t("cli.line", lang, line=f.line) if f.line else t("cli.file", lang)
+        severity = f.severity.upper() if lang == "en" else t(f"doctor_severity_{f.severity}", lang)
+        print(f"{severity:7} {f.rule:28} {where}")
+        print(f"        {f.text(lang)}")
+        print(f"        {t('cli.fix', lang)} {f.fix_text(lang)}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from ..ari.profile import ProfileError
     from ..doctor import detect_kind, diagnose_text, has_errors
     from ..doctor.log_checks import checkpoint_from_log_path
+    from . import output_lang
 
     profile, artifacts = None, []
     if args.profile:
@@ -121,5 +125,5 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         for path, kind, findings in results:
-            _print_human(path, kind, findings, show_path=len(results) > 1)
+            _print_human(path, kind, findings, show_path=len(results) > 1, lang=output_lang(args))
     return 1 if failed else 0

@@ -171,7 +171,7 @@ def _node_local_workspace(state, host) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import seed_defaults
-    from ..emit import EmitError, emit_checkpoint
+    from ..emit import EmitBlocked, EmitError, emit_checkpoint
     from ..model import StateError, WizardState
     from ._flags import speak
 
@@ -187,10 +187,18 @@ def run(args: argparse.Namespace) -> int:
         node_local = not args.force and _node_local_workspace(state, host)
         if not args.no_probes and not node_local:
             _probe(state, host, config, args)
-            if not state.module_loads:
-                state.module_loads = config.suggested_for(state.probe("modules"))
-        state.apply_site_defaults(host.env)
+            seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
         result = emit_checkpoint(state, force=args.force, host=host)
+    except EmitBlocked as exc:
+        from ..i18n import t
+        from . import output_lang
+
+        lang = output_lang(args)
+        lines = [f"- {p.field}: {p.text(lang)}" + (f" ({p.fix_text(lang)})" if p.fix_text(lang) else "")
+                 for p in exc.problems]
+        print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines),
+              file=sys.stderr)
+        return 1
     except (_BadInput, StateError, EmitError) as exc:
         print(f"ari-jupyter emit: {speak('emit', str(exc))}", file=sys.stderr)
         return 1

@@ -81,11 +81,16 @@ def run(args: argparse.Namespace) -> int:
             },
         }, indent=2, ensure_ascii=False))
     else:
+        from ..i18n import t
+        from . import output_lang
+
+        lang = output_lang(args)
         for f in findings:
             where = f"{args.file}:{f.line}" if f.line else args.file
-            print(f"{where}: {f.rule} {f.severity}: {f.message}")
-            if f.fix:
-                print(f"    fix: {f.fix}")
+            print(f"{where}: {f.rule} {f.severity}: {f.text(lang)}")
+            if f.fix_text(lang):
+                print(f"    {t('cli.fix', lang)} {f.fix_text(lang)}")
         counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
-        print(f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)")
+        print(t("cli.lint.counts", lang, errors=counts["error"], warnings=counts["warning"],
+                notes=counts["info"]))
     return 1 if any(f.is_error for f in findings) else 0

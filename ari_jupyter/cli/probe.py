@@ -114,11 +114,24 @@ def open_site(site: Optional[str], config=None):
         raise UsageError(str(exc)) from exc
 
 
-def format_line(result) -> str:
-    lines = [f"{result.status:<8}{result.id:<11}{result.summary}"]
-    if result.fix and result.status in ("warn", "fail", "unknown"):
-        lines.append(f"{'':<19}fix: {result.fix}")
+def format_line(result, lang: str = "en") -> str:
+    from ..i18n import t
+
+    status = result.status if lang == "en" else t(f"status_{result.status}", lang)
+    lines = [f"{_pad(status, 8)}{result.id:<11}{result.text(lang)}"]
+    fix = result.fix_text(lang)
+    if fix and result.status in ("warn", "fail", "unknown"):
+        label = "fix:" if lang == "en" else t("checks_fix", lang)
+        lines.append(f"{'':<19}{label} {fix}")
     return "\n".join(lines)
+
+
+def _pad(text: str, width: int) -> str:
+    """Left-justify by display width (a CJK character takes two columns)."""
+    import unicodedata
+
+    used = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(1, width - used)
 
 
 def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
@@ -142,10 +155,14 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         stderr.write(f"ari-jupyter probe: error: {exc}\n")
         return 2
 
+    from ..i18n import t
+    from . import output_lang
+
+    lang = output_lang(args)
     started = time.monotonic()
     if not args.json:
-        where = f"demo site {host.name}" if host.is_demo else f"this machine ({host.name})"
-        stdout.write(f"probing {where}\n")
+        key = "cli.probe.demo_site" if host.is_demo else "cli.probe.this_machine"
+        stdout.write(t(key, lang, host=host.name) + "\n")
         stdout.flush()
 
     from ..probes import selected_ids
@@ -157,7 +174,7 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     def show(result) -> None:
         live.done(result.id)
         if not args.json:
-            live.write(stdout, format_line(result) + "\n")
+            live.write(stdout, format_line(result, lang) + "\n")
 
     with live:
         results = run_probes_sync(host, ctx, on_result=show)
@@ -187,7 +204,9 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         counts = {}
         for r in results:
             counts[r.status] = counts.get(r.status, 0) + 1
-        tally = ", ".join(f"{n} {s}" for s, n in counts.items())
-        noun = "probe" if len(results) == 1 else "probes"
-        stdout.write(f"{len(results)} {noun} in {elapsed:.2f}s: {tally}\n")
+        tally = t("list.separator", lang).join(
+            f"{n} {s}" if lang == "en" else t(f"status_count_{s}", lang, count=n)
+            for s, n in counts.items())
+        key = "cli.probe.done_one" if len(results) == 1 else "cli.probe.done"
+        stdout.write(t(key, lang, count=len(results), seconds=f"{elapsed:.2f}", tally=tally) + "\n")
     return 1 if failed else 0

@@ -1,9 +1,17 @@
-"""Message catalogs (en, ja, zh) for every string the wizard shows.
+"""Message catalogs (en, ja, zh) for every string the wizard and the command line show.
 
-ARI itself ships its dashboard in en/ja/zh, so the wizard does too. Catalogs are flat JSON
-objects ``key -> text`` with ``str.format`` placeholders; English is the reference and the
-fallback for a key missing in another language (a test keeps the catalogs complete, so the
-fallback only protects users from a crash). An unknown key raises ``KeyError``: that is a bug.
+ARI itself ships its dashboard in en/ja/zh, so the wizard does too. Two layouts, merged into
+one catalog per language:
+
+* ``en.json``/``ja.json``/``zh.json``: the wizard's labels, flat ``key -> text``;
+* ``messages/*.json``: the sentences of findings and probe results, one file per area
+  (validator, fields, probes, ...), each id holding its three languages together:
+  ``{"id": {"en": "...", "ja": "...", "zh": "..."}}``. Adding a message is one entry in
+  one file; a test keeps every id complete in en, ja and zh with the same placeholders.
+
+Texts use ``str.format`` placeholders. English is the reference and the fallback for a key
+missing in another language (the tests keep catalogs complete, so the fallback only protects
+users from a crash). An unknown key raises ``KeyError``: that is a bug.
 """
 from __future__ import annotations
 
@@ -26,7 +34,28 @@ def catalog(lang: str) -> Mapping[str, str]:
     if lang not in LANGUAGES:
         raise ValueError(f"unsupported language {lang!r}; choose one of {LANGUAGES}")
     with open(_CATALOG_DIR / f"{lang}.json", encoding="utf-8") as handle:
-        return json.load(handle)
+        merged = dict(json.load(handle))
+    for key, texts in messages().items():
+        if key in merged:
+            raise ValueError(f"message id {key!r} is defined twice")
+        text = texts.get(lang) or texts.get(DEFAULT_LANGUAGE)
+        if text is not None:
+            merged[key] = text
+    return merged
+
+
+@lru_cache(maxsize=None)
+def messages() -> Mapping[str, Mapping[str, str]]:
+    """Every id of ``messages/*.json`` with its texts per language (ids unique across files)."""
+    out: dict[str, Mapping[str, str]] = {}
+    for path in sorted((_CATALOG_DIR / "messages").glob("*.json")):
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        for key, texts in data.items():
+            if key in out:
+                raise ValueError(f"message id {key!r} is defined in two files ({path.name})")
+            out[key] = texts
+    return out
 
 
 def normalize_lang(value: str | None) -> str | None:
@@ -48,13 +77,60 @@ def default_lang(env: Mapping[str, str] | None = None) -> str:
     return DEFAULT_LANGUAGE
 
 
-def t(key: str, lang: str | None = None, **params) -> str:
+def t(key: str, lang: str | None = None, /, **params) -> str:
     """Translate ``key`` into ``lang`` (default from the locale) and fill its placeholders."""
     lang = normalize_lang(lang) or default_lang()
     text = catalog(lang).get(key)
     if text is None:
         text = catalog(DEFAULT_LANGUAGE)[key]
-    return text.format(**params) if params else text
+    if not params:
+        return text
+    return text.format(**{name: _nested(value, lang) for name, value in params.items()})
+
+
+def message(message_id: str, /, **params) -> dict:
+    """A sentence as data, for a parameter that is itself a translated sentence:
+    ``t("a", lang, detail=message("b", n=1))`` renders ``b`` in ``lang`` inside ``a``."""
+    return {"message_id": message_id, "params": params}
+
+
+class Text(str):
+    """An English sentence that remembers its message id and parameters: code that keeps
+    strings (notes, details) keeps working, and a display renders it in its own language."""
+
+    message_id: str
+    params: dict
+
+    def __new__(cls, message_id: str, params: Mapping | None = None):
+        params = dict(params or {})
+        self = super().__new__(cls, t(message_id, DEFAULT_LANGUAGE, **params))
+        self.message_id, self.params = message_id, params
+        return self
+
+    def __reduce__(self):  # copies and pickles keep the id (dataclasses.asdict deep-copies)
+        return (Text, (self.message_id, self.params))
+
+
+def text(message_id: str, /, **params) -> Text:
+    """``Text`` for ``message_id`` with ``params``."""
+    return Text(message_id, params)
+
+
+def render(value, lang: str | None) -> str:
+    """A ``Text`` in ``lang``; any other string as it is."""
+    if isinstance(value, Text):
+        return t(value.message_id, lang, **value.params)
+    return value
+
+
+def _nested(value, lang: str):
+    if isinstance(value, Text):
+        return render(value, lang)
+    if isinstance(value, Mapping) and "message_id" in value:
+        return t(value["message_id"], lang, **dict(value.get("params") or {}))
+    if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+        return t("list.separator", lang).join(_nested(v, lang) for v in value)
+    return value
 
 
 def placeholders(text: str) -> set[str]:

@@ -19,6 +19,7 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
         return ProbeResult(
             "ari", "skip", "ari is not on PATH here (the hand-off terminal needs it)",
             command="which ari", fix=INSTALL_HINT, data={"path": None, "version": None},
+            message_id="probe.ari.missing", fix_id="probe.ari.install.fix",
         )
     result = await run_command(host, ["ari", "--version"])
     version = parse_version(result.output) if result.ok else None
@@ -37,10 +38,12 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
         if "no such option" in lowered or "unrecognized arguments" in lowered:
             answer = "`--version` is not an ari option"
             return ProbeResult("ari", "ok", f"ari at {path} (version not reported: {answer})",
-                               command=result.command, evidence=evidence, data=data)
+                               command=result.command, evidence=evidence, data=data,
+                               message_id="probe.ari.no_version_option", params={"path": path})
         return ProbeResult(
             "ari", "warn", f"ari at {path} does not start: {answer}",
             command=result.command, evidence=evidence, data=data, fix=INSTALL_HINT,
         )
     return ProbeResult("ari", "ok", f"ari {version or '(version unknown)'} at {path}",
-                       command=result.command, evidence=evidence, data=data)
+                       command=result.command, evidence=evidence, data=data,
+                       message_id="probe.ari.ok", params={"version": version or "?", "path": path})

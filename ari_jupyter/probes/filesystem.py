@@ -90,6 +90,7 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
     shared = classify(mount.fstype, resolved)
     data["shared"] = shared
     where = f"{shown} is on {mount.fstype} ({mount.mountpoint})"
+    place = {"path": shown, "fstype": mount.fstype, "mountpoint": mount.mountpoint}
     move_fix = ("Put the workspace on a network filesystem every node mounts at the same path "
                 "(on most clusters $HOME or /work/...), e.g. --checkpoint-dir /work/$USER/ari.")
     if shared is False:
@@ -99,6 +100,9 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
             "shared_fs", "fail", f"{where}: node-local — ranks on other nodes will not see it{tail}",
             command="/proc/self/mountinfo", evidence=evidence, data=data,
             fix=move_fix + " (Symptom otherwise: `Permission denied` / missing files on rank > 0.)",
+            message_id="probe.shared_fs.node_local_silent" if ari_view
+            else "probe.shared_fs.node_local", fix_id="probe.shared_fs.node_local.fix",
+            params=place,
         )
     if shared is None:
         return ProbeResult(
@@ -114,8 +118,12 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
             f"{where}: shared, but ARI's prefix rule does not know {resolved} and will warn "
             "that the checkpoint looks node-local (harmless)",
             command="/proc/self/mountinfo", evidence=evidence, data=data,
+            message_id="probe.shared_fs.prefix_unknown", fix_id="probe.shared_fs.prefix_unknown.fix",
+            params={**place, "resolved": resolved, "home": home,
+                    "prefixes": ", ".join(ARI_SHARED_PREFIXES)},
             fix="Harmless: ARI only logs a warning. To silence it use a directory whose resolved "
                 f"path is under $HOME ({home}) or starts with one of {', '.join(ARI_SHARED_PREFIXES)}.",
         )
     return ProbeResult("shared_fs", "ok", f"{where}: shared, and ARI agrees",
-                       command="/proc/self/mountinfo", evidence=evidence, data=data)
+                       command="/proc/self/mountinfo", evidence=evidence, data=data,
+                       message_id="probe.shared_fs.ok", params=place)

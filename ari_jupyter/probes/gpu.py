@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+from ..i18n import message
 from ..host import Host
 from .context import ProbeContext, evidence_of, first_line, run_command
 from .parsers import gres_lines, parse_gres_spec, parse_nvidia_smi
@@ -27,6 +28,7 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
         return ProbeResult(
             "gpus", "skip", "nvidia-smi is not on PATH: no NVIDIA GPUs visible on this node",
             command="which nvidia-smi", data={"count": 0, "gpus": [], "models": []},
+            message_id="probe.gpus.no_smi",
         )
     # ARI's GRES question (shared with the gres probe) starts with nvidia-smi, not after it.
     gres = asyncio.ensure_future(cluster_gres(host, ctx))
@@ -64,12 +66,16 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
     data["has_gres"] = has_gres
     evidence = evidence_of(host, smi, sinfo) if sinfo is not None else evidence_of(host, smi)
     seen = f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''} visible ({_models(gpus)})"
+    seen_msg = message("probe.gpus.seen" if len(gpus) != 1 else "probe.gpus.seen_one",
+                       count=len(gpus), models=_models(gpus))
     if has_gres is False:
         return ProbeResult(
             "gpus", "warn",
             f"{seen} but SLURM has no GRES: leave gpu_type empty and export "
             "ARI_SLURM_ALLOW_NO_GRES=1 for GPU runs",
             command=smi.command, evidence=evidence, fix=NO_GRES_FIX, data=data,
+            message_id="probe.gpus.no_gres", fix_id="probe.no_gres.fix",
+            params={"seen": seen_msg},
         )
     if has_gres is None:
         why = "no SLURM client" if sinfo is None else "sinfo did not answer"
@@ -92,4 +98,8 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
         "gpus", "ok",
         f"{seen}; GRES {', '.join(s.raw for s in gpu_specs)}{hint}",
         command=smi.command, evidence=evidence, data=data,
+        message_id="probe.gpus.ok", params={
+            "seen": seen_msg, "gres": ", ".join(s.raw for s in gpu_specs),
+            "hint": message("probe.gpu_type_may_be", types=" or ".join(types)) if types
+            else message("probe.gpus.untyped")},
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ..i18n import message
 from ..host import CommandResult, Host
 from .context import ProbeContext, evidence_of, first_line, off_loop, unanswered
 from .parsers import mpi_modules, openmpi_modules, parse_module_avail
@@ -102,6 +103,7 @@ def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
         return ProbeResult(
             "modules", "skip",
             "no module system (Lmod or Environment Modules) on this host",
+            message_id="probe.modules.none", fix_id="probe.modules.none.fix",
             command=result.command if result else "",
             evidence=evidence_of(host, result) if result else "",
             fix="Nothing to load: module_loads stays empty; software must be on PATH on every node.",
@@ -144,4 +146,8 @@ def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
         "modules", "ok",
         f"{len(listing.modules)} modules via {listing.system}{cached}: {shown}; {mpi}",
         command=result.command, evidence=evidence, data=data,
+        message_id="probe.modules.ok" if not listing.cached else "probe.modules.ok_cached",
+        params={"count": len(listing.modules), "system": listing.system, "shown": shown,
+                "mpi": message("probe.modules.mpi", modules=", ".join(data["mpi_modules"]))
+                if data["mpi_modules"] else message("probe.modules.no_mpi")},
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from ..i18n import message
 from ..host import Host
 from .context import ProbeContext, evidence_of, last_line, run_command
 from .modules import list_modules
@@ -78,7 +79,13 @@ async def probe_mpi(host: Host, ctx: ProbeContext) -> ProbeResult:
         plugins = f", PMI plugins {', '.join(pmi)}" if pmi else ""
         also = f"; also {', '.join(others)}" if others else ""
         return ProbeResult("mpi", "ok", f"srun{version} available (preferred{plugins}){also}",
-                           command=command, evidence=evidence, data=data)
+                           command=command, evidence=evidence, data=data,
+                           message_id="probe.mpi.srun", params={
+                               "version": version,
+                               "plugins": message("probe.mpi.plugins", plugins=", ".join(pmi))
+                               if pmi else "",
+                               "also": message("probe.mpi.also", others=", ".join(others))
+                               if others else ""})
     broken_srun = f"srun does not run ({srun['error']}); " if srun is not None else "no srun; "
     if others:
         return ProbeResult(
@@ -86,6 +93,10 @@ async def probe_mpi(host: Host, ctx: ProbeContext) -> ProbeResult:
             f"{broken_srun}{', '.join(others)} on PATH — ranks are placed by mpirun, which must "
             "also exist on the compute nodes",
             command=command, evidence=evidence, data=data, fix=MPIRUN_FIX,
+            message_id="probe.mpi.mpirun_only", fix_id="probe.mpi.mpirun_only.fix",
+            params={"others": ", ".join(others),
+                    "srun": message("probe.mpi.srun_broken", error=srun["error"])
+                    if srun is not None else message("probe.mpi.no_srun")},
         )
     listing = await list_modules(host, ctx)
     data["mpi_modules"] = mpi_modules(listing.modules)

@@ -73,6 +73,7 @@ def redacted(result: ProbeResult, env) -> ProbeResult:
     return ProbeResult(
         result.id, result.status, redact(result.summary, env), redact(result.command, env),
         redact(result.evidence, env), redact(result.fix, env), _scrub(result.data, env),
+        message_id=result.message_id, params=_scrub(result.params, env), fix_id=result.fix_id,
     )
 
 

@@ -6,6 +6,7 @@ import asyncio
 import re
 
 from ..ari.sbatch import BIND_FLAGS, bind_flags_from_help
+from ..i18n import message
 from ..host import CommandResult, Host
 from .context import (
     UNCONFIGURED_FIX,
@@ -86,6 +87,7 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
         return ProbeResult(
             "sbatch", "fail", "sbatch is not on PATH: ARI cannot submit SLURM jobs from here",
             command="which sbatch", fix=NO_SLURM_FIX, data={"path": None},
+            message_id="probe.sbatch.missing", fix_id="probe.no_slurm.fix",
         )
     # Every question at once (version, --help, and the test submission when the partition is
     # known from the choice or the environment): a loaded controller is paid once, not twice.
@@ -121,6 +123,8 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
             f"sbatch {version or '(version unknown)'} at {path}; no partition chosen, so no "
             "test submission was made",
             command=version_run.command, data=data,
+            message_id="probe.sbatch.no_partition",
+            params={"version": version or "?", "path": path},
             evidence=evidence_of(host, version_run, note=bind_flags_note(data["bind_flags"])),
         )
     data["partition"], data["partition_source"] = partition, source
@@ -138,11 +142,15 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
             "sbatch", "ok",
             f"sbatch {version or ''} may submit to {partition}: {said}".replace("  ", " "),
             command=test.command, evidence=evidence, data=data,
+            message_id="probe.sbatch.may_submit" if version else "probe.sbatch.may_submit_unversioned",
+            params={"version": version or "", "partition": partition, "answer": said},
         )
     return ProbeResult(
         "sbatch", "fail",
         f"sbatch refuses a test job on partition {partition}: {said}",
         command=test.command, evidence=evidence, data=data,
+        message_id="probe.sbatch.refused", params={"partition": partition, "answer": said},
+        fix_id="probe.sbatch.refused.fix",
         fix=(f"The scheduler's answer above is final for partition {partition}: pick another "
              "partition, or submit from a node that may (a login node or a terminal where "
              "`sbatch --test-only` succeeds)."),
@@ -159,6 +167,7 @@ async def probe_partitions(host: Host, ctx: ProbeContext) -> ProbeResult:
         return ProbeResult(
             "partitions", "skip", "sinfo is not on PATH: no SLURM client on this host",
             command="which sinfo", fix=NO_SLURM_FIX, data={"partitions": [], "default": None},
+            message_id="probe.sinfo_missing", fix_id="probe.no_slurm.fix",
         )
     result = await ctx.run_shared(host, SINFO_PARTITIONS)
     hiccup = unanswered("partitions", host, result, "the partition list")
@@ -220,7 +229,22 @@ async def probe_partitions(host: Host, ctx: ProbeContext) -> ProbeResult:
     return ProbeResult(
         "partitions", "ok", f"{len(names)} partition{'s' if len(names) != 1 else ''}: {listing}",
         command=result.command, evidence=evidence, data=data,
+        message_id="probe.partitions.ok" if len(names) != 1 else "probe.partitions.ok_one",
+        params={"count": len(names), "listing": _listing_messages(parsed.partitions)},
     )
+
+
+def _listing_messages(partitions) -> list[dict]:
+    """Each partition as a sentence parameter, so the listing reads in the user's language."""
+
+    out = []
+    for p in partitions:
+        key = "probe.partitions.item" + ("_one" if p["nodes"] == 1 else "") \
+            + ("" if p["cpus"] is not None else "_nocpu")
+        out.append(message(key, name=p["name"] + ("*" if p["default"] else ""), avail=p["avail"],
+                           nodes=p["nodes"], cpus=p["cpus"] if p["cpus"] is not None else "",
+                           gres=(", " + "+".join(p["gres"])) if p["gres"] else ""))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,7 +280,7 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
     if host.which("sinfo") is None:
         return ProbeResult(
             "gres", "skip", "sinfo is not on PATH: no SLURM client on this host",
-            command="which sinfo", data={"has_gres": None},
+            command="which sinfo", data={"has_gres": None}, message_id="probe.sinfo_missing",
         )
     partition, source = chosen_partition(host, ctx)
     listing_task = asyncio.ensure_future(ctx.run_shared(host, SINFO_PARTITIONS))
@@ -310,6 +334,7 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
             "no GRES configured (sinfo -h -o %G shows (null)): GPU requests need gpu_type "
             "empty and ARI_SLURM_ALLOW_NO_GRES=1",
             command=command, evidence=evidence, fix=NO_GRES_FIX, data=data,
+            message_id="probe.gres.none", fix_id="probe.no_gres.fix",
         )
     listing = ", ".join(cluster_specs)
     parsed = [(spec, parse_gres_spec(spec)) for spec in cluster_specs]
@@ -344,6 +369,12 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
     return ProbeResult(
         "gres", "ok", f"GRES configured: {listing}{where}{types}",
         command=command, evidence=evidence, data=data,
+        message_id="probe.gres.ok", params={
+            "listing": listing,
+            "where": message("probe.gres.partition_has", partition=partition,
+                             gres=", ".join(data["partition_gres"])) if where else "",
+            "types": message("probe.gpu_type_may_be", types=" or ".join(data["gpu_types"]))
+            if types else ""},
     )
 
 
@@ -359,7 +390,7 @@ async def probe_time_left(host: Host, ctx: ProbeContext) -> ProbeResult:
     if not inside or not job_id:
         return ProbeResult(
             "time_left", "skip", "not inside a SLURM allocation (no SLURM_JOB_ID)",
-            data={"job_id": None, "seconds": None},
+            data={"job_id": None, "seconds": None}, message_id="probe.time_left.outside",
         )
     job_id = str(job_id)
     if not job_id.isdigit():
@@ -395,7 +426,8 @@ async def probe_time_left(host: Host, ctx: ProbeContext) -> ProbeResult:
     data.update(raw=left.raw, seconds=left.seconds, unlimited=left.unlimited)
     if left.unlimited:
         return ProbeResult("time_left", "ok", f"job {job_id} has no time limit",
-                           command=result.command, evidence=evidence, data=data)
+                           command=result.command, evidence=evidence, data=data,
+                           message_id="probe.time_left.unlimited", params={"job": job_id})
     if left.seconds is not None and left.seconds < TIME_LEFT_WARN_SECONDS:
         return ProbeResult(
             "time_left", "warn",
@@ -403,6 +435,9 @@ async def probe_time_left(host: Host, ctx: ProbeContext) -> ProbeResult:
             "here stops with it",
             command=result.command, evidence=evidence, data=data,
             fix="Start a longer allocation for the notebook, or run `ari` from a batch job.",
+            message_id="probe.time_left.short", fix_id="probe.time_left.short.fix",
+            params={"job": job_id, "left": left.raw, "minutes": left.seconds // 60},
         )
     return ProbeResult("time_left", "ok", f"job {job_id} has {left.raw} left",
-                       command=result.command, evidence=evidence, data=data)
+                       command=result.command, evidence=evidence, data=data,
+                       message_id="probe.time_left.ok", params={"job": job_id, "left": left.raw})

@@ -56,6 +56,25 @@ def div(css_class: str, content_html: str) -> str:
     return f'<div class="ari-text {css_class}">{content_html}</div>'
 
 
+SEVERITY_ICON = {"error": "✖", "warning": "⚠", "info": "ℹ"}
+
+
+def findings_html(findings: Iterable[Any], lang: str) -> str:
+    """A list of findings in ``lang``: severity, sentence, and the fix when there is one."""
+    items = []
+    for f in findings:
+        short = f.rule.removeprefix("placement_")
+        fix = f.fix_text(lang)
+        items.append(f'<li class="ari-finding ari-finding-{esc(short)} ari-msg-{esc(f.severity)} '
+                     f'ari-sev-{esc(f.severity)}" '
+                     f'data-rule="{esc(f.rule)}" data-severity="{esc(f.severity)}">'
+                     f'{SEVERITY_ICON.get(f.severity, "")} {esc(f.text(lang))}'
+                     + (f' <i>{esc(fix)}</i>' if fix else "") + '</li>')
+    if not items:
+        return ""
+    return f'<ul class="ari-findings ari-list ari-text">{"".join(items)}</ul>'
+
+
 class WizardContext(HasTraits):
     """Shared by all panels: the state, the site config, the machine looked at, the language.
 
@@ -66,6 +85,8 @@ class WizardContext(HasTraits):
 
     lang = Unicode("en")
     host = AnyTrait()
+    fan_out = AnyTrait(None, allow_none=True)
+    """Whether reproduce.sh starts its ranks through srun (None: what the kind implies)."""
     site_name = Unicode("")
     site_reason = Unicode("")
 
@@ -82,6 +103,7 @@ class WizardContext(HasTraits):
         self._watched_profile = None
         state.observe(self._on_state_change)
         self._watch_profile()
+        self.observe(lambda _: self._notify(), names="fan_out")
 
     @observe("lang")
     def _check_lang(self, change):
@@ -124,39 +146,25 @@ class WizardContext(HasTraits):
 
     def slurm_plan(self):
         """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it, or (None, why not)."""
-        from ..ari import render
-        from ..ari.errors import AriError
-        from ..ari.sbatch import ReproduceArgs, plan_slurm_dispatch
+        from ..judge import slurm_plan
 
-        state = self.state
-        # The caller arguments ARI's reproduce step gets from the checkpoint (workflow.yaml
-        # inputs / .env), exactly as ari.validate.validate_state builds them.
-        args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
-                             walltime=state.walltime or "", nodes=int(state.nodes or 0))
-        try:
-            values = render.env_values(state)
-        except (TypeError, ValueError) as exc:
-            return None, str(exc)
-        if state.max_cpus is None:
-            values.pop("ARI_SLURM_CPUS", None)  # not chosen yet: ARI's default applies
-        env = {**self.host.env, **values}
-        checkpoint = state.checkpoint_dir or (
-            f"{(state.workspace or '~').rstrip('/')}/checkpoints/{state.run_id or '<run_id>'}")
         sbatch = self.state.probe_results.get("sbatch")
-        has_sbatch = (sbatch.data.get("path") is not None) if sbatch is not None \
-            else self.host.which("sbatch") is not None
-        try:
-            plan = plan_slurm_dispatch(
-                args, env, f"{checkpoint}/repro_sandbox",
-                has_gres=bool(self.probe_data("gres").get("has_gres")),
-                bind_flags=_bind_flags(self.probe_data("sbatch")),
-                has_sbatch=has_sbatch, profile=state.profile,
-                # ARI judges the path on the machine itself; a demo site's paths are only
-                # judged by its shared_fs probe (through the site's recorded mounts/symlinks).
-                home=None if getattr(self.host, "is_demo", False) else self.host.home)
-        except (AriError, ValueError) as exc:
-            return None, str(exc)
-        return plan, ""
+        has_sbatch = None if sbatch is not None else self.host.which("sbatch") is not None
+        # ARI judges the path on the machine itself; a demo site's paths are only judged by
+        # its shared_fs probe (through the site's recorded mounts/symlinks).
+        home = None if getattr(self.host, "is_demo", False) else self.host.home
+        return slurm_plan(self.state, self.host.env, has_sbatch=has_sbatch, home=home)
+
+    def placement(self):
+        """Where the reproduce job's ranks land (None outside an allocation)."""
+        from ..judge import placement
+
+        return placement(self.state, self.host.env, self.fan_out, self._has_sbatch())
+
+    def _has_sbatch(self) -> bool | None:
+        if self.state.probe_results.get("sbatch") is not None:
+            return None
+        return self.host.which("sbatch") is not None
 
     def prelude_text(self) -> str:
         """The reproduce.sh prelude for the profile, with srun where the site has it."""
@@ -170,29 +178,56 @@ class WizardContext(HasTraits):
         except prelude.PreludeError as exc:
             return str(exc)
 
-    def profile_problems(self) -> list:
-        return self.state.problems()
+    def problems(self) -> list:
+        """The one verdict (``judge.judge``) every step filters."""
+        from ..judge import judge
+
+        return judge(self.state, env=self.host.env, fan_out=self.fan_out,
+                     has_sbatch=self._has_sbatch())
+
+    def step_problems(self, step: str) -> list:
+        from ..judge import for_step
+
+        return for_step(self.problems(), step)
+
+    profile_problems = problems
 
     # -- actions ----------------------------------------------------------------------------
-    def switch_site(self, name: str) -> None:
-        """Look at another (demo) site: new host, its allocation, fresh probe results; a
-        workspace still at the previous site's default moves to the new site's default."""
-        from ..allocation import Allocation
+    def switch_site(self, name: str | None) -> None:
+        """Look at another site (a demo site's name, None: this machine) through the core's
+        ``site_defaults.use_site``: new host and allocation, fresh probes, site-derived values
+        as a fresh wizard there has them, the user's text kept."""
         from ..config import open_host
+        from ..site_defaults import use_site
 
-        previous_default = self.config.workspace_for_host(self.host, self.local_env)
-        host = open_host(name, self.config, self.local_env)
+        host = open_host(name or None, self.config, self.local_env)
+        self._follow_site_defaults()
         self.runner.cancel_all()
-        with self.state.hold_trait_notifications():
-            self.state.probe_results = {}
-            self.state.allocation = Allocation.from_env(host.env)
-            self.state.site_name = host.name
-            if self.state.workspace in ("", previous_default):
-                self.state.workspace = self.config.workspace_for_host(host, self.local_env)
-        self.host = host
+        self.host = host  # first: defaults that follow the probes read the new host
+        use_site(self.state, self.config, host, self.local_env)
+        self.fan_out = None
         self.site_name = host.name
-        self.site_reason = "site_reason_given"
-        self.runner.start()
+        if name:
+            self.site_reason = "site_reason_given"
+        else:
+            inside = self.state.allocation is not None and self.state.allocation.inside_allocation
+            self.site_reason = "site_reason_allocation" if inside else "site_reason_outside"
+        self.runner.start_soon()
+
+    def _follow_site_defaults(self) -> None:
+        """From a site switch on, untouched fields follow the probes' answers (a reopened
+        checkpoint keeps its values until the user switches)."""
+        if getattr(self.state, "_follows_site", False):
+            return
+
+        def follow(change) -> None:
+            from ..config import seed_defaults
+
+            if change["new"]:
+                seed_defaults(self.state, self.config, self.host, self.local_env)
+
+        self.state.observe(follow, names="probe_results")
+        self.state._follows_site = True
 
     def choose_partition(self, partition: str) -> None:
         """The user picked a partition: record it and ask the site again about it."""

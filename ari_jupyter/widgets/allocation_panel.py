@@ -5,9 +5,9 @@ import itertools
 
 import ipywidgets as widgets
 
-from ..placement import fans_out, plan_placement, request_from_sbatch_argv, shapes_from_allocation
-from ._base import Panel, esc, probe_results
-from .placement_view import render_findings, render_placement
+from ..placement import fans_out
+from ._base import Panel, esc, findings_html, probe_results
+from .placement_view import render_placement
 
 NODE_NAMES_SHOWN = 500
 
@@ -32,7 +32,7 @@ class AllocationPanel(Panel):
                                         style={"description_width": "initial"},
                                         layout=widgets.Layout(width="auto"))
         self.label(self.fan_out, "description", "placement_fan_out")
-        self.fan_out.observe(lambda _: self._render_placement(), names="value")
+        self.fan_out.observe(self._on_fan_out, names="value")
         self._kind = self.state.profile.kind
         self.placement = widgets.HTML()
         self.findings = widgets.HTML()
@@ -57,8 +57,10 @@ class AllocationPanel(Panel):
         inside = bool(allocation is not None and allocation.inside_allocation)
         demo = bool(getattr(self.ctx.host, "is_demo", False))
         if demo:
+            from ..site_defaults import site_description
+
             text = self.tr("alloc_banner_demo", site=self.ctx.site_name,
-                           description=getattr(self.ctx.host, "description", ""))
+                           description=site_description(self.ctx.host, self.ctx.lang))
             if not inside:
                 text += " " + self.tr("alloc_demo_no_allocation")
             look = "ari-sev-info"
@@ -114,7 +116,7 @@ class AllocationPanel(Panel):
         result = probe_results(self.state).get("time_left")
         if result is None:
             return "—"
-        return result.summary
+        return result.text(self.ctx.lang)
 
     def _render_node_names(self) -> None:
         a = self.state.allocation
@@ -144,29 +146,23 @@ class AllocationPanel(Panel):
             self.placement.value = ""
             self.findings.value = ""
             return
-        plan, error = self.ctx.slurm_plan()
-        if plan is None or not plan.argv:
+        model = self.ctx.placement()
+        if model is None:
+            _, error = self.ctx.slurm_plan()
             self.placement.value = (f'<div class="ari-text ari-sev-error">'
                                     f'{esc(self.tr("placement_no_plan", error=error or ""))}</div>')
-            self.findings.value = ""
-            return
-        model = plan_placement(shapes_from_allocation(a, self._partition_cpus()),
-                               request_from_sbatch_argv(plan.argv),
-                               fan_out=self.fan_out.value, available_nodes=a.num_nodes or None)
-        self.placement.value = render_placement(model, self.tr)
-        self.findings.value = render_findings(model, self.tr)
-
-    def _partition_cpus(self) -> int | None:
-        """CPUs per node of the chosen partition (sinfo), the size of a node the job can get."""
-        for entry in self.ctx.probe_data("partitions").get("partitions") or []:
-            if entry.get("name") == self.state.partition and isinstance(entry.get("cpus"), int):
-                return entry["cpus"]
-        return None
+        else:
+            self.placement.value = render_placement(model, self.tr)
+        self.findings.value = findings_html(self.ctx.step_problems("allocation"), self.ctx.lang)
 
     # -- events -------------------------------------------------------------------------------
     def _on_demo_pick(self, change) -> None:
         if change["new"] and change["new"] != self.ctx.site_name:
             self.ctx.switch_site(change["new"])
+
+    def _on_fan_out(self, change) -> None:
+        kind_default = fans_out(self.state.profile.kind or "")
+        self.ctx.fan_out = None if change["new"] == kind_default else bool(change["new"])
 
     def _on_show_nodes(self, change) -> None:
         self._render_node_names()

@@ -44,7 +44,7 @@ class ProbeRow(widgets.VBox):
         elif result is None:
             text = tr("checks_row_pending")
         else:
-            text = result.summary
+            text = result.text(self.panel.ctx.lang)
         self.summary.value = (f'<div class="ari-text ari-probe-summary {text_class}">'
                               f'{esc(text)}</div>')
         self.details_toggle.disabled = result is None
@@ -57,7 +57,8 @@ class ProbeRow(widgets.VBox):
         if result.evidence:
             parts.append(f'<div><b>{esc(tr("checks_evidence"))}</b></div>' + pre(result.evidence))
         if result.fix:
-            parts.append(f'<div class="ari-fix"><b>{esc(tr("checks_fix"))}</b> {esc(result.fix)}</div>')
+            fix = result.fix_text(self.panel.ctx.lang)
+            parts.append(f'<div class="ari-fix"><b>{esc(tr("checks_fix"))}</b> {esc(fix)}</div>')
         self.details.value = f'<div class="ari-text">{"".join(parts)}</div>'
 
 

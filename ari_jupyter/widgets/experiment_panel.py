@@ -5,10 +5,10 @@ import json
 
 import ipywidgets as widgets
 
+from ..judge import EXPERIMENT_FIELDS
 from ._base import Panel, esc, pre
 
-PANEL_FIELDS = ("title", "goal", "metrics", "min_expected_metric", "provided_files", "workspace",
-                "run_id", "experiment.md")
+PANEL_FIELDS = EXPERIMENT_FIELDS
 
 
 class ExperimentPanel(Panel):
@@ -96,6 +96,7 @@ class ExperimentPanel(Panel):
         s.observe(self._from_state, names=["title", "goal", "metrics", "min_expected_metric",
                                            "provided_files", "workspace", "run_id"])
         ctx.observe_plan(self.refresh)
+        ctx.observe(self._on_site, names="host")
         ctx.runner.observe(lambda _: self._render_shared_fs(), names="running")
         bridge = ctx.bridge
         if bridge is not None:
@@ -149,14 +150,15 @@ class ExperimentPanel(Panel):
     def refresh(self) -> None:
         self.metrics_label.value = (f'<label class="ari-text ari-right-label">'
                                     f'{esc(self.tr("exp_metrics"))}</label>')
-        problems = [p for p in self.ctx.profile_problems()]
+        lang = self.ctx.lang
+        problems = self.ctx.step_problems("experiment")
         mine = [p for p in problems if p.field in PANEL_FIELDS]
         extra = self._min_metric_error
         rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
-            [(p.severity, p.field, p.message, p.fix) for p in mine]
+            [(p.severity, p.field, p.text(lang), p.fix_text(lang)) for p in mine]
         self.problems.value = "".join(
             f'<div class="ari-problem ari-text ari-msg-{sev}">'
-            f'<b>{esc(field)}</b>: {esc(message)}' + (f' — <i>{esc(fix)}</i>' if fix else "") + "</div>"
+            f'{esc(message)}' + (f' — <i>{esc(fix)}</i>' if fix else "") + "</div>"
             for sev, field, message, fix in rows)
         self._render_previews()
         # A node-local workspace is not a reason to disable Write: emit refuses it and the
@@ -167,7 +169,7 @@ class ExperimentPanel(Panel):
             # Just written: the result below is the one status; "ready" returns on an edit.
             self.write_reason.value = ""
         elif blocking:
-            reasons = "; ".join(f"{p.field}: {p.message}" for p in blocking[:3])
+            reasons = "; ".join(p.text(lang) for p in blocking[:3])
             more = len(blocking) - 3
             text = self.tr("exp_write_blocked", count=len(blocking), reasons=reasons) + \
                 (" " + self.tr("exp_write_more", count=more) if more > 0 else "")
@@ -204,12 +206,20 @@ class ExperimentPanel(Panel):
             lambda: render.render_handoff_script(
                 s, self._target_dir(), f"{s.workspace.rstrip('/')}/launch/{s.run_id or '<run_id>'}.sh"),
         )
+        errors = [p for p in self.ctx.step_problems("experiment") if p.severity == "error"]
+
+        def reason(exc) -> str:
+            # The judge names the cause in the user's language; the renderer's text is English.
+            if not s.partition:
+                return self.tr("exp_preview_no_partition")
+            return errors[0].text(self.ctx.lang) if errors else str(exc)
+
         for child, make in zip(self.previews.children, renderers):
             try:
                 child.value = pre(make(), tall=True)
             except (render.RenderError, ValueError, TypeError) as exc:
                 child.value = (f'<div class="ari-text ari-sev-error">'
-                               f'{esc(self.tr("exp_preview_unavailable", reason=exc))}</div>')
+                               f'{esc(self.tr("exp_preview_unavailable", reason=reason(exc)))}</div>')
 
     def _render_shared_fs(self) -> None:
         if "shared_fs" in self.ctx.runner.running:
@@ -222,7 +232,7 @@ class ExperimentPanel(Panel):
                 look = {"ok": "ari-sev-ok", "warn": "ari-sev-warning",
                         "fail": "ari-sev-error"}.get(result.status, "ari-muted")
                 text = self.tr("exp_shared_fs_verdict", status=self.tr("status_" + result.status),
-                               summary=result.summary)
+                               summary=result.text(self.ctx.lang))
         self.shared_fs.value = (f'<div class="ari-shared-fs ari-text ari-indented {look}">'
                                 f'{esc(text)}</div>')
 
@@ -245,11 +255,21 @@ class ExperimentPanel(Panel):
             self.terminal_status.value = f'<span class="ari-text">{esc(text)}</span>'
         self.checklist.value = self._checklist_html()
 
+    def _on_site(self, change) -> None:
+        """Another site: the previous write result and its checklist belong to the old one."""
+        if self.handoff_task is not None and not self.handoff_task.done():
+            self.handoff_task.cancel()
+        self.last_emit, self._checklist, self.handoff_results = None, None, []
+        self._write_error = None
+        self.result.value = self.handoff_checks.value = self.terminal_status.value = ""
+        self._hide_confirm()
+        self.refresh()
+
     # -- actions ----------------------------------------------------------------------------------
     def do_write(self, force: bool = False):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
         shared-filesystem check calls node-local, is only written after the user confirms."""
-        from ..emit import CheckpointExists, EmitError, NodeLocalWorkspace, emit_checkpoint
+        from ..emit import CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint
 
         self._hide_confirm()
         try:
@@ -260,8 +280,10 @@ class ExperimentPanel(Panel):
             return self._ask(self.tr("exp_node_local", detail=exc), "exp_write_anyway")
         except (EmitError, OSError, ValueError) as exc:
             self._write_error = exc
+            error = ("; ".join(p.text(self.ctx.lang) for p in exc.problems)
+                     if isinstance(exc, EmitBlocked) else exc)
             self.result.value = (f'<div class="ari-write-error ari-text ari-sev-error">'
-                                 f'{esc(self.tr("exp_write_failed", error=exc))}</div>')
+                                 f'{esc(self.tr("exp_write_failed", error=error))}</div>')
             return None
         self._write_error = None
         self.last_emit = result
@@ -275,7 +297,9 @@ class ExperimentPanel(Panel):
         if result is None or self._write_error is not None:
             return  # nothing written yet, or the latest Write failed: its message stays
         files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
-        notes = "".join(f"<li>{esc(note)}</li>" for note in result.notes)
+        from ..i18n import render as in_lang
+
+        notes = "".join(f"<li>{esc(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
         self.result.value = (f'<div class="ari-write-ok ari-text ari-sev-ok">'
                              f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>'
                              f'<ul class="ari-list ari-text">{files}</ul>'
@@ -319,7 +343,7 @@ class ExperimentPanel(Panel):
             items = handoff.handoff_checklist(self.state, emitted.checkpoint_dir, notes=emitted.notes,
                                               files=emitted.files, env=self.ctx.host.env)
             self._checklist = (emitted, items)
-        return _render_checklist(self._checklist[1], self.tr)
+        return _render_checklist(self._checklist[1], self.tr, self.ctx.site_name, self.ctx.lang)
 
     def start_handoff_check(self):
         """Run the hand-off checks as a task on the kernel's loop; results render as they come."""
@@ -365,9 +389,12 @@ CHECKLIST_LOOK = {"ready": "ari-sev-info", "written": "ari-sev-ok", "env only": 
                   "not written": "ari-sev-error"}
 
 
-def _render_checklist(items, tr) -> str:
-    """The hand-off steps (handoff.ChecklistItem): translated title and state, the core's
-    command, detail and warning verbatim (they quote paths, ports and ARI's behaviour)."""
+def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
+    """The hand-off steps (handoff.ChecklistItem): translated title, state, detail and
+    warning; the core's commands verbatim."""
+    from ..i18n import render
+    from ..site_defaults import checklist_title_key
+
     rows = []
     for item in items:
         look = CHECKLIST_LOOK.get(item.state, "ari-muted")
@@ -377,14 +404,15 @@ def _render_checklist(items, tr) -> str:
         if item.command:
             parts.append(pre(item.command))
         if item.detail:
-            parts.append(f"<div>{esc(item.detail)}</div>")
+            parts.append(f"<div>{esc(render(item.detail, lang))}</div>")
         if item.warning:
             parts.append(f'<div class="ari-dashboard-warning ari-sev-error">'
-                         f'⚠ {esc(item.warning)}</div>')
+                         f'⚠ {esc(render(item.warning, lang))}</div>')
         for command in item.extra_commands:
-            parts.append(pre(command))
+            parts.append(pre(command) if not hasattr(command, "message_id")
+                         else f"<div>{esc(render(command, lang))}</div>")
         rows.append(f'<li class="ari-checklist-{esc(item.id)}">{"".join(parts)}</li>')
-    return (f'<h4 class="ari-heading">{esc(tr("exp_checklist_title"))}</h4>'
+    return (f'<h4 class="ari-heading">{esc(tr(checklist_title_key(site_name)))}</h4>'
             f'<ol class="ari-checklist ari-list ari-text">{"".join(rows)}</ol>')
 
 

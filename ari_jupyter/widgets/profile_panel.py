@@ -15,7 +15,6 @@ from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..module_choice import choose_module
 from ._base import Panel, esc, pre, probe_results
-from .experiment_panel import PANEL_FIELDS as EXPERIMENT_FIELDS
 
 CUSTOM = "custom"
 # The execution_profile keys a person decides; the rest is under "Advanced".
@@ -404,21 +403,22 @@ class ProfilePanel(Panel):
     def refresh_messages(self) -> None:
         by_field: dict[str, list] = {}
         general = []
-        for problem in self.ctx.profile_problems():
+        lang = self.ctx.lang
+        for problem in self.ctx.step_problems("profile"):
             if problem.field in self.fields:
                 by_field.setdefault(problem.field, []).append(problem)
-            elif problem.field not in EXPERIMENT_FIELDS:  # those are shown on step 4
+            else:
                 general.append(problem)
         for key, field in self.fields.items():
             lines = []
             if field.parse_error:
                 lines.append(("error", field.parse_error))
-            lines += [(p.severity, p.message) for p in by_field.get(key, [])]
+            lines += [(p.severity, p.text(lang)) for p in by_field.get(key, [])]
             field.message.value = "".join(
                 f'<div class="ari-msg-{sev} ari-small">{esc(msg)}</div>' for sev, msg in lines)
         self.problems.value = "".join(
-            f'<div class="ari-msg-{p.severity} ari-text">{esc(p.message)}'
-            + (f' <i>{esc(p.fix)}</i>' if getattr(p, "fix", "") else "") + "</div>"
+            f'<div class="ari-msg-{p.severity} ari-text">{esc(p.text(lang))}'
+            + (f' <i>{esc(p.fix_text(lang))}</i>' if p.fix_text(lang) else "") + "</div>"
             for p in general)
 
     def refresh_previews(self) -> None:

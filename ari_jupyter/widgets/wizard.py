@@ -163,18 +163,30 @@ class Wizard(widgets.VBox):
     # -- seeding a new state from the site and the site's config ------------------------------
     def _seed(self, state, host, env) -> None:
         """Defaults for a new run: the same ``seed_defaults`` ``ari-jupyter emit`` uses (site
-        config: workspace - a local one on a demo site -, default partition and preset)."""
+        config: workspace - a local one on a demo site -, partition, CPUs, walltime, kind)."""
         seed_defaults(state, self.config, host, env)
-        state.observe(self._defaults_from_probes, names="probe_results")
+        self._follow_probes(state)
+
+    def _follow_probes(self, state) -> None:
+        if not getattr(state, "_follows_site", False):
+            state.observe(self._defaults_from_probes, names="probe_results")
+            state._follows_site = True
 
     def _defaults_from_probes(self, change) -> None:
-        """Defaults that need a probe's answer: sinfo's default partition (until something
-        chose one) and the admin's suggested modules that this site's `module avail` lists."""
-        state, results = self.ctx.state, change["new"]
-        if not state.partition and "partitions" in results:
-            state.apply_site_defaults(self.ctx.host.env)
-        if "modules" in results and not state.module_loads and "modules" not in (change["old"] or {}):
-            state.module_loads = self.config.suggested_for(results["modules"])
+        """Defaults that need a probe's answer (sinfo's partitions and their limits, GPUs and
+        GRES, `module avail`): fields nobody touched follow them."""
+        if change["new"]:
+            seed_defaults(self.ctx.state, self.config, self.ctx.host, self.ctx.local_env)
+
+    def use_site(self, name: str | None = None) -> None:
+        """Look at demo site ``name`` (None: this machine), as the demo-site buttons do.
+
+        Afterwards every site-derived value equals a fresh ``Wizard(site=name)``'s; what the
+        user typed (title, goal, metrics, files, modules they added) is kept, and a previous
+        write result is cleared. The probes run again.
+        """
+        self._follow_probes(self.ctx.state)
+        self.ctx.switch_site(name)
 
     # -- navigation ---------------------------------------------------------------------------
     def go(self, index: int) -> None:

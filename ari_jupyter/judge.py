@@ -1,0 +1,159 @@
+"""One verdict for a wizard state: every finding once, with one severity.
+
+``judge(state)`` combines the wizard's field checks, the experiment.md lints, the
+execution-profile validator and the placement of the reproduce job's ranks. A cause that two
+of them see (12 CPUs on a 4-CPU node: the placement's "ranks would share cores" and the
+validator's "sbatch refuses the job") is reported once, by the more precise one, so every
+step of the wizard shows the same severity for it. ``error`` blocks Write.
+
+Each step shows the part of the list that concerns it (``for_step``); the steps filter, they
+never judge again.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+from .ari.finding import SEVERITIES, Finding
+
+STEPS = ("allocation", "checks", "profile", "experiment")
+
+JOB_SHAPE_FIELDS = frozenset({
+    "placement", "nodes", "requested_nodes", "max_cpus", "ntasks_per_node", "min_ranks",
+    "walltime", "requested_gpus_per_task", "requested_gpus_per_node", "gpu_type",
+    "memory_gb_per_node", "memory_gb_per_cpu", "mem_gb", "allow_no_gres",
+})
+"""What step 1's placement picture is about: the job's nodes, ranks, CPUs, GPUs and time."""
+
+EXPERIMENT_FIELDS = frozenset({"title", "goal", "metrics", "min_expected_metric",
+                               "provided_files", "workspace", "run_id", "experiment.md"})
+"""Step 4's own fields (step 4 also lists every error: those are what block Write)."""
+
+# Placement findings that repeat a validator cause: dropped when the validator tells it.
+_SAME_CAUSE = {
+    "placement_cpu_oversubscribed": {"cpus_over_node", "tasks_cpus_over_node",
+                                     "ranks_cpus_over_nodes"},
+    "placement_nodes_exceed_allocation": {"nodes_over_partition", "nodes_over_allocation"},
+    "placement_gpus_not_visible": {"no_gres", "partition_no_gres", "gpus_over_node",
+                                   "no_gres_allowed_seen", "no_gres_allowed_unseen",
+                                   "gpu_type_unknown"},
+    "placement_gpu_oversubscribed": {"gpus_over_node", "no_gres", "partition_no_gres"},
+}
+_PLACEMENT_SEVERITY = {"warn": "warning", "info": "info"}
+
+
+def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
+          has_sbatch: bool | None = None) -> list[Finding]:
+    """Every finding about ``state``, each cause once, errors first.
+
+    ``env`` is the environment of the machine looked at (the sbatch line ARI would build reads
+    it); ``fan_out`` says whether reproduce.sh starts its ranks through srun (default: what the
+    profile's kind implies).
+    """
+    findings = state.field_problems()
+    if state.partition and not any(f.severity == "error" for f in findings):
+        findings += state.lint_problems()
+    findings += state.profile_problems()
+    findings += _placement_findings(state, env, fan_out, has_sbatch, findings)
+    unique = list({(f.field, f.rule, f.severity, f.message): f for f in findings}.values())
+    order = {name: i for i, name in enumerate(SEVERITIES)}
+    return sorted(unique, key=lambda f: order[f.severity])
+
+
+def blocking(findings: Iterable[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == "error"]
+
+
+def for_step(findings: Iterable[Finding], step: str) -> list[Finding]:
+    """The part of the verdict a step shows (never a new judgement)."""
+    if step not in STEPS:
+        raise ValueError(f"unknown step {step!r}; steps are {STEPS}")
+    findings = list(findings)
+    if step == "allocation":
+        return [f for f in findings if f.field in JOB_SHAPE_FIELDS]
+    if step == "experiment":
+        return [f for f in findings if f.field in EXPERIMENT_FIELDS or f.severity == "error"]
+    if step == "profile":
+        return [f for f in findings if f.field not in EXPERIMENT_FIELDS]
+    return [f for f in findings if f.field in ("sbatch", "partition", "module_loads", "kind")]
+
+
+def slurm_plan(state: Any, env: Mapping[str, str] | None = None, *,
+               has_sbatch: bool | None = None, home: str | None = None):
+    """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it for ``state``, or
+    (None, why not). The wizard's sbatch preview, its placement picture and the judge all
+    read this one plan."""
+    from .ari import render
+    from .ari.errors import AriError
+    from .ari.sbatch import ReproduceArgs, plan_slurm_dispatch
+
+    args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
+                         walltime=state.walltime or "", nodes=int(state.nodes or 0))
+    try:
+        values = render.env_values(state)
+    except (TypeError, ValueError) as exc:
+        return None, str(exc)
+    if state.max_cpus is None:
+        values.pop("ARI_SLURM_CPUS", None)  # not chosen yet: ARI's default applies
+    checkpoint = state.checkpoint_dir or (
+        f"{(state.workspace or '~').rstrip('/')}/checkpoints/{state.run_id or '<run_id>'}")
+    probes = state.probe_results or {}
+    sbatch = probes.get("sbatch")
+    if has_sbatch is None:
+        has_sbatch = (sbatch.data or {}).get("path") is not None if sbatch is not None else True
+    gres = probes.get("gres")
+    flags = (sbatch.data or {}).get("bind_flags") if sbatch is not None else None
+    try:
+        plan = plan_slurm_dispatch(
+            args, {**dict(env or {}), **values}, f"{checkpoint}/repro_sandbox",
+            has_gres=bool((gres.data or {}).get("has_gres")) if gres is not None else False,
+            bind_flags=True if flags is None else flags, has_sbatch=has_sbatch,
+            profile=state.profile, home=home)
+    except (AriError, ValueError) as exc:
+        return None, str(exc)
+    return plan, ""
+
+
+def partition_cpus(state: Any) -> int | None:
+    """CPUs per node of the chosen partition (sinfo): the size of a node the job can get."""
+    result = (state.probe_results or {}).get("partitions")
+    for entry in ((result.data or {}).get("partitions") or []) if result is not None else []:
+        if entry.get("name") == state.partition and isinstance(entry.get("cpus"), int):
+            return entry["cpus"]
+    return None
+
+
+def placement(state: Any, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
+              has_sbatch: bool | None = None):
+    """Where the reproduce job's ranks land (``placement.Placement``), or None outside an
+    allocation or while no sbatch line can be built."""
+    from .placement import fans_out, plan_placement, request_from_sbatch_argv, shapes_from_allocation
+
+    allocation = state.allocation
+    if allocation is None or not allocation.inside_allocation:
+        return None
+    plan, _ = slurm_plan(state, env, has_sbatch=has_sbatch)
+    if plan is None or not plan.argv:
+        return None
+    if fan_out is None:
+        fan_out = fans_out(state.profile.kind or "")
+    return plan_placement(shapes_from_allocation(allocation, partition_cpus(state)),
+                          request_from_sbatch_argv(plan.argv), fan_out=fan_out,
+                          available_nodes=allocation.num_nodes or None)
+
+
+def _placement_findings(state: Any, env, fan_out, has_sbatch,
+                        told: Sequence[Finding]) -> list[Finding]:
+    model = placement(state, env, fan_out, has_sbatch)
+    if model is None:
+        return []
+    rules = {f.rule for f in told}
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for item in model.findings:
+        rule = f"placement_{item.code}"
+        if rule in seen or rules & _SAME_CAUSE.get(rule, set()):
+            continue  # once per cause, and not again when the validator tells it
+        seen.add(rule)
+        out.append(Finding.of(rule, _PLACEMENT_SEVERITY.get(item.severity, "info"), rule,
+                              field="placement", **item.params))
+    return out

@@ -1,0 +1,225 @@
+"""Defaults that fit the site, and a site switch that keeps only what the user typed.
+
+``derive(config, host, env, state)`` computes every site-derived value from what is known so
+far (the site's config, the machine's environment, the allocation, the probes' answers):
+CPUs that fit a node of the partition, a walltime within the partition's limit, nodes the
+partition has, the kind its hardware suggests, the admin's suggested modules this site offers.
+
+``follow(state, defaults)`` applies them to the fields the user has not touched: a field
+follows the site while it is empty or still holds the default applied last, so a late probe
+answer refines the defaults without ever overwriting a choice. ``use_site`` moves a state to
+another site: afterwards every site-derived value equals a fresh wizard's there; the
+experiment text (title, goal, metrics, files), the language and modules the user added stay.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+SITE_FIELDS = ("partition", "partition_source", "max_cpus", "walltime", "nodes", "mem_gb",
+               "allow_no_gres", "profile", "module_loads", "workspace")
+"""Every field whose default comes from the site."""
+
+USER_FIELDS = ("title", "goal", "metrics", "min_expected_metric", "provided_files", "lang")
+"""What the user typed: kept across a site switch."""
+
+_APPLIED = "_site_defaults_applied"
+
+
+def derive(config: Any, host: Any, env: Mapping[str, str] | None, state: Any) -> dict[str, Any]:
+    """The site-derived value of every field of ``SITE_FIELDS`` known from ``state``'s
+    allocation and probe results (a value is left out while nothing tells it)."""
+    from .ari.partition import resolve_partition
+    from .config import default_partition_choice
+
+    out: dict[str, Any] = {"workspace": config.workspace_for_host(host, env)}
+    host_env = dict(host.env)
+    allocation = state.allocation
+    probes = state.probe_results or {}
+    partitions = _data(probes, "partitions")
+    sinfo_default = partitions.get("default") if isinstance(partitions.get("default"), str) else None
+
+    choice = default_partition_choice(config, host_env, sinfo_default)
+    if not choice.partition:
+        lookup = dict(host_env)
+        if allocation is not None and allocation.partition:
+            lookup.setdefault("SLURM_JOB_PARTITION", allocation.partition)
+        choice = resolve_partition(None, lookup, None, for_wizard=True, sinfo_default=sinfo_default)
+    out["partition"], out["partition_source"] = choice.partition or "", choice.source or ""
+    part = next((p for p in partitions.get("partitions") or []
+                 if p.get("name") == out["partition"]), None)
+
+    cpus = _positive_int(host_env.get("ARI_SLURM_CPUS", ""))
+    if cpus is None and allocation is not None:
+        cpus = allocation.cpus_per_task or allocation.cpus_on_node or None
+    node_cpus = part.get("cpus") if part and isinstance(part.get("cpus"), int) else None
+    if cpus is None:
+        cpus = node_cpus
+    if cpus is not None:
+        out["max_cpus"] = min(int(cpus), node_cpus) if node_cpus else int(cpus)
+
+    out["walltime"] = _walltime_within(part)
+
+    if allocation is not None and allocation.num_nodes:
+        nodes = int(allocation.num_nodes)
+        if part and isinstance(part.get("nodes"), int) and part["nodes"] > 0:
+            nodes = min(nodes, part["nodes"])
+        out["nodes"] = nodes
+
+    if "max_cpus" not in out and allocation is not None and not allocation.inside_allocation \
+            and not partitions:
+        out["max_cpus"] = 1  # nothing tells a node's size: one CPU until the site answers
+    out["profile"] = _profile_for(config, probes, out.get("nodes") or 0)
+    out["module_loads"] = config.suggested_for(probes.get("modules")) if "modules" in probes else []
+    out["mem_gb"] = None
+    out["allow_no_gres"] = False
+    return out
+
+
+def follow(state: Any, defaults: Mapping[str, Any]) -> None:
+    """Apply ``defaults`` to every field the user has not touched (see the module doc); the
+    partition's source goes with the partition."""
+    applied: dict[str, Any] = getattr(state, _APPLIED, None) or {}
+    with state.hold_trait_notifications():
+        for name, value in defaults.items():
+            if name == "partition_source":
+                continue
+            if name in applied:
+                untouched = _comparable(getattr(state, name)) == applied[name]
+            else:
+                untouched = _is_empty(name, state)
+            if not untouched:
+                continue
+            if _comparable(getattr(state, name)) != _comparable(value):
+                _set(state, name, value)
+            applied[name] = _comparable(getattr(state, name))
+            if name == "partition" and "partition_source" in defaults:
+                state.partition_source = defaults["partition_source"] if value else ""
+    setattr(state, _APPLIED, applied)
+
+
+def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) -> None:
+    """Look at ``host`` from now on: site facts and site-derived values as a fresh wizard
+    there has them; the user's text and the modules they added are kept. Probe results are
+    cleared (the caller runs the probes again); defaults that need them follow as they come."""
+    from .allocation import Allocation
+    from .model import WizardState
+
+    applied: dict[str, Any] = getattr(state, _APPLIED, None) or {}
+    added_modules = [m for m in state.module_loads if m not in (applied.get("module_loads") or [])]
+    previous_workspace = applied.get("workspace")
+    typed_workspace = state.workspace if state.workspace and state.workspace != previous_workspace \
+        else ""
+    fresh = WizardState()
+    with state.hold_trait_notifications():
+        for name in SITE_FIELDS:
+            _set(state, name, _comparable(getattr(fresh, name)))
+        state.probe_results = {}
+        state.allocation = Allocation.from_env(host.env)
+        state.site_name = host.name if getattr(host, "is_demo", False) else ""
+        state.run_id = ""
+    setattr(state, _APPLIED, {})
+    if config.default_preset:
+        from .ari.profile import PRESETS
+
+        state.profile = PRESETS[config.default_preset]()
+    follow(state, derive(config, host, env, state))
+    if typed_workspace:
+        state.workspace = typed_workspace
+    if added_modules:
+        state.module_loads = [*state.module_loads,
+                              *(m for m in added_modules if m not in state.module_loads)]
+
+
+def site_description(host: Any, lang: str) -> str:
+    """A demo site's description in ``lang`` (the site file's own text when none is in the
+    catalogs, e.g. a site recorded with ``probe --record-site``)."""
+    from .i18n import messages, t
+
+    key = f"site.{getattr(host, 'name', '')}.description"
+    return t(key, lang) if key in messages() else getattr(host, "description", "")
+
+
+def checklist_title_key(site_name: str) -> str:
+    """The hand-off checklist's title: R-CCS Cloud's flow is named on R-CCS Cloud only."""
+    return "exp_checklist_title" if site_name == "rccs-cloud" else "exp_checklist_title_generic"
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def _data(probes: Mapping[str, Any], probe_id: str) -> dict:
+    result = probes.get(probe_id)
+    if result is None or result.status in ("unknown", "skip"):
+        return {}
+    return dict(result.data or {})
+
+
+def _positive_int(text: str) -> int | None:
+    text = (text or "").strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+def _walltime_within(part: Mapping[str, Any] | None) -> str:
+    """'' (ARI's default, 6 h from the rubric) when it fits the partition, else its limit."""
+    from .ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
+    from .probes.parsers import parse_slurm_duration
+
+    limit = str((part or {}).get("timelimit") or "")
+    if limit.lower() in ("", "infinite", "unlimited", "n/a"):
+        return ""
+    try:
+        seconds = parse_slurm_duration(limit)
+    except ValueError:
+        return ""
+    return "" if seconds >= DEFAULT_MAX_RUNTIME_SEC else walltime_str(seconds)
+
+
+def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
+    """The site admin's preset, else the kind the hardware suggests: GPUs with GRES -> one
+    GPU task; GPUs SLURM cannot hand out (no GRES) -> the GPU kind without a GPU request;
+    several nodes and an MPI launcher -> one MPI rank per node, started through srun."""
+    from .ari.profile import PRESETS, ExecutionProfile
+
+    if config.default_preset:
+        return PRESETS[config.default_preset]()
+    gpus = _data(probes, "gpus").get("count")
+    has_gres = _data(probes, "gres").get("has_gres")
+    if isinstance(gpus, int) and gpus > 0 and has_gres is not None:
+        partition_gres = _data(probes, "gres").get("partition_has_gres")
+        if has_gres and partition_gres is not False:
+            return PRESETS["gpu_single"]()
+        if not has_gres:
+            return PRESETS["gpu_single_nogres"]()
+    mpi = _data(probes, "mpi")
+    if nodes > 1 and (mpi.get("srun") or mpi.get("mpirun") or mpi.get("mpiexec")):
+        return ExecutionProfile(kind="mpi", requested_nodes=nodes, ntasks_per_node=1,
+                                min_ranks=nodes, result_aggregation="rank0_csv")
+    return ExecutionProfile()
+
+
+def _comparable(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
+def _is_empty(name: str, state: Any) -> bool:
+    value = getattr(state, name)
+    if name == "profile":
+        from .ari.profile import ExecutionProfile
+
+        return value.to_json() == ExecutionProfile().to_json()
+    return value in (None, "", [], False)
+
+
+def _set(state: Any, name: str, value: Any) -> None:
+    if name == "profile":
+        from .ari.profile import ExecutionProfile
+
+        value = ExecutionProfile.from_json(value) if isinstance(value, Mapping) else value
+        if isinstance(value, ExecutionProfile):
+            value = ExecutionProfile.from_json(value.to_json())  # never share an instance
+    elif isinstance(value, list):
+        value = list(value)
+    setattr(state, name, value)

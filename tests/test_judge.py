@@ -1,0 +1,93 @@
+"""One verdict: each cause is told once, with the same severity on step 1 and on step 4."""
+import html
+import re
+
+import pytest
+
+from ari_jupyter.ari.profile import PRESETS
+from ari_jupyter.judge import for_step, judge
+from ari_jupyter.widgets.wizard import Wizard
+
+from test_widgets_support import fake_bridge, run
+
+
+def wizard_on(site, tmp_path):
+    async def scenario():
+        wizard = Wizard(site=site, bridge=fake_bridge()[0], env={"HOME": str(tmp_path)})
+        await wizard.wait()
+        return wizard
+    return run(scenario())
+
+
+def _step1_severities(wizard) -> dict[str, str]:
+    """rule -> severity of what step 1 shows under the placement picture."""
+    value = wizard.allocation_panel.findings.value
+    return dict(re.findall(r'data-rule="([^"]+)" data-severity="([^"]+)"', value))
+
+
+def _cpu_overcommit(state):
+    state.max_cpus = 12
+
+
+def _nodes_beyond_partition(state):
+    state.nodes = 3
+
+
+def _gpu_without_gres(state):
+    state.profile = PRESETS["gpu_single"]()
+
+
+def _walltime_over_limit(state):
+    state.walltime = "06:00:00"
+
+
+# cause, site, change, the one rule that tells it, rules of the same cause that must not appear
+CAUSES = [
+    ("cpu-overcommit", "rccs-cloud", _cpu_overcommit, "cpus_over_node",
+     {"placement_cpu_oversubscribed"}),
+    ("nodes-beyond-partition", "sx40", _nodes_beyond_partition, "nodes_over_partition",
+     {"placement_nodes_exceed_allocation", "nodes_over_allocation"}),
+    ("gpu-without-gres", "sx40", _gpu_without_gres, "no_gres", {"placement_gpus_not_visible"}),
+    ("walltime-over-limit", "rccs-cloud", _walltime_over_limit, "walltime_over_limit", set()),
+]
+
+
+@pytest.mark.parametrize("cause, site, change, rule, duplicates", CAUSES,
+                         ids=[c[0] for c in CAUSES])
+def test_step_1_and_step_4_show_one_cause_with_one_severity(cause, site, change, rule,
+                                                            duplicates, tmp_path):
+    wizard = wizard_on(site, tmp_path)
+    change(wizard.state)
+    verdict = wizard.ctx.problems()
+    told = [f for f in verdict if f.rule == rule]
+    assert len(told) == 1 and told[0].severity == "error", verdict
+    assert not {f.rule for f in verdict} & duplicates, verdict
+
+    step1 = _step1_severities(wizard)
+    assert step1.get(rule) == "error", step1
+    assert not set(step1) & duplicates, step1
+
+    panel = wizard.experiment_panel
+    assert panel.write.disabled
+    reason = html.unescape(panel.write_reason.value)
+    assert told[0].message in reason or f"{len(for_step(verdict, 'experiment'))}" in reason
+    assert told[0] in for_step(verdict, "experiment")
+    # the core and the widgets agree: the same list, the same severity
+    assert {(f.rule, f.severity) for f in judge(wizard.state, env=wizard.ctx.host.env)} == \
+        {(f.rule, f.severity) for f in verdict}
+
+
+def test_placement_tells_a_cause_the_validator_cannot_see(tmp_path):
+    """Without a partition's node size the placement's warning stays (once, not per node)."""
+    wizard = wizard_on("rccs-cloud", tmp_path)
+    state = wizard.state
+    state.profile = PRESETS["mpi"]()
+    wizard.allocation_panel.fan_out.value = False
+    rules = [f.rule for f in wizard.ctx.problems()]
+    assert rules.count("placement_all_ranks_on_first_node") == 1
+    assert "placement_all_ranks_on_first_node" in _step1_severities(wizard)
+
+
+def test_for_step_rejects_an_unknown_step():
+    with pytest.raises(ValueError):
+        for_step([], "five")

@@ -1,0 +1,159 @@
+"""Defaults that fit the site, and a site switch equal to a fresh wizard on the new site."""
+import itertools
+import json
+
+import pytest
+
+from ari_jupyter.cli import main
+from ari_jupyter.host import list_sites
+from ari_jupyter.site_defaults import SITE_FIELDS, _comparable
+from ari_jupyter.widgets.wizard import Wizard
+
+from test_widgets_support import fake_bridge, run
+
+SITES = list_sites()
+USER_TEXT = {"title": "Sparse GEMM scaling", "goal": "Measure how SpGEMM scales.",
+             "metrics": ["GFlops", "runtime_sec"]}
+USER_ERRORS = {"title", "goal", "metrics"}
+NO_SLURM = {"laptop": {"sbatch_missing", "no_partition", "shared_fs"}}
+"""A site without SLURM: no default can give it sbatch, a partition or a shared filesystem."""
+
+
+def test_every_demo_site_is_covered():
+    assert {"rccs-cloud", "sx40", "gres-cluster", "laptop"} <= set(SITES)
+
+
+async def _settled(site, home, **kwargs):
+    wizard = Wizard(site=site, bridge=fake_bridge()[0], env={"HOME": str(home)}, **kwargs)
+    await wizard.wait()
+    return wizard
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_the_untouched_state_has_no_error_but_the_missing_user_text(site, tmp_path):
+    wizard = run(_settled(site, tmp_path))
+    errors = [f for f in wizard.ctx.problems() if f.severity == "error"]
+    assert {f.field for f in errors if f.field in USER_ERRORS} == USER_ERRORS
+    rest = [f for f in errors if f.field not in USER_ERRORS]
+    assert {f.rule for f in rest} <= NO_SLURM.get(site, set()), [f.message for f in rest]
+    for name, value in USER_TEXT.items():
+        setattr(wizard.state, name, value)
+    left = [f for f in wizard.ctx.problems() if f.severity == "error"]
+    assert {f.rule for f in left} <= NO_SLURM.get(site, set()), [f.message for f in left]
+    if site not in NO_SLURM:
+        assert not wizard.experiment_panel.write.disabled
+
+
+@pytest.mark.parametrize("site", [s for s in SITES if s not in NO_SLURM])
+def test_the_command_line_writes_with_the_same_defaults(site, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    code = main(["emit", "--site", site, "--title", USER_TEXT["title"], "--goal",
+                 USER_TEXT["goal"], "--metric", "GFlops", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    wizard = run(_settled(site, tmp_path))
+    with open(json.loads(captured.out)["checkpoint_dir"] + "/launch_config.json") as handle:
+        written = json.load(handle)
+    state = written.get("wizard_state") or written.get("state") or written
+    for name in ("partition", "max_cpus", "walltime", "nodes"):
+        if name in state:
+            assert state[name] == getattr(wizard.state, name), name
+
+
+def _site_values(wizard) -> dict:
+    state = wizard.state
+    values = {name: _comparable(getattr(state, name)) for name in SITE_FIELDS}
+    values["allocation"] = state.allocation.to_json() if state.allocation is not None else None
+    # A second `module avail` in one process may come from the probe's cache: same answer.
+    values["probes"] = {r.id: (r.status, r.summary.replace(" (cached)", ""))
+                        for r in state.probe_list()}
+    values["site_name"] = state.site_name
+    values["host"] = wizard.ctx.host.name
+    values["run_id"] = state.run_id
+    return values
+
+
+@pytest.mark.parametrize("old, new", list(itertools.permutations(SITES, 2)))
+def test_switching_sites_equals_a_fresh_wizard_on_the_new_site(old, new, tmp_path):
+    async def scenario():
+        wizard = await _settled(old, tmp_path)
+        for name, value in USER_TEXT.items():
+            setattr(wizard.state, name, value)
+        if old not in NO_SLURM:
+            assert wizard.experiment_panel.do_write() is not None
+            assert wizard.experiment_panel.result.value
+        wizard.use_site(new)
+        await wizard.wait()
+        fresh = await _settled(new, tmp_path)
+        for name, value in USER_TEXT.items():
+            setattr(fresh.state, name, value)
+        return wizard, fresh
+
+    wizard, fresh = run(scenario())
+    assert _site_values(wizard) == _site_values(fresh)
+    for name, value in USER_TEXT.items():
+        assert getattr(wizard.state, name) == value
+    panel = wizard.experiment_panel
+    assert panel.last_emit is None and panel.result.value == "" and panel.checklist.value == ""
+    assert wizard.ctx.site_name == new
+    assert [(f.rule, f.severity, f.message) for f in wizard.ctx.problems()] == \
+        [(f.rule, f.severity, f.message) for f in fresh.ctx.problems()]
+
+
+def test_use_site_none_looks_at_this_machine(tmp_path):
+    wizard = run(_settled("sx40", tmp_path))
+    wizard.use_site(None)
+    assert not getattr(wizard.ctx.host, "is_demo", False)
+    assert wizard.state.site_name == ""
+
+
+@pytest.mark.parametrize("new, rule", [("sx40", "modules_no_system"),
+                                        ("gres-cluster", None)])
+def test_a_module_the_new_site_does_not_offer_blocks_write_naming_what_it_offers(new, rule,
+                                                                               tmp_path):
+    async def scenario():
+        wizard = await _settled("rccs-cloud", tmp_path)
+        wizard.state.module_loads = ["openmpi/4.1"]
+        wizard.use_site(new)
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    assert wizard.state.module_loads == ["openmpi/4.1"]  # what the user added stays
+    offered = wizard.state.probe("modules").data.get("modules") or []
+    findings = [f for f in wizard.ctx.problems() if f.field == "module_loads"]
+    if "openmpi/4.1" in offered:
+        assert not [f for f in findings if f.severity == "error"]
+        return
+    (finding,) = [f for f in findings if f.severity == "error"]
+    if rule:
+        assert finding.rule == rule
+    else:
+        assert finding.rule == "module_unknown"
+        assert any(name in finding.fix for name in offered)
+
+
+@pytest.mark.parametrize("site, flow", [("rccs-cloud", True), ("sx40", False)])
+def test_the_checklist_names_the_r_ccs_cloud_flow_on_r_ccs_cloud_only(site, flow, tmp_path):
+    wizard = run(_settled(site, tmp_path))
+    for name, value in USER_TEXT.items():
+        setattr(wizard.state, name, value)
+    assert wizard.experiment_panel.do_write() is not None
+    assert ("R-CCS Cloud" in wizard.experiment_panel.checklist.value) is flow
+
+
+def test_a_reopened_state_follows_the_new_site_after_a_demo_button(tmp_path):
+    """The demo-site buttons call the same switch as ``use_site``, also on a restored run."""
+    fresh = run(_settled("rccs-cloud", tmp_path))
+    restored = Wizard(state=fresh.state.copy(), bridge=fake_bridge()[0],
+                      env={"HOME": str(tmp_path)}, run_probes=False)
+
+    async def scenario():
+        restored.allocation_panel.demo_picker.value = "sx40"
+        await restored.wait()
+        return await _settled("sx40", tmp_path)
+
+    sx40 = run(scenario())
+    assert restored.state.partition == sx40.state.partition == "sx40"
+    assert _site_values(restored)["walltime"] == _site_values(sx40)["walltime"]
+    assert restored.state.max_cpus == sx40.state.max_cpus

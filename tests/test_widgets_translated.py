@@ -1,0 +1,55 @@
+"""Every word translated: on every demo site, in ja and zh, after the probes and after Write,
+no sentence a person sees is English (commands, paths, identifiers and quoted tool output
+aside). The same walk in English finds English: the detector works."""
+import pytest
+
+from ari_jupyter.host import list_sites
+from ari_jupyter.widgets.wizard import STEP_KEYS, Wizard
+
+from test_widgets_support import fake_bridge, run
+from widget_text import english_sentences, visible_strings
+
+
+def _every_step(wizard) -> list[str]:
+    strings = []
+    for index in range(len(STEP_KEYS)):
+        wizard.go(index)
+        strings += visible_strings(wizard)
+    return strings
+
+
+def _walk(site, lang, home):
+    async def scenario():
+        wizard = Wizard(site=site, bridge=fake_bridge()[0], env={"HOME": str(home)}, lang=lang)
+        await wizard.wait()
+        after_probes = _every_step(wizard)
+        state = wizard.state
+        state.title, state.goal, state.metrics = "SpGEMM", "Measure it.", ["GFlops"]
+        wizard.experiment_panel.do_write(force=True)
+        return wizard, after_probes, _every_step(wizard)
+    return run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("site", list_sites())
+def test_no_visible_sentence_is_english(site, lang, tmp_path):
+    wizard, after_probes, after_write = _walk(site, lang, tmp_path)
+    assert len(after_probes) > 50
+    assert english_sentences(after_probes) == []
+    assert english_sentences(after_write) == []
+    if site != "laptop":  # the laptop cannot write (no SLURM): its refusal is checked above
+        assert wizard.experiment_panel.last_emit is not None
+
+
+def test_the_same_walk_in_english_finds_english(tmp_path):
+    _, after_probes, after_write = _walk("rccs-cloud", "en", tmp_path)
+    assert len(english_sentences(after_probes)) > 10
+    assert any(s.startswith("Checkpoint written") for s in after_write)
+    assert len(english_sentences(after_write)) > len(english_sentences(after_probes))
+
+
+def test_step_titles_follow_the_language(tmp_path):
+    wizard = Wizard(site="sx40", run_probes=False, bridge=fake_bridge()[0], lang="zh",
+                    env={"HOME": str(tmp_path)})
+    labels = [label for label, _ in wizard.steps.options]
+    assert labels[0].startswith("1. ") and "Allocation" not in labels[0]
