@@ -198,7 +198,6 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
     results["script"] = _check_script(script, ckpt)
     results["checkpoint_env"] = _check_exported(script, ckpt)
     results["env_overrides"] = _check_overrides(ckpt, env)
-    results["api_key"] = _check_api_key(state, ckpt, env)
 
     pending = {
         "shared_fs": _probe(host, "shared_fs", ckpt, state, timeout),
@@ -218,6 +217,10 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
 
     answers = await asyncio.gather(*(reported(i, c) for i, c in pending.items()))
     results.update(dict(zip(pending, answers)))
+    # after the ari check: with no backend chosen, the terminal's own ARI decides which key is
+    # needed (its packaged workflow.yaml), not whatever ARI this process could import
+    results["api_key"] = _check_api_key(state, ckpt, env,
+                                        config_root=results["ari"].data.get("config_root"))
     # Login shells and module inits print what they like (a ~/.bash_profile echoing a token):
     # every verdict is masked with the secrets of both environments, as the probes' are.
     secrets_from = {**host.env, **env}
@@ -370,9 +373,10 @@ def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
     return ProbeResult("env_overrides", "ok", "no exported variable overrides the checkpoint .env")
 
 
-def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
+def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
+                   config_root: str | None = None) -> ProbeResult:
     """The key the chosen backend needs: set or not in the terminal or ARI's .env files (never
-    the value)."""
+    the value). ``config_root`` is where the terminal's ``ari`` keeps its packaged config."""
     from .ari.run_settings import ARI_DEFAULT_BACKEND, RunSettings, api_key_status, package_llm
     from .emit import find_ari_workflow
 
@@ -381,7 +385,9 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str]) -> ProbeResul
     settings = getattr(state, "run_settings", None) or RunSettings()
     default = ARI_DEFAULT_BACKEND
     if not settings.llm_backend:  # ARI takes its packaged workflow.yaml's llm section
-        workflow, _ = find_ari_workflow(env)
+        workflow = Path(config_root) / "workflow.yaml" if config_root else None
+        if workflow is None or not workflow.is_file():
+            workflow, _ = find_ari_workflow(env)
         try:
             default = package_llm(workflow.read_text(encoding="utf-8"))[0] if workflow else default
         except Exception:  # unreadable or not YAML: ARI's own default stands
