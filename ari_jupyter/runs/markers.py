@@ -65,10 +65,12 @@ def ari_process(checkpoint: Path) -> Process:
     except OSError as exc:
         return Process(pid, False, f"cannot check process {pid}: {exc.strerror}")
     try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return Process(pid, True, f"process {pid} is alive")
-    if b"ari" not in cmdline:
+    # ARI's console script (`ari run ...`, or `python .../bin/ari run ...`): a word whose name
+    # is `ari`; "ari" inside some other word (a path, `-m 'not ari'`) says nothing
+    if not any(word.rsplit(b"/", 1)[-1] == b"ari" for word in argv[:3]):
         return Process(pid, False, f"process {pid} is alive but is not ARI (the PID was reused)")
     return Process(pid, True, f"ari run is alive (process {pid})")
 
