@@ -65,8 +65,11 @@ def _redacted(finding: Finding, env: Mapping[str, str] | None) -> Finding:
 
     from ..redact import redact
 
+    params = {key: redact(value, env) if isinstance(value, str) else value
+              for key, value in finding.params.items()}
     return replace(finding, message=redact(finding.message, env), fix=redact(finding.fix, env),
-                   cause=redact(finding.cause, env), suggestion=redact(finding.suggestion, env))
+                   cause=redact(finding.cause, env), suggestion=redact(finding.suggestion, env),
+                   params=params)
 
 
 def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | None,

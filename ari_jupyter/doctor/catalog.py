@@ -432,12 +432,40 @@ CATALOG: tuple[Signature, ...] = (
 RULES = tuple(sig.rule for sig in CATALOG)
 
 
+FIX_PARAMS: Mapping[str, Mapping[str, str]] = {
+    "mpirun-not-found": {"module_line": proposals.module_line(["openmpi/4.1"]),
+                         "fanout_line": proposals.fanout_line("<program>")},
+    "module-not-defined": {"module_init_block": proposals.module_init_block()},
+    "viz-host-flag": {"dashboard_command": DASHBOARD_COMMAND, "tunnel": DASHBOARD_TUNNEL},
+    "viz-unreachable": {"tunnel": DASHBOARD_TUNNEL, "port": str(DEFAULT_DASHBOARD_PORT)},
+}
+"""The code a signature's fix quotes (messages/doctor.json keeps it as placeholders)."""
+
+
+def message_ids(rule: str) -> tuple[str, str, str]:
+    """The catalog ids of a signature's symptom, cause and fix (messages/doctor.json)."""
+    return f"doctor.{rule}.symptom", f"doctor.{rule}.cause", f"doctor.{rule}.fix"
+
+
 def _format_lines(lines: Iterable[int]) -> str:
     lines = list(lines)
     shown = ", ".join(str(n) for n in lines[:8])
     if len(lines) > 8:
         shown += f", ... ({len(lines)} lines)"
     return ("line " if len(lines) == 1 else "lines ") + shown
+
+
+def _where(lines: Iterable[int]) -> dict:
+    """``_format_lines`` as a sentence of the catalogs (the numbers stay verbatim)."""
+    from ..i18n import message
+
+    lines = list(lines)
+    shown = ", ".join(str(n) for n in lines[:8])
+    if len(lines) == 1:
+        return message("doctor.where.one", lines=shown)
+    if len(lines) > 8:
+        return message("doctor.where.more", lines=shown, count=len(lines))
+    return message("doctor.where.many", lines=shown)
 
 
 def scan(text: str, env: Mapping[str, str] | None = None) -> list[Finding]:
@@ -471,8 +499,19 @@ def scan(text: str, env: Mapping[str, str] | None = None) -> list[Finding]:
         example = redact(matched[0][1]).strip()  # before the cut: a cut secret is not found whole
         if len(example) > 160:
             example = example[:157] + "..."
-        findings.append(Finding(
-            rule=rule, severity=sig.severity, line=lines[0], lines=lines, cause=sig.cause,
-            message=f"{sig.symptom} ({_format_lines(lines)}: {example!r}). Cause: {sig.cause}.",
-            fix=sig.fix))
+        findings.append(_finding(sig, lines, example))
     return findings
+
+
+def _finding(sig: Signature, lines: tuple[int, ...], example: str) -> Finding:
+    """The finding of one signature: English as always, plus the ids that translate it."""
+    from ..i18n import message
+
+    symptom_id, cause_id, fix_id = message_ids(sig.rule)
+    fix_params = dict(FIX_PARAMS.get(sig.rule, {}))
+    params = {"symptom": message(symptom_id), "where": _where(lines), "example": repr(example),
+              "cause": message(cause_id), **fix_params}
+    return Finding(
+        rule=sig.rule, severity=sig.severity, line=lines[0], lines=lines, cause=sig.cause,
+        message=f"{sig.symptom} ({_format_lines(lines)}: {example!r}). Cause: {sig.cause}.",
+        fix=sig.fix, message_id="doctor.log_match", params=params, fix_id=fix_id)

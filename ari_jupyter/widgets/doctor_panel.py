@@ -199,13 +199,13 @@ class DoctorPanel(Panel):
                  f'ari-doctor-badge-{esc(finding.severity)}">'
                  f'{esc(self.tr("doctor_severity_" + finding.severity))}</span>')
         line = "" if finding.line is None else str(finding.line)
-        details = f'<div>{esc(finding.message)}</div>'
+        lang = self.ctx.lang
+        details = f'<div>{esc(finding.text(lang))}</div>'
         copy = self.tr("exp_copy")
-        if finding.fix:
+        fix = finding.fix_text(lang)
+        if fix:
             details += f'<div class="ari-doctor-fix"><b>{esc(self.tr("doctor_fix"))}</b> '
-            # A multi-line fix is commands to paste (a module prelude): keep its lines.
-            details += (code_block(finding.fix, copy) if "\n" in finding.fix.strip()
-                        else esc(finding.fix)) + "</div>"
+            details += _fix_html(fix, copy) + "</div>"
         if finding.suggestion:
             details += (f'<div class="ari-doctor-suggestion"><b>{esc(self.tr("doctor_suggested_line"))}</b>'
                         f'{code_block(finding.suggestion, copy)}</div>')
@@ -213,3 +213,11 @@ class DoctorPanel(Panel):
                 f'data-rule="{esc(finding.rule)}" data-line="{esc(line)}">'
                 f'<td><b>{esc(finding.rule)}</b></td><td>{badge}</td>'
                 f'<td class="ari-doctor-line">{esc(line)}</td><td>{details}</td></tr>')
+
+
+def _fix_html(fix: str, copy: str) -> str:
+    """A fix whose tail is commands to paste (a module prelude) keeps them as a code block."""
+    if "\n" not in fix.strip():
+        return esc(fix)
+    lead, _, block = fix.partition("\n")
+    return esc(lead) + code_block(block, copy)
