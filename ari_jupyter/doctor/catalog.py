@@ -438,8 +438,9 @@ FIX_PARAMS: Mapping[str, Mapping[str, str]] = {
     "module-not-defined": {"module_init_block": proposals.module_init_block()},
     "viz-host-flag": {"dashboard_command": DASHBOARD_COMMAND, "tunnel": DASHBOARD_TUNNEL},
     "viz-unreachable": {"tunnel": DASHBOARD_TUNNEL, "port": str(DEFAULT_DASHBOARD_PORT)},
+    "no-papers-registered": {"workspace": "{workspace}"},
 }
-"""The code a signature's fix quotes (messages/doctor.json keeps it as placeholders)."""
+"""The code a signature's texts quote (messages/doctor.json keeps it as placeholders)."""
 
 
 def message_ids(rule: str) -> tuple[str, str, str]:
@@ -509,8 +510,8 @@ def _finding(sig: Signature, lines: tuple[int, ...], example: str) -> Finding:
 
     symptom_id, cause_id, fix_id = message_ids(sig.rule)
     fix_params = dict(FIX_PARAMS.get(sig.rule, {}))
-    params = {"symptom": message(symptom_id), "where": _where(lines), "example": repr(example),
-              "cause": message(cause_id), **fix_params}
+    params = {"symptom": message(symptom_id, **fix_params), "where": _where(lines),
+              "example": repr(example), "cause": message(cause_id, **fix_params), **fix_params}
     return Finding(
         rule=sig.rule, severity=sig.severity, line=lines[0], lines=lines, cause=sig.cause,
         message=f"{sig.symptom} ({_format_lines(lines)}: {example!r}). Cause: {sig.cause}.",

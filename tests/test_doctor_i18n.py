@@ -1,0 +1,95 @@
+"""Every doctor log signature speaks en/ja/zh: the English is today's text, rendered from the
+catalog, and the translations keep every quoted command, path and log line verbatim."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.cli import main
+from ari_jupyter.doctor import CATALOG, diagnose_text
+from ari_jupyter.doctor.catalog import FIX_PARAMS, message_ids
+from ari_jupyter.i18n import LANGUAGES, messages, placeholders, t
+
+from test_doctor_catalog import POSITIVE
+
+FIXTURES = Path(__file__).parent / "fixtures" / "doctor"
+_CODE = re.compile(r"`[^`]*`")
+
+
+def _findings(case):
+    return [f for f in diagnose_text(case.text, kind="log") if f.rule == case.rule]
+
+
+@pytest.mark.parametrize("case", POSITIVE, ids=lambda c: c.id)
+def test_every_positive_case_yields_a_finding_that_renders_in_every_language(case):
+    (finding,) = _findings(case)
+    assert finding.message_id == "doctor.log_match"
+    assert finding.fix_id == message_ids(case.rule)[2]
+    assert finding.text("en") == finding.message and finding.fix_text("en") == finding.fix
+    for lang in ("ja", "zh"):
+        text, fix = finding.text(lang), finding.fix_text(lang)
+        assert text != finding.message and fix != finding.fix
+        assert finding.params["example"] in text  # the quoted log line, verbatim
+        assert str(finding.line) in text
+
+
+@pytest.mark.parametrize("sig", CATALOG, ids=lambda s: s.rule)
+def test_every_signature_has_its_english_in_the_catalog_and_keeps_its_code(sig):
+    params = dict(FIX_PARAMS.get(sig.rule, {}))
+    for key, english in zip(message_ids(sig.rule), (sig.symptom, sig.cause, sig.fix)):
+        entry = messages()[key]
+        assert set(entry) == set(LANGUAGES)
+        assert t(key, "en", **params) == english
+        for lang in ("ja", "zh"):
+            assert entry[lang] != entry["en"], key
+            assert placeholders(entry[lang]) == placeholders(entry["en"]), key
+            # commands stay untranslated inside the sentence
+            assert sorted(_CODE.findall(entry[lang])) == sorted(_CODE.findall(entry["en"])), key
+
+
+def test_json_keeps_english_and_the_ids():
+    (finding,) = diagnose_text("sbatch: error: Invalid generic resource (gres) specification\n",
+                               kind="log")
+    data = finding.to_json()
+    assert data["message"].startswith("SLURM rejected the GPU request")
+    assert data["message_id"] == "doctor.log_match" and data["fix_id"] == "doctor.gres-invalid.fix"
+
+
+def test_a_redacted_log_line_stays_redacted_in_every_language():
+    secret = "sk-" + "a" * 40
+    text = f"litellm.APIConnectionError: Connection error key={secret}\n"
+    for finding in diagnose_text(text, kind="log", env={"OPENAI_API_KEY": secret}):
+        for lang in LANGUAGES:
+            assert secret not in finding.text(lang)
+
+
+@pytest.mark.parametrize("lang, word", [("ja", "原因"), ("zh", "原因")])
+def test_doctor_lang_prints_a_captured_log_translated(lang, word, capsys):
+    main(["doctor", "--lang", lang, str(FIXTURES / "testbed_capture_nogres.txt")])
+    out = capsys.readouterr().out
+    assert "gres-invalid" in out and word in out
+    assert "SLURM rejected the GPU request" not in out and "Cause:" not in out
+    assert "Invalid generic resource (gres) specification" in out  # the quoted line stays
+
+
+def test_doctor_json_with_lang_keeps_english(capsys):
+    main(["doctor", "--json", "--lang", "ja", str(FIXTURES / "testbed_capture_nogres.txt")])
+    out = capsys.readouterr().out
+    assert "SLURM rejected the GPU request" in out
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_doctor_step_after_diagnose_shows_no_english_sentence(lang):
+    from test_widgets_doctor import doctor_on, rows
+    from widget_text import english_sentences, visible_strings
+
+    wizard, panel = doctor_on(site="laptop")
+    panel.text.value = (FIXTURES / "testbed_capture_nogres.txt").read_text(encoding="utf-8")
+    panel.diagnose_button.click()
+    assert len(rows(panel)) >= 3
+    english = english_sentences(visible_strings(panel.findings_view))
+    assert len(english) > 3  # the detector sees the English rows
+    wizard.language.value = lang
+    assert english_sentences(visible_strings(panel.findings_view)) == []
