@@ -209,10 +209,17 @@ def field_refusals(fields: WizardFields) -> list:
 
 def _lint_fields(text: str) -> list[Finding]:
     fields = read_fields(text)
-    return [Finding("E9", "error", fields.line_for(problem.field),
-                    f"{problem.field}: {problem.message} (the wizard and `ari-jupyter emit` refuse "
-                    "to write this)", problem.fix or "")
-            for problem in field_refusals(fields)]
+    from ..i18n import message
+
+    out = []
+    for problem in field_refusals(fields):
+        detail = (message(problem.message_id, **problem.params) if problem.message_id
+                  else problem.message)
+        fix = message(problem.fix_id, **problem.params) if problem.fix_id else problem.fix or ""
+        out.append(Finding.of("E9", "error", "lint.E9.refused", line=fields.line_for(problem.field),
+                              fix_id="lint.E9.fix" if fix else "", field_name=problem.field,
+                              detail=detail, fix=fix))
+    return out
 
 
 # -- lints --------------------------------------------------------------------------------------
@@ -257,11 +264,9 @@ def _lint_partition(text: str, parsed: ParsedExperiment, expected: str) -> list[
     fix_line = f"Partition: {expected or '<partition>'}, Max CPUs: <n>"
     if parsed.partition is None:
         first = PARTITION_WORD.search(text)
-        out.append(Finding(
-            "E1", "error", line_of(text, first.start()) if first else None,
-            "no 'Partition: <name>' line: ARI falls back to ARI_SLURM_PARTITION, then the first "
-            "partition sinfo reports as up",
-            f"add '{fix_line}' near the top, before any other use of the word partition"))
+        out.append(Finding.of(
+            "E1", "error", "lint.E1.no_partition", line=line_of(text, first.start()) if first else None,
+            fix_id="lint.E1.no_partition.fix", fix_line=fix_line))
         return out
     matches = list(R5_PARTITION.finditer(text))
     first_word = PARTITION_WORD.search(text)
@@ -270,47 +275,39 @@ def _lint_partition(text: str, parsed: ParsedExperiment, expected: str) -> list[
     lines = text.splitlines()
     labels = [m for m in matches if _is_partition_label(lines[line_of(text, m.start()) - 1])]
     proper = labels[0] if labels else None
-    move = (f"move line {line_of(text, proper.start())} "
-            f"({lines[line_of(text, proper.start()) - 1].strip()[:60]!r}) to the top"
-            if proper is not None else f"put '{fix_line}' on its own line at the top")
+    if proper is not None:
+        move = {"fix_id": "lint.E1.move.fix", "target": line_of(text, proper.start()),
+                "target_text": repr(lines[line_of(text, proper.start()) - 1].strip()[:60])}
+    else:
+        move = {"fix_id": "lint.E1.put.fix", "fix_line": fix_line}
     if first_word and first_word.start() != first_match.start():
-        out.append(Finding(
-            "E1", "error", line_of(text, first_word.start()),
-            "the first 'partition' in the file is not a 'Partition: <name>' line ARI can read "
-            f"(back-ticks, '=' or punctuation); ARI reads {parsed.partition!r} from line {line} instead",
-            move))
+        out.append(Finding.of(
+            "E1", "error", "lint.E1.first_unreadable", line=line_of(text, first_word.start()),
+            partition=repr(parsed.partition), read_line=line, **move))
     elif proper is not first_match:
-        out.append(Finding(
-            "E1", "error", line,
-            f"ARI reads the partition from prose on line {line} "
-            f"({lines[line - 1].strip()[:60]!r}) and gets {parsed.partition!r}", move))
+        out.append(Finding.of(
+            "E1", "error", "lint.E1.prose", line=line, read_line=line,
+            line_text=repr(lines[line - 1].strip()[:60]), partition=repr(parsed.partition), **move))
     else:
         for extra in matches[1:]:
             extra_line = line_of(text, extra.start())
             if extra_line == line:
                 continue
-            out.append(Finding(
-                "E1", "info", extra_line,
-                f"line {extra_line} also matches ARI's partition pattern (it would read "
-                f"{extra.group(1)!r}); harmless while the Partition line on line {line} stays first",
-                "keep the Partition line above every other mention of the word partition"))
+            out.append(Finding.of(
+                "E1", "info", "lint.E1.also_matches", line=extra_line, fix_id="lint.E1.also_matches.fix",
+                extra_line=extra_line, value=repr(extra.group(1)), read_line=line))
     if expected and parsed.partition != expected:
         truncated = expected.startswith(parsed.partition)
-        out.append(Finding(
-            "E2", "error", line,
-            f"ARI reads partition {parsed.partition!r} but the chosen partition is {expected!r}"
-            + (" (ARI stops at the first character outside letters, digits, '_' and '-')"
-               if truncated else ""),
-            f"write 'Partition: {expected}' exactly, without back-ticks or quotes"
-            + ("; a partition name with such characters cannot be given to ARI this way"
-               if truncated else "")))
+        suffix = ".truncated" if truncated else ""
+        out.append(Finding.of(
+            "E2", "error", "lint.E2.differs" + suffix, line=line, fix_id="lint.E2.differs.fix" + suffix,
+            partition=repr(parsed.partition), expected_repr=repr(expected), expected=expected))
     elif not expected:
         after = text[first_match.end():first_match.end() + 1]
         if after and after not in ", \n\t\r":
-            out.append(Finding(
-                "E2", "warning", line,
-                f"ARI stops the partition name at {after!r} and reads {parsed.partition!r}",
-                "use a partition name of letters, digits, '_' and '-' followed by a comma or end of line"))
+            out.append(Finding.of(
+                "E2", "warning", "lint.E2.stops", line=line, fix_id="lint.E2.stops.fix",
+                after=repr(after), partition=repr(parsed.partition)))
     return out
 
 
@@ -321,16 +318,11 @@ def _is_partition_label(line: str) -> bool:
 
 def _lint_cpus(parsed: ParsedExperiment, expected: int | None) -> list[Finding]:
     if parsed.max_cpus is None:
-        return [Finding(
-            "E3", "warning", parsed.partition_line,
-            "no 'Max CPUs: <n>' the agent can read; it falls back to ARI_SLURM_CPUS",
-            "add ', Max CPUs: <n>' to the Partition line, equal to ARI_SLURM_CPUS")]
+        return [Finding.of("E3", "warning", "lint.E3.missing", line=parsed.partition_line,
+                           fix_id="lint.E3.missing.fix")]
     if expected is not None and parsed.max_cpus != expected:
-        return [Finding(
-            "E3", "error", parsed.max_cpus_line,
-            f"Max CPUs is {parsed.max_cpus} but jobs get --cpus-per-task {expected} "
-            "(ARI_SLURM_CPUS); the agent plans for the wrong CPU count",
-            f"write 'Max CPUs: {expected}' or set ARI_SLURM_CPUS={parsed.max_cpus}")]
+        return [Finding.of("E3", "error", "lint.E3.differs", line=parsed.max_cpus_line,
+                           fix_id="lint.E3.differs.fix", max_cpus=parsed.max_cpus, expected=expected)]
     return []
 
 
@@ -339,35 +331,27 @@ def _lint_metrics(text: str, parsed: ParsedExperiment) -> list[Finding]:
     both = re.search(r"(?:\A|\n)(Metrics?:)", text, re.IGNORECASE)
     if both is None:
         near = re.search(r"^[ \t*\->]*\**Metrics?\**\s*[:\-]", text, re.IGNORECASE | re.MULTILINE)
-        out.append(Finding(
-            "E4", "error", line_of(text, near.start()) if near else None,
-            "no 'Metrics:' line at column 0: ARI's two metric parsers "
-            + ("disagree about this line" if near else "find no metric"),
-            "add a line 'Metrics: <primary>, <secondary>' starting at column 0 (no bullet, no bold)"))
+        out.append(Finding.of(
+            "E4", "error", "lint.E4.no_line_near" if near else "lint.E4.no_line",
+            line=line_of(text, near.start()) if near else None, fix_id="lint.E4.no_line.fix"))
         return out
     both_line = line_of(text, both.start(1))
     r1 = R1_METRICS.search(text)
     if r1 is not None and parsed.primary_metric and line_of(text, r1.start()) != parsed.primary_metric_line:
-        out.append(Finding(
-            "E4", "error", line_of(text, r1.start()),
-            f"the 'Metrics:' line is empty: ARI's pipeline reads the metric "
-            f"{parsed.primary_metric!r} from line {parsed.primary_metric_line} instead",
-            "write 'Metrics: <primary>, <secondary>' on that line"))
+        out.append(Finding.of(
+            "E4", "error", "lint.E4.empty", line=line_of(text, r1.start()), fix_id="lint.E4.empty.fix",
+            metric=repr(parsed.primary_metric), metric_line=parsed.primary_metric_line))
     if parsed.primary_metric_line is not None and parsed.primary_metric_line < both_line:
-        out.append(Finding(
-            "E4", "warning", parsed.primary_metric_line,
-            f"the pipeline reads metric {parsed.primary_metric!r} from line "
-            f"{parsed.primary_metric_line}, the evaluator reads line {both_line}",
-            f"remove or reword line {parsed.primary_metric_line} so both parsers use one line"))
+        out.append(Finding.of(
+            "E4", "warning", "lint.E4.two_lines", line=parsed.primary_metric_line,
+            fix_id="lint.E4.two_lines.fix", metric=repr(parsed.primary_metric),
+            metric_line=parsed.primary_metric_line, evaluator_line=both_line))
     if parsed.evaluator_metrics_source == "section":
-        out.append(Finding(
-            "E4", "info", None,
-            "a '## Success Metrics' section overrides the 'Metrics:' line for the evaluator "
-            f"(it reads {', '.join(parsed.evaluator_metrics)})",
-            "keep the section and the Metrics line consistent"))
+        out.append(Finding.of("E4", "info", "lint.E4.section", fix_id="lint.E4.section.fix",
+                              metrics=", ".join(parsed.evaluator_metrics)))
     if not parsed.primary_metric:
-        out.append(Finding("E4", "error", both_line, "the 'Metrics:' line names no metric",
-                           "write 'Metrics: <primary>, <secondary>'"))
+        out.append(Finding.of("E4", "error", "lint.E4.no_metric", line=both_line,
+                              fix_id="lint.E4.no_metric.fix"))
     return out
 
 
@@ -375,12 +359,12 @@ def _lint_min_expected(text: str) -> list[Finding]:
     m = R2_MIN_EXPECTED.search(text)
     if m and not re.fullmatch(r"\d+", m.group(1)):
         agent = R3_MIN_EXPECTED.search(text)
-        agent_value = agent.group(1) if agent else "nothing"
-        return [Finding(
-            "E5", "error", line_of(text, m.start()),
-            f"min_expected_metric {m.group(1)!r} is not an integer: the evaluator reads "
-            f"{m.group(1)}, the agent reads {agent_value} (digits only)",
-            "use an integer threshold (0 disables it)")]
+        from ..i18n import message
+
+        agent_value = agent.group(1) if agent else message("lint.E5.nothing")
+        return [Finding.of("E5", "error", "lint.E5.not_integer", line=line_of(text, m.start()),
+                           fix_id="lint.E5.not_integer.fix", value_repr=repr(m.group(1)),
+                           value=m.group(1), agent_value=agent_value)]
     return []
 
 
@@ -388,10 +372,9 @@ def _lint_provided_files(text: str, parsed: ParsedExperiment, check_files: bool)
     out: list[Finding] = []
     if parsed.provided_files_line is None:
         for near in _NEAR_R8_HEADING.finditer(text):
-            out.append(Finding(
-                "E6", "error", line_of(text, near.start()),
-                f"heading {near.group(0).strip()!r} is not read as a provided-files section",
-                "use the heading '## Provided Files' alone on its line"))
+            out.append(Finding.of(
+                "E6", "error", "lint.E6.heading", line=line_of(text, near.start()),
+                fix_id="lint.E6.heading.fix", heading=repr(near.group(0).strip())))
         return out
     section = R8_SECTION.search(text)
     assert section is not None
@@ -404,34 +387,28 @@ def _lint_provided_files(text: str, parsed: ParsedExperiment, check_files: bool)
         line = line_of(text, body_start + offset)
         entry = _r8_entry(raw)
         if not entry:
-            out.append(Finding("E6", "warning", line,
-                               f"line {stripped[:60]!r} is not a path ARI will copy",
-                               "one absolute path per line, optionally after '- '"))
+            out.append(Finding.of("E6", "warning", "lint.E6.not_path", line=line,
+                                  fix_id="lint.E6.not_path.fix", text=repr(stripped[:60])))
             continue
         bare = stripped.lstrip("-* ")
         if "#" in bare and not bare.startswith("#"):
-            out.append(Finding("E6", "error", line,
-                               f"ARI cuts the entry at '#' and looks for {entry!r}",
-                               "rename or link the file to a path without '#'"))
+            out.append(Finding.of("E6", "error", "lint.E6.hash", line=line, fix_id="lint.E6.hash.fix",
+                                  entry=repr(entry)))
         if entry.startswith(("`", "[", "<")) or "](" in entry or re.match(r"^\d+[.)]\s", bare):
-            out.append(Finding("E6", "error", line,
-                               f"{entry!r} is back-ticked, linked or numbered; ARI never finds that file",
-                               "write the bare absolute path"))
+            out.append(Finding.of("E6", "error", "lint.E6.decorated", line=line,
+                                  fix_id="lint.E6.decorated.fix", entry=repr(entry)))
             continue
         if not os.path.isabs(entry):
-            out.append(Finding("E6", "error", line,
-                               f"{entry!r} is relative; ARI resolves it against the directory "
-                               "`ari run` starts in",
-                               "write the absolute path"))
+            out.append(Finding.of("E6", "error", "lint.E6.relative", line=line,
+                                  fix_id="lint.E6.relative.fix", entry=repr(entry)))
         elif check_files and not os.path.isfile(entry):
-            what = "is a directory (ARI copies files only)" if os.path.isdir(entry) else "does not exist here"
-            out.append(Finding("E6", "error", line, f"{entry} {what}",
-                               "list existing regular files on the shared filesystem"))
+            what = "lint.E6.directory" if os.path.isdir(entry) else "lint.E6.missing"
+            out.append(Finding.of("E6", "error", what, line=line, fix_id="lint.E6.missing.fix",
+                                  entry=entry))
         base = os.path.basename(entry)
         if base in seen:
-            out.append(Finding("E6", "error", line,
-                               f"basename {base!r} also on line {seen[base]}: ARI copies the first only",
-                               "rename one of the files"))
+            out.append(Finding.of("E6", "error", "lint.E6.basename", line=line,
+                                  fix_id="lint.E6.basename.fix", base=repr(base), other_line=seen[base]))
         else:
             seen[base] = line
     return out
@@ -441,9 +418,8 @@ def _lint_virsci(text: str) -> list[Finding]:
     pos = text.find(VIRSCI_MARKER)
     if pos < 0:
         return []
-    return [Finding("E7", "error", line_of(text, pos),
-                    "contains ARI's VirSci marker; ARI will never append the selected idea",
-                    f"remove the text {VIRSCI_MARKER!r}")]
+    return [Finding.of("E7", "error", "lint.E7.marker", line=line_of(text, pos),
+                       fix_id="lint.E7.marker.fix", marker=repr(VIRSCI_MARKER))]
 
 
 def _lint_slurm_mode(parsed: ParsedExperiment, env: Mapping[str, str], ari_profile: str | None,
@@ -451,22 +427,11 @@ def _lint_slurm_mode(parsed: ParsedExperiment, env: Mapping[str, str], ari_profi
     exported = bool(env.get("ARI_SLURM_PARTITION", "").strip())
     if ari_profile in ("laptop", "cloud"):
         if parsed.slurm_text_trigger or exported:
-            return [Finding(
-                "E8", "warning", parsed.partition_line,
-                f"--profile {ari_profile} disables HPC: the Partition/Max CPUs lines and SLURM "
-                "mode are ignored",
-                "run `ari run ... --profile hpc`")]
+            return [Finding.of("E8", "warning", "lint.E8.profile", line=parsed.partition_line,
+                               fix_id="lint.E8.profile.fix", profile=ari_profile)]
         return []
     if expect_slurm and not exported:
         if not parsed.slurm_text_trigger:
-            return [Finding(
-                "E8", "warning", None,
-                "nothing switches ARI into SLURM mode: ARI_SLURM_PARTITION is not exported "
-                "and the text has no 'Partition:' line",
-                "export ARI_SLURM_PARTITION (or put it in $ARI_CHECKPOINT_DIR/.env)")]
-        return [Finding(
-            "E8", "warning", None,
-            "ARI_SLURM_PARTITION is not exported: the text puts the agent in SLURM mode, but "
-            "the reproduce step's 'auto' sandbox will not choose slurm",
-            "export ARI_SLURM_PARTITION (or put it in $ARI_CHECKPOINT_DIR/.env)")]
+            return [Finding.of("E8", "warning", "lint.E8.nothing", fix_id="lint.E8.export.fix")]
+        return [Finding.of("E8", "warning", "lint.E8.not_exported", fix_id="lint.E8.export.fix")]
     return []
