@@ -93,3 +93,36 @@ def test_the_doctor_step_after_diagnose_shows_no_english_sentence(lang):
     assert len(english) > 3  # the detector sees the English rows
     wizard.language.value = lang
     assert english_sentences(visible_strings(panel.findings_view)) == []
+
+
+CKPT = "/work/u/ari/checkpoints/20261129120000_demo"
+SKILL_TRACE = ('Traceback (most recent call last):\n'
+               '  File "/opt/ARI/ari-skill-{skill}/src/server.py", line 3, in <module>\n'
+               '{error}\n')
+
+
+@pytest.mark.parametrize("text, kind, options, message_id", [
+    ("cd /tmp && ari run x\n/tmp/workspace/checkpoints/20261130000000_other/tree.json\n", "log",
+     {"checkpoint_dir": CKPT}, "doctor.checkpoint-dir-ignored.elsewhere"),
+    ("/tmp/workspace/checkpoints/20261130000000_other/tree.json\n", "log", {},
+     "doctor.checkpoint-dir-ignored.default"),
+    ("ARI_CHECKPOINT_DIR=\n", "log", {}, "doctor.checkpoint-dir-ignored.empty"),
+    ("SLURM_JOB_NUM_NODES=2\nrank 0 on n1\nrank 1 on n1\n", "log", {}, "doctor.ranks-on-one-node"),
+    ("#!/bin/bash\nari run /w/experiment.md\n", "handoff", {}, "doctor.handoff-without-checkpoint"),
+    (SKILL_TRACE.format(skill="web", error="ModuleNotFoundError: No module named 'httpx'"), "log", {},
+     "doctor.skill-import-failed.one"),
+    (SKILL_TRACE.format(skill="web", error="ModuleNotFoundError: No module named 'httpx'")
+     + SKILL_TRACE.format(skill="memory", error="AttributeError: 'Server' object has no attribute "
+                                                "'list_tools'"), "log", {},
+     "doctor.skill-import-failed.many"),
+])
+def test_the_multi_line_checks_render_in_every_language(text, kind, options, message_id):
+    found = [f for f in diagnose_text(text, kind=kind, **options) if f.message_id == message_id]
+    assert found, diagnose_text(text, kind=kind, **options)
+    for finding in found:
+        assert finding.text("en") == finding.message and finding.fix_text("en") == finding.fix
+        for lang in ("ja", "zh"):
+            assert finding.text(lang) != finding.message and finding.fix_text(lang) != finding.fix
+            for value in finding.params.values():
+                if isinstance(value, (str, int)) and str(value) in finding.message:
+                    assert str(value) in finding.text(lang), (lang, value)

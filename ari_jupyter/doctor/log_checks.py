@@ -4,8 +4,15 @@ from __future__ import annotations
 import os
 import re
 
+from dataclasses import replace
+
 from . import proposals
 from .finding import Finding
+
+
+def _translated(finding: Finding, message_id: str, fix_id: str, **params) -> Finding:
+    """``finding`` with the catalog ids (messages/doctor.json) that render its English in ja/zh."""
+    return replace(finding, message_id=message_id, fix_id=fix_id, params=params)
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
     r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
@@ -41,7 +48,9 @@ def checkpoint_ignored(text: str, checkpoint_dir: str | None = None) -> list[Fin
     fix = ("export ARI_CHECKPOINT_DIR=<absolute wizard checkpoint> in the terminal before `ari run` "
            "(run the wizard's hand-off script, which does it), then start again; move or delete the "
            "stray workspace/checkpoints/<id> directory")
+    fix_id = "doctor.checkpoint-dir-ignored.fix"
     if checkpoint_dir:
+        fix_id = "doctor.checkpoint-dir-ignored.fix_known"
         fix = (f"export ARI_CHECKPOINT_DIR={checkpoint_dir} before `ari run` (the hand-off script does "
                "it), then start again; remove the stray run directory")
     findings = []
@@ -52,20 +61,25 @@ def checkpoint_ignored(text: str, checkpoint_dir: str | None = None) -> list[Fin
             message = (f"the run wrote to {where!r} (line {lines[0]}), not to the wizard's checkpoint "
                        f"{checkpoint_dir!r}. Cause: ARI_CHECKPOINT_DIR was not exported in the terminal, "
                        "so `ari run` minted a new run under $PWD/workspace/checkpoints.")
-            severity = "error"
+            severity, message_id = "error", "doctor.checkpoint-dir-ignored.elsewhere"
         else:
             message = (f"the run used ARI's default location {where!r} (line {lines[0]}). If the wizard "
                        "wrote a checkpoint elsewhere, ARI_CHECKPOINT_DIR was not exported and the run "
                        "ignored it.")
-            severity = "warning"
-        findings.append(Finding("checkpoint-dir-ignored", severity, lines[0], message, fix, lines=lines,
-                                cause="ARI_CHECKPOINT_DIR not exported"))
+            severity, message_id = "warning", "doctor.checkpoint-dir-ignored.default"
+        findings.append(_translated(
+            Finding("checkpoint-dir-ignored", severity, lines[0], message, fix, lines=lines,
+                    cause="ARI_CHECKPOINT_DIR not exported"),
+            message_id, fix_id, where=repr(where), line=lines[0], checkpoint_repr=repr(checkpoint_dir),
+            checkpoint=checkpoint_dir or ""))
     if unset_lines:
-        findings.append(Finding(
+        findings.append(_translated(Finding(
             "checkpoint-dir-ignored", "error", unset_lines[0],
             f"ARI_CHECKPOINT_DIR is empty in the run's environment (line {unset_lines[0]}); `ari run` "
             "then writes to $PWD/workspace/checkpoints/<new id> and ignores the wizard's checkpoint.",
-            fix, lines=tuple(unset_lines), cause="ARI_CHECKPOINT_DIR not exported"))
+            fix, lines=tuple(unset_lines), cause="ARI_CHECKPOINT_DIR not exported"),
+            "doctor.checkpoint-dir-ignored.empty", fix_id, line=unset_lines[0],
+            checkpoint=checkpoint_dir or ""))
     return findings
 
 
@@ -103,12 +117,22 @@ def ranks_on_one_node(text: str, nodes: int | None = None, fanout_fix: str = "")
         return []
     host = hosts.pop()
     fix = fanout_fix or f"launch the program with `{proposals.fanout_line('<command>')}`"
-    return [Finding(
+    fix_id, fix_params = "doctor.ranks-on-one-node.fix", {"fanout": proposals.fanout_line("<command>")}
+    if fanout_fix.startswith(_ADD_FANOUT):
+        fix_id, fix_params = "doctor.ranks-on-one-node.fix_reproduce", {"fanout": fanout_fix[len(_ADD_FANOUT):]}
+    elif fanout_fix:
+        fix_id, fix_params = "", {}
+    return [_translated(Finding(
         "ranks-on-one-node", "error", first_line,
         f"all {len(ranks)} ranks ran on {host} although the job has {expected} nodes (from line "
         f"{first_line}). Cause: reproduce.sh has no srun fan-out, so everything ran as one task on the "
         "first node.",
-        fix, cause="reproduce.sh lacks the srun fan-out")]
+        fix, cause="reproduce.sh lacks the srun fan-out"),
+        "doctor.ranks-on-one-node", fix_id, count=len(ranks), host=host, nodes=expected,
+        line=first_line, **fix_params)]
+
+
+_ADD_FANOUT = "add the fan-out to reproduce.sh: "
 
 
 _ARI_COMMAND = re.compile(r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:exec\s+|nohup\s+)?ari\s+(?P<sub>run|resume|paper)\b")
@@ -128,13 +152,15 @@ def handoff_without_checkpoint(text: str) -> list[Finding]:
                 continue
         command = _ARI_COMMAND.match(line)
         if command and not exported:
-            return [Finding(
+            return [_translated(Finding(
                 "checkpoint-dir-ignored", "error", number,
                 f"line {number} starts `ari {command.group('sub')}` without ARI_CHECKPOINT_DIR exported: "
                 "ARI will ignore the wizard's checkpoint and write to $PWD/workspace/checkpoints/<new id>",
                 f"add before line {number}: export ARI_CHECKPOINT_DIR=<absolute checkpoint dir>",
                 lines=(number,), cause="ARI_CHECKPOINT_DIR not exported",
-                suggestion="export ARI_CHECKPOINT_DIR=<absolute checkpoint dir>")]
+                suggestion="export ARI_CHECKPOINT_DIR=<absolute checkpoint dir>"),
+                "doctor.handoff-without-checkpoint", "doctor.handoff-without-checkpoint.fix",
+                line=number, command=command.group("sub"))]
     return []
 
 
@@ -185,6 +211,15 @@ def skill_import_failed(text: str) -> list[Finding]:
     word = "skill" if len(skills) == 1 else "skills"
     message = (f"{word} {names} failed to start ({example!r}, line {first_line}); `ari run` goes on "
                f"without {'its' if len(skills) == 1 else 'their'} tools. Cause: {cause}.")
-    return [Finding("skill-import-failed", "error", first_line, message,
-                    fix + "; then start the run again", lines=tuple(n for n, _, _ in failures),
-                    cause=cause)]
+    from ..i18n import message as nested
+
+    kind = "mcp2" if any(_MCP_2.search(error) for _, _, error in failures) else "missing"
+    plural = "one" if len(skills) == 1 else "many"
+    return [_translated(
+        Finding("skill-import-failed", "error", first_line, message,
+                fix + "; then start the run again", lines=tuple(n for n, _, _ in failures),
+                cause=cause),
+        f"doctor.skill-import-failed.{plural}", f"doctor.skill-import-failed.fix_{kind}",
+        names=names, example=repr(example), line=first_line,
+        cause=nested(f"doctor.skill-import-failed.cause_{kind}"),
+        pip=(f"`pip install {' '.join(modules)}`" if modules else "`pip install <module>`"))]
