@@ -126,3 +126,27 @@ def test_the_multi_line_checks_render_in_every_language(text, kind, options, mes
             for value in finding.params.values():
                 if isinstance(value, (str, int)) and str(value) in finding.message:
                     assert str(value) in finding.text(lang), (lang, value)
+
+
+GPU_PROFILE = {"kind": "gpu_single", "gpu_type": "v100", "requested_gpus_per_node": 1}
+
+
+@pytest.mark.parametrize("text, options, message_id", [
+    ("#!/bin/bash\n./app\n", {"profile": GPU_PROFILE}, "doctor.L3.unknown"),
+    ("#!/bin/bash\n./app\n", {"profile": GPU_PROFILE, "has_gres": False, "allow_no_gres": True},
+     "doctor.L3.dropped"),
+    ("#!/bin/bash\n./app\n", {"profile": GPU_PROFILE, "has_gres": False}, "doctor.L3.no_gres"),
+    ("#!/bin/bash\nconda activate env\n./app\n", {}, "doctor.L4.conda"),
+    ("#!/bin/bash\nmake\n./app --long\n", {}, "doctor.L7.timeout"),
+    ("#!/bin/bash\n./app\n", {"profile": GPU_PROFILE}, "doctor.G1.cuda"),
+    ("#!/bin/bash\n#SBATCH -N 2\n./app\n", {}, "doctor.S2.sbatch.one"),
+    ("#!/bin/bash\n#SBATCH -N 2\n#SBATCH -t 5\n./app\n", {}, "doctor.S2.sbatch.many"),
+])
+def test_the_translated_reproduce_rules_render_in_every_language(text, options, message_id):
+    found = diagnose_text(text, kind="reproduce", **options)
+    found = [f for f in found if f.message_id == message_id]
+    assert found, [(f.rule, f.message) for f in diagnose_text(text, kind="reproduce", **options)]
+    for finding in found:
+        assert finding.text("en") == finding.message and finding.fix_text("en") == finding.fix
+        for lang in ("ja", "zh"):
+            assert finding.text(lang) != finding.message and finding.fix_text(lang) != finding.fix

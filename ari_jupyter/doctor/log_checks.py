@@ -4,15 +4,8 @@ from __future__ import annotations
 import os
 import re
 
-from dataclasses import replace
-
 from . import proposals
-from .finding import Finding
-
-
-def _translated(finding: Finding, message_id: str, fix_id: str, **params) -> Finding:
-    """``finding`` with the catalog ids (messages/doctor.json) that render its English in ja/zh."""
-    return replace(finding, message_id=message_id, fix_id=fix_id, params=params)
+from .finding import Finding, translated as _translated
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
     r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")

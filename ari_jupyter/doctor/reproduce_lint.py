@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..ari.profile import GPU_KINDS, MPI_KINDS, ExecutionProfile
 from . import proposals
-from .finding import Finding
+from .finding import Finding, translated as _translated
 from .script import Command, commands, comment_lines, raw_words
 
 
@@ -149,22 +149,25 @@ def _l3_gres(profile: Mapping[str, Any], has_gres: bool | None, allow_no_gres: b
     if not wants or has_gres is True:
         return []
     if has_gres is None:
-        return [Finding(
+        return [_translated(Finding(
             "L3", "info", None,
             "L3 GRES: the profile requests GPUs; ARI refuses to submit when `sinfo -h -o %G` shows no GRES",
-            "check `sinfo -h -o %G` on this cluster (the wizard's gres probe does it)", cause="GRES unknown")]
+            "check `sinfo -h -o %G` on this cluster (the wizard's gres probe does it)", cause="GRES unknown"),
+            "doctor.L3.unknown", "doctor.L3.unknown.fix")]
     if allow_no_gres:
-        return [Finding(
+        return [_translated(Finding(
             "L3", "info", None,
             "L3 GRES: no GRES on this cluster and ARI_SLURM_ALLOW_NO_GRES=1: ARI drops every GPU flag "
             "(the job still sees the node's GPUs when the site does not confine them)",
-            "nothing to do if that is intended", cause="GPU flags dropped")]
-    return [Finding(
+            "nothing to do if that is intended", cause="GPU flags dropped"),
+            "doctor.L3.dropped", "doctor.L3.dropped.fix")]
+    return [_translated(Finding(
         "L3", "error", None,
         "L3 GRES: the profile requests GPUs (gpu_type / requested_gpus_*) but this cluster has no GRES; "
         "ARI will raise \"GPU resources requested ... no GRES configured\" before submitting",
         "remove gpu_type and the GPU counts from the profile, pick a partition with GRES, or export "
-        "ARI_SLURM_ALLOW_NO_GRES=1", cause="GPUs requested without GRES")]
+        "ARI_SLURM_ALLOW_NO_GRES=1", cause="GPUs requested without GRES"),
+        "doctor.L3.no_gres", "doctor.L3.no_gres.fix")]
 
 
 def _l4_conda(cmds: Sequence[Command]) -> list[Finding]:
@@ -174,12 +177,12 @@ def _l4_conda(cmds: Sequence[Command]) -> list[Finding]:
         if any(_CONDA_INIT.search(c.text) for c in cmds if c.line <= cmd.line):
             continue
         line = 'eval "$(conda shell.bash hook)"'
-        return [Finding(
+        return [_translated(Finding(
             "L4", "error", cmd.line,
             f"L4 Python env: line {cmd.line} runs `conda activate` but conda is not initialised; a "
             "bash script does not read ~/.bashrc, so this fails with CommandNotFoundError",
             f"add before line {cmd.line}: {line}", lines=(cmd.line,), cause="conda not initialised",
-            suggestion=line)]
+            suggestion=line), "doctor.L4.conda", "doctor.L4.conda.fix", line=cmd.line, suggestion=line)]
     return []
 
 
@@ -302,23 +305,24 @@ def _l7_timeout(cmds: Sequence[Command]) -> list[Finding]:
     if not runs or any(re.search(r"(?:^|[\s;&|])timeout\s", " " + c.text) for c in cmds):
         return []
     first = runs[0]
-    return [Finding(
+    return [_translated(Finding(
         "L7", "info", first.line,
         f"L7 timeout wrapping: no stage is wrapped in `timeout`; a hang on line {first.line} uses the "
         "whole walltime and leaves no partial results",
         f"wrap long stages, e.g. line {first.line}: timeout <seconds below max_runtime_sec> {first.text.strip()}",
-        lines=(first.line,), cause="no timeout")]
+        lines=(first.line,), cause="no timeout"),
+        "doctor.L7.timeout", "doctor.L7.timeout.fix", line=first.line, command=first.text.strip())]
 
 
 def _g1_cuda(text: str, kind: str | None) -> list[Finding]:
     if kind not in GPU_KINDS or _CUDA_EVIDENCE.search(text):
         return []
-    return [Finding(
+    return [_translated(Finding(
         "G1", "warning", None,
         f"G1 GPU kind: kind={kind} but reproduce.sh shows no CUDA use (nvcc, .cu, torch.cuda, cupy); "
         "ARI's prompt forbids a NumPy/CPU fallback",
         "build or run the CUDA code path (e.g. `nvcc -O3 -o app app.cu`, or python with torch.cuda)",
-        cause="no CUDA evidence")]
+        cause="no CUDA evidence"), "doctor.G1.cuda", "doctor.G1.cuda.fix", kind=kind)]
 
 
 def _g2_csv(text: str, profile: Mapping[str, Any]) -> list[Finding]:
@@ -369,12 +373,14 @@ def _s2_sbatch_lines(text: str) -> list[Finding]:
     lines = tuple(comment_lines(text, "#SBATCH"))
     if not lines:
         return []
-    return [Finding(
+    return [_translated(Finding(
         "S2", "info", lines[0],
         f"S2 #SBATCH lines are ignored (line{'s' if len(lines) > 1 else ''} "
         f"{', '.join(map(str, lines))}): ARI submits its own wrapper with the resources from the profile",
         "set nodes, tasks, GPUs, memory and time in the execution profile / wizard instead",
-        lines=lines, cause="#SBATCH in reproduce.sh")]
+        lines=lines, cause="#SBATCH in reproduce.sh"),
+        "doctor.S2.sbatch.one" if len(lines) == 1 else "doctor.S2.sbatch.many", "doctor.S2.sbatch.fix",
+        lines=", ".join(map(str, lines)))]
 
 
 def lint_reproduce(text: str, *, profile: Any = None, nodes: Any = None, has_gres: bool | None = None,
