@@ -141,6 +141,11 @@ GPU_PROFILE = {"kind": "gpu_single", "gpu_type": "v100", "requested_gpus_per_nod
     ("#!/bin/bash\n./app\n", {"profile": GPU_PROFILE}, "doctor.G1.cuda"),
     ("#!/bin/bash\n#SBATCH -N 2\n./app\n", {}, "doctor.S2.sbatch.one"),
     ("#!/bin/bash\n#SBATCH -N 2\n#SBATCH -t 5\n./app\n", {}, "doctor.S2.sbatch.many"),
+    ("#!/bin/bash\nsrun ./app\n", {"nodes": 2}, "doctor.L6.srun"),
+    ("#!/bin/bash\nmodule load openmpi\nmpirun ./app\n", {"nodes": 2}, "doctor.L6.mpirun"),
+    ("#!/bin/bash\nmake\n", {"nodes": 2}, "doctor.L6.none"),
+    ("#!/bin/bash\n./app\n", {"nodes": 2}, "doctor.L6.one_task"),
+    ("#!/bin/bash\n: ${SLURM_NTASKS:=2}\n./app\n", {"nodes": 2}, "doctor.L6.one_task"),
 ])
 def test_the_translated_reproduce_rules_render_in_every_language(text, options, message_id):
     found = diagnose_text(text, kind="reproduce", **options)

@@ -239,37 +239,44 @@ def _l6_fanout(cmds: Sequence[Command], nodes: int | None) -> list[Finding]:
     if sruns:
         bad = sruns[0]
         fixed = proposals.fanout_line(_rest_after(bad, "srun"))
-        return [Finding(
+        return [_translated(Finding(
             "L6", "error", bad.line,
             f"L6 multi-node fan-out: the job has {nodes} nodes but the srun on line {bad.line} does not "
             f"start it as `{proposals.launcher_prefix()} ...`",
             f"replace line {bad.line} with: {fixed}", lines=(bad.line,), cause="srun without -N/-n",
-            suggestion=fixed)]
+            suggestion=fixed), "doctor.L6.srun", "doctor.L6.replace.fix", nodes=nodes, line=bad.line,
+            prefix=proposals.launcher_prefix(), fixed=fixed)]
     if mpiruns:
         cmd = mpiruns[0]
-        return [Finding(
+        fixed = proposals.fanout_line(_rest_after(cmd, cmd.program))
+        return [_translated(Finding(
             "L6", "warning", cmd.line,
             f"L6 multi-node fan-out: the job has {nodes} nodes and line {cmd.line} relies on mpirun to "
             "spread ranks; that works only when the MPI library is built with SLURM support",
-            f"prefer srun: replace line {cmd.line} with: {proposals.fanout_line(_rest_after(cmd, cmd.program))}",
-            lines=(cmd.line,), cause="fan-out through mpirun")]
+            f"prefer srun: replace line {cmd.line} with: {fixed}",
+            lines=(cmd.line,), cause="fan-out through mpirun"),
+            "doctor.L6.mpirun", "doctor.L6.mpirun.fix", nodes=nodes, line=cmd.line, fixed=fixed)]
     target = _first(cmds, lambda c: c.is_run)
     if target is None:
-        return [Finding(
+        return [_translated(Finding(
             "L6", "error", None,
             f"L6 multi-node fan-out: the job has {nodes} nodes but no line starts tasks with srun; "
             "everything runs as one task on the first node",
-            f"launch the program with: {proposals.fanout_line('<program>')}", cause="no srun fan-out")]
+            f"launch the program with: {proposals.fanout_line('<program>')}", cause="no srun fan-out"),
+            "doctor.L6.none", "doctor.L6.none.fix", nodes=nodes, fixed=proposals.fanout_line("<program>"))]
     fixed = _fanout_for(target)
     guard = ""
+    fix_id = "doctor.L6.replace.fix"
     if not any("SLURM_NTASKS:=" in c.text or "SLURM_NTASKS=" in c.text for c in cmds):
         guard = f" (and, if the job may be submitted without --ntasks, before it: {proposals.ntasks_default_line()})"
-    return [Finding(
+        fix_id = "doctor.L6.replace_guard.fix"
+    return [_translated(Finding(
         "L6", "error", target.line,
         f"L6 multi-node fan-out: the job has {nodes} nodes but line {target.line} runs "
         f"{target.text.strip()!r} as one task on the first node (no srun fan-out)",
         f"replace line {target.line} with: {fixed}{guard}", lines=(target.line,), cause="no srun fan-out",
-        suggestion=fixed)]
+        suggestion=fixed), "doctor.L6.one_task", fix_id, nodes=nodes, line=target.line,
+        command=repr(target.text.strip()), fixed=fixed, ntasks_line=proposals.ntasks_default_line())]
 
 
 def _fanout_for(cmd: Command) -> str:
