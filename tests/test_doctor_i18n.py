@@ -145,6 +145,11 @@ GPU_PROFILE = {"kind": "gpu_single", "gpu_type": "v100", "requested_gpus_per_nod
     ("#!/bin/bash\nmodule load openmpi\nmpirun ./app\n", {"nodes": 2}, "doctor.L6.mpirun"),
     ("#!/bin/bash\nmake\n", {"nodes": 2}, "doctor.L6.none"),
     ("#!/bin/bash\n./app\n", {"nodes": 2}, "doctor.L6.one_task"),
+    ("#!/bin/bash\n./app\n", {"profile": {"kind": "mpi", "module_loads": ["openmpi/4.1"]}},
+     "doctor.L5.missing"),
+    ("#!/bin/bash\nmake\nmodule load openmpi/4.1\nsrun ./app\n",
+     {"profile": {"kind": "mpi", "module_loads": ["openmpi/4.1"]}}, "doctor.L5.late"),
+    ("#!/usr/bin/env bash\nmodule load openmpi/4.1\nsrun ./app\n", {}, "doctor.L5.init"),
     ("#!/bin/bash\n: ${SLURM_NTASKS:=2}\n./app\n", {"nodes": 2}, "doctor.L6.one_task"),
 ])
 def test_the_translated_reproduce_rules_render_in_every_language(text, options, message_id):

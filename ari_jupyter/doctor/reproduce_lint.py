@@ -201,30 +201,34 @@ def _l5_modules(cmds: Sequence[Command], modules: Sequence[str]) -> list[Finding
         complete = [c for c in loads if _contains_in_order(c.words[2 if c.program == "module" else 1:], modules)]
         if not complete:
             where = first_work.line if first_work else None
-            findings.append(Finding(
+            findings.append(_translated(Finding(
                 "L5", "error", where,
                 "L5 module loads: no `module load` line loads " + " ".join(modules)
                 + " (the profile's module_loads, in order)",
                 f"add at the top{f' (before line {where})' if where else ''}: {suggestion}",
-                lines=(where,) if where else (), cause="module_loads not loaded", suggestion=suggestion))
+                lines=(where,) if where else (), cause="module_loads not loaded", suggestion=suggestion),
+                "doctor.L5.missing", "doctor.L5.missing.fix_before" if where else "doctor.L5.missing.fix",
+                modules=" ".join(modules), line=where or "", suggestion=suggestion))
         elif first_work and complete[0].line > first_work.line:
-            findings.append(Finding(
+            findings.append(_translated(Finding(
                 "L5", "error", complete[0].line,
                 f"L5 module loads: the module line {complete[0].line} comes after line {first_work.line}, "
                 "which already builds or runs",
                 f"move it before line {first_work.line}: {suggestion}",
                 lines=(complete[0].line, first_work.line), cause="module load too late",
-                suggestion=suggestion))
+                suggestion=suggestion), "doctor.L5.late", "doctor.L5.late.fix",
+                line=complete[0].line, work_line=first_work.line, suggestion=suggestion))
     if module_cmds:
         first_module = module_cmds[0]
         if not any(_MODULE_INIT.search(c.text) for c in cmds if c.line < first_module.line):
             init = proposals.module_init_block()
-            findings.append(Finding(
+            findings.append(_translated(Finding(
                 "L5", "warning", first_module.line,
                 f"L5 module command: line {first_module.line} uses `module`, which a non-login bash may "
                 "not define",
                 f"add before line {first_module.line}:\n{init}", lines=(first_module.line,),
-                cause="module not initialised", suggestion=init))
+                cause="module not initialised", suggestion=init),
+                "doctor.L5.init", "doctor.L5.init.fix", line=first_module.line, init=init))
     return findings
 
 
