@@ -150,6 +150,10 @@ GPU_PROFILE = {"kind": "gpu_single", "gpu_type": "v100", "requested_gpus_per_nod
     ("#!/bin/bash\nmake\nmodule load openmpi/4.1\nsrun ./app\n",
      {"profile": {"kind": "mpi", "module_loads": ["openmpi/4.1"]}}, "doctor.L5.late"),
     ("#!/usr/bin/env bash\nmodule load openmpi/4.1\nsrun ./app\n", {}, "doctor.L5.init"),
+    ("#!/bin/bash\n./app\n", {"profile": {"kind": "mpi"}}, "doctor.L2.none_direct"),
+    ("#!/bin/bash\nmake\n", {"profile": {"kind": "mpi"}}, "doctor.L2.none"),
+    ("#!/bin/bash\nmpirun -np 4 ./app\n", {"profile": {"kind": "mpi"}}, "doctor.L2.no_module"),
+    ("#!/bin/bash\nmpirun -np 4 ./app\n", {}, "doctor.L2b.hard_coded"),
     ("#!/bin/bash\n: ${SLURM_NTASKS:=2}\n./app\n", {"nodes": 2}, "doctor.L6.one_task"),
 ])
 def test_the_translated_reproduce_rules_render_in_every_language(text, options, message_id):

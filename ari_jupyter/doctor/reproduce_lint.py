@@ -95,12 +95,15 @@ def _l2_mpi_launcher(cmds: Sequence[Command], kind: str | None, modules: Sequenc
     if kind in MPI_KINDS and not launchers:
         target = _first(cmds, lambda c: c.is_run)
         suggestion = _fanout_for(target) if target else proposals.fanout_line("<program>")
-        findings.append(Finding(
+        findings.append(_translated(Finding(
             "L2", "error", target.line if target else None,
             f"L2 MPI launcher: kind={kind} but no line launches through srun or mpirun"
             + (f" (line {target.line} runs {target.program!r} directly)" if target else ""),
             f"launch the program with: {suggestion}", cause="no MPI launcher", suggestion=suggestion,
-            lines=(target.line,) if target else ()))
+            lines=(target.line,) if target else ()),
+            "doctor.L2.none_direct" if target else "doctor.L2.none", "doctor.L2.none.fix", kind=kind,
+            line=target.line if target else "", program=repr(target.program) if target else "",
+            suggestion=suggestion))
     for cmd in launchers:
         if cmd.program not in ("mpirun", "mpiexec", "orterun"):
             continue
@@ -113,13 +116,14 @@ def _l2_mpi_launcher(cmds: Sequence[Command], kind: str | None, modules: Sequenc
         mpi_modules = [m for m in modules if _MPI_MODULE.search(m)]
         suggestion = (proposals.module_line(mpi_modules) if mpi_modules
                       else 'command -v mpirun >/dev/null || { echo "mpirun not found: load the MPI module" >&2; exit 127; }')
-        findings.append(Finding(
+        findings.append(_translated(Finding(
             "L2", "error" if kind in MPI_KINDS else "warning", cmd.line,
             f"L2 MPI launcher: line {cmd.line} calls {cmd.program} without loading an MPI module or "
             "testing `command -v mpirun` first; on compute nodes this is `mpirun: command not found`",
             f"add before line {cmd.line}: {suggestion}", cause="mpirun not guaranteed on PATH",
             suggestion=suggestion,
-            lines=(cmd.line,)))
+            lines=(cmd.line,)), "doctor.L2.no_module", "doctor.L2.no_module.fix", line=cmd.line,
+            program=cmd.program, suggestion=suggestion))
         break
     return findings
 
@@ -136,12 +140,14 @@ def _l2b_rank_count(cmds: Sequence[Command]) -> list[Finding]:
         return []
     cmd, match = hits[0]
     var = "$SLURM_JOB_NUM_NODES" if match.group("flag") in ("-N", "--nodes") else "$SLURM_NTASKS"
-    return [Finding(
+    return [_translated(Finding(
         "L2b", "warning", cmd.line,
         f"L2b rank count: line {cmd.line} hard-codes {match.group('flag')} {match.group('value')}; the "
         "job's shape comes from the profile and may differ",
         f"use {var} instead of {match.group('value')} (e.g. {proposals.fanout_line('<program>')})",
-        lines=tuple(c.line for c, _ in hits), cause="hard-coded rank count")]
+        lines=tuple(c.line for c, _ in hits), cause="hard-coded rank count"),
+        "doctor.L2b.hard_coded", "doctor.L2b.hard_coded.fix", line=cmd.line, flag=match.group("flag"),
+        value=match.group("value"), var=var, fanout=proposals.fanout_line("<program>"))]
 
 
 def _l3_gres(profile: Mapping[str, Any], has_gres: bool | None, allow_no_gres: bool) -> list[Finding]:
