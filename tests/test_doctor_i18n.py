@@ -154,6 +154,11 @@ GPU_PROFILE = {"kind": "gpu_single", "gpu_type": "v100", "requested_gpus_per_nod
     ("#!/bin/bash\nmake\n", {"profile": {"kind": "mpi"}}, "doctor.L2.none"),
     ("#!/bin/bash\nmpirun -np 4 ./app\n", {"profile": {"kind": "mpi"}}, "doctor.L2.no_module"),
     ("#!/bin/bash\nmpirun -np 4 ./app\n", {}, "doctor.L2b.hard_coded"),
+    ("#!/bin/bash\nsrun ./app\n", {"profile": {"kind": "mpi"}}, "doctor.G2.no_csv"),
+    ("#!/bin/bash\nsrun ./app\n", {"profile": {"kind": "mpi", "metric_columns": ["n", "gflops"]}},
+     "doctor.G2.no_csv_header"),
+    ("#!/bin/bash\necho 'n,time' > submission/results/x.csv\nsrun ./app\n",
+     {"profile": {"kind": "mpi", "metric_columns": ["n", "gflops"]}}, "doctor.G2.header"),
     ("#!/bin/bash\n: ${SLURM_NTASKS:=2}\n./app\n", {"nodes": 2}, "doctor.L6.one_task"),
 ])
 def test_the_translated_reproduce_rules_render_in_every_language(text, options, message_id):

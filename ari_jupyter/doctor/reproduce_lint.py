@@ -349,22 +349,26 @@ def _g2_csv(text: str, profile: Mapping[str, Any]) -> list[Finding]:
     if profile.get("accepts_reduced_scale") is True and columns:
         columns.append("paper_paper_scale_point")
     if not _RESULTS_CSV.search(text):
-        return [Finding(
+        return [_translated(Finding(
             "G2", "warning", None,
             "G2 CSV contract: reproduce.sh does not mention submission/results/*.csv; rank 0 must write it"
             + (f" with header {','.join(columns)}" if columns else ""),
             "have rank 0 write submission/results/<name>.csv (submission/mpi_aggregate.py does it)",
-            cause="no results CSV")]
+            cause="no results CSV"),
+            "doctor.G2.no_csv_header" if columns else "doctor.G2.no_csv", "doctor.G2.no_csv.fix",
+            columns=",".join(columns))]
     for number, raw in enumerate(text.splitlines(), start=1):
         match = _CSV_HEADER.search(raw)
         if match and columns:
             header = [h.strip() for h in match.group("header").replace("\\n", "").split(",")]
             if header != columns:
-                return [Finding(
+                return [_translated(Finding(
                     "G2", "warning", number,
                     f"G2 CSV contract: line {number} writes header {','.join(header)} but the profile's "
                     f"metric_columns require {','.join(columns)}",
-                    f"write exactly: {','.join(columns)}", lines=(number,), cause="CSV header mismatch")]
+                    f"write exactly: {','.join(columns)}", lines=(number,), cause="CSV header mismatch"),
+                    "doctor.G2.header", "doctor.G2.header.fix", line=number, header=",".join(header),
+                    columns=",".join(columns))]
     return []
 
 
