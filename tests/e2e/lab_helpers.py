@@ -48,3 +48,24 @@ def wizard_button(page, text: str):
 
 def focus_visible_terminal(page) -> None:
     page.locator(".jp-Terminal:visible .xterm").first.click()
+
+
+def fill_experiment_and_press_write(page, *, title: str, goal: str, metric: str, workspace,
+                                    timeout: float = 30_000) -> None:
+    """Step 4 as a user fills it (title, goal, one metric, workspace), then press Write once it
+    is enabled; what follows (a confirmation, the written block) is the caller's to wait for."""
+    wizard_button(page, "Experiment & checkpoint").click()
+    page.get_by_label("Title", exact=True).fill(title)
+    page.get_by_label("Research goal", exact=True).fill(goal)
+    tag_input = page.locator(".ari-wizard .jupyter-widget-tagsinput input").first
+    tag_input.click()
+    tag_input.type(metric)
+    tag_input.press("Enter")
+    workspace_input = page.get_by_label("Workspace", exact=True)
+    workspace_input.fill(str(workspace))
+    workspace_input.press("Enter")
+    page.wait_for_selector(f'.ari-wizard .ari-shared-fs:has-text("{workspace}")')
+    write = page.get_by_role("button", name="Write checkpoint")
+    write.wait_for()
+    page.wait_for_function("(b) => !b.disabled", arg=write.element_handle(), timeout=timeout)
+    write.click()

@@ -25,7 +25,8 @@ import pytest
 from .conftest import ARTIFACTS, assert_no_console_errors
 from .jupyter_process import REPO
 from .test_other_frontends_e2e import NOTEBOOK, STEP_BUTTONS, assert_no_wizard_errors
-from .lab_helpers import (LAUNCHER_CARD, STATUS_ITEM, execute_command, focus_visible_terminal,
+from .lab_helpers import (LAUNCHER_CARD, STATUS_ITEM, execute_command, fill_experiment_and_press_write,
+                          focus_visible_terminal,
                           visible_terminal_text, wait_terminal_contains, wizard_button)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slurm]
@@ -184,21 +185,8 @@ def test_hub_user_sets_up_and_hands_off_a_run_inside_their_batch_job(hub, page, 
 
     # Write into a workspace on the network home
     workspace = home / "ari-ws"
-    wizard_button(page, "Experiment & checkpoint").click()
-    page.get_by_label("Title", exact=True).fill(TITLE)
-    page.get_by_label("Research goal", exact=True).fill(GOAL)
-    tag_input = page.locator(".ari-wizard .jupyter-widget-tagsinput input").first
-    tag_input.click()
-    tag_input.type(METRIC)
-    tag_input.press("Enter")
-    workspace_input = page.get_by_label("Workspace", exact=True)
-    workspace_input.fill(str(workspace))
-    workspace_input.press("Enter")
-    page.wait_for_selector(f'.ari-wizard .ari-shared-fs:has-text("{workspace}")')
-    write = page.get_by_role("button", name="Write checkpoint")
-    write.wait_for()
-    page.wait_for_function("(b) => !b.disabled", arg=write.element_handle(), timeout=60_000)
-    write.click()
+    fill_experiment_and_press_write(page, title=TITLE, goal=GOAL, metric=METRIC,
+                                    workspace=workspace, timeout=60_000)
     page.wait_for_selector(".ari-write-ok", timeout=60_000)
     assert page.locator(".ari-confirm:visible").count() == 0, "a network home needs no confirmation"
     _shot(page, "wizard-written")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import assert_no_console_errors
-from .lab_helpers import (LAUNCHER_CARD, focus_visible_terminal, open_lab,
+from .lab_helpers import (LAUNCHER_CARD, fill_experiment_and_press_write, focus_visible_terminal, open_lab,
                           visible_terminal_text, wait_terminal_contains, wizard_button)
 
 pytestmark = pytest.mark.e2e
@@ -45,22 +45,7 @@ def test_wizard_writes_a_checkpoint_and_hands_off_to_a_terminal(lab, page):
     wizard_button(page, DEMO_SITE).click()
     page.wait_for_selector(f'.ari-wizard .ari-site:has-text("{DEMO_SITE}")')
 
-    wizard_button(page, "Experiment & checkpoint").click()
-    page.get_by_label("Title", exact=True).fill(TITLE)
-    page.get_by_label("Research goal", exact=True).fill(GOAL)
-    tag_input = page.locator(".ari-wizard .jupyter-widget-tagsinput input").first
-    tag_input.click()
-    tag_input.type(METRIC)
-    tag_input.press("Enter")
-    workspace_input = page.get_by_label("Workspace", exact=True)
-    workspace_input.fill(str(workspace))
-    workspace_input.press("Enter")
-    page.wait_for_selector(f'.ari-wizard .ari-shared-fs:has-text("{workspace}")')
-
-    write = page.get_by_role("button", name="Write checkpoint")
-    write.wait_for()
-    page.wait_for_function("(b) => !b.disabled", arg=write.element_handle())
-    write.click()
+    fill_experiment_and_press_write(page, title=TITLE, goal=GOAL, metric=METRIC, workspace=workspace)
     # /tmp is node-local: the wizard asks before writing there; the user confirms.
     page.wait_for_selector(".ari-write-ok, .ari-confirm")
     if page.locator(".ari-confirm:visible").count():
