@@ -8,7 +8,7 @@ import pytest
 
 from ari_jupyter.probes.parsers import SINFO_FORMAT
 
-from probe_support import ALLOCATION_ENV, cmd, output, probe, site
+from probe_support import ALLOCATION_ENV, OUTPUTS, cmd, output, probe, site
 
 SINFO_PARTS = ("sinfo", "--noheader", "-o", SINFO_FORMAT)
 SINFO_G = ("sinfo", "-h", "-o", "%G")
@@ -66,6 +66,42 @@ def test_sbatch_test_submission_reports_the_schedulers_answer(stderr, rc, delay,
     assert words in result.summary
     assert result.data["partition"] == "small"
     assert result.data["partition_source"] == "ARI_SLURM_PARTITION"
+
+
+# Each refusal the scheduler gives, recorded on the test bed for an unprivileged user
+# (tests/test_sbatch_refusal_testbed.py), and the fix a researcher can act on.
+@pytest.mark.parametrize(
+    "fixture, kind, fix_words",
+    [
+        ("sbatch/test_only_group_denied.txt", "not_permitted", "ask the site's administrators"),
+        ("sbatch/test_only_alloc_node_denied.txt", "node_may_not_submit", "from a login node"),
+        ("sbatch/test_only_partition_inactive.txt", "not_accepting", "not accepting jobs"),
+        ("sbatch/permission_denied.txt", "node_may_not_submit", "AllocNodes"),
+        ("sbatch/invalid_partition.txt", "unknown_partition", "that `sinfo` lists"),
+        ("slurm/time_limit_invalid.txt", "limits", "scontrol show partition small"),
+        ("slurm/node_count_invalid.txt", "limits", "its limits"),
+        ("sbatch: error: Batch job submission failed: Invalid account or account/partition "
+         "combination specified\n", "not_permitted", "AllowAccounts"),
+        ("sbatch: error: Batch job submission failed: Job violates accounting/QOS policy "
+         "(job submit limit, user's size and/or time limits)\n", "limits", "its limits"),
+        ("sbatch: error: Batch job submission failed: Something new\n", "other", "pick another partition"),
+    ],
+)
+def test_sbatch_refusal_names_the_fix_for_its_reason(fixture, kind, fix_words):
+    stderr = fixture if "\n" in fixture else (
+        output(fixture) if not fixture.startswith("slurm/")
+        else (OUTPUTS.parent / fixture).read_text())
+    host = site(programs=["sbatch"], env=env(ARI_SLURM_PARTITION="small"),
+                commands=[VERSION, cmd(TEST_ONLY, "", stderr, 1)])
+    result = probe(host, "sbatch")
+    assert result.status == "fail", result
+    assert result.data["test_only"]["refusal"] == kind
+    assert fix_words in result.fix
+    assert result.summary.startswith("sbatch refuses a test job on partition small: ")
+    assert stderr.splitlines()[0].split("error: ")[-1] in result.summary  # the scheduler's words
+    for lang in ("ja", "zh"):  # the same verdict and fix in the user's language
+        assert "small" in result.text(lang) and result.fix_text(lang) != result.fix
+        assert "small" in result.fix_text(lang)
 
 
 def test_sbatch_explicit_partition_beats_the_environment():

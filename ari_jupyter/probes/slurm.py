@@ -6,7 +6,7 @@ import asyncio
 import re
 
 from ..ari.sbatch import BIND_FLAGS, bind_flags_from_help
-from ..i18n import message
+from ..i18n import message, t
 from ..host import CommandResult, Host
 from .context import (
     UNCONFIGURED_FIX,
@@ -29,6 +29,7 @@ from .parsers import (
     parse_squeue_time,
     parse_version,
 )
+from .refusal import refusal_fix_id, refusal_kind
 from .result import ProbeResult
 
 SINFO_PARTITIONS = ("sinfo", "--noheader", "-o", SINFO_FORMAT)
@@ -145,15 +146,15 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
             message_id="probe.sbatch.may_submit" if version else "probe.sbatch.may_submit_unversioned",
             params={"version": version or "", "partition": partition, "answer": said},
         )
+    kind = refusal_kind(test.stderr + test.stdout)
+    data["test_only"]["refusal"] = kind
+    fix_id = refusal_fix_id(kind)
     return ProbeResult(
         "sbatch", "fail",
         f"sbatch refuses a test job on partition {partition}: {said}",
         command=test.command, evidence=evidence, data=data,
         message_id="probe.sbatch.refused", params={"partition": partition, "answer": said},
-        fix_id="probe.sbatch.refused.fix",
-        fix=(f"The scheduler's answer above is final for partition {partition}: pick another "
-             "partition, or submit from a node that may (a login node or a terminal where "
-             "`sbatch --test-only` succeeds)."),
+        fix_id=fix_id, fix=t(fix_id, "en", partition=partition),
     )
 
 

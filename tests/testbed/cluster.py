@@ -129,6 +129,25 @@ class RunningTestbed:
         finally:
             self.testbed.controller("start")
 
+    def partition_settings_now(self, partition: str, names: Sequence[str]) -> dict[str, str]:
+        """The current values of some of a partition's settings (``scontrol show partition``)."""
+        shown = self.run(["scontrol", "show", "partition", "-o", partition], check=True).stdout
+        fields = dict(word.split("=", 1) for word in shown.split() if "=" in word)
+        return {name: fields[name] for name in names}
+
+    @contextlib.contextmanager
+    def partition_settings(self, partition: str, **settings: str) -> Iterator[None]:
+        """A partition changed for the block (``scontrol update``, e.g. ``AllowGroups="staff"``)
+        and put back as it was afterwards, even when the block fails: later tests never see it."""
+        before = self.partition_settings_now(partition, list(settings))
+        update = ["scontrol", "update", f"PartitionName={partition}"]
+        try:
+            self.run([*update, *(f"{k}={v}" for k, v in settings.items())], check=True)
+            yield
+        finally:
+            self.run([*update, *(f"{k}={v}" for k, v in before.items())], check=True)
+            assert self.partition_settings_now(partition, list(before)) == before
+
     @contextlib.contextmanager
     def controller_hung(self) -> Iterator[None]:
         """slurmctld paused (SIGSTOP) for the block: connections open, nothing answers."""
