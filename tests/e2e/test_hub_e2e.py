@@ -36,6 +36,9 @@ DOCS_SCREENSHOTS = REPO / "docs" / "screenshots"
 TITLE = "Stencil scaling under the hub"
 GOAL = "Measure how the 3D stencil scales from one to two nodes."
 METRIC = "GFlops"
+PARTITION = "large"  # the server's job runs there: the wizard probes it
+REFUSAL = ("sbatch refuses a test job on partition large: allocation failure: "
+           "User's group not permitted to use this partition")
 OPEN_TERMINAL = "ari-jupyter:open-terminal"
 USER_KEY = "sk-hubuser-" + "7f3a9c" * 6   # a key-shaped value of the user's own
 # what the user has in Settings: terminal rows in the DOM (xterm draws on a canvas)
@@ -95,6 +98,7 @@ def hub(testbed_nogres):
     assert started.returncode == 0, f"the hub did not start:\n{started.stderr[-4000:]}"
     env = _env_file(Path(started.stdout.strip().splitlines()[-1]))
     env["slurm_env"] = {**os.environ, **testbed.env}
+    env["testbed"] = testbed
     user = env["ARI_HUB_USER"]
     home = Path(env["ARI_HUB_HOME"])
     for name, values in USER_SETTINGS.items():
@@ -114,6 +118,20 @@ def hub(testbed_nogres):
     stopped = subprocess.run(["bash", str(HUB_SCRIPT), "stop"], capture_output=True, text=True,
                              timeout=300, stdin=subprocess.DEVNULL, env=env["slurm_env"])
     assert stopped.returncode == 0, stopped.stderr
+
+
+def _rerun_checks(page, expect: str):
+    """Press Re-run in step 2 and wait until the sbatch row's verdict matches ``expect``
+    (a regular expression) and no row says "checking…" any more; the sbatch row."""
+    wizard_button(page, "Re-run").click()
+    page.wait_for_function(
+        "([expect]) => { const rows = [...document.querySelectorAll('.ari-wizard .ari-probe-row')];"
+        " const sbatch = document.querySelector('.ari-wizard .ari-probe-sbatch .ari-probe-summary');"
+        " return sbatch && new RegExp(expect).test(sbatch.textContent)"
+        " && !rows.some(r => /^checking…$/.test("
+        "(r.querySelector('.ari-probe-summary') || {textContent: ''}).textContent.trim())); }",
+        arg=[expect], timeout=120_000)
+    return page.locator(".ari-wizard .ari-probe-sbatch").first
 
 
 def _shot(page, name: str, docs: bool = False) -> None:
@@ -174,12 +192,38 @@ def test_hub_user_sets_up_and_hands_off_a_run_inside_their_batch_job(hub, page, 
     assert notebooks, list(home.iterdir())
     assert notebooks[0].stat().st_uid == uid
 
-    # probes run on the live site, from inside the job
+    # probes run on the live site, from inside the job; first with the job's partition closed
+    # to the user's group: the scheduler's refusal, as the wizard and the CLI say it
     wizard_button(page, "Site checks").click()
     page.wait_for_selector(".ari-wizard .ari-probe-row", timeout=120_000)
-    page.wait_for_function(
-        "() => ![...document.querySelectorAll('.ari-wizard .ari-probe-row')]"
-        ".some(r => /running/i.test(r.textContent))", timeout=120_000)
+    with hub["testbed"].partition_settings(PARTITION, AllowGroups="staff"):
+        sbatch_row = _rerun_checks(page, "refuses a test job")
+        assert sbatch_row.locator(".ari-probe-summary").inner_text().strip() == REFUSAL, \
+            sbatch_row.inner_text()
+        sbatch_row.locator("button", has_text="Details").click()
+        fix = sbatch_row.locator(".ari-fix").inner_text()
+        assert "ask the site's administrators to let you use large" in fix, fix
+        # sinfo no longer lists the partition to this user: the partitions row says so
+        partitions = page.locator(".ari-wizard .ari-probe-partitions .ari-probe-summary").first.inner_text()
+        assert "partition large (from SLURM_JOB_PARTITION) is not among small" in partitions, partitions
+        assert "Traceback" not in page.locator(".ari-wizard").first.inner_text()
+        sbatch_row.scroll_into_view_if_needed()
+        _shot(page, "sbatch-refused", docs=True)
+        # the command line in the same job, as the same user: the same verdict and fix
+        user_env = {k: v for k, v in slurm_env.items() if not k.startswith("PYTHON")}
+        user_env.update(PATH=f"{site_bin}:{slurm_env['PATH']}", HOME=str(home), USER=user, LOGNAME=user)
+        cli = _as_user(user, "srun", f"--jobid={job_id}", "--overlap", "-N1", "-n1", f"--chdir={home}",
+                       "ari-jupyter", "probe", "--only", "sbatch", "--partition", PARTITION, "--json",
+                       env=user_env, timeout=120)
+        report = json.loads(cli.stdout)
+        probed, = report["probes"]
+        assert (probed["status"], probed["summary"]) == ("fail", REFUSAL), cli.stdout + cli.stderr
+        assert probed["data"]["test_only"]["refusal"] == "not_permitted"
+        assert probed["fix"] in fix, (probed["fix"], fix)
+        sbatch_row.locator("button", has_text="Details").click()
+    # the partition open again: the same checks pass
+    sbatch_row = _rerun_checks(page, "may submit to large")
+    assert "may submit to large" in sbatch_row.locator(".ari-probe-summary").inner_text()
     checks = page.locator(".ari-wizard").first.inner_text()
     assert "sbatch" in checks
 
