@@ -392,13 +392,21 @@ def test_rccs_cloud_module_that_no_longer_exists(rccs_checkpoint):
     assert "unknown" in failed.summary and "module avail" in failed.fix
 
 
-def test_rccs_cloud_partition_this_node_may_not_submit_to(rccs_checkpoint):
+@pytest.mark.parametrize("stderr, fix_id", [
+    ("sbatch: error: Batch job submission failed: Access/permission denied\n",
+     "probe.sbatch.refused.fix.node_may_not_submit"),
+    # recorded on the test bed for an unprivileged user (tests/test_sbatch_refusal_testbed.py)
+    ("allocation failure: User's group not permitted to use this partition\n",
+     "probe.sbatch.refused.fix.not_permitted"),
+])
+def test_rccs_cloud_partition_this_user_or_node_may_not_submit_to(rccs_checkpoint, stderr, fix_id):
+    """check-handoff gives the wizard's verdict and fix: it asks the same probe."""
     refused = RecordedCommand(
-        ("sbatch", "--test-only", "-p", "small", "--wrap", "true"), returncode=1,
-        stderr="sbatch: error: Batch job submission failed: Access/permission denied\n")
+        ("sbatch", "--test-only", "-p", "small", "--wrap", "true"), returncode=1, stderr=stderr)
     site = _answer_first(RecordedSite.load("rccs-cloud"), refused)
     failed = _only_failure(_check_on(site, rccs_checkpoint), "sbatch")
-    assert "Access/permission denied" in failed.summary and failed.fix
+    assert failed.summary == f"sbatch refuses a test job on partition small: {stderr.strip().split('error: ')[-1]}"
+    assert failed.fix_id == fix_id and "small" in failed.fix
 
 
 def test_sx40_has_no_ari_yet_and_no_module_system(demo_home, capsys):
