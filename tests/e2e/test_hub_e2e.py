@@ -213,12 +213,12 @@ def test_hub_user_sets_up_and_hands_off_a_run_inside_their_batch_job(hub, page, 
         user_env = {k: v for k, v in slurm_env.items() if not k.startswith("PYTHON")}
         user_env.update(PATH=f"{site_bin}:{slurm_env['PATH']}", HOME=str(home), USER=user, LOGNAME=user)
         cli = _as_user(user, "srun", f"--jobid={job_id}", "--overlap", "-N1", "-n1", f"--chdir={home}",
-                       "ari-jupyter", "probe", "--only", "sbatch", "--partition", PARTITION, "--json",
-                       env=user_env, timeout=120)
+                       "ari-jupyter", "probe", "--only", "sbatch", "--json", env=user_env, timeout=120)
         report = json.loads(cli.stdout)
         probed, = report["probes"]
         assert (probed["status"], probed["summary"]) == ("fail", REFUSAL), cli.stdout + cli.stderr
         assert probed["data"]["test_only"]["refusal"] == "not_permitted"
+        assert probed["data"]["partition_source"] == "SLURM_JOB_PARTITION"  # the job's, as the wizard
         assert probed["fix"] in fix, (probed["fix"], fix)
         sbatch_row.locator("button", has_text="Details").click()
     # the partition open again: the same checks pass
