@@ -231,3 +231,58 @@ def test_errors_in_huge_hostlists_stay_readable():
     with pytest.raises(HostlistError) as raised:
         count(huge[:-1])  # the closing bracket lost
     assert "never closed" in str(raised.value) and len(str(raised.value)) < 200
+
+
+def _long(entries: str, prefix: str = "nid", suffix: str = "") -> str:
+    """A scattered allocation long enough for the scattered-list reader (64+ characters)."""
+    return f"{prefix}[{entries}]{suffix}"
+
+
+def _by_hand(prefix: str, numbers: list[str], suffix: str = "") -> list[str]:
+    return [f"{prefix}{number}{suffix}" for number in numbers]
+
+
+SCATTERED = [
+    # (hostlist, expected names): shapes the scattered-list reader takes, and shapes it
+    # must hand back to the general parser (mixed widths, a single entry at the end)
+    (_long("0001,0003-0005,0007,0009-0010,0012,0014,0016,0018,0020-0022,0099-0101,2000"),
+     _by_hand("nid", ["0001", "0003", "0004", "0005", "0007", "0009", "0010", "0012", "0014",
+                      "0016", "0018", "0020", "0021", "0022", "0099", "0100", "0101", "2000"])),
+    (_long("01,03-04,06,08,10,12,14,16,18,20,22,24,26,28,30,32,34-37", prefix="a{0}%s", suffix="-ib"),
+     _by_hand("a{0}%s", ["01", "03", "04", "06", "08", "10", "12", "14", "16", "18", "20", "22",
+                         "24", "26", "28", "30", "32", "34", "35", "36", "37"], "-ib")),
+    (_long("8-10,12,14,16,18,20,22,24,26,28,30,32,34,36,38,40,42,44,46,48"),  # n[8-10]: no padding
+     _by_hand("nid", ["8", "9", "10", "12", "14", "16", "18", "20", "22", "24", "26", "28", "30",
+                      "32", "34", "36", "38", "40", "42", "44", "46", "48"])),
+    (_long("001,003,005,007,009,011,013,015,017,019,021,023,025,027,029,1000-1001"),  # widths 3 and 4
+     _by_hand("nid", ["001", "003", "005", "007", "009", "011", "013", "015", "017", "019",
+                      "021", "023", "025", "027", "029", "1000", "1001"])),
+    (_long(",".join(f"{n:05d}" for n in range(1, 60, 2))), _by_hand("nid", [f"{n:05d}" for n in range(1, 60, 2)])),
+    (_long("00003-00001,00005,00007,00009,00011,00013,00015,00017,00019"), None),  # backwards
+    (_long("00001,,00005,00007,00009,00011,00013,00015,00017,00019,00021"), None),  # empty entry
+    (_long("00001-00003-00004,00007,00009,00011,00013,00015,00017,00019"), None),  # two dashes
+    (_long("00001,-00003,00007,00009,00011,00013,00015,00017,00019,00021"), None),  # no start
+]
+
+
+@pytest.mark.parametrize("hostlist, names", SCATTERED)
+def test_scattered_lists_read_like_the_general_parser(hostlist, names):
+    if names is None:
+        with pytest.raises(HostlistError):
+            expand(hostlist)
+        with pytest.raises(HostlistError):
+            count(hostlist)
+        return
+    assert len(hostlist) >= 64
+    assert list(expand(hostlist)) == names
+    assert count(hostlist) == len(names)
+    assert list(expand(compress(names))) == names
+
+
+def test_scattered_lists_expand_in_chunks_without_losing_order():
+    numbers = [n for n in range(1, 60_000) if n % 3]  # 40,000 names, 20,000 ranges of two
+    names = [f"c{n:06d}s" for n in numbers]
+    hostlist = compress(names)
+    assert hostlist.startswith("c[000001-000002,000004-000005,")
+    assert list(expand(hostlist)) == names
+    assert count(hostlist) == len(names)
