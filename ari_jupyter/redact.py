@@ -16,6 +16,7 @@ Secrets are found three ways:
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Mapping
 
@@ -84,8 +85,10 @@ _NETRC_PASSWORD = re.compile(r"(?i)\b(?P<head>(?:password|passwd|account)\s+)(?P
 _MIN_VALUE_LENGTH = 4
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
-    """True for variable names that conventionally hold credentials."""
+    """True for variable names that conventionally hold credentials (remembered per name:
+    every redaction asks it of every variable of the environment)."""
     upper = name.upper().replace("-", "_").replace(".", "_")
     if upper in _NOT_SECRET or upper.endswith(_NOT_SECRET_ENDINGS):
         return False

@@ -102,11 +102,36 @@ _WORKERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ari-jupyter-pro
 """Threads kept across probe runs: starting one on a loaded machine can itself stall the loop."""
 
 
-async def off_loop(function: Callable[..., T], *args: Any) -> T:
+INLINE_LIMIT = 16_384
+"""Characters (or list items) of input below which ``off_loop`` runs the function on the
+loop itself: parsing a few lines takes microseconds, while handing them to a worker thread
+and back costs two thread wake-ups, which on a loaded machine take milliseconds each."""
+
+
+async def off_loop(function: Callable[..., T], *args: Any, size: int | None = None) -> T:
     """``function(*args)`` in a worker thread, so long parsing and redaction of a big answer
     (a 20,000-module listing) never hold the event loop, where the kernel's widget messages
-    wait."""
+    wait. With ``size`` (the input's characters or items) below :data:`INLINE_LIMIT` it
+    runs at once on the loop instead."""
+    if size is not None and size < INLINE_LIMIT:
+        return function(*args)
     return await asyncio.get_running_loop().run_in_executor(_WORKERS, function, *args)
+
+
+def input_size(*values: Any) -> int:
+    """A cheap measure of how much work a value is to parse or scrub: characters of strings,
+    items of lists (each counted as a short line), the sizes within dicts and tuples."""
+    total = 0
+    for value in values:
+        if isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            total += 64 * len(value) if len(value) > 16 else input_size(*value)
+        elif isinstance(value, dict):
+            total += input_size(*value.values()) + 8 * len(value)
+        else:
+            total += 8
+    return total
 
 
 def set_deadline(seconds: float) -> contextvars.Token:

@@ -88,13 +88,14 @@ async def _list(host: Host, ctx: ProbeContext, system: str, argv: tuple[str, ...
     listing_text = result.stderr if system != "login-shell" else result.stdout
     if not listing_text.strip():
         listing_text = result.output
-    return ModuleListing(system, result, await off_loop(parse_module_avail, listing_text))
+    return ModuleListing(system, result, await off_loop(parse_module_avail, listing_text,
+                                                        size=len(listing_text)))
 
 
 async def probe_modules(host: Host, ctx: ProbeContext) -> ProbeResult:
     listing = await list_modules(host, ctx)
     # Off the event loop: a site with 20,000 modules must not hold widget messages back.
-    return await off_loop(_modules_verdict, host, listing)
+    return await off_loop(_modules_verdict, host, listing, size=len(listing.modules))
 
 
 def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:

@@ -14,7 +14,7 @@ from .._async import run_sync
 from ..host import Host
 from ..redact import redact
 from .ari import probe_ari
-from .context import ProbeContext, off_loop, set_deadline
+from .context import ProbeContext, input_size, off_loop, set_deadline
 from .filesystem import probe_shared_fs
 from .gpu import probe_gpus
 from .modules import probe_modules
@@ -80,7 +80,10 @@ def redacted(result: ProbeResult, env) -> ProbeResult:
 async def _guarded(probe_id: str, host: Host, ctx: ProbeContext) -> ProbeResult:
     # Off the event loop: a 20,000-module listing is 20,000 strings to scrub, and widget
     # messages must not wait for that.
-    return await off_loop(redacted, await _verdict(probe_id, host, ctx), host.env)
+    result = await _verdict(probe_id, host, ctx)
+    size = input_size(result.summary, result.evidence, result.command, result.fix, result.data,
+                      result.params)
+    return await off_loop(redacted, result, host.env, size=size)
 
 
 async def _verdict(probe_id: str, host: Host, ctx: ProbeContext) -> ProbeResult:

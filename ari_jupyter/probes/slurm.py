@@ -182,7 +182,7 @@ async def probe_partitions(host: Host, ctx: ProbeContext) -> ProbeResult:
             command=result.command, evidence=evidence,
             data={"partitions": [], "default": None},
         )
-    parsed = await off_loop(parse_sinfo, result.stdout)
+    parsed = await off_loop(parse_sinfo, result.stdout, size=len(result.stdout))
     data = {"partitions": parsed.partitions, "default": parsed.default}
     if not parsed.partitions:
         if parsed.rejected:
@@ -311,7 +311,8 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
     }
     runs = [result]
     listing = await listing_task
-    parsed_listing = await off_loop(parse_sinfo, listing.stdout) if listing.ok else None
+    parsed_listing = (await off_loop(parse_sinfo, listing.stdout, size=len(listing.stdout))
+                      if listing.ok else None)
     if partition is None and parsed_listing is not None:
         partition, source = parsed_listing.default, "sinfo default"
     if partition:
