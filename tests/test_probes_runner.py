@@ -217,3 +217,27 @@ def test_a_secret_cut_by_the_evidence_limit_is_masked_whole():
     (result,) = run_probes_sync(host, ProbeContext(allocation=None, only=["ari"]))
     assert "more characters]" in result.evidence  # the cut did happen
     assert key[:8] not in repr(result.to_json())
+
+
+@pytest.mark.parametrize("size, on_loop", [(10, True), (16_383, True), (16_384, False), (None, False)])
+def test_off_loop_keeps_small_work_on_the_loop_and_big_work_off_it(size, on_loop):
+    """A few lines are parsed in place (a thread hand-off costs more); a big answer never
+    holds the loop."""
+    import asyncio
+    import threading
+
+    from ari_jupyter.probes.context import off_loop
+
+    async def where():
+        loop_thread = threading.current_thread()
+        ran_in = await off_loop(threading.current_thread, size=size)
+        return ran_in is loop_thread
+
+    assert asyncio.run(where()) is on_loop
+
+
+def test_input_size_counts_long_lists_as_lines():
+    from ari_jupyter.probes.context import INLINE_LIMIT, input_size
+
+    assert input_size("abc", {"k": "de"}) == 3 + 2 + 8
+    assert input_size({"modules": [f"m/{i}" for i in range(20_000)]}) > INLINE_LIMIT
