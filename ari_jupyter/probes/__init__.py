@@ -2,12 +2,41 @@
 
 ``run_probes(host, ctx)`` runs them concurrently and yields results as they finish;
 ``run_probes_sync`` is the blocking twin for the command line.
+
+The names are loaded on first use: the wizard's first step needs only the probe ids and the
+result type, and a kernel should not pay for every probe's parsers before it shows them.
 """
-from .context import ProbeContext
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .ids import PROBE_IDS
 from .result import STATUSES, ProbeResult
-from .runner import PROBE_IDS, PROBES, UnknownProbeError, run_probes, run_probes_sync, selected_ids
+
+_LAZY = {
+    "ProbeContext": ".context",
+    "PROBES": ".runner",
+    "UnknownProbeError": ".runner",
+    "run_probes": ".runner",
+    "run_probes_sync": ".runner",
+    "selected_ids": ".runner",
+}
 
 __all__ = [
     "PROBE_IDS", "PROBES", "STATUSES", "ProbeContext", "ProbeResult", "UnknownProbeError",
     "run_probes", "run_probes_sync", "selected_ids",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
