@@ -131,8 +131,15 @@ def fmt_seconds(value: Optional[float]) -> str:
 
 
 def pythonpath_env() -> dict[str, str]:
-    """The environment for child Pythons: this checkout importable even without an install."""
+    """The environment for child Pythons: this checkout importable even without an install.
+
+    Bytecode is cached as after ``pip install`` (which compiles every module): with
+    PYTHONDONTWRITEBYTECODE set, a checkout's modules would be compiled from source in every
+    sample while the installed ipywidgets of the baseline loads its cached bytecode. The
+    benchmarks' warm-up run writes the cache; the timed runs read it, on both sides alike.
+    """
     root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
