@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .ari.finding import SEVERITIES, Finding
 
-STEPS = ("allocation", "checks", "profile", "experiment")
+STEPS = ("allocation", "checks", "profile", "experiment", "run_settings")
 
 JOB_SHAPE_FIELDS = frozenset({
     "placement", "nodes", "requested_nodes", "max_cpus", "ntasks_per_node", "min_ranks",
@@ -72,8 +72,11 @@ def for_step(findings: Iterable[Finding], step: str) -> list[Finding]:
         return [f for f in findings if f.field in JOB_SHAPE_FIELDS]
     if step == "experiment":
         return [f for f in findings if f.field in EXPERIMENT_FIELDS or f.severity == "error"]
+    if step == "run_settings":  # step 4's "Run settings" part
+        return [f for f in findings if f.field.startswith("run_settings.")]
     if step == "profile":
-        return [f for f in findings if f.field not in EXPERIMENT_FIELDS]
+        return [f for f in findings if f.field not in EXPERIMENT_FIELDS
+                and not f.field.startswith("run_settings.")]
     return [f for f in findings if f.field in ("sbatch", "partition", "module_loads", "kind")]
 
 

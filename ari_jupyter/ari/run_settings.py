@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .validate import Problem
+from ..i18n import message
+from .finding import Finding
 
 # -- ARI's choices -----------------------------------------------------------------------------
 
@@ -248,12 +249,32 @@ SETTINGS: tuple[Setting, ...] = (
 
 # -- validation --------------------------------------------------------------------------------
 
-def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | None = None) -> list[Problem]:
-    """What ARI would do wrong or surprisingly with these settings (errors block Write)."""
-    out: list[Problem] = []
+LABEL_KEYS = {
+    "llm_backend": "rs_backend", "llm_model": "rs_model", "llm_api_base": "rs_api_base",
+    "phase_models": "rs_phase_models", "scope_preset": "rs_preset", "max_nodes": "rs_max_nodes",
+    "max_depth": "rs_max_depth", "max_react": "rs_max_react", "node_timeout_min": "rs_node_timeout",
+    "parallel": "rs_parallel", "frontier_score": "rs_frontier_score", "composite": "rs_composite",
+    "axis_mode": "rs_axis_mode", "paper_language": "rs_paper_language",
+    "paper_format": "rs_paper_format", "gpus_per_job": "rs_gpus_per_job",
+    "valid_partitions": "rs_valid_partitions",
+}
+"""The wizard's label of each setting: a fix names the form field in the user's language."""
 
-    def add(name: str, severity: str, message: str, fix: str = "") -> None:
-        out.append(Problem(field=f"run_settings.{name}", severity=severity, message=message, fix=fix))
+
+def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | None = None) -> list[Finding]:
+    """What ARI would do wrong or surprisingly with these settings (errors block Write).
+
+    Each is a ``Finding`` with a message id (``messages/run_settings.json``); ``field`` is
+    ``run_settings.<name>`` and ``params["label"]`` the form field the fix names.
+    """
+    out: list[Finding] = []
+
+    def add(setting: str, rule: str, severity: str, fix: bool = True, **params: Any) -> None:
+        label = message(LABEL_KEYS.get(setting, "rs_title"))
+        out.append(Finding.of(f"run_settings_{rule}", severity, f"run_settings.{rule}",
+                              field=f"run_settings.{setting}",
+                              fix_id=f"run_settings.{rule}.fix" if fix else "",
+                              label=label, **params))
 
     _check_llm(settings, add)
     _check_scope(settings, add)
@@ -265,42 +286,37 @@ def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | Non
 def _check_llm(s: RunSettings, add: Callable[..., None]) -> None:
     backend = s.llm_backend
     if backend and backend not in BACKENDS:
-        add("llm_backend", "warning", f"backend {backend!r} is not one ARI offers "
-            f"({', '.join(BACKENDS)}); ARI hands the model to litellm unprefixed",
-            "choose one of ARI's providers")
+        add("llm_backend", "backend_unknown", "warning", backend=backend, choices=", ".join(BACKENDS))
     for name, value in (("llm_backend", backend), ("llm_model", s.llm_model)):
         if value and not _SAFE_VALUE.match(value):
-            add(name, "error", f"{value!r} cannot be written to .env (letters, digits and "
-                "_ . : / @ + = , - only)")
+            add(name, "value_unwritable", "error", value=value)
     known = BACKEND_MODELS.get(backend or ARI_DEFAULT_BACKEND, ())
     model = s.llm_model
     if model and backend not in FREE_ENTRY_BACKENDS and backend in BACKENDS and backend \
-            and model not in known and "/" not in model:
-        add("llm_model", "warning", f"model {model!r} is not one ARI offers for {backend} "
-            f"({', '.join(known)})", "check the spelling, or choose the 'custom' provider")
+            and model not in known and "/" not in model and _SAFE_VALUE.match(model):
+        add("llm_model", "model_unknown", "warning", model=model, backend=backend,
+            choices=", ".join(known))
     if s.llm_api_base and not _API_BASE.match(s.llm_api_base):
-        add("llm_api_base", "error", f"API base {s.llm_api_base!r} is not an http(s) URL .env "
-            "can carry", "for example http://localhost:11434")
+        add("llm_api_base", "api_base_bad", "error", value=s.llm_api_base)
     if backend == "custom" and not s.llm_model:
-        add("llm_model", "error", "the custom provider needs a model name", "type the model id")
+        add("llm_model", "custom_needs_model", "error")
     for phase, model in s.phase_models.items():
         if phase not in PHASES:
-            add("phase_models", "error", f"phase {phase!r} is not one of ARI's ({', '.join(PHASES)})")
+            add("phase_models", "phase_unknown", "error", phase=phase, choices=", ".join(PHASES))
         if not model or not _SAFE_VALUE.match(model):
-            add("phase_models", "error", f"model {model!r} for phase {phase} cannot be written to .env")
+            add("phase_models", "phase_model_unwritable", "error", phase=phase, value=model)
 
 
 def _check_scope(s: RunSettings, add: Callable[..., None]) -> None:
     if s.scope_preset not in SCOPE_PRESETS:
-        add("scope_preset", "error", f"scope preset {s.scope_preset!r} is not one of ARI's "
-            f"({', '.join(SCOPE_PRESETS)})")
+        add("scope_preset", "preset_unknown", "error", value=s.scope_preset,
+            choices=", ".join(SCOPE_PRESETS))
     for name, value in s.scope().items():
         low, high = SCOPE_RANGES[name]
         if value < 1:
-            add(name, "error", f"{name} must be at least 1, got {value}",
-                f"ARI's wizard offers {low}-{high}")
+            add(name, "budget_low", "error", name=name, value=value, low=low, high=high)
         elif not low <= value <= high:
-            add(name, "warning", f"{name}={value} is outside what ARI's wizard offers ({low}-{high})")
+            add(name, "budget_outside", "warning", name=name, value=value, low=low, high=high)
 
 
 def _check_choices(s: RunSettings, add: Callable[..., None]) -> None:
@@ -310,34 +326,25 @@ def _check_choices(s: RunSettings, add: Callable[..., None]) -> None:
                                  ("paper_language", s.paper_language, PAPER_LANGUAGES),
                                  ("paper_format", s.paper_format, PAPER_FORMATS)):
         if value not in allowed:
-            add(name, "error", f"{name} {value!r} is not one of {', '.join(allowed)}"
-                + (" (ARI ignores anything else)" if name in ("frontier_score", "composite", "axis_mode") else ""))
+            add(name, "choice_unknown", "error", name=name, value=value, choices=", ".join(allowed))
     if s.axis_mode == "custom":
-        add("axis_mode", "warning", "axis_mode custom needs custom axes in workflow.yaml; "
-            "ARI's wizard offers dynamic and legacy only")
+        add("axis_mode", "axis_custom", "warning")
     if s.paper_format != "arxiv" and s.paper_format in PAPER_FORMATS:
-        add("paper_format", "info", "ARI's launcher receives the paper format but does not use it")
+        add("paper_format", "paper_format_unused", "info", fix=False)
 
 
 def _check_jobs(s: RunSettings, add: Callable[..., None], *, partition: str,
                 has_gres: bool | None) -> None:
     gpus = s.gpus_per_job
     if gpus is not None and gpus < 0:
-        add("gpus_per_job", "error", f"GPUs per job must be 0 or more, got {gpus}")
+        add("gpus_per_job", "gpus_negative", "error", value=gpus)
     elif gpus and has_gres is False:
-        add("gpus_per_job", "error",
-            f"this cluster has no GRES, but ARI_SLURM_GPUS={gpus} makes ARI's hpc skill add "
-            f"--gres=gpu:{gpus} to every BFTS job without looking; sbatch refuses them",
-            "set GPUs per job to 0 (or leave it empty) on this site")
+        add("gpus_per_job", "gpus_no_gres", "error", gpus=gpus)
     for name in s.valid_partitions:
         if not _PARTITION.match(name):
-            add("valid_partitions", "error", f"partition {name!r} in the allow-list: ARI splits "
-                "SLURM_VALID_PARTITIONS on ',' without trimming, so names must be plain "
-                "(letters, digits, '_' and '-')", "remove spaces and commas from each name")
+            add("valid_partitions", "partition_name_bad", "error", partition=name)
     if s.valid_partitions and partition and partition not in s.valid_partitions:
-        add("valid_partitions", "warning", f"the run's partition {partition!r} is not in the "
-            "allow-list; jobs asking for another partition fall back to it anyway",
-            f"add {partition} to the list")
+        add("valid_partitions", "partition_not_listed", "warning", partition=partition)
 
 
 # -- how ARI reads them ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Step 4: the experiment, the workspace, previews of every file, Write, and the hand-off."""
+"""Step 4: the experiment, the workspace, ARI's run settings, previews of every file, Write, and the hand-off."""
 from __future__ import annotations
 
 import json
@@ -73,6 +73,9 @@ class ExperimentPanel(Panel):
             widgets.HBox([self.handoff_command, self.copy, self.open_terminal],
                          layout=widgets.Layout(align_items="center", flex_flow="row wrap")),
             self.terminal_status], layout=widgets.Layout(display="none"))
+        from .run_settings_part import RunSettingsPart
+
+        self.run_settings = RunSettingsPart(ctx)  # ARI's LLM, scope and stages, before Write
         self.checklist = widgets.HTML()
         self.check_handoff = widgets.Button(icon="check-square-o",
                                             layout=widgets.Layout(display="none"))
@@ -87,7 +90,7 @@ class ExperimentPanel(Panel):
         self._checklist = None
         self.children = [
             self.title, self.goal, widgets.HBox([self.metrics_label, self.metrics]), self.min_metric,
-            self.files, self.workspace, self.shared_fs, self.run_id,
+            self.files, self.workspace, self.shared_fs, self.run_id, self.run_settings,
             self.problems, self.previews,
             widgets.HBox([self.write, self.write_reason], layout=widgets.Layout(align_items="center")),
             self.confirm, self.result, self.handoff_box, self.checklist, self.check_handoff,
