@@ -206,7 +206,7 @@ def test_emit_flags_reach_env_and_launch_config_and_from_json_keeps_them(tmp_pat
 
 
 @pytest.mark.parametrize("flags, message", [
-    (("--max-nodes", "-5"), "max_nodes must be at least 1"),
+    (("--max-nodes", "-5"), "(max_nodes) must be at least 1, got -5. (Set “Max nodes” (Run settings, Advanced)"),
     (("--phase-model", "coding"), "PHASE=MODEL"),
     (("--gpus-per-job", "-1"), "GPUs per job must be 0 or more"),
 ])

@@ -160,7 +160,8 @@ class RunSettingsPart(Panel):
         self.preset_budget.value = (f'<div class="ari-text ari-muted ari-indented">'
                                     f'{esc(render(view.preset_budget(s), lang))}</div>')
         self.stages_label.value = f'<label class="ari-text ari-rs-label">{esc(tr("rs_stages"))}</label>'
-        is_set, sentence = view.key_status(s, self.ctx.host.env, self.default_llm)
+        # the key is looked for where the second terminal runs: this JupyterLab's machine
+        is_set, sentence = view.key_status(s, self.ctx.local_env, self.default_llm)
         look = "ari-sev-ok" if is_set else "ari-sev-warning"
         self.key.value = (f'<div class="ari-rs-key ari-text ari-indented {look}">'
                           f'{esc(render(sentence, lang))}</div>')
