@@ -48,7 +48,7 @@ FILE_MODE = 0o640
 ENV_MODE = 0o600
 SCRIPT_MODE = 0o750
 
-CHECKPOINT_FILES = ("experiment.md", ".env", "workflow.yaml", "launch_config.json")
+CHECKPOINT_FILES = ("experiment.md", ".env", "bfts_env.sh", "workflow.yaml", "launch_config.json")
 TMP_MARKER = ".tmp-ari-jupyter-"
 """Part of every temporary file name, so a later run can remove what a killed writer left."""
 
@@ -349,6 +349,7 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
         contents: dict[str, tuple[bytes, int]] = {
             "experiment.md": (render.render_experiment_md(state).encode("utf-8"), FILE_MODE),
             ".env": (render.render_env(state).encode("utf-8"), ENV_MODE),
+            render.BFTS_ENV_FILE: (render.render_bfts_env(state).encode("utf-8"), ENV_MODE),
         }
         workflow = _render_workflow(state, ari_workflow, notes)
         if workflow is not None:

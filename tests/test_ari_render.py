@@ -85,10 +85,12 @@ def _rendered() -> dict[str, str]:
         "checkpoint.env": env,
         "launch_config.json": render.render_launch_config(state, files=files, written_at=WRITTEN_AT),
         "handoff.sh": render.render_handoff_script(state, CHECKPOINT, SCRIPT),
+        "bfts_env.sh": render.render_bfts_env(state),
     }
 
 
-@pytest.mark.parametrize("name", ["experiment.md", "checkpoint.env", "launch_config.json", "handoff.sh"])
+@pytest.mark.parametrize("name", ["experiment.md", "checkpoint.env", "launch_config.json", "handoff.sh",
+                                  "bfts_env.sh"])
 def test_rendered_files_match_golden(name):
     _check_golden(name, _rendered()[name])
 

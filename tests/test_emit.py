@@ -117,19 +117,21 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
     result = emit_checkpoint(state)
     ckpt = Path(result.checkpoint_dir)
     assert ckpt == tmp_path / "ws" / "checkpoints" / state.run_id
-    assert _names(ckpt) == {"experiment.md", ".env", "launch_config.json"}
+    assert _names(ckpt) == {"experiment.md", ".env", "bfts_env.sh", "launch_config.json"}
     script = Path(result.handoff_script)
     assert script == tmp_path / "ws" / "launch" / f"{state.run_id}.sh"
     assert result.handoff_command == f"bash {script}"
-    assert result.files == (str(ckpt / "experiment.md"), str(ckpt / ".env"),
+    assert result.files == (str(ckpt / "experiment.md"), str(ckpt / ".env"), str(ckpt / "bfts_env.sh"),
                             str(ckpt / "launch_config.json"), str(script))
     assert (ckpt / "experiment.md").read_text() == render.render_experiment_md(state)
     assert (ckpt / ".env").read_text() == render.render_env(state)
+    assert (ckpt / "bfts_env.sh").read_text() == render.render_bfts_env(state)
+    assert f"ARI_ENV_FILE={ckpt}/bfts_env.sh\n" in (ckpt / ".env").read_text()
     assert script.read_text() == render.render_handoff_script(state, str(ckpt), str(script))
     config = json.loads((ckpt / "launch_config.json").read_text())
     import hashlib
     assert config["ari_jupyter"]["files_sha256"] == {
-        name: hashlib.sha256((ckpt / name).read_bytes()).hexdigest() for name in ("experiment.md", ".env")}
+        name: hashlib.sha256((ckpt / name).read_bytes()).hexdigest() for name in ("experiment.md", ".env", "bfts_env.sh")}
     assert any("workflow.yaml not written" in note for note in result.notes)
 
 
@@ -182,7 +184,7 @@ def test_existing_checkpoint_is_kept_unless_forced_then_backed_up_outside(tmp_pa
     for name, data in before.items():
         assert (backup / name).read_bytes() == data
     assert (backup / ".env").stat().st_mode & 0o777 == 0o600
-    assert _names(ckpt) == {"experiment.md", ".env", "launch_config.json"}
+    assert _names(ckpt) == {"experiment.md", ".env", "bfts_env.sh", "launch_config.json"}
 
 
 def test_blocking_problems_write_nothing(tmp_path):

@@ -216,7 +216,71 @@ def env_values(state: Any) -> dict[str, str]:
     log_dir = slurm_log_dir(state)
     if log_dir:
         values["SLURM_LOG_DIR"] = log_dir
+    env_file = bfts_env_path(state)
+    if env_file:
+        values["ARI_ENV_FILE"] = env_file
     return values
+
+
+BFTS_ENV_FILE = "bfts_env.sh"
+"""The checkpoint file ARI's BFTS jobs source (``ARI_ENV_FILE``)."""
+
+
+def bfts_env_path(state: Any) -> str:
+    """``<checkpoint>/bfts_env.sh``, or "" while the checkpoint path is unknown or cannot be
+    written unquoted into .env."""
+    checkpoint = getattr(state, "checkpoint_dir", "") or ""
+    if not checkpoint:
+        return ""
+    path = f"{checkpoint.rstrip('/')}/{BFTS_ENV_FILE}"
+    return "" if env_value_problem(path) else path
+
+
+def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
+    """What every BFTS job sees of this run: the checkpoint's settings and its modules.
+
+    ARI's hpc skill submits BFTS jobs with ``sbatch --export=NONE``, resets PATH to
+    /usr/bin:/bin:/usr/local/bin and sources ``$ARI_ENV_FILE`` inside ``set -a``/``set +a``
+    (ari-skill-hpc ``slurm.py``). ``.env`` points ARI_ENV_FILE here, so the job gets the same
+    variables as ``ari`` and loads the run's modules (with the MODULEPATH the modules probe
+    saw, when the job has none). Every value is shell-quoted; secrets are never written.
+    """
+    if is_secret_name is None:
+        from ..redact import is_secret_name
+    q = shlex.quote
+    lines = [
+        "# Sourced by every BFTS job ARI's hpc skill submits (sbatch --export=NONE; ARI_ENV_FILE in .env).",
+        f"# ari-jupyter {__version__}, run {state.run_id}. The job exports what this file sets (set -a).",
+    ]
+    checkpoint = getattr(state, "checkpoint_dir", "") or ""
+    if checkpoint:
+        lines.append(f"ARI_CHECKPOINT_DIR={q(checkpoint)}")
+    for key, value in env_values(state).items():
+        _require(bool(ENV_KEY.match(key)), f"variable {key!r} is not a shell variable name")
+        _require(not is_secret_name(key), f"{key} looks like a secret; secrets never go into the checkpoint")
+        lines.append(f"{key}={q(value)}")
+    modules = list(getattr(state, "module_loads", []) or [])
+    for name in modules:
+        problem = module_name_problem(name)
+        _require(not problem, f"module {name!r} {problem}")
+    if modules:
+        modulepath = _probed_modulepath(state)
+        lines += ["", "# The run's modules (step 3 / --module), loaded in the job as in the hand-off."]
+        if modulepath:
+            lines.append(f": \"${{MODULEPATH:={q(modulepath)}}}\"")
+        lines += [
+            *module_init_lines(),
+            "module load " + " ".join(q(name) for name in modules)
+            + " || echo \"ari-jupyter: module load failed in this BFTS job\" >&2",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _probed_modulepath(state: Any) -> str:
+    probes = getattr(state, "probe_results", None) or {}
+    result = probes.get("modules")
+    value = ((result.data or {}).get("modulepath") if result is not None else None) or ""
+    return value if isinstance(value, str) and not has_control_chars(value) else ""
 
 
 def slurm_log_dir(state: Any) -> str:
