@@ -36,8 +36,7 @@ class RunSettingsPart(Panel):
         self.advanced.add_class("ari-run-settings-advanced")
         self.children = [
             self.heading, self.backend, self.model, self.key, self.preset, self.preset_budget,
-            widgets.HBox([self.stages_label, *self.stages.values()],
-                         layout=widgets.Layout(align_items="center", flex_flow="row wrap")),
+            self._stages_row(),
             self.findings, self.advanced,
         ]
         self._sync(s)
@@ -46,6 +45,12 @@ class RunSettingsPart(Panel):
         self.state.observe(lambda change: self._sync(change["new"]), names="run_settings")
         ctx.observe_plan(self.refresh)
         self.refresh()
+
+    def _stages_row(self):
+        row = widgets.HBox([self.stages_label, *self.stages.values()],
+                           layout=widgets.Layout(align_items="center", flex_flow="row wrap"))
+        row.add_class("ari-rs-stages")
+        return row
 
     def _advanced_box(self, s):
         wide = widgets.Layout(width="420px")
@@ -165,7 +170,8 @@ class RunSettingsPart(Panel):
         look = "ari-sev-ok" if is_set else "ari-sev-warning"
         self.key.value = (f'<div class="ari-rs-key ari-text ari-indented {look}">'
                           f'{esc(render(sentence, lang))}</div>')
-        self.phase_help.value = f'<div class="ari-text ari-muted">{esc(tr("rs_phase_models_help"))}</div>'
+        self.phase_help.value = (f'<div class="ari-text ari-rs-subtitle">{esc(tr("rs_phase_models"))}</div>'
+                                 f'<div class="ari-text ari-muted">{esc(tr("rs_phase_models_help"))}</div>')
         self.budget_title.value = f'<div class="ari-text ari-rs-subtitle">{esc(tr("rs_budget"))}</div>'
         self.jobs_title.value = f'<div class="ari-text ari-rs-subtitle">{esc(tr("rs_jobs"))}</div>'
         state = self.state
