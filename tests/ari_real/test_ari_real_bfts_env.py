@@ -88,3 +88,13 @@ def test_aris_bfts_job_sources_our_env_file_and_loads_the_modules(ari_env, tmp_p
     assert "ANTHROPIC_API_KEY" not in seen  # keys are never written: the job gets none from us
     for path in ckpt.iterdir():
         assert SECRET not in path.read_text(errors="replace"), path
+
+
+def test_the_packaged_default_llm_is_aris(ari_env):
+    """The wizard's "ARI's default" when ARI's workflow.yaml is not found here is the one ARI ships."""
+    import yaml
+
+    from ari_jupyter.run_settings_view import PACKAGED_LLM
+
+    llm = yaml.safe_load((ari_env.root / "ari-core" / "config" / "workflow.yaml").read_text())["llm"]
+    assert (llm["backend"], llm["model"]) == PACKAGED_LLM
