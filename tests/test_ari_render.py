@@ -17,6 +17,7 @@ from ari_jupyter.allocation import Allocation
 from ari_jupyter.ari import render
 from ari_jupyter.ari.lint_experiment import lint_experiment, parse_experiment
 from ari_jupyter.ari.profile import PRESETS
+from ari_jupyter.ari.run_settings import RunSettings
 from ari_jupyter.model import WizardState
 from ari_jupyter.probes.result import ProbeResult
 
@@ -271,3 +272,23 @@ def test_workflow_without_reproduce_stage_is_refused():
     pytest.importorskip("yaml")
     with pytest.raises(render.RenderError, match="ors_run_reproduce"):
         render.render_workflow_yaml("pipeline: []\n", golden_state())
+
+
+def test_bfts_env_file_quotes_every_value_and_puts_the_probed_modulepath_first():
+    """What ARI's --export=NONE BFTS jobs source: settings quoted for bash, the run's modules with
+    the MODULEPATH they were chosen from first; ARI_ENV_FILE in .env points at it."""
+    state = golden_state(module_loads=["openmpi/4.1", "cuda/12.4"])
+    state.set_probe_result(ProbeResult("modules", "ok", "lmod", data={"modulepath": "/opt/mod files:/sw/mf"}))
+    text = render.render_bfts_env(state)
+    assert "MODULEPATH='/opt/mod files:/sw/mf'${MODULEPATH:+:$MODULEPATH}\n" in text
+    assert text.rstrip().splitlines()[-1].startswith("module load openmpi/4.1 cuda/12.4 || ")
+    assert text.index("MODULEPATH=") < text.index("command -v module")
+    assert f"ARI_ENV_FILE={CHECKPOINT}/bfts_env.sh\n" in render.render_env(state)
+    proc = subprocess.run(["bash", "-n"], input=text, text=True, capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    state.run_settings = RunSettings(llm_model="gpt-4o;rm")  # refused by the judge, never written
+    with pytest.raises(render.RenderError):
+        render.render_env(state)
+    without = golden_state(module_loads=[], run_id="")
+    assert "ARI_ENV_FILE" not in render.env_values(without)  # no checkpoint path yet: nothing to point at
+    assert "module load" not in render.render_bfts_env(golden_state(module_loads=[]))

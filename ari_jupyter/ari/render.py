@@ -242,8 +242,8 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
     ARI's hpc skill submits BFTS jobs with ``sbatch --export=NONE``, resets PATH to
     /usr/bin:/bin:/usr/local/bin and sources ``$ARI_ENV_FILE`` inside ``set -a``/``set +a``
     (ari-skill-hpc ``slurm.py``). ``.env`` points ARI_ENV_FILE here, so the job gets the same
-    variables as ``ari`` and loads the run's modules (with the MODULEPATH the modules probe
-    saw, when the job has none). Every value is shell-quoted; secrets are never written.
+    variables as ``ari`` and loads the run's modules (the MODULEPATH the modules probe saw
+    comes first, so the modules chosen from it are found). Every value is shell-quoted; secrets are never written.
     """
     if is_secret_name is None:
         from ..redact import is_secret_name
@@ -267,7 +267,8 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
         modulepath = _probed_modulepath(state)
         lines += ["", "# The run's modules (step 3 / --module), loaded in the job as in the hand-off."]
         if modulepath:
-            lines.append(f": \"${{MODULEPATH:={q(modulepath)}}}\"")
+            # first, and kept: a job may start with the site's own MODULEPATH or none at all
+            lines.append(f"MODULEPATH={q(modulepath)}${{MODULEPATH:+:$MODULEPATH}}")
         lines += [
             *module_init_lines(),
             "module load " + " ".join(q(name) for name in modules)

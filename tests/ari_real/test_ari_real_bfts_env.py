@@ -12,6 +12,8 @@ import json
 import os
 import shutil
 import subprocess
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -37,11 +39,12 @@ echo "Submitted batch job 42"
 FAKE_SINFO = "#!/bin/sh\nprintf 'small*\\nlarge\\n'\n"
 
 
-def _checkpoint(tmp_path: Path) -> Path:
-    modulefiles = tmp_path / "modulefiles"
+def _checkpoint(tmp_path: Path, workspace: Path | None = None) -> Path:
+    modulefiles = (workspace.parent if workspace else tmp_path) / "modulefiles"  # where the nodes see it
     (modulefiles / "bftsdemo").mkdir(parents=True)
     (modulefiles / "bftsdemo" / "1.0.lua").write_text('setenv("BFTS_DEMO_LOADED", "yes")\n')
-    state = make_state(tmp_path, module_loads=["bftsdemo/1.0"], mem_gb=3,
+    shape = {"workspace": workspace, "max_cpus": 1, "mem_gb": None} if workspace else {"mem_gb": 3}
+    state = make_state(tmp_path, module_loads=["bftsdemo/1.0"], **shape,
                        run_settings=RunSettings(llm_backend="anthropic", llm_model="claude-opus-4-5",
                                                 scope_preset="quick", max_nodes=12))
     state.set_probe_result(ProbeResult("modules", "ok", "Lmod lists 1 module", data={
@@ -98,3 +101,50 @@ def test_the_packaged_default_llm_is_aris(ari_env):
 
     llm = yaml.safe_load((ari_env.root / "ari-core" / "config" / "workflow.yaml").read_text())["llm"]
     assert (llm["backend"], llm["model"]) == PACKAGED_LLM
+
+
+@pytest.fixture
+def shared_base(shared_mount):
+    """A fresh directory on the test bed's shared filesystem, removed afterwards."""
+    base = shared_mount / f"ari-bfts-env-{uuid.uuid4().hex[:8]}"
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.slurm
+def test_on_the_test_bed_the_bfts_job_has_our_settings_and_module(ari_env, testbed_nogres, shared_base, tmp_path):
+    """ARI's hpc skill submits for real (sbatch --export=NONE to slurmctld); inside the job the
+    run's module is loaded and the checkpoint's settings are set."""
+    if not LMOD_INIT.is_file():
+        pytest.skip("Lmod is not installed here")
+    bed = testbed_nogres
+    ckpt = _checkpoint(tmp_path, workspace=shared_base / "ws")
+    assert "ARI_SLURM_MEM_GB" not in (ckpt / ".env").read_text()
+    home = tmp_path / "home"
+    home.mkdir()
+    terminal = {**{k: v for k, v in bed.env.items() if not k.startswith(("ARI_SLURM_", "ARI_PHASE1_"))},
+                **{k: v for k, v in ari_env.env.items() if k != "PATH"},
+                "ARI_CHECKPOINT_DIR": str(ckpt), "HOME": str(home), "ANTHROPIC_API_KEY": SECRET}
+    body = "echo bfts-node-started on $(hostname); env | sort"
+    proc = subprocess.run([str(ari_env.python), "-c", DRIVER, str(ari_env.root / "ari-skill-hpc" / "src"), body],
+                          cwd=tmp_path, env=terminal, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    submitted = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert submitted["status"] == "submitted", submitted
+    job_id = submitted["job_id"]
+    out = shared_base / "ws" / "slurm_logs" / f"slurm_job_{job_id}.out"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        queued = bed.run(["squeue", "-h", "-j", job_id, "-o", "%T"], timeout=30)
+        if not queued.stdout.strip() and out.is_file():
+            break
+        time.sleep(1)
+    text = out.read_text()
+    assert "bfts-node-started" in text, text[-2000:]
+    seen = dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith(" "))
+    assert seen.get("BFTS_DEMO_LOADED") == "yes", text[:2500]
+    assert "bftsdemo/1.0" in seen.get("LOADEDMODULES", "")
+    for key, value in {"ARI_MODEL": "claude-opus-4-5", "ARI_MAX_NODES": "12", "ARI_SLURM_CPUS": "1",
+                       "ARI_CHECKPOINT_DIR": str(ckpt)}.items():
+        assert seen.get(key) == value, key
+    assert "ANTHROPIC_API_KEY" not in seen and SECRET not in text
