@@ -377,20 +377,19 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
                    config_root: str | None = None) -> ProbeResult:
     """The key the chosen backend needs: set or not in the terminal or ARI's .env files (never
     the value). ``config_root`` is where the terminal's ``ari`` keeps its packaged config."""
-    from .ari.run_settings import ARI_DEFAULT_BACKEND, RunSettings, api_key_status, package_llm
-    from .emit import find_ari_workflow
+    from .ari.run_settings import RunSettings, api_key_status, package_llm
+    from .run_settings_view import ari_default_llm
 
     if state is None:
         return ProbeResult("api_key", "skip", "no run settings: the checkpoint could not be read")
     settings = getattr(state, "run_settings", None) or RunSettings()
-    default = ARI_DEFAULT_BACKEND
-    if not settings.llm_backend:  # ARI takes its packaged workflow.yaml's llm section
-        workflow = Path(config_root) / "workflow.yaml" if config_root else None
-        if workflow is None or not workflow.is_file():
-            workflow, _ = find_ari_workflow(env)
-        try:
-            default = package_llm(workflow.read_text(encoding="utf-8"))[0] if workflow else default
-        except Exception:  # unreadable or not YAML: ARI's own default stands
+    # The wizard's answer for "nothing chosen": ARI's packaged workflow.yaml's llm section.
+    default = ari_default_llm(env)[0]
+    workflow = Path(config_root) / "workflow.yaml" if config_root else None
+    if not settings.llm_backend and workflow is not None and workflow.is_file():
+        try:  # the terminal's own ari keeps its packaged config there
+            default = package_llm(workflow.read_text(encoding="utf-8"))[0]
+        except Exception:  # unreadable or not YAML: the wizard's default stands
             pass
     status = api_key_status(settings, env, checkpoint_dir=str(ckpt), default_backend=default)
     if status.is_set:

@@ -58,6 +58,7 @@ for name in "$@"; do
 done
 """
 ARI = "#!/bin/sh\nexit 0\n"
+FAKE_KEY = "sk-test-Zq8Xw7Vu6Ts5Rq4Po3"
 
 
 @pytest.fixture()
@@ -76,8 +77,9 @@ def site(tmp_path):
     (home / ".bash_profile").write_text(f'export PATH="{bin_dir}:$PATH"\n')
     mountinfo = tmp_path / "mountinfo"
     mountinfo.write_text("22 1 0:40 / / rw,relatime shared:1 - nfs4 filer:/export rw\n")
+    # ARI's packaged LLM (openai) needs its key in the terminal's environment: the user has it.
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(home), "USER": "alice",
-           "SLURM_SUBMIT_HOST": "login1"}
+           "SLURM_SUBMIT_HOST": "login1", "OPENAI_API_KEY": FAKE_KEY}
 
     class Site:
         workspace = home / "ws"
@@ -106,6 +108,19 @@ def test_every_check_passes_on_a_good_checkpoint(site):
         {k: (v.status, v.summary) for k, v in checks.items()}
     assert "may submit to small" in checks["sbatch"].summary
     assert checks["ari"].data["path"] == str(site.bin / "ari")
+
+
+def test_missing_key_of_aris_packaged_llm_fails_and_never_shows_a_value(site):
+    """No backend chosen: ARI takes its packaged openai model, so OPENAI_API_KEY is needed,
+    the same answer the wizard's Run settings part gives."""
+    _, result = _emit(site, module_loads=["openmpi/4.1"])
+    without = LocalHost(env={k: v for k, v in site.env.items() if k != "OPENAI_API_KEY"},
+                        mountinfo_path=site.host.mountinfo_path)
+    missing = _by_id(check_handoff(result.checkpoint_dir, host=without, timeout=30))["api_key"]
+    assert (missing.status, missing.data["variable"]) == ("fail", "OPENAI_API_KEY"), missing
+    present = _by_id(check_handoff(result.checkpoint_dir, host=site.host, timeout=30))["api_key"]
+    assert present.status == "ok" and present.data["source"] == "environment"
+    assert FAKE_KEY not in repr((missing, present))
 
 
 def test_checkpoint_changed_after_writing_fails(site):
@@ -317,8 +332,9 @@ def demo_home(tmp_path, monkeypatch):
 
 
 def _emit_on_site(capsys, site_name, *flags):
+    # A class's local model: no API key is needed, so every item can pass on a demo site.
     code = main(["emit", "--site", site_name, "--title", "handoff demo", "--goal", "g",
-                 "--metric", "accuracy", "--json", *flags])
+                 "--metric", "accuracy", "--llm-backend", "ollama", "--json", *flags])
     out, err = capsys.readouterr()
     assert code == 0, err
     return json.loads(out)["checkpoint_dir"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import Path
 
 from ari_jupyter.ari import render
 from ari_jupyter.ari.lint_experiment import parse_experiment
@@ -42,6 +43,45 @@ def handoff_words(script: str) -> dict[str, list[str]]:
                 assert prefix not in words, f"two {prefix!r} lines: newline injection?"
                 words[prefix] = shlex.split(line, comments=False, posix=True)
     return words
+
+
+def sourced_assignments_are_inert(text: str) -> dict[str, str]:
+    """Lines a job sources with bash: each is one ``KEY=word`` (POSIX splitting), and bash
+    itself, sourcing them in an empty directory, sets exactly those values and runs nothing."""
+    import os
+    import subprocess
+    import tempfile
+
+    expected = {}
+    for line in text.split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        words = shlex.split(line, comments=False, posix=True)
+        assert len(words) == 1 and ENV_LINE.match(words[0]), f"not one assignment: {line!r}"
+        key, value = ENV_LINE.match(words[0]).groups()
+        expected[key] = value
+    with tempfile.TemporaryDirectory() as scratch:
+        Path(scratch, "a.sh").write_text(text, encoding="utf-8")
+        out = subprocess.run(["bash", "--noprofile", "--norc", "-c", 'set -a; . ./a.sh; env -0'],
+                             cwd=scratch, capture_output=True, env={"PATH": os.defpath}, timeout=30)
+        assert out.returncode == 0, out.stderr
+        assert sorted(os.listdir(scratch)) == ["a.sh"], "sourcing the file ran a command"
+    seen = dict(item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item)
+    assert {k: seen.get(k) for k in expected} == expected
+    return expected
+
+
+def check_bfts_env(text: str, state) -> None:
+    """bfts_env.sh: inert assignments, then fixed module set-up and one quoted ``module load``."""
+    assignments, _, rest = text.partition("\n\n")
+    sourced_assignments_are_inert(assignments)
+    loads = [line for line in rest.split("\n") if line.startswith("module load ")]
+    if state.module_loads:
+        assert len(loads) == 1, loads
+        words = shlex.split(loads[0].split(" || ")[0], comments=False, posix=True)
+        assert words == ["module", "load", *state.module_loads]
+    else:
+        assert not loads, loads
 
 
 def check_handoff(script: str, state, checkpoint: str) -> None:

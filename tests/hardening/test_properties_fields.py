@@ -274,7 +274,8 @@ def test_emit_flags_exit_1_naming_the_field_or_write_safe_files(tmp_path):
         from ari_jupyter.emit import load_checkpoint
 
         state = load_checkpoint(result["checkpoint_dir"])
-        script = next(p for p in result["files"] if p.endswith(".sh"))
+        script = next(p for p in result["files"] if "/launch/" in p and p.endswith(".sh"))
+        _safety.check_bfts_env(files["bfts_env.sh"], state)
         _safety.check_handoff(Path(script).read_text(encoding="utf-8"), state, result["checkpoint_dir"])
         _safety.check_experiment(files["experiment.md"], state)
         outcomes.written += 1
