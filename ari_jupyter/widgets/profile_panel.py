@@ -74,7 +74,7 @@ class ProfileField:
         else:
             self.widget.description = label
         self.widget.tooltip = caption
-        self.help.value = (f'<span class="ari-help ari-small"><code class="ari-field-key">'
+        self.help.value = (f'<span class="ari-help ari-small ari-field-caption"><code class="ari-field-key">'
                            f'{esc(self.key)}</code> {esc(tr("field_" + self.key))}</span>')
 
     # widget -> profile
