@@ -28,8 +28,21 @@ def _walk(site, lang, home):
         state = wizard.state
         state.title, state.goal, state.metrics = "SpGEMM", "Measure it.", ["GFlops"]
         wizard.experiment_panel.do_write(force=True)
+        check = wizard.experiment_panel.start_handoff_check()
+        if check is not None:
+            await check
         return wizard, after_probes, _every_step(wizard)
     return run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_hand_off_verdicts_follow_a_language_switch(lang, tmp_path):
+    """Checked in English, then the language switched: the verdicts are said again in it."""
+    wizard, _, after_write = _walk("rccs-cloud", "en", tmp_path)
+    verdicts = visible_strings(wizard.experiment_panel.handoff_checks)
+    assert len(verdicts) >= 8 and english_sentences(verdicts)
+    wizard.language.value = lang
+    assert english_sentences(visible_strings(wizard.experiment_panel.handoff_checks)) == []
 
 
 @pytest.mark.parametrize("lang", ["ja", "zh"])
