@@ -100,7 +100,12 @@ CUT_TEXT = """() => {
     const cut = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1 ||
       (r !== null && (e.top < r.top - 1 || e.bottom > r.bottom + 1));
     const oneLine = el.classList.contains('ari-badge') || el.tagName === 'TH';
-    const wrapped = oneLine && el.getBoundingClientRect().height > line * 1.6;
+    // a field label on two lines ("チェックポイントのファ" over "イル"): its text has two line tops
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const tops = new Set(Array.from(range.getClientRects(), r => Math.round(r.top)));
+    const wrapped = (oneLine && el.getBoundingClientRect().height > line * 1.6) ||
+      (el.classList.contains('widget-label') && tops.size > 1);
     if (cut || wrapped) { out.push(el.textContent.trim()); }
   }
   return out;
