@@ -22,13 +22,13 @@ import os
 import re
 import shlex
 import socket
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ._async import run_sync
 from .ari import prelude, render
-from .i18n import Text, text
+from .i18n import Text, t, text
 from .probes.result import ProbeResult
 
 DEFAULT_DASHBOARD_PORT = 8765
@@ -268,6 +268,32 @@ def _checkpoints_under(path: Path, limit: int = 3) -> list[Path]:
     return sorted(runs, key=lambda p: p.name, reverse=True)[:limit]
 
 
+def _said(check_id: str, status: str, message_id: str, fix_id: str = "", *,
+          command: str = "", data: dict | None = None, **params) -> ProbeResult:
+    """A verdict whose English is the catalog's (messages/handoff.json): it renders in ja/zh."""
+    return ProbeResult(check_id, status, t(message_id, "en", **params), command=command,
+                       fix=t(fix_id, "en", **params) if fix_id else "", data=data or {},
+                       message_id=message_id, params=params, fix_id=fix_id)
+
+
+def _key_message(status: Any, backend: str) -> dict:
+    """The catalog id for what ``api_key_status`` said (``{}`` when its words are new)."""
+    if not status.variable:
+        choice = {"ollama": ("handoff.check.api_key.ollama", {}),
+                  "cli-shim": ("handoff.check.api_key.cli_shim", {})}.get(
+            backend, ("handoff.check.api_key.unknown_backend", {"backend": backend}))
+    elif status.is_set and status.source == "environment":
+        choice = ("handoff.check.api_key.env", {"variable": status.variable})
+    elif status.is_set:
+        choice = ("handoff.check.api_key.file", {"variable": status.variable, "path": status.source})
+    else:
+        choice = ("handoff.check.api_key.not_set", {"variable": status.variable, "backend": backend})
+    message_id, params = choice
+    if t(message_id, "en", **params) != status.message:
+        return {}
+    return {"message_id": message_id, "params": params}
+
+
 async def _skip(check_id: str, why: str) -> ProbeResult:
     return ProbeResult(check_id, "skip", why)
 
@@ -292,14 +318,13 @@ def _check_files(ckpt: Path) -> ProbeResult:
         return ProbeResult("checkpoint", "fail", f"{ckpt}: " + "; ".join(sorted(set(problems))),
                            fix="Write the checkpoint again (wizard Write, or `ari-jupyter emit "
                                "--from-json <checkpoint>/launch_config.json --force`).")
-    return ProbeResult("checkpoint", "ok", f"{ckpt}: experiment.md, .env and launch_config.json "
-                       "are complete and readable")
+    return _said("checkpoint", "ok", "handoff.check.checkpoint.ok", ckpt=str(ckpt))
 
 
 def _check_script(script: Path, ckpt: Path) -> ProbeResult:
     if not script.is_file():
-        return ProbeResult("script", "fail", f"hand-off script {script} does not exist",
-                           fix="Write the checkpoint again; the script is written with it.")
+        return _said("script", "fail", "handoff.check.script.missing", "handoff.check.script.missing.fix",
+                     script=str(script))
     if not os.access(script, os.R_OK):
         return ProbeResult("script", "fail", f"{script} is not readable",
                            fix=f"chmod u+r {shlex.quote(str(script))}")
@@ -310,8 +335,8 @@ def _check_script(script: Path, ckpt: Path) -> ProbeResult:
         return ProbeResult("script", "fail", f"{script} is not valid bash: {check.stderr.strip()}",
                            command=f"bash -n {script}", evidence=check.stderr,
                            fix="Write the checkpoint again (the script was edited or truncated).")
-    return ProbeResult("script", "ok", f"{script} exists and passes `bash -n`",
-                       command=f"bash -n {script}")
+    return _said("script", "ok", "handoff.check.script.ok", script=str(script),
+                 command=f"bash -n {script}")
 
 
 def _check_exported(script: Path, ckpt: Path) -> ProbeResult:
@@ -345,9 +370,8 @@ def _check_exported(script: Path, ckpt: Path) -> ProbeResult:
     if ari_line is None or ari_line < number:
         return ProbeResult("checkpoint_env", "fail", "`ari run` is missing or runs before the export",
                            fix="Write the checkpoint again.")
-    return ProbeResult("checkpoint_env", "ok",
-                       f"ARI_CHECKPOINT_DIR={ckpt} is exported (line {number}) before `ari run` "
-                       f"(line {ari_line}); ari will load its .env")
+    return _said("checkpoint_env", "ok", "handoff.check.checkpoint_env.ok", ckpt=str(ckpt),
+                 line=number, ari_line=ari_line)
 
 
 def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
@@ -370,7 +394,7 @@ def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
         return ProbeResult("env_overrides", "warn", ". ".join(parts),
                            fix=f"unset {' '.join(names)} in the terminal before the hand-off (or "
                                "in ~/.bashrc), so ari and its jobs use the checkpoint's values.")
-    return ProbeResult("env_overrides", "ok", "no exported variable overrides the checkpoint .env")
+    return _said("env_overrides", "ok", "handoff.check.env_overrides.ok")
 
 
 def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
@@ -392,12 +416,13 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
         except Exception:  # unreadable or not YAML: the wizard's default stands
             pass
     status = api_key_status(settings, env, checkpoint_dir=str(ckpt), default_backend=default)
+    said = _key_message(status, settings.llm_backend or default)
     if status.is_set:
-        return ProbeResult("api_key", "ok", status.message,
+        return ProbeResult("api_key", "ok", status.message, **said,
                            data={"variable": status.variable, "set": True, "source": status.source})
-    return ProbeResult("api_key", "fail", status.message,
-                       fix=f"export {status.variable}=... in the terminal that runs the hand-off, "
-                           "or add it to ~/.env (chmod 600); the checkpoint never holds keys",
+    return ProbeResult("api_key", "fail", status.message, **said,
+                       fix=t("handoff.check.api_key.fix", "en", variable=status.variable),
+                       fix_id="handoff.check.api_key.fix" if said else "",
                        data={"variable": status.variable, "set": False, "source": ""})
 
 
@@ -437,13 +462,10 @@ async def _check_ari(host: Any, state: Any, timeout: float) -> ProbeResult:
                 fix="Reinstall ARI editable, as its setup.sh does: `cd /path/to/ARI && pip install "
                     "-e ari-skill-memory -e ari-core` (a wheel of ari-core leaves out ari-core/config/).")
         data = {"path": path, **({"config_root": config["root"]} if config else {})}
-        return ProbeResult("ari", "ok", f"a login shell finds ari at {path}", command=command,
-                           data=data)
-    return ProbeResult("ari", "fail", "`ari` is not on PATH in a login shell: the hand-off stops "
-                       "with exit 127", command=command, evidence=result.output[-2000:],
-                       fix="Install ARI where the terminal finds it, or put the line that "
-                           "activates its environment (e.g. `source /path/to/ari/.venv/bin/"
-                           "activate`) in ~/.bash_profile or ~/.bashrc.")
+        return _said("ari", "ok", "handoff.check.ari.ok", path=path, command=command, data=data)
+    missing = _said("ari", "fail", "handoff.check.ari.missing", "handoff.check.ari.missing.fix",
+                    command=command)
+    return replace(missing, evidence=result.output[-2000:])
 
 
 # ARI's own package_config_root(), asked by the Python behind `ari` (its console script's
@@ -486,7 +508,7 @@ async def _check_modules(host: Any, state: Any, timeout: float) -> ProbeResult:
     handoff = list(state.module_loads)
     profile = [m for m in state.profile.module_loads if m not in handoff]
     if not handoff and not profile:
-        return ProbeResult("modules", "skip", "no modules to load")
+        return _said("modules", "skip", "handoff.check.modules.none")
     runs = []
     if handoff:
         runs.append(("hand-off", handoff, f"{_MODULE_INIT}; module load \"$@\""))
@@ -500,9 +522,9 @@ async def _check_modules(host: Any, state: Any, timeout: float) -> ProbeResult:
         if result.timed_out or result.returncode != 0:
             failures.append((label, names, result, shlex.join(argv)))
     if not failures:
-        return ProbeResult("modules", "ok", "modules load in a non-interactive bash: "
-                           + ", ".join(dict.fromkeys([*handoff, *profile])),
-                           command=shlex.join(["bash", "-c", runs[0][2], "module-check", *runs[0][1]]),
+        return _said("modules", "ok", "handoff.check.modules.ok",
+                     modules=", ".join(dict.fromkeys([*handoff, *profile])),
+                     command=shlex.join(["bash", "-c", runs[0][2], "module-check", *runs[0][1]]),
                            evidence="\n\n".join(evidence))
     label, names, result, command = failures[0]
     text = result.output.lower()

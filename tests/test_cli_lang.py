@@ -9,6 +9,7 @@ from ari_jupyter.config import AriWizard, open_host
 from ari_jupyter.allocation import Allocation
 from ari_jupyter.host import list_sites
 from ari_jupyter.probes import ProbeContext, run_probes_sync
+from widget_text import english_sentences
 
 CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
@@ -43,6 +44,7 @@ def test_probe_prints_every_line_in_the_chosen_language(lang, capsys):
     assert len(lines) >= 11
     for line in lines:
         assert CJK.search(line), line
+    assert english_sentences(lines) == []  # no English clause left inside a translated line
 
 
 def test_lang_defaults_to_the_locale(capsys, monkeypatch):

@@ -12,7 +12,11 @@ from ari_jupyter.doctor import CATALOG, diagnose_text
 from ari_jupyter.doctor.catalog import FIX_PARAMS, message_ids
 from ari_jupyter.i18n import LANGUAGES, messages, placeholders, t
 
+from ari_jupyter.doctor.reproduce_lint import lint_reproduce
+
 from test_doctor_catalog import POSITIVE
+from test_doctor_reproduce import SCRIPTS as REPRODUCE_SCRIPTS, TABLE as REPRODUCE_TABLE
+from widget_text import english_sentences
 
 FIXTURES = Path(__file__).parent / "fixtures" / "doctor"
 _CODE = re.compile(r"`[^`]*`")
@@ -169,3 +173,28 @@ def test_the_translated_reproduce_rules_render_in_every_language(text, options, 
         assert finding.text("en") == finding.message and finding.fix_text("en") == finding.fix
         for lang in ("ja", "zh"):
             assert finding.text(lang) != finding.message and finding.fix_text(lang) != finding.fix
+
+
+@pytest.mark.parametrize("case", REPRODUCE_TABLE, ids=[row[0] for row in REPRODUCE_TABLE])
+def test_every_reproduce_finding_of_the_lint_table_has_a_message_id(case):
+    """Each rule of the lint table (L1-L7, G1-G3, S2) renders in ja/zh, not only in English."""
+    _id, script, profile, nodes, kwargs, _expected = case
+    text = (REPRODUCE_SCRIPTS / script).read_text()
+    for finding in lint_reproduce(text, profile=profile, nodes=nodes, **kwargs):
+        assert finding.message_id and finding.fix_id, (finding.rule, finding.message)
+        assert finding.text("en") == finding.message and finding.fix_text("en") == finding.fix
+        for lang in ("ja", "zh"):
+            fix = finding.fix_text(lang).replace(finding.suggestion or "\0", " ")  # code stays code
+            assert english_sentences([finding.text(lang), fix]) == [], lang
+
+
+@pytest.mark.parametrize("script, message_id", [
+    ("#!/bin/bash\n./app > /tmp/out.txt\ncp $TMPDIR/x .\nd=$(mktemp -d)\n", "doctor.L1"),
+])
+def test_the_node_local_path_list_is_translated_item_by_item(script, message_id):
+    (finding,) = [f for f in lint_reproduce(script, nodes=2) if f.rule == "L1"]
+    assert finding.message_id == message_id
+    assert "line 2: /tmp/out.txt, line 3: $TMPDIR, line 4: mktemp (defaults to /tmp)" in finding.message
+    ja = finding.text("ja")
+    assert "2 行目: /tmp/out.txt、3 行目: $TMPDIR、4 行目: mktemp（既定は /tmp）" in ja
+    assert "line" not in ja and "defaults" not in ja

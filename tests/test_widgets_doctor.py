@@ -169,10 +169,32 @@ def test_a_multi_line_fix_is_a_code_block_with_its_lines_and_a_copy_button():
     row = re.search(r'<tr class="ari-doctor-finding[^"]*ari-doctor-rule-L5".*?</tr>',
                     panel.findings_view.value, re.S)
     assert row, panel.findings_view.value
-    fix = re.search(r'<div class="ari-doctor-fix">(.*?)</div>\s*(?:<div class="ari-doctor-sugg|$)',
+    fix = re.search(r'<div class="ari-doctor-fix">(.*?)</div>\s*(?:<div class="ari-doctor-sugg|</td>)',
                     row.group(0), re.S)
     block = re.search(r'<div class="ari-codeblock"><button[^>]*class="ari-copy-code"[^>]*>[^<]*'
                       r'</button><pre[^>]*>(.*?)</pre>', fix.group(1), re.S)
     assert block, fix.group(1)
     lines = html.unescape(block.group(1)).splitlines()
     assert len(lines) > 3 and any(line.lstrip().startswith("if ") for line in lines)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_multi_line_fix_is_shown_once(lang):
+    """The L5 prelude is the fix's code block, not repeated as a "suggested line" below it."""
+    import html
+
+    wizard, panel = doctor_on(preset="mpi")
+    wizard.language.value = lang
+    panel.text.value = "#!/usr/bin/env bash\nmodule load openmpi/4.1\nsrun ./app\n"
+    panel.kind.value = "reproduce"
+    panel.diagnose()
+    (l5,) = [f for f in panel.findings if f.rule == "L5"]
+    assert "\n" in l5.suggestion
+    row = re.search(r'<tr class="ari-doctor-finding[^"]*ari-doctor-rule-L5".*?</tr>',
+                    panel.findings_view.value, re.S).group(0)
+    first_line = l5.suggestion.splitlines()[0]
+    assert html.unescape(row).count(first_line) == 1
+    assert row.count('class="ari-copy-code"') == 1
+    block = re.search(r'<pre[^>]*>(.*?)</pre>', row, re.S)
+    assert html.unescape(block.group(1)).splitlines() == l5.suggestion.splitlines()
+    assert "ari-doctor-suggestion" not in row

@@ -55,3 +55,35 @@ def test_every_extension_string_is_translated(locale):
     assert missing == []
     for msgid in strings:
         assert data[msgid][0] and re.findall(r"%\d", data[msgid][0]) == re.findall(r"%\d", msgid)
+
+
+# A literal a person reads (an element's text, a button, a label, a title, a dialog body, a
+# notification, an aria-label) that does not go through trans.__: English in every language.
+_SHOWN_LITERAL = re.compile(
+    r"(?:\bel\(\s*'\w+',\s*\{[^{}]*\},\s*|\bbutton\(\s*|\b(?:label|title|caption|body):\s*"
+    r"|renderError\(\s*|Notification\.\w+\(\s*|'aria-label',\s*|'aria-label':\s*"
+    r"|\.caption\s*=\s*|textContent\s*=\s*)([`'])((?:(?!\1).)*?)\1", re.S)
+_WORD = re.compile(r"\b(?![A-Z0-9]+\b)[A-Za-z]{3,}\b")  # a word, not an acronym (ARI, SLURM)
+
+
+def untranslated_literals(source: str) -> list[str]:
+    found = []
+    for match in _SHOWN_LITERAL.finditer(source):
+        text = re.sub(r"\$\{[^}]*\}", " ", match.group(2))
+        if _WORD.search(text):
+            found.append(match.group(2))
+    return found
+
+
+@pytest.mark.parametrize("source", sorted((REPO / "labextension" / "src").glob("*.ts")),
+                         ids=lambda p: p.name)
+def test_no_shown_literal_bypasses_the_translator(source):
+    assert untranslated_literals(source.read_text(encoding="utf-8")) == []
+
+
+def test_the_literal_detector_sees_an_untranslated_runs_panel():
+    old = ("this.button('Refresh', () => void this.refreshList()),\n"
+           "el('p', { class: 'ari-RunsPanel-workspace' }, `Workspace: ${list.workspace}`)\n"
+           "el('td', { title: run.run_id }, run.title || run.run_id)\n"
+           "el('h2', {}, trans.__('ARI runs'))")
+    assert untranslated_literals(old) == ["Refresh", "Workspace: ${list.workspace}"]

@@ -3,7 +3,9 @@ no sentence a person sees is English (commands, paths, identifiers and quoted to
 aside). The same walk in English finds English: the detector works."""
 import pytest
 
+from ari_jupyter.ari.profile import PRESETS
 from ari_jupyter.host import list_sites
+from ari_jupyter.i18n import t
 from ari_jupyter.widgets.wizard import STEP_KEYS, Wizard
 
 from test_widgets_support import fake_bridge, run
@@ -26,8 +28,21 @@ def _walk(site, lang, home):
         state = wizard.state
         state.title, state.goal, state.metrics = "SpGEMM", "Measure it.", ["GFlops"]
         wizard.experiment_panel.do_write(force=True)
+        check = wizard.experiment_panel.start_handoff_check()
+        if check is not None:
+            await check
         return wizard, after_probes, _every_step(wizard)
     return run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_hand_off_verdicts_follow_a_language_switch(lang, tmp_path):
+    """Checked in English, then the language switched: the verdicts are said again in it."""
+    wizard, _, after_write = _walk("rccs-cloud", "en", tmp_path)
+    verdicts = visible_strings(wizard.experiment_panel.handoff_checks)
+    assert len(verdicts) >= 8 and english_sentences(verdicts)
+    wizard.language.value = lang
+    assert english_sentences(visible_strings(wizard.experiment_panel.handoff_checks)) == []
 
 
 @pytest.mark.parametrize("lang", ["ja", "zh"])
@@ -53,3 +68,29 @@ def test_step_titles_follow_the_language(tmp_path):
                     env={"HOME": str(tmp_path)})
     labels = [label for label, _ in wizard.steps.options]
     assert labels[0].startswith("1. ") and "Allocation" not in labels[0]
+
+
+def _walk_presets(lang, home):
+    """Choose every preset in English, then switch the language: the notes follow it."""
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", bridge=fake_bridge()[0], env={"HOME": str(home)},
+                        lang="en")
+        await wizard.wait()
+        seen = {}
+        for name in PRESETS:
+            wizard.language.value = "en"
+            wizard.go(STEP_KEYS.index("step_profile"))
+            wizard.profile_panel.preset.value = name
+            wizard.language.value = lang
+            seen[name] = _every_step(wizard)
+        return seen
+    return run(scenario())
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_preset_notes_and_aris_refusal_follow_the_language(lang, tmp_path):
+    """rccs-cloud has no GRES: a GPU preset shows ARI's refusal (quoted, as code) next to the
+    translated note of the preset."""
+    for name, strings in _walk_presets(lang, tmp_path).items():
+        assert t("preset_" + name, lang) in strings, name
+        assert english_sentences(strings) == [], name

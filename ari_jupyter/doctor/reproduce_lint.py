@@ -11,6 +11,7 @@ import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..ari.profile import GPU_KINDS, MPI_KINDS, ExecutionProfile
+from ..i18n import message, t
 from . import proposals
 from .finding import Finding, translated as _translated
 from .script import Command, commands, comment_lines, raw_words
@@ -19,6 +20,7 @@ from .script import Command, commands, comment_lines, raw_words
 _NODE_LOCAL_PATH = re.compile(r"(?:^|[\s'\"=:(>])(/(?:var/tmp|tmp|local)(?=/|[\s'\";)]|$)\S*)")
 _TMPDIR = re.compile(r"\$\{?TMPDIR\b")
 _MKTEMP = re.compile(r"\bmktemp\b(?P<args>[^;|&)]*)")
+_MKTEMP_DEFAULT = message("doctor.L1.mktemp")
 _FANOUT_N = re.compile(r"(?:^|\s)(?:-N\s*\S+|--nodes(?:=|\s+)\S+)")
 _FANOUT_n = re.compile(r"(?:^|\s)(?:-n\s*\S+|--ntasks(?:=|\s+)\S+)")
 _COUNT_FLAG = re.compile(r"(?:^|\s)(?P<flag>-np?|-N|--ntasks|--nodes|--np)(?:=|\s*)(?P<value>\d+)\b")
@@ -75,18 +77,16 @@ def _l1_shared_fs(cmds: Sequence[Command], multi_node: bool) -> list[Finding]:
             continue
         mk = _MKTEMP.search(cmd.text)
         if mk and not re.search(r"(?:^|\s)(?:-p\s*\S+|--tmpdir=\S+)", mk.group("args")):
-            hits.append((cmd.line, "mktemp (defaults to /tmp)"))
+            hits.append((cmd.line, _MKTEMP_DEFAULT))
     if not hits:
         return []
     lines = tuple(n for n, _ in hits)
-    where = ", ".join(f"line {n}: {what}" for n, what in hits[:5])
-    return [Finding(
+    where = [message("doctor.L1.where", line=n, what=what) for n, what in hits[:5]]
+    return [_translated(Finding(
         "L1", "error" if multi_node else "warning", lines[0],
-        f"L1 shared filesystem: node-local path used ({where}); tasks on other nodes do not see "
-        "/tmp, /var/tmp or /local of the first node",
-        "keep files under the repo dir, which is on the shared checkpoint: e.g. `mkdir -p \"$PWD/tmp\"` "
-        "and use \"$PWD/tmp/...\", or `mktemp -d -p \"$PWD\"`",
-        lines=lines, cause="node-local path")]
+        t("doctor.L1", "en", where=where),
+        t("doctor.L1.fix", "en"),
+        lines=lines, cause="node-local path"), "doctor.L1", "doctor.L1.fix", where=where)]
 
 
 def _l2_mpi_launcher(cmds: Sequence[Command], kind: str | None, modules: Sequence[str]) -> list[Finding]:
@@ -377,16 +377,17 @@ def _g3_artifacts(text: str, expected: Sequence[str]) -> list[Finding]:
     absolute = [p for p in expected if p.startswith("/")]
     missing = [p for p in expected if not p.startswith("/") and p not in text]
     if absolute:
-        findings.append(Finding(
-            "G3", "warning", None,
-            "G3 artifacts: expected_artifacts must be relative to the repo root: " + ", ".join(absolute),
-            "use paths relative to the repo root (e.g. submission/results/x.csv)", cause="absolute artifact"))
+        paths = ", ".join(absolute)
+        findings.append(_translated(Finding(
+            "G3", "warning", None, t("doctor.G3.absolute", "en", paths=paths),
+            t("doctor.G3.absolute.fix", "en"), cause="absolute artifact"),
+            "doctor.G3.absolute", "doctor.G3.absolute.fix", paths=paths))
     if missing:
-        findings.append(Finding(
-            "G3", "warning", None,
-            "G3 artifacts: reproduce.sh never mentions " + ", ".join(missing)
-            + " (listed in expected_artifacts; ARI reports them as missing if not produced)",
-            "produce each expected artifact at that path relative to the repo root", cause="artifact not produced"))
+        paths = ", ".join(missing)
+        findings.append(_translated(Finding(
+            "G3", "warning", None, t("doctor.G3.missing", "en", paths=paths),
+            t("doctor.G3.missing.fix", "en"), cause="artifact not produced"),
+            "doctor.G3.missing", "doctor.G3.missing.fix", paths=paths))
     return findings
 
 

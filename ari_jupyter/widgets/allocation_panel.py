@@ -149,8 +149,10 @@ class AllocationPanel(Panel):
         model = self.ctx.placement()
         if model is None:
             _, error = self.ctx.slurm_plan()
+            # ARI's own refusal is quoted tool output: shown verbatim, as code, in every language
+            quoted = f' <code class="ari-tool-output">{esc(error)}</code>' if error else ""
             self.placement.value = (f'<div class="ari-text ari-sev-error">'
-                                    f'{esc(self.tr("placement_no_plan", error=error or ""))}</div>')
+                                    f'{esc(self.tr("placement_no_plan", error="").strip())}{quoted}</div>')
         else:
             self.placement.value = render_placement(model, self.tr)
         self.findings.value = findings_html(self.ctx.step_problems("allocation"), self.ctx.lang)

@@ -203,12 +203,19 @@ class DoctorPanel(Panel):
         details = f'<div>{esc(finding.text(lang))}</div>'
         copy = self.tr("exp_copy")
         fix = finding.fix_text(lang)
-        if fix:
+        suggestion = finding.suggestion or ""
+        if fix and "\n" in suggestion and suggestion in fix:
+            # a multi-line fix names the lines to paste: shown once, as the fix's code block
+            lead = fix.replace(suggestion, "").strip()
+            details += (f'<div class="ari-doctor-fix"><b>{esc(self.tr("doctor_fix"))}</b> '
+                        f'{esc(lead)}{code_block(suggestion, copy)}</div>')
+            suggestion = ""
+        elif fix:
             details += f'<div class="ari-doctor-fix"><b>{esc(self.tr("doctor_fix"))}</b> '
             details += _fix_html(fix, copy) + "</div>"
-        if finding.suggestion:
+        if suggestion:
             details += (f'<div class="ari-doctor-suggestion"><b>{esc(self.tr("doctor_suggested_line"))}</b>'
-                        f'{code_block(finding.suggestion, copy)}</div>')
+                        f'{code_block(suggestion, copy)}</div>')
         return (f'<tr class="ari-doctor-finding ari-doctor-rule-{esc(finding.rule)}" '
                 f'data-rule="{esc(finding.rule)}" data-line="{esc(line)}">'
                 f'<td><b>{esc(finding.rule)}</b></td><td>{badge}</td>'

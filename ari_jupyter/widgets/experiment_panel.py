@@ -154,6 +154,8 @@ class ExperimentPanel(Panel):
         self.metrics_label.value = (f'<label class="ari-text ari-right-label">'
                                     f'{esc(self.tr("exp_metrics"))}</label>')
         lang = self.ctx.lang
+        if self.handoff_results:  # the verdicts follow a language switch
+            self.handoff_checks.value = _render_verdicts(self.handoff_results, self.tr, lang)
         problems = self.ctx.step_problems("experiment")
         mine = [p for p in problems if p.field in PANEL_FIELDS]
         extra = self._min_metric_error
@@ -362,7 +364,7 @@ class ExperimentPanel(Panel):
                                                         host=self.ctx.host,
                                                         timeout=self.ctx.config.probe_timeout * 2)
             self.handoff_results = results
-            self.handoff_checks.value = _render_verdicts(results, self.tr)
+            self.handoff_checks.value = _render_verdicts(results, self.tr, self.ctx.lang)
 
         self.handoff_task = asyncio.get_running_loop().create_task(run())
         return self.handoff_task
@@ -419,14 +421,15 @@ def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
             f'<ol class="ari-checklist ari-list ari-text">{"".join(rows)}</ol>')
 
 
-def _render_verdicts(results, tr) -> str:
+def _render_verdicts(results, tr, lang) -> str:
     from ._base import STATUS_STYLE
 
     rows = []
     for result in results:
         look = STATUS_STYLE.get(result.status, STATUS_STYLE["unknown"])[2]
+        fix = result.fix_text(lang) if result.fix and result.status != "ok" else ""
         rows.append(f'<li class="ari-handoff-{esc(result.id)}"><b class="{look}">'
                     f'{esc(tr("status_" + result.status))}</b> '
-                    f'{esc(result.summary)}' + (f'<div><i>{esc(result.fix)}</i></div>' if result.fix and
-                                                result.status != "ok" else "") + "</li>")
+                    f'{esc(result.text(lang))}' + (f'<div><i>{esc(fix)}</i></div>' if fix else "")
+                    + "</li>")
     return f'<ul class="ari-handoff-checks ari-list ari-text">{"".join(rows)}</ul>'

@@ -74,7 +74,7 @@ class ProfileField:
         else:
             self.widget.description = label
         self.widget.tooltip = caption
-        self.help.value = (f'<span class="ari-help ari-small"><code class="ari-field-key">'
+        self.help.value = (f'<span class="ari-help ari-small ari-field-caption"><code class="ari-field-key">'
                            f'{esc(self.key)}</code> {esc(tr("field_" + self.key))}</span>')
 
     # widget -> profile
@@ -297,7 +297,13 @@ class ProfilePanel(Panel):
             self.preset_doc.value = ""
             return
         self.ctx.apply_preset(name)
-        self.preset_doc.value = f'<span class="ari-help">{esc(self.tr("preset_" + name))}</span>'
+        self._render_preset_doc()
+
+    def _render_preset_doc(self) -> None:
+        """The chosen preset's note, in the wizard's language (again after a language switch)."""
+        name = self.preset.value
+        self.preset_doc.value = ("" if name == CUSTOM else
+                                 f'<span class="ari-help">{esc(self.tr("preset_" + name))}</span>')
 
     def mark_custom(self) -> None:
         """A field edited by hand no longer matches the preset it started from."""
@@ -352,6 +358,7 @@ class ProfilePanel(Panel):
             f'{esc(self.tr("profile_partition_source", source=self._source_text()))}</span>')
         self.resources_help.value = f'<div class="ari-help">{esc(self.tr("profile_resources_help"))}</div>'
         self._relabel_presets()
+        self._render_preset_doc()
         self.fields_title.value = f'<div class="ari-help">{esc(self.tr("profile_fields_title"))}</div>'
         self.simple_title.value = f'<h4 class="ari-heading">{esc(self.tr("profile_simple_title"))}</h4>'
         self.advanced.set_title(0, self.tr("profile_advanced"))

@@ -99,7 +99,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     if (statusBar) {
       addStatusItem(statusBar, trans, current, settings);
     }
-    registerRuns(app, ariIcon, palette, browser, statusBar);
+    registerRuns(app, ariIcon, palette, browser, statusBar, translator);
     console.log('ari-jupyter extension activated');
   }
 };

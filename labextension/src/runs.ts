@@ -2,7 +2,10 @@ import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
+import { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
+
+import { bundle } from './i18n';
 
 /** The JSON of GET /ari-jupyter/runs (the same as `ari-jupyter runs --json`). */
 export interface IRunRow {
@@ -125,6 +128,16 @@ export function bestText(best: IRunRow['best_metric']): string {
   return best ? `${best.name} ${best.value} (${best.node_id})` : '–';
 }
 
+/** A finding's severity in the panel's language (the badge class keeps the English word). */
+function severityText(trans: TranslationBundle, severity: string): string {
+  const words: Record<string, string> = {
+    error: trans.__('error'),
+    warning: trans.__('warning'),
+    info: trans.__('info')
+  };
+  return words[severity] ?? severity;
+}
+
 function phaseBadge(phase: string): HTMLElement {
   return el('span', { class: `ari-RunPhase ari-mod-${phase}`, 'data-phase': phase }, phase);
 }
@@ -147,14 +160,15 @@ export type NotebookOpener = (source: string) => Promise<unknown>;
  * fetch plus a small DOM update, so neither the kernel nor the UI waits on it.
  */
 export class RunsPanel extends Widget {
-  constructor(openNotebook: NotebookOpener) {
+  constructor(openNotebook: NotebookOpener, trans: TranslationBundle = bundle(null)) {
     super();
     this._openNotebook = openNotebook;
+    this._trans = trans;
     this.id = 'ari-jupyter-runs';
     this.addClass('ari-RunsPanel');
-    this.title.caption = 'ARI runs';
+    this.title.caption = trans.__('ARI runs');
     this.node.setAttribute('role', 'region');
-    this.node.setAttribute('aria-label', 'ARI runs');
+    this.node.setAttribute('aria-label', trans.__('ARI runs'));
   }
 
   /** The run shown in detail changed phase (or none is shown): for the status bar. */
@@ -190,7 +204,7 @@ export class RunsPanel extends Widget {
     try {
       list = await runsAPI<IRunsList>('');
     } catch (reason) {
-      this.renderError(`The runs could not be listed: ${reason}`);
+      this.renderError(this._trans.__('The runs could not be listed: %1', String(reason)));
       return null;
     }
     this.renderList(list);
@@ -227,7 +241,7 @@ export class RunsPanel extends Widget {
       status = await runsAPI<IRunStatus>(encodeURIComponent(runId));
     } catch (reason) {
       if (this._selected === runId) {
-        this.renderError(`Run ${runId}: ${reason}`);
+        this.renderError(this._trans.__('Run %1: %2', runId, String(reason)));
         this._delay = nextDelay(this._delay, false);
         this.schedule(this._delay);
       }
@@ -252,7 +266,7 @@ export class RunsPanel extends Widget {
   }
 
   private header(...actions: HTMLElement[]): HTMLElement {
-    return el('div', { class: 'ari-RunsPanel-header' }, el('h2', {}, 'ARI runs'), ...actions);
+    return el('div', { class: 'ari-RunsPanel-header' }, el('h2', {}, this._trans.__('ARI runs')), ...actions);
   }
 
   private button(label: string, onClick: () => void, cls = ''): HTMLButtonElement {
@@ -263,19 +277,20 @@ export class RunsPanel extends Widget {
 
   private renderError(message: string): void {
     this.node.replaceChildren(
-      this.header(this.button('Refresh', () => void this.refreshList())),
+      this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
       el('p', { class: 'ari-RunsPanel-error', role: 'alert' }, message)
     );
   }
 
   private renderList(list: IRunsList): void {
+    const trans = this._trans;
     const rows = list.runs.map(run => {
       const row = el(
         'tr',
         { class: 'ari-RunsPanel-row', 'data-run-id': run.run_id, tabindex: '0' },
         el('td', {}, phaseBadge(run.phase)),
         el('td', { title: run.run_id }, run.title || run.run_id),
-        el('td', { title: 'done/failed/running/total' }, nodesText(run.nodes)),
+        el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
         el('td', {}, bestText(run.best_metric)),
         el('td', {}, String(run.jobs))
       );
@@ -294,36 +309,39 @@ export class RunsPanel extends Widget {
       el(
         'thead',
         {},
-        el('tr', {}, ...['Phase', 'Run', 'Nodes d/f/r/t', 'Best', 'Jobs'].map(h => el('th', {}, h)))
+        el('tr', {}, ...[trans.__('Phase'), trans.__('Run'), trans.__('Nodes d/f/r/t'), trans.__('Best'), trans.__('Jobs')].map(
+            h => el('th', {}, h)
+          ))
       ),
       el('tbody', {}, ...rows)
     );
     const body: (HTMLElement | string)[] = [
-      this.header(this.button('Refresh', () => void this.refreshList())),
-      el('p', { class: 'ari-RunsPanel-workspace' }, `Workspace: ${list.workspace}`)
+      this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
+      el('p', { class: 'ari-RunsPanel-workspace' }, this._trans.__('Workspace: %1', list.workspace))
     ];
-    body.push(rows.length ? table : el('p', {}, 'No runs in this workspace yet.'));
+    body.push(rows.length ? table : el('p', {}, this._trans.__('No runs in this workspace yet.')));
     if (list.scheduler === 'absent') {
-      body.push(el('p', { class: 'ari-RunsPanel-note' }, 'No SLURM here: jobs are not listed.'));
+      body.push(el('p', { class: 'ari-RunsPanel-note' }, this._trans.__('No SLURM here: jobs are not listed.')));
     }
     this.node.replaceChildren(...body);
     this.node.dataset.view = 'list';
   }
 
   private renderStatus(status: IRunStatus): void {
+    const trans = this._trans;
     const s = status;
     const facts = el(
       'dl',
       { class: 'ari-RunsPanel-facts' },
-      el('dt', {}, 'Phase'),
+      el('dt', {}, trans.__('Phase')),
       el('dd', {}, phaseBadge(s.phase), s.stage ? ` ${s.stage}` : ''),
-      el('dt', {}, 'Nodes'),
+      el('dt', {}, trans.__('Nodes')),
       el(
         'dd',
         { 'data-field': 'nodes' },
-        `${s.nodes.total} total: ${s.nodes.done} done, ${s.nodes.failed} failed, ${s.nodes.running} running`
+        trans.__('%1 total: %2 done, %3 failed, %4 running', s.nodes.total, s.nodes.done, s.nodes.failed, s.nodes.running)
       ),
-      el('dt', {}, 'Best'),
+      el('dt', {}, trans.__('Best')),
       el('dd', { 'data-field': 'best' }, bestText(s.best_metric)),
       el('dt', {}, 'ARI'),
       el('dd', {}, s.process)
@@ -336,9 +354,9 @@ export class RunsPanel extends Widget {
             el(
               'li',
               { class: `ari-mod-${f.severity}`, 'data-rule': f.rule },
-              el('strong', {}, `${f.severity}: `),
+              el('strong', {}, `${severityText(trans, f.severity)}: `),
               f.message,
-              f.fix ? el('div', { class: 'ari-RunsPanel-fix' }, `Fix: ${f.fix}`) : ''
+              f.fix ? el('div', { class: 'ari-RunsPanel-fix' }, trans.__('Fix: %1', f.fix)) : ''
             )
           )
         )
@@ -347,13 +365,13 @@ export class RunsPanel extends Widget {
     const actions = el('div', { class: 'ari-RunsPanel-actions' });
     if (s.wizard) {
       actions.append(
-        this.button('Reopen in the wizard', () => void this.openWizard(s, false)),
-        this.button('Clone as a new run', () => void this.openWizard(s, true))
+        this.button(trans.__('Reopen in the wizard'), () => void this.openWizard(s, false)),
+        this.button(trans.__('Clone as a new run'), () => void this.openWizard(s, true))
       );
     }
-    const log = el('pre', { class: 'ari-RunsPanel-log', 'aria-label': 'log tail' }, s.log_tail.join('\n'));
+    const log = el('pre', { class: 'ari-RunsPanel-log', 'aria-label': trans.__('log tail') }, s.log_tail.join('\n'));
     this.node.replaceChildren(
-      this.header(this.button('All runs', () => void this.refreshList())),
+      this.header(this.button(trans.__('All runs'), () => void this.refreshList())),
       el('h3', { class: 'ari-RunsPanel-title', title: s.checkpoint_dir }, s.title || s.run_id),
       el('p', { class: 'ari-RunsPanel-runid' }, s.run_id),
       facts,
@@ -361,7 +379,7 @@ export class RunsPanel extends Widget {
       findings,
       jobs,
       actions,
-      el('h4', {}, `Log${s.log_file ? ` (${s.log_file.split('/').pop()})` : ''}`),
+      el('h4', {}, s.log_file ? trans.__('Log (%1)', s.log_file.split('/').pop() ?? '') : trans.__('Log')),
       log
     );
     log.scrollTop = log.scrollHeight;
@@ -370,9 +388,10 @@ export class RunsPanel extends Widget {
   }
 
   private renderJobs(s: IRunStatus): HTMLElement {
-    const box = el('section', { class: 'ari-RunsPanel-jobs' }, el('h4', {}, 'SLURM jobs'));
+    const trans = this._trans;
+    const box = el('section', { class: 'ari-RunsPanel-jobs' }, el('h4', {}, trans.__('SLURM jobs')));
     if (s.jobs.scheduler === 'absent') {
-      box.append(el('p', {}, 'No SLURM on this machine.'));
+      box.append(el('p', {}, trans.__('No SLURM on this machine.')));
       return box;
     }
     if (s.jobs.scheduler === 'error') {
@@ -380,7 +399,7 @@ export class RunsPanel extends Widget {
       return box;
     }
     if (!s.jobs.jobs.length) {
-      box.append(el('p', {}, 'None of this run’s jobs is in the queue.'));
+      box.append(el('p', {}, trans.__('None of this run’s jobs is in the queue.')));
     }
     const active = s.jobs.jobs.filter(j => ACTIVE_JOB_STATES.has(j.state.split(' ')[0]));
     for (const job of s.jobs.jobs) {
@@ -391,11 +410,11 @@ export class RunsPanel extends Widget {
           'div',
           {},
           el('strong', {}, `${job.job_id} ${job.name}`),
-          ` ${job.state} · ${job.elapsed} · ${job.nodes} node(s) ${job.where} · ${job.kind}`
+          ' ' + trans.__('%1 · %2 · %3 node(s) %4 · %5', job.state, job.elapsed, job.nodes, job.where, job.kind)
         )
       );
       if (ACTIVE_JOB_STATES.has(job.state.split(' ')[0])) {
-        item.append(this.button('Cancel', () => void this.cancel(s, [job]), 'ari-mod-cancel'));
+        item.append(this.button(trans.__('Cancel'), () => void this.cancel(s, [job]), 'ari-mod-cancel'));
       }
       if (job.tail.length) {
         item.append(el('pre', { class: 'ari-RunsPanel-jobtail' }, job.tail.slice(-10).join('\n')));
@@ -403,22 +422,23 @@ export class RunsPanel extends Widget {
       box.append(item);
     }
     if (active.length > 1) {
-      box.append(this.button(`Cancel all ${active.length} jobs`, () => void this.cancel(s, active), 'ari-mod-cancel'));
+      box.append(this.button(trans.__('Cancel all %1 jobs', active.length), () => void this.cancel(s, active), 'ari-mod-cancel'));
     }
     if (s.jobs.accounting === 'no') {
-      box.append(el('p', { class: 'ari-RunsPanel-note' }, 'No SLURM accounting here: finished jobs are not listed.'));
+      box.append(el('p', { class: 'ari-RunsPanel-note' }, trans.__('No SLURM accounting here: finished jobs are not listed.')));
     }
     return box;
   }
 
   private async cancel(s: IRunStatus, jobs: IJob[]): Promise<void> {
+    const trans = this._trans;
     const names = jobs.map(j => `${j.job_id} (${j.name}, ${j.state})`).join(', ');
     const result = await showDialog({
-      title: 'Cancel SLURM jobs?',
-      body: `scancel ${names} of run ${s.run_id}. The job stops now; ARI sees it fail.`,
+      title: trans.__('Cancel SLURM jobs?'),
+      body: trans.__('scancel %1 of run %2. The job stops now; ARI sees it fail.', names, s.run_id),
       buttons: [
-        Dialog.cancelButton({ label: 'Keep running' }),
-        Dialog.warnButton({ label: 'Cancel jobs' })
+        Dialog.cancelButton({ label: trans.__('Keep running') }),
+        Dialog.warnButton({ label: trans.__('Cancel jobs') })
       ]
     });
     if (!result.button.accept) {
@@ -444,7 +464,7 @@ export class RunsPanel extends Widget {
         this._activeRunChanged.emit(answer.status);
       }
     } catch (reason) {
-      Notification.error(`ARI: cancel failed: ${reason}`);
+      Notification.error(this._trans.__('ARI: cancel failed: %1', String(reason)));
     }
   }
 
@@ -452,11 +472,12 @@ export class RunsPanel extends Widget {
     try {
       await this._openNotebook(wizardSource(s.checkpoint_dir, clone));
     } catch (reason) {
-      Notification.error(`ARI: could not open the wizard: ${reason}`);
+      Notification.error(this._trans.__('ARI: could not open the wizard: %1', String(reason)));
     }
   }
 
   private _openNotebook: NotebookOpener;
+  private _trans: TranslationBundle;
   private _selected: string | null = null;
   private _last = '';
   private _delay = POLL_FIRST_MS;
@@ -466,11 +487,11 @@ export class RunsPanel extends Widget {
 
 /** Status-bar item: the phase of the run the Runs panel follows, beside the allocation. */
 export class RunPhaseStatusItem extends Widget {
-  constructor() {
+  constructor(trans: TranslationBundle = bundle(null)) {
     super();
     this.addClass('ari-RunPhaseStatus');
     this.node.setAttribute('role', 'status');
-    this.node.setAttribute('aria-label', 'ARI run phase');
+    this.node.setAttribute('aria-label', trans.__('ARI run phase'));
   }
 
   get activeChanged(): ISignal<this, void> {

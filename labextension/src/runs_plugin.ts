@@ -2,7 +2,10 @@ import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { IStatusBar } from '@jupyterlab/statusbar';
+import { ITranslator } from '@jupyterlab/translation';
 import { LabIcon } from '@jupyterlab/ui-components';
+
+import { bundle } from './i18n';
 
 import { RunPhaseStatusItem, RunsPanel } from './runs';
 import { createWizardNotebook } from './wizard';
@@ -15,23 +18,26 @@ export function registerRuns(
   icon: LabIcon,
   palette: ICommandPalette | null,
   browser: IDefaultFileBrowser | null,
-  statusBar: IStatusBar | null
+  statusBar: IStatusBar | null,
+  translator: ITranslator | null = null
 ): RunsPanel {
-  const panel = new RunsPanel(source =>
-    createWizardNotebook(app, browser?.model.path ?? '', source)
+  const trans = bundle(translator);
+  const panel = new RunsPanel(
+    source => createWizardNotebook(app, browser?.model.path ?? '', source),
+    trans
   );
   panel.title.icon = icon;
   app.shell.add(panel, 'left', { rank: 950 });
   app.commands.addCommand(RUNS_COMMAND, {
-    label: 'ARI: runs',
-    caption: 'Follow ARI runs of the workspace: phase, nodes, log, SLURM jobs',
+    label: trans.__('ARI: runs'),
+    caption: trans.__('Follow ARI runs of the workspace: phase, nodes, log, SLURM jobs'),
     execute: () => app.shell.activateById(panel.id)
   });
   if (palette) {
     palette.addItem({ command: RUNS_COMMAND, category: 'ARI' });
   }
   if (statusBar) {
-    const item = new RunPhaseStatusItem();
+    const item = new RunPhaseStatusItem(trans);
     statusBar.registerStatusItem('ari-jupyter-labextension:run-phase', {
       item,
       align: 'left',
