@@ -40,6 +40,11 @@ def test_labextension_is_listed_enabled_and_ok(lab):
     assert "enabled" in lines[0] and "OK" in lines[0], lines[0]
 
 
+def _files(folder) -> list[str]:
+    """What a user sees in ``folder`` (JupyterLab's own checkpoint folder aside)."""
+    return sorted(p.name for p in folder.iterdir() if p.name != ".ipynb_checkpoints")
+
+
 def test_launcher_card_opens_the_explained_wizard_notebook(lab, page):
     """Outside the reach of the workspace (HOME is beside the root here) the card uses the
     browsed folder: the packaged notebook with its explanations, once, never Untitled.ipynb."""
@@ -66,13 +71,13 @@ def test_launcher_card_opens_the_explained_wizard_notebook(lab, page):
     saved = wait_saved_with_outputs(project / NOTEBOOK_NAME)
     packaged = json.loads(PACKAGED_NOTEBOOK.read_text())["cells"]
     assert [c["source"] for c in saved["cells"]] == [c["source"] for c in packaged]
-    assert sorted(p.name for p in project.iterdir()) == [NOTEBOOK_NAME]
+    assert _files(project) == [NOTEBOOK_NAME]
     assert not list(lab.root_dir.glob("*.ipynb")), "the notebook belongs in the browsed folder"
 
     # Once more (the card's command, as the launcher runs it): the same file, no copy.
     execute_command(page, "ari-jupyter:multi-node-setup", {"cwd": "project"})
     assert current_notebook_path(page) == f"project/{NOTEBOOK_NAME}"
-    assert sorted(p.name for p in project.iterdir()) == [NOTEBOOK_NAME]
+    assert _files(project) == [NOTEBOOK_NAME]
     assert_no_console_errors(page)
 
 
