@@ -125,3 +125,17 @@ def test_the_endpoint_places_and_answers_the_path(tmp_path):
         assert post(b'{}', token=False)[0] in (401, 403)
     finally:
         server.stop()
+
+
+def test_the_packaged_notebook_has_no_headings():
+    """JupyterLab 4.0's table of contents throws "Cannot read properties of undefined (reading
+    'type')" when a cell with a heading scrolls into view before its headings are indexed,
+    which happens as the card opens the notebook; the title is bold text for that reason."""
+    import re
+
+    cells = json.loads(packaged_notebook().read_text())["cells"]
+    headings = [line for cell in cells if cell["cell_type"] == "markdown"
+                for line in "".join(cell["source"]).splitlines()
+                if re.match(r"\s{0,3}#{1,6}\s", line) or re.search(r"<h[1-6]\b", line)
+                or re.match(r"\s{0,3}(=+|-{2,})\s*$", line)]
+    assert headings == []
