@@ -5,7 +5,8 @@ ARI (the snapshot in ../shared/ari-snapshot, installed as its README says) ran a
 written by ``ari-jupyter emit`` with its LLM at 127.0.0.1:9, where nothing listens
 (``tests/testbed/capture_ari_logs.py``): with ari-skill-idea's ``semanticscholar`` uninstalled,
 and with mcp 2.x installed (every skill fails to import). tests/fixtures/doctor/testbed/:
-``tests/testbed/capture_doctor_texts.py`` (bash on a test-bed node, shared filesystem).
+``tests/testbed/capture_doctor_texts.py`` (bash on a test-bed node, shared filesystem; srun on
+the test bed's ``mem`` variant, where memory is a consumable resource).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ CAPTURED = {
         "llm-unreachable": (91,)}),
     "testbed/permission_denied_shared.txt": (HOME, {"permission-denied-shared": (1,),
                                                     "task-exit-nonzero": (2,)}),
+    "testbed/step_memory_unavailable.txt": (HOME, {"step-memory-unavailable": (2,)}),
 }
 
 
@@ -65,8 +67,8 @@ def test_llm_unreachable_says_what_to_check():
 
 
 def test_the_step_memory_refusal_says_the_handoff_unsets_the_variables():
-    line = "srun: error: Unable to create step for job 4242: Memory required by task is not available\n"
-    (finding,) = diagnose_text(line, kind="log")
+    text = (DOCTOR / "testbed" / "step_memory_unavailable.txt").read_text()
+    (finding,) = diagnose_text(text, kind="log")
     assert finding.rule == "step-memory-unavailable"
     assert "SLURM_MEM_PER_NODE" in finding.message
     assert "hand-off script ari-jupyter writes already runs `unset SLURM_MEM_PER_CPU" in finding.fix

@@ -2,8 +2,10 @@
 
 Enabled by ``jupyter-config/server-config/ari_jupyter.json`` (installed into
 ``etc/jupyter/jupyter_server_config.d``) as ``{"ServerApp": {"jpserver_extensions":
-{"ari_jupyter.server": true}}}``. It adds one authenticated, read-only endpoint,
-``GET <base_url>/ari-jupyter/allocation``; see :mod:`ari_jupyter.server.handlers`.
+{"ari_jupyter.server": true}}}``. It adds authenticated endpoints: ``GET <base_url>/ari-jupyter/allocation`` (see
+:mod:`ari_jupyter.server.handlers`), the Runs panel's (:mod:`ari_jupyter.server.runs_handlers`)
+and the launcher card's ``POST <base_url>/ari-jupyter/wizard-notebook``
+(:mod:`ari_jupyter.server.notebook_handlers`).
 """
 from __future__ import annotations
 
@@ -16,4 +18,5 @@ def _load_jupyter_server_extension(server_app) -> None:
     from .handlers import setup_handlers
 
     setup_handlers(server_app.web_app)
-    server_app.log.info("ari_jupyter.server: GET /ari-jupyter/allocation enabled")
+    server_app.log.info("ari_jupyter.server: /ari-jupyter/allocation, /ari-jupyter/runs and "
+                        "/ari-jupyter/wizard-notebook enabled")

@@ -41,3 +41,6 @@ def setup_handlers(web_app, status: AllocationStatus | None = None) -> None:
     from .runs_handlers import setup_runs_handlers
 
     setup_runs_handlers(web_app)
+    from .notebook_handlers import setup_notebook_handlers
+
+    setup_notebook_handlers(web_app)

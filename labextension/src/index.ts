@@ -17,7 +17,7 @@ import { bundle, wizardLanguage } from './i18n';
 import { IAriSettings, readSettings } from './settings';
 import { AllocationStatusItem } from './status';
 import { openTerminal, parseTerminalRequest } from './terminal';
-import { createWizardNotebook } from './wizard';
+import { openWizardNotebook } from './wizard';
 
 /** The plugin id; schema/plugin.json holds its settings. */
 export const PLUGIN_ID = 'ari-jupyter-labextension:plugin';
@@ -113,7 +113,7 @@ function addCommands(
     app.commands.addCommand(CommandIDs.setup, {
       label: trans.__('ARI multi-node setup'),
       caption: trans.__(
-        'Create a notebook with the ARI multi-node setup wizard in the current folder'
+        'Open the ARI multi-node setup wizard notebook (in the workspace, copied there when absent)'
       ),
       icon: args => (args['isPalette'] ? undefined : ariIcon),
       execute: async args => {
@@ -122,7 +122,7 @@ function addCommands(
             ? (args['cwd'] as string)
             : browser?.model.path ?? '';
         try {
-          return await createWizardNotebook(app, cwd);
+          return await openWizardNotebook(app, cwd);
         } catch (reason) {
           Notification.error(
             trans.__('ARI: could not create the wizard: %1', String(reason))

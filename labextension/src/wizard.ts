@@ -1,13 +1,13 @@
 import { JupyterFrontEnd } from '@jupyterlab/application';
+import { URLExt } from '@jupyterlab/coreutils';
 import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
+import { ServerConnection } from '@jupyterlab/services';
 
-/** The first cell of a wizard notebook. */
+/** The first cell of a notebook made for a run (the Runs panel's "reopen"). */
 export const WIZARD_SOURCE = 'from ari_jupyter import Wizard; Wizard()';
 
 /**
- * Create a notebook in `cwd`, put the wizard cell in it, run it and save.
- *
- * The notebook stays an ordinary file: the user can re-run or edit it.
+ * Create a notebook in `cwd`, put `source` in its first cell, run it and save.
  */
 export async function createWizardNotebook(
   app: JupyterFrontEnd,
@@ -27,14 +27,90 @@ export async function createWizardNotebook(
     throw new Error('the new notebook has no model');
   }
   if (model.cells.length === 0) {
-    model.sharedModel.insertCell(0, {
-      cell_type: 'code',
-      source
-    });
+    model.sharedModel.insertCell(0, { cell_type: 'code', source });
   } else {
     model.cells.get(0).sharedModel.setSource(source);
   }
   panel.content.activeCellIndex = 0;
+
+  await panel.sessionContext.ready;
+  await NotebookActions.run(panel.content, panel.sessionContext);
+  await panel.context.save();
+  return panel;
+}
+
+/** Where the server placed the wizard notebook (POST /ari-jupyter/wizard-notebook). */
+export interface IPlacedNotebook {
+  path: string;
+  folder: 'workspace' | 'user' | 'browsed';
+  created: boolean;
+}
+
+/**
+ * Ask the server extension to place the explained wizard notebook (copied when absent, never
+ * overwritten) and answer its contents path. The server picks the folder; `cwd` (the folder
+ * the file browser shows) is only its last resort.
+ */
+export async function placeWizardNotebook(cwd: string): Promise<IPlacedNotebook> {
+  const settings = ServerConnection.makeSettings();
+  const url = URLExt.join(settings.baseUrl, 'ari-jupyter', 'wizard-notebook');
+  const response = await ServerConnection.makeRequest(
+    url,
+    { method: 'POST', body: JSON.stringify({ cwd }) },
+    settings
+  );
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const body = await response.json();
+      message = body.message || message;
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new Error(message);
+  }
+  return (await response.json()) as IPlacedNotebook;
+}
+
+/**
+ * Open the wizard notebook (its explanations included), run its first code cell and save.
+ *
+ * The file exists on the server before it is opened: opening a path the contents service
+ * does not know yet fails on JupyterLab 4.0. The notebook stays an ordinary file the user
+ * can re-run or edit.
+ */
+export async function openWizardNotebook(
+  app: JupyterFrontEnd,
+  cwd: string
+): Promise<NotebookPanel> {
+  const placed = await placeWizardNotebook(cwd);
+  // Confirms the file through the contents service the document manager uses.
+  await app.serviceManager.contents.get(placed.path, { content: false });
+  const panel = (await app.commands.execute('docmanager:open', {
+    path: placed.path,
+    factory: 'Notebook'
+  })) as NotebookPanel | undefined;
+  if (!panel || !panel.context) {
+    throw new Error(`could not open ${placed.path}`);
+  }
+  await panel.context.ready;
+  app.shell.activateById(panel.id);
+
+  const model = panel.content.model;
+  if (!model) {
+    throw new Error(`${placed.path} has no notebook model`);
+  }
+  let first = -1;
+  for (let i = 0; i < model.cells.length; i++) {
+    if (model.cells.get(i).type === 'code') {
+      first = i;
+      break;
+    }
+  }
+  if (first < 0) {
+    throw new Error(`${placed.path} has no code cell to run`);
+  }
+  panel.content.activeCellIndex = first;
 
   await panel.sessionContext.ready;
   await NotebookActions.run(panel.content, panel.sessionContext);

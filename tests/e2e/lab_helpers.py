@@ -1,9 +1,16 @@
 """Small Playwright helpers for JupyterLab pages (selectors in one place)."""
 from __future__ import annotations
 
+import json
+import time
+from pathlib import Path
+
+from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook  # noqa: F401 (re-exported)
+
 LAUNCHER_CARD = '.jp-LauncherCard:has-text("ARI multi-node setup")'
 WIDGET_OUTPUT = ".jp-NotebookPanel:visible .jp-OutputArea-output"
 STATUS_ITEM = ".ari-AllocationStatus"
+PACKAGED_NOTEBOOK = packaged_notebook()
 
 VISIBLE_TERMINAL_CONTAINS = """([needle]) => [...document.querySelectorAll(
     '.jp-Terminal .xterm-accessibility-tree')].some(
@@ -69,3 +76,24 @@ def fill_experiment_and_press_write(page, *, title: str, goal: str, metric: str,
     write.wait_for()
     page.wait_for_function("(b) => !b.disabled", arg=write.element_handle(), timeout=timeout)
     write.click()
+
+
+def current_notebook_path(page) -> str:
+    """The contents path of the notebook in the main area's current tab."""
+    return page.evaluate("() => window.jupyterapp.shell.currentWidget.context.path")
+
+
+def wait_saved_with_outputs(path: Path, timeout: float = 20) -> dict:
+    """The notebook at ``path`` once it was saved with the wizard cell's output."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        if path.is_file():
+            try:
+                last = json.loads(path.read_text())
+            except ValueError:  # being written
+                last = None
+            if last and any(c.get("outputs") for c in last["cells"] if c["cell_type"] == "code"):
+                return last
+        time.sleep(0.25)
+    raise AssertionError(f"{path} was not saved with outputs: {last}")

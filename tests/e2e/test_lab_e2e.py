@@ -15,13 +15,14 @@ import pytest
 
 from .conftest import assert_no_console_errors
 from .jupyter_process import LABEXTENSION_NAME
-from .lab_helpers import (LAUNCHER_CARD, STATUS_ITEM, WIDGET_OUTPUT, execute_command,
+from .lab_helpers import (LAUNCHER_CARD, NOTEBOOK_NAME, PACKAGED_NOTEBOOK, STATUS_ITEM,
+                          WIDGET_OUTPUT, current_notebook_path, execute_command,
                           execute_command_error, focus_visible_terminal, open_lab,
-                          visible_terminal_text, wait_terminal_contains)
+                          visible_terminal_text, wait_saved_with_outputs,
+                          wait_terminal_contains)
 
 pytestmark = pytest.mark.e2e
 
-WIZARD_SOURCE = "from ari_jupyter import Wizard; Wizard()"
 OPEN_TERMINAL = "ari-jupyter:open-terminal"
 TRACEBACK = f"{WIDGET_OUTPUT}[data-mime-type='application/vnd.jupyter.stderr']"
 
@@ -39,7 +40,14 @@ def test_labextension_is_listed_enabled_and_ok(lab):
     assert "enabled" in lines[0] and "OK" in lines[0], lines[0]
 
 
-def test_launcher_card_creates_runs_and_saves_the_wizard_notebook(lab, page):
+def _files(folder) -> list[str]:
+    """What a user sees in ``folder`` (JupyterLab's own checkpoint folder aside)."""
+    return sorted(p.name for p in folder.iterdir() if p.name != ".ipynb_checkpoints")
+
+
+def test_launcher_card_opens_the_explained_wizard_notebook(lab, page):
+    """Outside the reach of the workspace (HOME is beside the root here) the card uses the
+    browsed folder: the packaged notebook with its explanations, once, never Untitled.ipynb."""
     project = lab.root_dir / "project"
     project.mkdir(exist_ok=True)
     open_lab(page, lab, tree="project")
@@ -56,19 +64,20 @@ def test_launcher_card_creates_runs_and_saves_the_wizard_notebook(lab, page):
     output = page.locator(WIDGET_OUTPUT).first.inner_text()
     assert "Loading widget" not in output
     assert "Error displaying widget" not in output
+    assert current_notebook_path(page) == f"project/{NOTEBOOK_NAME}"
+    explanation = page.locator(".jp-NotebookPanel:visible .jp-MarkdownCell").first.inner_text()
+    assert "This notebook prepares a multi-node" in explanation, explanation
 
-    deadline = time.monotonic() + 20
-    saved = None
-    while time.monotonic() < deadline:
-        notebooks = sorted(project.glob("*.ipynb"))
-        if notebooks:
-            cells = json.loads(notebooks[0].read_text()).get("cells", [])
-            if cells and "".join(cells[0]["source"]) == WIZARD_SOURCE:
-                saved = notebooks[0]
-                break
-        time.sleep(0.25)
-    assert saved is not None, f"no saved wizard notebook in {project}: {list(project.iterdir())}"
+    saved = wait_saved_with_outputs(project / NOTEBOOK_NAME)
+    packaged = json.loads(PACKAGED_NOTEBOOK.read_text())["cells"]
+    assert [c["source"] for c in saved["cells"]] == [c["source"] for c in packaged]
+    assert _files(project) == [NOTEBOOK_NAME]
     assert not list(lab.root_dir.glob("*.ipynb")), "the notebook belongs in the browsed folder"
+
+    # Once more (the card's command, as the launcher runs it): the same file, no copy.
+    execute_command(page, "ari-jupyter:multi-node-setup", {"cwd": "project"})
+    assert current_notebook_path(page) == f"project/{NOTEBOOK_NAME}"
+    assert _files(project) == [NOTEBOOK_NAME]
     assert_no_console_errors(page)
 
 

@@ -34,7 +34,8 @@ from ari_jupyter.probes import PROBE_IDS
 from .conftest import LAB_ARGS, LAB_SETTINGS, assert_no_console_errors
 from .jupyter_process import (LABEXTENSION_NAME, REPO, START_TIMEOUT, JupyterProcess, clean_env,
                               free_port, http_get)
-from .lab_helpers import LAUNCHER_CARD, WIDGET_OUTPUT, open_lab
+from .lab_helpers import (LAUNCHER_CARD, NOTEBOOK_NAME, WIDGET_OUTPUT, current_notebook_path,
+                          open_lab)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -305,6 +306,11 @@ def test_launcher_card_opens_a_live_wizard_on_jupyterlab_4_0(oldest_lab, lab, pa
     tracebacks = page.locator(TRACEBACK)
     assert tracebacks.count() == 0, tracebacks.first.inner_text()[-3000:]
     page.wait_for_selector(STEP_BUTTONS, timeout=30_000)
+    # The explained notebook, placed by the server extension before it is opened.
+    assert current_notebook_path(page) == NOTEBOOK_NAME
+    assert page.locator(".jp-NotebookPanel:visible .jp-MarkdownCell").count() >= 2
+    assert sorted(p.name for p in lab.root_dir.iterdir()
+                  if p.name != ".ipynb_checkpoints") == [NOTEBOOK_NAME]
     kernels = _kernel_commands(lab.proc.pid)
     assert kernels and all(argv[0].startswith(str(oldest_lab.bin)) for argv in kernels), kernels
     assert page.locator(STEP_BUTTONS).count() == 5

@@ -5,9 +5,9 @@
 ``permission_denied_shared.txt``: a reproduce.sh on the shared filesystem (fuse.sshfs under
 $HOME, as tests/testbed/shared-fs.sh mounts it) runs ``./app`` that lost its execute bit; the
 job step's stderr, as bash on a compute node prints it, goes to tests/fixtures/doctor/testbed/.
-(The SLURM step refusal "Memory required by task is not available" needs memory as a consumable
-resource; the test bed schedules cores only, so that text comes from Slurm's own error table,
-tests/fixtures/doctor/slurm_22.05_error_strings.txt.)
+``step_memory_unavailable.txt``: on the ``mem`` variant (memory a consumable resource) a job
+with ``--mem=200`` runs srun with ``SLURM_MEM_PER_NODE=1000`` in its environment, as a step
+inherits it from an outer allocation; salloc's and srun's stderr.
 """
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from testbed.cluster import Testbed, can_run  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "doctor" / "testbed"
+STEP_MEMORY = ["salloc", "-N1", "-n1", "--mem=200", "env", "SLURM_MEM_PER_NODE=1000",
+               "srun", "-n1", "true"]
 REPRODUCE = "#!/bin/bash\nset -u\necho building\nprintf '#!/bin/sh\\necho ran\\n' > app\n./app\n"
 
 
@@ -43,6 +45,10 @@ def main() -> int:
                                   env=env, capture_output=True, text=True, timeout=120)
         OUT.mkdir(parents=True, exist_ok=True)
         (OUT / "permission_denied_shared.txt").write_text(proc.stderr)
+        print(f"exit {proc.returncode}: {proc.stderr.strip()}")
+        proc = subprocess.run(STEP_MEMORY, env=bed.ensure("mem").env, capture_output=True,
+                              text=True, timeout=120, stdin=subprocess.DEVNULL)
+        (OUT / "step_memory_unavailable.txt").write_text(proc.stderr)
         print(f"exit {proc.returncode}: {proc.stderr.strip()}")
     finally:
         if not mounted_before:

@@ -24,6 +24,9 @@ SCRIPT = Path(__file__).with_name("slurm-testbed.sh")
 LAB_DIR = Path(os.environ.get("ARI_TESTBED_DIR", "/tmp/ari-testbed"))
 LOCK_PATH = Path(os.environ.get("ARI_TESTBED_LOCK", "/tmp/ari-testbed.lock"))
 VARIANTS = ("gres", "nogres")
+# Started only by the tests that need it (not in VARIANTS, so ``testbed_any`` skips it): nogres
+# with memory a consumable resource (CR_Core_Memory, DefMemPerCPU), for memory refusals.
+EXTRA_VARIANTS = ("mem",)
 NODES = ("n1", "n2")
 PARTITIONS = ("small", "large")
 DEFAULT_PARTITION = "small"
@@ -223,8 +226,8 @@ class Testbed:
 
     def ensure(self, variant: str) -> RunningTestbed:
         """The cluster running in ``variant`` (started or switched if needed)."""
-        if variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        if variant not in VARIANTS + EXTRA_VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS + EXTRA_VARIANTS}, got {variant!r}")
         self.acquire_lock()
         if self.variant is not None and self.variant != variant:
             self.switches += 1

@@ -2,8 +2,9 @@
 # slurm-testbed.sh - a real two-node SLURM cluster (slurmctld + slurmd n1, n2), Lmod and
 # OpenMPI on this one machine, for the project's integration tests. Root only.
 #
-#   slurm-testbed.sh start [gres|nogres]   install what is missing, start (idempotent; a
-#                                          running cluster of the other variant is restarted)
+#   slurm-testbed.sh start [gres|nogres|mem]  install what is missing, start (idempotent; a
+#                                          running cluster of another variant is restarted;
+#                                          mem = nogres with memory a consumable resource)
 #   slurm-testbed.sh stop                  cancel jobs, stop exactly what start started (by PID)
 #   slurm-testbed.sh status                variant, daemons and sinfo; exit 1 when not running
 #   slurm-testbed.sh env                   print the path of the env file to source
@@ -192,7 +193,11 @@ MpiDefault=none
 SwitchType=switch/none
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=$([ "$variant" = mem ] && echo CR_Core_Memory || echo CR_Core)
+EOF
+    # mem: memory is consumable too (RealMemory below); a job without --mem gets 500 MB a CPU
+    [ "$variant" = mem ] && echo "DefMemPerCPU=500"
+    cat <<EOF
 # each node claims 4 CPUs although the machine may have fewer cores
 SlurmdParameters=config_overrides
 ReturnToService=2
@@ -320,7 +325,7 @@ start_daemons() {
 
 do_start() {
   local variant=${1:-gres} current
-  case "$variant" in gres|nogres) ;; *) die "unknown variant '$variant' (gres or nogres)" ;; esac
+  case "$variant" in gres|nogres|mem) ;; *) die "unknown variant '$variant' (gres, nogres or mem)" ;; esac
   [ "$(id -u)" = 0 ] || die "must run as root (munge user, mknod, unshare, daemons as root)"
   install -d -m 0755 "$LAB" "$RUN" "$LOG" "$ETC"
   exec 9>"$LAB/.start.lock"; flock 9   # two concurrent starts would fight over ports

@@ -1,0 +1,53 @@
+"""``POST <base_url>/ari-jupyter/wizard-notebook``: place the wizard notebook for the card.
+
+Body ``{"cwd": "<folder the file browser shows>"}``; answers ``{"path", "folder", "created"}``
+(a contents path the lab opens) or 409 with the reason nothing was placed. The folders are
+chosen by :func:`ari_jupyter.wizard_notebook.place_wizard_notebook`; the request names at most
+the browsed folder, checked to be below the server root. Needs the token and passes XSRF.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+from ..wizard_notebook import PlacementRefused, place_wizard_notebook
+
+ROUTE = "/ari-jupyter/wizard-notebook"
+
+
+class WizardNotebookHandler(APIHandler):
+    auth_resource = "ari_jupyter"
+    auth_action = "write"
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            raise web.HTTPError(400, "the body must be JSON") from None
+        cwd = body.get("cwd", "") if isinstance(body, dict) else None
+        if not isinstance(cwd, str):
+            raise web.HTTPError(400, "cwd must be a string")
+        contents = self.contents_manager
+        root = Path(getattr(contents, "root_dir", None) or self.settings["server_root_dir"])
+        try:
+            placed = place_wizard_notebook(root, cwd, os.environ,
+                                           allow_hidden=bool(getattr(contents, "allow_hidden",
+                                                                     False)))
+        except PlacementRefused as exc:
+            raise web.HTTPError(409, str(exc)) from None
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps({"path": placed.path, "folder": placed.folder,
+                                "created": placed.created}))
+
+
+def setup_notebook_handlers(web_app) -> None:
+    route = url_path_join(web_app.settings.get("base_url", "/"), ROUTE)
+    web_app.add_handlers(".*$", [(route, WizardNotebookHandler)])

@@ -1,0 +1,69 @@
+"""The launcher card opens the explained wizard notebook where ``ari-jupyter lab`` keeps it.
+
+The server's root holds a git work tree and the demo workspace (configured below the root, as
+when JupyterLab is rooted at the home that holds it). Browsing the work tree and clicking the
+card must open the workspace's notebook, with its explanations and a live wizard, and leave the
+work tree exactly as it was (``git status`` empty, no Untitled.ipynb anywhere).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from .conftest import LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env, require_browser
+from .jupyter_process import start_jupyter
+from .lab_helpers import (LAUNCHER_CARD, NOTEBOOK_NAME, WIDGET_OUTPUT, current_notebook_path,
+                          open_lab, wait_saved_with_outputs)
+
+pytestmark = pytest.mark.e2e
+
+TRACEBACK = f"{WIDGET_OUTPUT}[data-mime-type='application/vnd.jupyter.stderr']"
+
+
+def _git(repo, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          check=True, timeout=30).stdout
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """Named ``lab`` so that conftest's ``page`` fixture saves this server's log on failure."""
+    require_browser()
+    tmp = tmp_path_factory.mktemp("lab-card")
+    root = tmp / "root"
+    repo = root / "repo"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q")
+    (repo / "README.md").write_text("a project\n")
+    _git(repo, "add", "README.md")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "init")
+    (tmp / "config").mkdir()
+    (tmp / "config" / "ari_jupyter_config.json").write_text(json.dumps(
+        {"AriWizard": {"demo_workspace_template": str(root / "ari-demo" / "{site}")}}))
+    server = start_jupyter(tmp, app="lab", env=lab_env(tmp), settings=LAB_SETTINGS,
+                           args=LAB_ARGS)
+    server.extra["repo"] = repo
+    yield server
+    server.stop()
+
+
+def test_card_opens_the_workspace_notebook_and_leaves_the_work_tree_alone(lab, page):
+    repo = lab.extra["repo"]
+    open_lab(page, lab, tree="repo")
+    page.click(LAUNCHER_CARD)
+    page.wait_for_selector(f"{WIDGET_OUTPUT} .ari-wizard, {TRACEBACK}", timeout=90_000)
+    tracebacks = page.locator(TRACEBACK)
+    assert tracebacks.count() == 0, tracebacks.first.inner_text()[-3000:]
+
+    expected = f"ari-demo/rccs-cloud/{NOTEBOOK_NAME}"
+    assert current_notebook_path(page) == expected
+    assert page.locator(".jp-NotebookPanel:visible .jp-MarkdownCell").count() >= 2
+    wait_saved_with_outputs(lab.root_dir / expected)
+
+    assert _git(repo, "status", "--porcelain", "--ignored") == ""
+    notebooks = sorted(str(p.relative_to(lab.root_dir)) for p in lab.root_dir.rglob("*.ipynb")
+                       if ".ipynb_checkpoints" not in p.parts)
+    assert notebooks == [expected]
+    assert_no_console_errors(page)

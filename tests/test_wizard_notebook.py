@@ -1,0 +1,141 @@
+"""Where the launcher card's wizard notebook goes: the workspace, the per-user folder, the
+browsed folder, or nowhere (a git work tree); copied once, never overwritten."""
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook
+from ari_jupyter.config import AriWizard
+from ari_jupyter.wizard_notebook import (PlacementRefused, api_path, browsed_folder,
+                                         place_wizard_notebook)
+
+
+def _setup(tmp: Path, layout: str):
+    """A server root and an environment for one row of the table below."""
+    root = tmp / "root"
+    (root / "browsed").mkdir(parents=True)
+    env = {"HOME": str(tmp / "home"), "USER": "u", "XDG_DATA_HOME": str(tmp / "xdg")}
+    demo = str(tmp / "elsewhere" / "{site}")
+    if layout == "workspace-below-root":
+        demo = str(root / "ws" / "{site}")
+    elif layout == "user-dir-below-root":
+        env["XDG_DATA_HOME"] = str(root / "data")
+    elif layout == "user-dir-hidden":
+        env["XDG_DATA_HOME"] = str(root / ".local" / "share")
+    elif layout == "browsed-in-git":
+        (root / ".git").mkdir()
+    elif layout == "workspace-is-root":  # as ``ari-jupyter lab`` starts it
+        demo = str(root)
+    return root, env, AriWizard(demo_workspace_template=demo)
+
+
+@pytest.mark.parametrize("layout, path, folder", [
+    ("workspace-below-root", f"ws/rccs-cloud/{NOTEBOOK_NAME}", "workspace"),
+    ("workspace-is-root", NOTEBOOK_NAME, "workspace"),
+    ("user-dir-below-root", f"data/ari-jupyter/{NOTEBOOK_NAME}", "user"),
+    ("user-dir-hidden", f"browsed/{NOTEBOOK_NAME}", "browsed"),
+    ("out-of-reach", f"browsed/{NOTEBOOK_NAME}", "browsed"),
+])
+def test_the_first_folder_the_lab_can_open_wins(tmp_path, layout, path, folder):
+    root, env, config = _setup(tmp_path, layout)
+    placed = place_wizard_notebook(root, "browsed", env, config=config)
+    assert (placed.path, placed.folder, placed.created) == (path, folder, True)
+    assert (root / path).read_bytes() == packaged_notebook().read_bytes()
+    leftovers = [p for p in (root / path).parent.iterdir() if p.name.startswith(f".{NOTEBOOK_NAME}")]
+    assert leftovers == [], "the temporary copy must be gone"
+
+
+def test_hidden_folders_count_when_the_server_allows_them(tmp_path):
+    root, env, config = _setup(tmp_path, "user-dir-hidden")
+    placed = place_wizard_notebook(root, "browsed", env, config=config, allow_hidden=True)
+    assert placed.path == f".local/share/ari-jupyter/{NOTEBOOK_NAME}"
+
+
+def test_a_git_work_tree_is_refused_and_left_untouched(tmp_path):
+    root, env, config = _setup(tmp_path, "browsed-in-git")
+    with pytest.raises(PlacementRefused, match="git work tree .*ari-jupyter lab"):
+        place_wizard_notebook(root, "browsed", env, config=config)
+    assert list((root / "browsed").iterdir()) == []
+
+
+def test_an_existing_notebook_in_a_work_tree_is_opened_not_copied(tmp_path):
+    root, env, config = _setup(tmp_path, "browsed-in-git")
+    mine = root / "browsed" / NOTEBOOK_NAME
+    mine.write_text('{"my": "edits"}')
+    placed = place_wizard_notebook(root, "browsed", env, config=config)
+    assert (placed.path, placed.created) == (f"browsed/{NOTEBOOK_NAME}", False)
+    assert mine.read_text() == '{"my": "edits"}'
+
+
+def test_a_second_placement_keeps_the_users_edits(tmp_path):
+    root, env, config = _setup(tmp_path, "workspace-below-root")
+    first = place_wizard_notebook(root, "browsed", env, config=config)
+    (root / first.path).write_text('{"edited": true}')
+    second = place_wizard_notebook(root, "browsed", env, config=config)
+    assert (second.path, second.created) == (first.path, False)
+    assert (root / first.path).read_text() == '{"edited": true}'
+
+
+@pytest.mark.parametrize("cwd", ["../outside", "/etc", "browsed/../../x", "missing", "a\0b"])
+def test_the_browsed_folder_must_be_a_folder_below_the_root(tmp_path, cwd):
+    root, _, _ = _setup(tmp_path, "out-of-reach")
+    (tmp_path / "outside").mkdir()
+    with pytest.raises(PlacementRefused, match="not a folder of this JupyterLab"):
+        browsed_folder(root, cwd)
+
+
+def test_a_symlink_out_of_the_root_is_not_below_it(tmp_path):
+    root, _, _ = _setup(tmp_path, "out-of-reach")
+    (tmp_path / "outside").mkdir()
+    os.symlink(tmp_path / "outside", root / "link")
+    assert api_path(root / "link", root) is None
+
+
+def test_the_endpoint_places_and_answers_the_path(tmp_path):
+    """A real ``jupyter server`` with the shipped config: POST needs the token and XSRF."""
+    from e2e.jupyter_process import start_jupyter
+
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(json.dumps(
+        {"AriWizard": {"demo_workspace_template": str(tmp_path / "root" / "ws" / "{site}")}}))
+    server = start_jupyter(tmp_path)
+    try:
+        def post(body: bytes, token: bool = True):
+            request = urllib.request.Request(server.url("/ari-jupyter/wizard-notebook",
+                                                        token=token), data=body, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    return response.status, json.loads(response.read())
+            except urllib.error.HTTPError as exc:
+                return exc.code, exc.read().decode()
+
+        status, answer = post(b'{"cwd": ""}')
+        assert status == 200, answer
+        assert answer == {"path": f"ws/rccs-cloud/{NOTEBOOK_NAME}", "folder": "workspace",
+                          "created": True}
+        assert (server.root_dir / answer["path"]).is_file()
+        assert post(b'{"cwd": ""}')[1]["created"] is False
+        assert post(b'{"cwd": 3}')[0] == 400
+        assert post(b'not json')[0] == 400
+        assert post(b'{}', token=False)[0] in (401, 403)
+    finally:
+        server.stop()
+
+
+def test_the_packaged_notebook_has_no_headings():
+    """JupyterLab 4.0's table of contents throws "Cannot read properties of undefined (reading
+    'type')" when a cell with a heading scrolls into view before its headings are indexed,
+    which happens as the card opens the notebook; the title is bold text for that reason."""
+    import re
+
+    cells = json.loads(packaged_notebook().read_text())["cells"]
+    headings = [line for cell in cells if cell["cell_type"] == "markdown"
+                for line in "".join(cell["source"]).splitlines()
+                if re.match(r"\s{0,3}#{1,6}\s", line) or re.search(r"<h[1-6]\b", line)
+                or re.match(r"\s{0,3}(=+|-{2,})\s*$", line)]
+    assert headings == []
