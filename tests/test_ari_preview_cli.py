@@ -227,3 +227,20 @@ def test_sbatch_help_that_does_not_answer_drops_the_flags(monkeypatch):
     assert preview_cli.probe_bind_flags(slow) == frozenset({"--cpu-bind", "--mem-bind"})
     monkeypatch.setattr(preview_cli, "HELP_TIMEOUT", 0.1)
     assert preview_cli.probe_bind_flags(slow) == frozenset()
+
+
+def test_launch_config_written_by_emit_previews_the_wizards_line(ckpt):
+    """The README passes a checkpoint's launch_config.json: its profile, the wizard's caller
+    arguments and the .env beside it give the line the wizard shows, not ARI's defaults."""
+    state = {"profile": {"kind": "mpi", "min_ranks": 8, "requested_nodes": 2, "ntasks_per_node": 4},
+             "partition": "small", "max_cpus": 1, "walltime": "01:00:00", "nodes": 2}
+    config = write(ckpt / "launch_config.json", {"partition": "small",
+                                                 "ari_jupyter": {"state": state}})
+    (ckpt / ".env").write_text("ARI_SLURM_PARTITION=small\nARI_SLURM_CPUS=1\n"
+                               "ARI_SLURM_WALLTIME=01:00:00\n")
+    code, out, err = preview("--json", "--repo-dir", str(ckpt / "repro_sandbox"), "--profile", config,
+                             "--gres", "no", "--bind-flags", "no", "--sbatch", "yes")
+    assert code == 0, err
+    argv = json.loads(out)["argv"]
+    assert argv[2:8] == ["--partition", "small", "--cpus-per-task", "1", "--time", "01:00:00"]
+    assert argv[-7:-1] == ["--nodes", "2", "--ntasks", "8", "--ntasks-per-node", "4"]

@@ -104,3 +104,16 @@ def test_experiment_file_is_delegated_to_the_experiment_lints(tmp_path, capsys, 
     code, findings = _json(capsys, [str(path)])
     assert code == 1
     assert ("E1", 3) in {(f["rule"], f["line"]) for f in findings}
+
+
+def test_experiment_file_reads_its_checkpoint_env_as_lint_does(tmp_path, capsys, monkeypatch):
+    """A checkpoint's experiment.md names a partition its own .env exports: no E8, as lint says."""
+    monkeypatch.delenv("ARI_SLURM_PARTITION", raising=False)
+    path = tmp_path / "experiment.md"
+    path.write_text("# Stencil\n\n## Research Goal\nx\n\n## Evaluation Metric\nMetrics: GFlops\n\n"
+                    "## Hardware Limits\nPartition: small, Max CPUs: 1\n")
+    _code, findings = _json(capsys, [str(path)])
+    assert "E8" in {f["rule"] for f in findings}
+    (tmp_path / ".env").write_text("ARI_SLURM_PARTITION=small\nARI_SLURM_CPUS=1\n")
+    _code, findings = _json(capsys, [str(path)])
+    assert "E8" not in {f["rule"] for f in findings}

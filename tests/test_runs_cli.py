@@ -79,3 +79,18 @@ def test_follow_prints_new_lines_and_stops_when_the_run_ends(tmp_path):
     assert "phase: exploring" in out
     assert "  a fresh line from ari" in out
     assert out.rstrip().endswith("run ended: interrupted")
+
+
+@pytest.mark.parametrize("env,expected", [
+    ({"ARI_JUPYTER_DEMO_SITE": "rccs-cloud"}, "{home}/ari-demo/rccs-cloud"),
+    ({"ARI_JUPYTER_DEMO_SITE": "rccs-cloud", "SLURM_JOB_ID": "7"}, "/work/{user}/ari"),
+])
+def test_default_workspace_is_where_the_wizard_writes(tmp_path, monkeypatch, env, expected):
+    """`ari-jupyter lab` on a laptop: the wizard writes to the demo workspace, so the Runs panel
+    and `runs` list that one; inside an allocation the site's template, as the wizard uses."""
+    from ari_jupyter.runs.service import default_workspace
+
+    for name in [k for k in os.environ if k.startswith("SLURM_")] + ["ARI_JUPYTER_DEMO_SITE"]:
+        monkeypatch.delenv(name, raising=False)
+    full = {**os.environ, "HOME": str(tmp_path), "USER": "u1", **env}
+    assert default_workspace(full) == expected.format(home=tmp_path, user="u1")

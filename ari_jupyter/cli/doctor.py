@@ -72,6 +72,20 @@ def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "e
         print(f"        {t('cli.fix', lang)} {f.fix_text(lang)}")
 
 
+def _experiment_env(path: str) -> dict[str, str]:
+    """The environment ``ari run`` will see for an experiment.md, as ``lint`` reads it: this
+    one, completed by the checkpoint's own .env beside the file (exported values win)."""
+    import os
+    from pathlib import Path
+
+    from .lint import read_dotenv
+
+    env_file = None if path == "-" else Path(path).resolve().parent / ".env"
+    env = read_dotenv(env_file) if env_file is not None and env_file.is_file() else {}
+    env.update(os.environ)
+    return env
+
+
 def run(args: argparse.Namespace) -> int:
     import os
 
@@ -103,10 +117,11 @@ def run(args: argparse.Namespace) -> int:
         checkpoint = args.checkpoint
         if kind == "log" and not checkpoint and path != "-":
             checkpoint = checkpoint_from_log_path(path)
+        env = _experiment_env(path) if kind == "experiment" else os.environ
         try:
             findings = diagnose_text(text, kind=kind, profile=profile, nodes=nodes, has_gres=has_gres,
                                      allow_no_gres=allow_no_gres, checkpoint_dir=checkpoint,
-                                     expected_artifacts=artifacts, filename=name, env=os.environ)
+                                     expected_artifacts=artifacts, filename=name, env=env)
         except ProfileError as exc:
             print(f"ari-jupyter doctor: {args.profile}: {exc}", file=sys.stderr)
             return 2

@@ -44,8 +44,9 @@ def register(subparsers) -> None:
     sbatch.add_argument("--repo-dir", required=True, metavar="DIR",
                         help="ARI's repo dir, normally <checkpoint>/repro_sandbox")
     sbatch.add_argument("--profile", metavar="FILE",
-                        help="execution_profile JSON (the object itself, or a rubric with "
-                        "reproduce_contract.execution_profile)")
+                        help="execution_profile JSON (the object itself, a rubric with "
+                        "reproduce_contract.execution_profile, or a checkpoint's launch_config.json: "
+                        "the wizard's choices, with the .env beside it)")
     sbatch.add_argument("--args", metavar="FILE", help="JSON object of run_reproduce arguments")
     sbatch.add_argument("--gres", type=_yes_no, metavar="yes|no",
                         help="does `sinfo -h -o %%G` show GRES (default: probe this machine)")
@@ -75,6 +76,38 @@ def _profile_and_runtime(data: Any) -> tuple[Any, Any]:
         contract = data["reproduce_contract"]
         return contract.get("execution_profile"), contract.get("max_runtime_sec")
     return data, None
+
+
+def _written_state(data: Any) -> dict | None:
+    """The wizard's choices inside a launch_config.json that ari-jupyter wrote, else None."""
+    meta = data.get("ari_jupyter") if isinstance(data, dict) else None
+    state = meta.get("state") if isinstance(meta, dict) else None
+    return state if isinstance(state, dict) else None
+
+
+def _with_checkpoint_env(launch_config: str, env: dict[str, str]) -> dict[str, str]:
+    """``env`` completed by the checkpoint .env beside launch_config.json, which ``ari`` loads
+    (exported values win, as in ARI)."""
+    from pathlib import Path
+
+    from .lint import read_dotenv
+
+    env_file = Path(launch_config).resolve().parent / ".env"
+    values = read_dotenv(env_file) if env_file.is_file() else {}
+    values.update(env)
+    return values
+
+
+def _wizard_caller(state: dict) -> Any:
+    """The run_reproduce arguments the wizard's preview uses for these choices."""
+    from ..ari.sbatch import ReproduceArgs
+
+    def number(key: str) -> int:
+        value = state.get(key)
+        return value if isinstance(value, int) and value > 0 else 0
+
+    return ReproduceArgs(partition=str(state.get("partition") or ""), cpus=number("max_cpus"),
+                         walltime=str(state.get("walltime") or ""), nodes=number("nodes"))
 
 
 def probe_has_gres(host) -> bool:
@@ -117,17 +150,22 @@ def run(args) -> int:
         return 1
 
     coerced: list[str] = []
+    env = dict(os.environ)
     try:
-        profile, runtime = (None, None)
+        profile, runtime, written = (None, None, None)
         if args.profile:
-            raw, runtime = _profile_and_runtime(_load_json(args.profile, "profile"))
+            data = _load_json(args.profile, "profile")
+            written = _written_state(data)
+            if written is not None:
+                data, env = written.get("profile"), _with_checkpoint_env(args.profile, env)
+            raw, runtime = _profile_and_runtime(data)
             try:
                 profile = ExecutionProfile.from_json(raw)
             except ProfileError:
                 # ARI does not validate: preview what its dispatcher makes of the values, and say so
                 profile, coerced = ari_dispatch_reading(raw)
         caller = ReproduceArgs.from_json(_load_json(args.args, "args")) if args.args \
-            else ReproduceArgs()
+            else _wizard_caller(written) if written is not None else ReproduceArgs()
     except (ValueError, ProfileError, ArgsError) as exc:
         return fail(str(exc))
 
@@ -136,7 +174,7 @@ def run(args) -> int:
     has_gres = args.gres if args.gres is not None else probe_has_gres(host)
     bind_flags: Any = args.bind_flags if args.bind_flags is not None else probe_bind_flags(host)
     try:
-        plan = plan_slurm_dispatch(caller, dict(os.environ), args.repo_dir, has_gres=has_gres,
+        plan = plan_slurm_dispatch(caller, env, args.repo_dir, has_gres=has_gres,
                                    bind_flags=bind_flags, has_sbatch=has_sbatch,
                                    profile=profile, rubric_max_runtime_sec=runtime)
     except AriError as exc:

@@ -16,14 +16,23 @@ from .workspace import checkpoint_dirs
 
 
 def default_workspace(env: Mapping[str, str] | None = None) -> str:
-    """The wizard's workspace (site config ``AriWizard.workspace_template``)."""
-    from ..config import AriWizard, wizard_config
+    """The wizard's workspace: the site's ``AriWizard.workspace_template`` inside an allocation,
+    the local demo workspace where the wizard starts on a demo site (``ari-jupyter lab`` on a
+    laptop), so the runs Write made there are the runs listed."""
+    import os
 
+    from ..config import AriWizard, select_host, wizard_config
+
+    env = dict(os.environ if env is None else env)
     try:
         config = wizard_config()
     except Exception:  # a broken site config must not hide the runs
         config = AriWizard()
-    return config.workspace_for(env)
+    try:
+        host, _name, _reason = select_host(config=config, env=env)
+    except Exception:  # an unreadable demo site: the site's template, as before
+        return config.workspace_for(env)
+    return config.workspace_for_host(host, env)
 
 
 def _local_host() -> Host:
