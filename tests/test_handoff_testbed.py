@@ -25,6 +25,7 @@ from ari_jupyter.host import LocalHost
 from test_ari_render import golden_state
 
 pytestmark = pytest.mark.slurm
+FAKE_KEY = "sk-test-Hq7Wv6Ut5Sr4Qp3"
 
 INSIDE = textwrap.dedent("""\
     import json, os, sys
@@ -45,6 +46,9 @@ def lab(testbed_nogres, shared_mount, tmp_path):
     (bin_dir / "ari").write_text("#!/bin/sh\nexit 0\n")
     (bin_dir / "ari").chmod(0o755)
     (home / ".bash_profile").write_text(f'export PATH="{bin_dir}:$PATH"\n')
+    # The key of ARI's packaged LLM where ARI reads it (~/.env, owner-only), never in the checkpoint.
+    (home / ".env").write_text(f"OPENAI_API_KEY={FAKE_KEY}\n")
+    (home / ".env").chmod(0o600)
     workspace = home / "ws"
 
     class Lab:
@@ -79,6 +83,8 @@ def test_good_checkpoint_passes_every_check(lab):
         {k: (v["status"], v["summary"]) for k, v in checks.items()}
     assert "small" in checks["sbatch"]["summary"]
     assert "fuse.sshfs" in checks["shared_fs"]["summary"], checks["shared_fs"]  # the real mount
+    assert checks["api_key"]["data"]["source"] == str(lab.home / ".env")
+    assert FAKE_KEY not in json.dumps(checks)
 
 
 @pytest.mark.parametrize("cause, check, words", [
