@@ -72,3 +72,86 @@ def test_emit_refusal_is_printed_in_the_chosen_language(capsys, tmp_path, monkey
     err = capsys.readouterr().err
     assert code == 1
     assert "チェックポイントを書き出せません" in err and "「制限時間」を 01:00:00 以下に" in err
+
+
+@pytest.fixture(scope="module")
+def demo_checkpoint(tmp_path_factory):
+    """A checkpoint written by `emit --site rccs-cloud` into a HOME of its own."""
+    home = tmp_path_factory.mktemp("home")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HOME", str(home))
+    try:
+        assert main(["emit", "--site", "rccs-cloud", "--title", "lang check", "--goal", "g",
+                     "--metric", "m", "--walltime", "00:30:00", "--llm-backend", "ollama",
+                     "--json"]) == 0
+        yield home, next((home / "ari-demo" / "rccs-cloud" / "checkpoints").iterdir())
+    finally:
+        patch.undo()
+
+
+def _translated_lines(out: str) -> list[str]:
+    """The printed lines a person reads: commands (indented shell lines) left out."""
+    return [line for line in out.splitlines()
+            if line.strip() and not re.match(r"\s+(ari viz|ssh|bash) ", line)]
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_check_handoff_prints_every_check_and_step_in_the_chosen_language(
+        lang, demo_checkpoint, capsys, monkeypatch):
+    home, checkpoint = demo_checkpoint
+    monkeypatch.setenv("HOME", str(home))
+    capsys.readouterr()
+    assert main(["check-handoff", str(checkpoint), "--site", "rccs-cloud", "--lang", lang]) == 0
+    lines = _translated_lines(capsys.readouterr().out)
+    assert len(lines) >= 9 + 3 + 5  # nine checks, three step titles, their texts
+    for line in lines:
+        assert CJK.search(line), line
+    assert english_sentences(lines) == []
+
+
+def test_check_handoff_json_keeps_english_with_message_ids(demo_checkpoint, capsys, monkeypatch):
+    home, checkpoint = demo_checkpoint
+    monkeypatch.setenv("HOME", str(home))
+    capsys.readouterr()
+    main(["check-handoff", str(checkpoint), "--site", "rccs-cloud", "--lang", "ja", "--json"])
+    answer = json.loads(capsys.readouterr().out)
+    for check in answer["checks"]:
+        assert check["message_id"] and not CJK.search(check["summary"]), check
+    dashboard = answer["steps"][0]
+    assert dashboard["title"] == "Start ARI's dashboard from the notebook (optional)"
+    assert dashboard["messages"]["title"] == {"message_id": "handoff.step.dashboard", "params": {}}
+    assert dashboard["messages"]["warning"]["message_id"] == "handoff.dashboard.warning"
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_check_handoff_of_a_non_checkpoint_says_so_in_the_chosen_language(lang, tmp_path, capsys):
+    assert main(["check-handoff", str(tmp_path), "--lang", lang]) == 1
+    err = capsys.readouterr().err.strip()
+    assert CJK.search(err) and english_sentences([err]) == [], err
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_rarer_hand_off_verdicts_render_in_the_chosen_language(lang, demo_checkpoint,
+                                                                    monkeypatch, tmp_path):
+    """Damaged files and exported overrides: their sentences and fixes come from the catalog."""
+    import shutil
+
+    from ari_jupyter.cli.check_handoff import report
+    from ari_jupyter.handoff import check_handoff
+
+    home, checkpoint = demo_checkpoint
+    monkeypatch.setenv("HOME", str(home))
+    copy = tmp_path / "checkpoints" / checkpoint.name
+    shutil.copytree(checkpoint, copy)
+    (copy / "experiment.md").write_text("edited\n", encoding="utf-8")
+    env = {"ARI_PHASE1_SANDBOX": "local", "SBATCH_ACCOUNT": "other", "PATH": "/usr/bin"}
+    checks = {c.id: c for c in check_handoff(copy, env=env, timeout=5)}
+    rare = [checks[i] for i in ("checkpoint", "script", "env_overrides")]
+    assert [c.status for c in rare] == ["fail", "fail", "warn"], [c.summary for c in rare]
+    for check in rare:
+        assert check.message_id and check.fix_id, check
+        lines = report([check], [], lang).splitlines()
+        for line in lines:
+            assert CJK.search(line), line
+        assert english_sentences(lines) == [], lines
+    assert checks["env_overrides"].message_id == "handoff.check.env_overrides.both"
