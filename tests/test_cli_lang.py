@@ -155,3 +155,40 @@ def test_the_rarer_hand_off_verdicts_render_in_the_chosen_language(lang, demo_ch
             assert CJK.search(line), line
         assert english_sentences(lines) == [], lines
     assert checks["env_overrides"].message_id == "handoff.check.env_overrides.both"
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_runs_prints_its_header_and_empty_state_in_the_chosen_language(
+        lang, demo_checkpoint, capsys, tmp_path):
+    home, checkpoint = demo_checkpoint
+    capsys.readouterr()
+    main(["runs", "--workspace", str(checkpoint.parent.parent), "--lang", lang])
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    assert CJK.search(header) and english_sentences([header]) == [], header
+    assert row.startswith(checkpoint.name)
+    main(["runs", "--workspace", str(tmp_path), "--lang", lang])
+    empty = capsys.readouterr().out.strip()
+    assert CJK.search(empty) and english_sentences([empty]) == [], empty
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("case", ["failed", "interrupted-paper", "exploring"])
+def test_run_findings_and_process_render_in_the_chosen_language(lang, case, tmp_path):
+    """The findings `status` and the Runs panel show: catalog sentences, tool output quoted."""
+    import asyncio
+
+    from ari_jupyter.cli._runs_text import findings_text
+    from ari_jupyter.i18n import render
+    from ari_jupyter.runs.markers import ari_process
+    from ari_jupyter.runs.service import status_json
+    from runs_support import copy_case
+
+    checkpoint = copy_case(case, tmp_path)
+    status = asyncio.run(status_json(checkpoint))
+    assert status["findings"], case
+    lines = findings_text(status["findings"], lang)
+    for line in lines:
+        assert CJK.search(line), line
+    assert english_sentences(lines) == [], lines
+    process = render(ari_process(checkpoint).why, lang)
+    assert CJK.search(process) and english_sentences([process]) == [], process
