@@ -192,3 +192,19 @@ def test_run_findings_and_process_render_in_the_chosen_language(lang, case, tmp_
     assert english_sentences(lines) == [], lines
     process = render(ari_process(checkpoint).why, lang)
     assert CJK.search(process) and english_sentences([process]) == [], process
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_check_handoff_names_emit_in_a_translated_shared_fs_fix(lang):
+    """The probe's fix says --checkpoint-dir (a probe flag) in every language; check-handoff
+    points at emit instead, as it does in English."""
+    from ari_jupyter.cli._flags import speak
+    from ari_jupyter.i18n import messages
+
+    fixes = [texts[lang] for texts in messages().values()
+             if "e.g. --checkpoint-dir /work/$USER/ari" in texts["en"]]
+    assert fixes
+    for fix in fixes:
+        spoken = speak("check-handoff", fix)
+        assert "--checkpoint-dir" not in spoken, spoken
+        assert "`ari-jupyter emit --workspace /work/$USER/ari ...`" in spoken, spoken
