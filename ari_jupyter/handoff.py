@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ._async import run_sync
 from .ari import prelude, render
-from .i18n import Text, t, text
+from .i18n import Text, message, t, text
 from .probes.result import ProbeResult
 
 DEFAULT_DASHBOARD_PORT = 8765
@@ -53,9 +53,19 @@ class ChecklistItem:
     extra_commands: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
+        """English texts, plus ``messages``: the catalog id and params of each translated one."""
         data = asdict(self)
         data["extra_commands"] = list(self.extra_commands)
+        data["messages"] = {name: _said_as(getattr(self, name))
+                            for name in ("title", "detail", "warning")
+                            if isinstance(getattr(self, name), Text)}
+        data["messages"]["extra_commands"] = [_said_as(extra) if isinstance(extra, Text) else None
+                                              for extra in self.extra_commands]
         return data
+
+
+def _said_as(value: Text) -> dict[str, Any]:
+    return {"message_id": value.message_id, "params": dict(value.params)}
 
 
 def free_port(start: int = DEFAULT_DASHBOARD_PORT, attempts: int = 200,
@@ -113,7 +123,7 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     present = set(files) if files is not None else {str(p) for p in ckpt.iterdir()} if ckpt.is_dir() else set()
 
     dashboard = ChecklistItem(
-        id="dashboard", title="Start ARI's dashboard from the notebook (optional)", state="ready",
+        id="dashboard", title=text("handoff.step.dashboard"), state="ready",
         command=dashboard_command(str(ckpt), port),
         detail=text("handoff.dashboard.detail", port=port, ws_port=port + 1),
         warning=dashboard_warning(node, port),
@@ -122,7 +132,7 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     )
     written = str(script) in present or script.is_file()
     handoff = ChecklistItem(
-        id="handoff", title="Run ARI from a second terminal in the same allocation",
+        id="handoff", title=text("handoff.step.handoff"),
         state="written" if written else "not written",
         command=render.handoff_command(str(script)),
         detail=(text("handoff.handoff.detail") if written
@@ -145,7 +155,7 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
         # Only half of the reproduce inputs exist: say so rather than "written".
         reproduce_state = "env only" if env_file.is_file() else "not written"
     reproduce = ChecklistItem(
-        id="reproduce", title="Reproduce step: sandbox_kind=slurm and the node count",
+        id="reproduce", title=text("handoff.step.reproduce"),
         state=reproduce_state,
         detail=text("handoff.reproduce.two", first=parts[0], second=parts[1]) if len(parts) == 2
         else parts[0])
@@ -190,9 +200,8 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
     try:
         state = load_checkpoint(ckpt)
     except (EmitError, ValueError) as exc:
-        results["checkpoint"] = ProbeResult(
-            "checkpoint", "fail", f"cannot read the checkpoint: {exc}",
-            fix="Write the checkpoint with the wizard or `ari-jupyter emit`.")
+        results["checkpoint"] = _said("checkpoint", "fail", "handoff.check.checkpoint.unreadable",
+                                      "handoff.check.checkpoint.unreadable.fix", error=str(exc))
     if state is not None:
         results["checkpoint"] = _check_files(ckpt)
     results["script"] = _check_script(script, ckpt)
@@ -203,7 +212,7 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
         "shared_fs": _probe(host, "shared_fs", ckpt, state, timeout),
         "ari": _check_ari(host, state, timeout),
         "sbatch": _probe(host, "sbatch", ckpt, state, timeout) if state is not None else _skip(
-            "sbatch", "no partition known: the checkpoint could not be read"),
+            "sbatch", "handoff.check.sbatch.unread"),
         "modules": _check_modules(host, state, timeout),
     }
     assert tuple(pending) == SLOW_CHECK_IDS
@@ -235,11 +244,11 @@ def not_a_checkpoint(ckpt: Path) -> ProbeResult | None:
     """
     config = ckpt / "launch_config.json"
     if not ckpt.exists():
-        why = f"{ckpt} does not exist"
+        why, params = "handoff.not_a_checkpoint.missing", {}
     elif not ckpt.is_dir():
-        why = f"{ckpt} is not a directory"
+        why, params = "handoff.not_a_checkpoint.not_dir", {}
     elif not config.exists():
-        why = f"{ckpt} is not a checkpoint: it has no launch_config.json"
+        why, params = "handoff.not_a_checkpoint.no_config", {}
     else:
         try:
             data = json.loads(config.read_text(encoding="utf-8"))
@@ -247,15 +256,13 @@ def not_a_checkpoint(ckpt: Path) -> ProbeResult | None:
             return None  # damaged: the checkpoint check says how
         if isinstance(data, dict) and isinstance(data.get(render.LAUNCH_CONFIG_KEY), dict):
             return None
-        why = (f"{ckpt} is not a checkpoint written by ari-jupyter: its launch_config.json has "
-               f"no '{render.LAUNCH_CONFIG_KEY}' section")
+        why, params = "handoff.not_a_checkpoint.foreign", {"key": render.LAUNCH_CONFIG_KEY}
     runs = _checkpoints_under(ckpt)
-    fix = ("Give the checkpoint directory that the wizard or `ari-jupyter emit` printed "
-           "(<workspace>/checkpoints/<run_id>)")
+    fix = "handoff.not_a_checkpoint.fix_under" if runs else "handoff.not_a_checkpoint.fix"
     if runs:
-        fix += "; under this directory: " + ", ".join(str(r) for r in runs)
-    return ProbeResult("checkpoint", "fail", why, fix=fix + ".",
-                       data={"not_a_checkpoint": True, "path": str(ckpt)})
+        params["runs"] = ", ".join(str(r) for r in runs)
+    return _said("checkpoint", "fail", why, fix, ckpt=str(ckpt), **params,
+                 data={"not_a_checkpoint": True, "path": str(ckpt)})
 
 
 def _checkpoints_under(path: Path, limit: int = 3) -> list[Path]:
@@ -294,8 +301,8 @@ def _key_message(status: Any, backend: str) -> dict:
     return {"message_id": message_id, "params": params}
 
 
-async def _skip(check_id: str, why: str) -> ProbeResult:
-    return ProbeResult(check_id, "skip", why)
+async def _skip(check_id: str, message_id: str) -> ProbeResult:
+    return _said(check_id, "skip", message_id)
 
 
 def _check_files(ckpt: Path) -> ProbeResult:
@@ -306,18 +313,19 @@ def _check_files(ckpt: Path) -> ProbeResult:
     for name in ("experiment.md", ".env", "launch_config.json", *recorded):
         path = ckpt / name
         if not path.is_file():
-            problems.append(f"{name} is missing")
+            problems.append(message("handoff.check.checkpoint.file_missing", name=name))
         elif not os.access(path, os.R_OK):
-            problems.append(f"{name} is not readable")
+            problems.append(message("handoff.check.checkpoint.file_unreadable", name=name))
     for name, digest in recorded.items():
         path = ckpt / name
         if path.is_file() and os.access(path, os.R_OK):
             if hashlib.sha256(path.read_bytes()).hexdigest() != digest:
-                problems.append(f"{name} changed since it was written (or the write was interrupted)")
+                problems.append(message("handoff.check.checkpoint.file_changed", name=name))
     if problems:
-        return ProbeResult("checkpoint", "fail", f"{ckpt}: " + "; ".join(sorted(set(problems))),
-                           fix="Write the checkpoint again (wizard Write, or `ari-jupyter emit "
-                               "--from-json <checkpoint>/launch_config.json --force`).")
+        unique = {json.dumps(p, sort_keys=True): p for p in problems}
+        return _said("checkpoint", "fail", "handoff.check.checkpoint.damaged",
+                     "handoff.check.checkpoint.damaged.fix", ckpt=str(ckpt),
+                     problems=[unique[k] for k in sorted(unique)])
     return _said("checkpoint", "ok", "handoff.check.checkpoint.ok", ckpt=str(ckpt))
 
 
@@ -326,15 +334,17 @@ def _check_script(script: Path, ckpt: Path) -> ProbeResult:
         return _said("script", "fail", "handoff.check.script.missing", "handoff.check.script.missing.fix",
                      script=str(script))
     if not os.access(script, os.R_OK):
-        return ProbeResult("script", "fail", f"{script} is not readable",
-                           fix=f"chmod u+r {shlex.quote(str(script))}")
+        return _said("script", "fail", "handoff.check.script.unreadable",
+                     "handoff.check.script.unreadable.fix", script=str(script),
+                     quoted=shlex.quote(str(script)))
     import subprocess
 
     check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
     if check.returncode != 0:
-        return ProbeResult("script", "fail", f"{script} is not valid bash: {check.stderr.strip()}",
-                           command=f"bash -n {script}", evidence=check.stderr,
-                           fix="Write the checkpoint again (the script was edited or truncated).")
+        return replace(_said("script", "fail", "handoff.check.script.invalid",
+                             "handoff.check.script.invalid.fix", script=str(script),
+                             error=check.stderr.strip(), command=f"bash -n {script}"),
+                       evidence=check.stderr)
     return _said("script", "ok", "handoff.check.script.ok", script=str(script),
                  command=f"bash -n {script}")
 
@@ -344,8 +354,8 @@ def _check_exported(script: Path, ckpt: Path) -> ProbeResult:
     try:
         lines = script.read_text(encoding="utf-8").splitlines()
     except OSError:
-        return ProbeResult("checkpoint_env", "fail", "the hand-off script cannot be read",
-                           fix="See the script check above.")
+        return _said("checkpoint_env", "fail", "handoff.check.checkpoint_env.unreadable",
+                     "handoff.check.checkpoint_env.unreadable.fix")
     exported = None
     ari_line = None
     for number, line in enumerate(lines, start=1):
@@ -358,18 +368,16 @@ def _check_exported(script: Path, ckpt: Path) -> ProbeResult:
         if stripped.startswith("ari run ") and ari_line is None:
             ari_line = number
     if exported is None:
-        return ProbeResult("checkpoint_env", "fail", "the hand-off script never exports "
-                           "ARI_CHECKPOINT_DIR: `ari run` would start a new run under "
-                           "$PWD/workspace/checkpoints and ignore this checkpoint's .env",
-                           fix="Write the checkpoint again.")
+        return _said("checkpoint_env", "fail", "handoff.check.checkpoint_env.not_exported",
+                     "handoff.check.write_again")
     number, value = exported
     if os.path.realpath(value) != os.path.realpath(ckpt):
-        return ProbeResult("checkpoint_env", "fail",
-                           f"line {number} exports ARI_CHECKPOINT_DIR={value}, not {ckpt}",
-                           fix="Write the checkpoint again (the script belongs to another run).")
+        return _said("checkpoint_env", "fail", "handoff.check.checkpoint_env.other_run",
+                     "handoff.check.checkpoint_env.other_run.fix", line=number, value=value,
+                     ckpt=str(ckpt))
     if ari_line is None or ari_line < number:
-        return ProbeResult("checkpoint_env", "fail", "`ari run` is missing or runs before the export",
-                           fix="Write the checkpoint again.")
+        return _said("checkpoint_env", "fail", "handoff.check.checkpoint_env.order",
+                     "handoff.check.write_again")
     return _said("checkpoint_env", "ok", "handoff.check.checkpoint_env.ok", ckpt=str(ckpt),
                  line=number, ari_line=ari_line)
 
@@ -379,21 +387,24 @@ def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
     from .cli.lint import read_dotenv
 
     values = read_dotenv(ckpt / ".env")
-    clashes = [f"{k}={env[k]} (checkpoint: {v})" for k, v in values.items()
-               if k in env and env[k] != v]
+    clashes = [message("handoff.check.env_overrides.clash", name=k, value=env[k], checkpoint=v)
+               for k, v in values.items() if k in env and env[k] != v]
     # sbatch input variables silently apply to every job ARI submits (spec §3.1).
     inputs = sorted(k for k in env if k.startswith("SBATCH_"))
     names = sorted({*(k for k in values if k in env and env[k] != values[k]), *inputs})
     if clashes or inputs:
         parts = []
         if clashes:
-            parts.append("exported here and winning over the checkpoint .env: " + "; ".join(clashes))
+            parts.append(message("handoff.check.env_overrides.clashes", clashes=clashes))
         if inputs:
-            parts.append("sbatch input variables apply to every job ARI submits: "
-                         + "; ".join(f"{k}={env[k]}" for k in inputs))
-        return ProbeResult("env_overrides", "warn", ". ".join(parts),
-                           fix=f"unset {' '.join(names)} in the terminal before the hand-off (or "
-                               "in ~/.bashrc), so ari and its jobs use the checkpoint's values.")
+            parts.append(message("handoff.check.env_overrides.sbatch",
+                                 inputs="; ".join(f"{k}={env[k]}" for k in inputs)))
+        if len(parts) == 2:
+            return _said("env_overrides", "warn", "handoff.check.env_overrides.both",
+                         "handoff.check.env_overrides.fix", first=parts[0], second=parts[1],
+                         names=" ".join(names))
+        return _said("env_overrides", "warn", parts[0]["message_id"],
+                     "handoff.check.env_overrides.fix", **parts[0]["params"], names=" ".join(names))
     return _said("env_overrides", "ok", "handoff.check.env_overrides.ok")
 
 
@@ -405,7 +416,7 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
     from .run_settings_view import ari_default_llm
 
     if state is None:
-        return ProbeResult("api_key", "skip", "no run settings: the checkpoint could not be read")
+        return _said("api_key", "skip", "handoff.check.api_key.unread")
     settings = getattr(state, "run_settings", None) or RunSettings()
     # The wizard's answer for "nothing chosen": ARI's packaged workflow.yaml's llm section.
     default = ari_default_llm(env)[0]
@@ -435,7 +446,7 @@ async def _probe(host: Any, probe_id: str, ckpt: Path, state: Any, timeout: floa
                        checkpoint_dir=str(ckpt), timeout=timeout, only=[probe_id])
     async for result in run_probes(host, ctx):
         return result
-    return ProbeResult(probe_id, "unknown", "the probe gave no answer")
+    return _said(probe_id, "unknown", "handoff.check.no_answer")
 
 
 async def _check_ari(host: Any, state: Any, timeout: float) -> ProbeResult:
@@ -447,20 +458,16 @@ async def _check_ari(host: Any, state: Any, timeout: float) -> ProbeResult:
     result = await host.run(["bash", "-lc", script], timeout=timeout)
     command = f"bash -lc {shlex.quote(script)}"
     if result.timed_out:
-        return ProbeResult("ari", "unknown", f"a login shell did not answer within {timeout:g}s",
-                           command=command, fix="Check ~/.bash_profile for commands that wait.")
+        return _said("ari", "unknown", "handoff.check.ari.timeout", "handoff.check.ari.timeout.fix",
+                     timeout=f"{timeout:g}", command=command)
     path = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     if result.returncode == 0 and path:
         config, config_command = await _ari_packaged_config(host, load, timeout)
         if config is not None and not (config.get("profile") and config.get("workflow")):
-            return ProbeResult(
-                "ari", "fail",
-                f"the ari at {path} does not find its packaged config ({config.get('root')} has no "
-                "profiles/hpc.yaml or workflow.yaml): a non-editable install, so the hand-off's "
-                "`--profile hpc` is ignored (ARI only warns) and ARI's workflow.yaml is not found",
-                command=config_command, evidence=json.dumps(config), data={"path": path, **config},
-                fix="Reinstall ARI editable, as its setup.sh does: `cd /path/to/ARI && pip install "
-                    "-e ari-skill-memory -e ari-core` (a wheel of ari-core leaves out ari-core/config/).")
+            said = _said("ari", "fail", "handoff.check.ari.no_config", "handoff.check.ari.no_config.fix",
+                         path=path, root=str(config.get("root")), command=config_command,
+                         data={"path": path, **config})
+            return replace(said, evidence=json.dumps(config))
         data = {"path": path, **({"config_root": config["root"]} if config else {})}
         return _said("ari", "ok", "handoff.check.ari.ok", path=path, command=command, data=data)
     missing = _said("ari", "fail", "handoff.check.ari.missing", "handoff.check.ari.missing.fix",
@@ -504,14 +511,14 @@ async def _check_modules(host: Any, state: Any, timeout: float) -> ProbeResult:
     """Modules load in a non-interactive bash: the hand-off's (with its init) and the profile's
     (as reproduce.sh runs them, where only BASH_ENV can define ``module``)."""
     if state is None:
-        return ProbeResult("modules", "skip", "no modules known: the checkpoint could not be read")
+        return _said("modules", "skip", "handoff.check.modules.unread")
     handoff = list(state.module_loads)
     profile = [m for m in state.profile.module_loads if m not in handoff]
     if not handoff and not profile:
         return _said("modules", "skip", "handoff.check.modules.none")
     runs = []
     if handoff:
-        runs.append(("hand-off", handoff, f"{_MODULE_INIT}; module load \"$@\""))
+        runs.append((message("handoff.check.modules.label.handoff"), handoff, f"{_MODULE_INIT}; module load \"$@\""))
     if profile or handoff:
         runs.append(("reproduce.sh", [*handoff, *profile] if profile else handoff, 'module load "$@"'))
     failures, evidence = [], []
@@ -529,16 +536,14 @@ async def _check_modules(host: Any, state: Any, timeout: float) -> ProbeResult:
     label, names, result, command = failures[0]
     text = result.output.lower()
     if "module: command not found" in text or "module: not found" in text:
-        why = f"`module` is not defined in the non-interactive bash that runs {label}"
-        fix = ("Export BASH_ENV pointing at the module system's bash init (e.g. "
-               "`export BASH_ENV=/usr/share/lmod/lmod/init/bash`) in the terminal before the "
-               "hand-off; reproduce jobs inherit it (sbatch --export ALL).")
+        said = _said("modules", "fail", "handoff.check.modules.no_module",
+                     "handoff.check.modules.no_module.fix", label=label, command=command)
     else:
-        why = f"`module load {' '.join(names)}` fails in {label}: " + (
-            _telling_line(result.output) or f"exit {result.returncode}")
-        fix = "Pick modules listed by `module avail` (the wizard's module list comes from it)."
-    return ProbeResult("modules", "fail", why, command=command,
-                       evidence="\n\n".join(evidence), fix=fix)
+        said = _said("modules", "fail", "handoff.check.modules.load_failed",
+                     "handoff.check.modules.load_failed.fix", names=" ".join(names), label=label,
+                     why=_telling_line(result.output) or f"exit {result.returncode}",
+                     command=command)
+    return replace(said, evidence="\n\n".join(evidence))
 
 
 _TELLING = re.compile(r"error|unknown|not found|cannot|failed", re.IGNORECASE)

@@ -72,3 +72,139 @@ def test_emit_refusal_is_printed_in_the_chosen_language(capsys, tmp_path, monkey
     err = capsys.readouterr().err
     assert code == 1
     assert "チェックポイントを書き出せません" in err and "「制限時間」を 01:00:00 以下に" in err
+
+
+@pytest.fixture(scope="module")
+def demo_checkpoint(tmp_path_factory):
+    """A checkpoint written by `emit --site rccs-cloud` into a HOME of its own."""
+    home = tmp_path_factory.mktemp("home")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HOME", str(home))
+    try:
+        assert main(["emit", "--site", "rccs-cloud", "--title", "lang check", "--goal", "g",
+                     "--metric", "m", "--walltime", "00:30:00", "--llm-backend", "ollama",
+                     "--json"]) == 0
+        yield home, next((home / "ari-demo" / "rccs-cloud" / "checkpoints").iterdir())
+    finally:
+        patch.undo()
+
+
+def _translated_lines(out: str) -> list[str]:
+    """The printed lines a person reads: commands (indented shell lines) left out."""
+    return [line for line in out.splitlines()
+            if line.strip() and not re.match(r"\s+(ari viz|ssh|bash) ", line)]
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_check_handoff_prints_every_check_and_step_in_the_chosen_language(
+        lang, demo_checkpoint, capsys, monkeypatch):
+    home, checkpoint = demo_checkpoint
+    monkeypatch.setenv("HOME", str(home))
+    capsys.readouterr()
+    assert main(["check-handoff", str(checkpoint), "--site", "rccs-cloud", "--lang", lang]) == 0
+    lines = _translated_lines(capsys.readouterr().out)
+    assert len(lines) >= 9 + 3 + 5  # nine checks, three step titles, their texts
+    for line in lines:
+        assert CJK.search(line), line
+    assert english_sentences(lines) == []
+
+
+def test_check_handoff_json_keeps_english_with_message_ids(demo_checkpoint, capsys, monkeypatch):
+    home, checkpoint = demo_checkpoint
+    monkeypatch.setenv("HOME", str(home))
+    capsys.readouterr()
+    main(["check-handoff", str(checkpoint), "--site", "rccs-cloud", "--lang", "ja", "--json"])
+    answer = json.loads(capsys.readouterr().out)
+    for check in answer["checks"]:
+        assert check["message_id"] and not CJK.search(check["summary"]), check
+    dashboard = answer["steps"][0]
+    assert dashboard["title"] == "Start ARI's dashboard from the notebook (optional)"
+    assert dashboard["messages"]["title"] == {"message_id": "handoff.step.dashboard", "params": {}}
+    assert dashboard["messages"]["warning"]["message_id"] == "handoff.dashboard.warning"
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_check_handoff_of_a_non_checkpoint_says_so_in_the_chosen_language(lang, tmp_path, capsys):
+    assert main(["check-handoff", str(tmp_path), "--lang", lang]) == 1
+    err = capsys.readouterr().err.strip()
+    assert CJK.search(err) and english_sentences([err]) == [], err
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_rarer_hand_off_verdicts_render_in_the_chosen_language(lang, demo_checkpoint,
+                                                                    monkeypatch, tmp_path):
+    """Damaged files and exported overrides: their sentences and fixes come from the catalog."""
+    import shutil
+
+    from ari_jupyter.cli.check_handoff import report
+    from ari_jupyter.handoff import check_handoff
+
+    home, checkpoint = demo_checkpoint
+    monkeypatch.setenv("HOME", str(home))
+    copy = tmp_path / "checkpoints" / checkpoint.name
+    shutil.copytree(checkpoint, copy)
+    (copy / "experiment.md").write_text("edited\n", encoding="utf-8")
+    env = {"ARI_PHASE1_SANDBOX": "local", "SBATCH_ACCOUNT": "other", "PATH": "/usr/bin"}
+    checks = {c.id: c for c in check_handoff(copy, env=env, timeout=5)}
+    rare = [checks[i] for i in ("checkpoint", "script", "env_overrides")]
+    assert [c.status for c in rare] == ["fail", "fail", "warn"], [c.summary for c in rare]
+    for check in rare:
+        assert check.message_id and check.fix_id, check
+        lines = report([check], [], lang).splitlines()
+        for line in lines:
+            assert CJK.search(line), line
+        assert english_sentences(lines) == [], lines
+    assert checks["env_overrides"].message_id == "handoff.check.env_overrides.both"
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_runs_prints_its_header_and_empty_state_in_the_chosen_language(
+        lang, demo_checkpoint, capsys, tmp_path):
+    home, checkpoint = demo_checkpoint
+    capsys.readouterr()
+    main(["runs", "--workspace", str(checkpoint.parent.parent), "--lang", lang])
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    assert CJK.search(header) and english_sentences([header]) == [], header
+    assert row.startswith(checkpoint.name)
+    main(["runs", "--workspace", str(tmp_path), "--lang", lang])
+    empty = capsys.readouterr().out.strip()
+    assert CJK.search(empty) and english_sentences([empty]) == [], empty
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("case", ["failed", "interrupted-paper", "exploring"])
+def test_run_findings_and_process_render_in_the_chosen_language(lang, case, tmp_path):
+    """The findings `status` and the Runs panel show: catalog sentences, tool output quoted."""
+    import asyncio
+
+    from ari_jupyter.cli._runs_text import findings_text
+    from ari_jupyter.i18n import render
+    from ari_jupyter.runs.markers import ari_process
+    from ari_jupyter.runs.service import status_json
+    from runs_support import copy_case
+
+    checkpoint = copy_case(case, tmp_path)
+    status = asyncio.run(status_json(checkpoint))
+    assert status["findings"], case
+    lines = findings_text(status["findings"], lang)
+    for line in lines:
+        assert CJK.search(line), line
+    assert english_sentences(lines) == [], lines
+    process = render(ari_process(checkpoint).why, lang)
+    assert CJK.search(process) and english_sentences([process]) == [], process
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_check_handoff_names_emit_in_a_translated_shared_fs_fix(lang):
+    """The probe's fix says --checkpoint-dir (a probe flag) in every language; check-handoff
+    points at emit instead, as it does in English."""
+    from ari_jupyter.cli._flags import speak
+    from ari_jupyter.i18n import messages
+
+    fixes = [texts[lang] for texts in messages().values()
+             if "e.g. --checkpoint-dir /work/$USER/ari" in texts["en"]]
+    assert fixes
+    for fix in fixes:
+        spoken = speak("check-handoff", fix)
+        assert "--checkpoint-dir" not in spoken, spoken
+        assert "`ari-jupyter emit --workspace /work/$USER/ari ...`" in spoken, spoken

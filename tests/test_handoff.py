@@ -176,6 +176,7 @@ def test_module_that_does_not_exist(site):
     _, result = _emit(site, module_loads=["openmpi/4.1", "nosuch/1.0"])
     checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
     assert checks["modules"].status == "fail" and "nosuch/1.0" in checks["modules"].summary
+    _said_in_ja_and_zh(checks["modules"])
 
 
 def test_profile_modules_need_module_in_a_non_interactive_bash(site):
@@ -186,6 +187,21 @@ def test_profile_modules_need_module_in_a_non_interactive_bash(site):
     checks = _by_id(check_handoff(result.checkpoint_dir, host=site.host))
     assert checks["modules"].status == "fail" and "not defined" in checks["modules"].summary
     assert "BASH_ENV" in checks["modules"].fix
+    _said_in_ja_and_zh(checks["modules"])
+
+
+def _said_in_ja_and_zh(check) -> None:
+    """``check-handoff --lang ja|zh`` prints the verdict and its fix with no English clause."""
+    import re
+
+    from ari_jupyter.cli.check_handoff import report
+    from widget_text import english_sentences
+
+    assert check.message_id and check.fix_id, check
+    for lang in ("ja", "zh"):
+        lines = report([check], [], lang).splitlines()
+        assert all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line) for line in lines), lines
+        assert english_sentences(lines) == [], lines
 
 
 def test_checkpoint_on_node_local_storage(site, tmp_path):

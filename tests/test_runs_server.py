@@ -146,3 +146,17 @@ def test_cancel_endpoint(lab):
     assert answer["outcomes"] == [{"job_id": "12", "result": "gone",
                                    "message": "job 12 is no longer in the queue"}]
     assert answer["status"]["phase"] == "failed"
+
+
+def test_status_gives_message_ids_for_findings_and_the_process(lab):
+    """The Runs panel renders these in the UI language; the English text stays beside them."""
+    server, workspace, runs, env = lab
+    status, body = get(server, f"/ari-jupyter/runs/{runs['interrupted-paper'].name}")
+    assert status == 200, body[:300]
+    answer = json.loads(body)
+    by_rule = {f["rule"]: f for f in answer["findings"]}
+    assert by_rule["run-interrupted"]["message_id"] == "runs.finding.interrupted"
+    assert by_rule["run-interrupted"]["fix_id"] == "runs.finding.interrupted.fix"
+    assert by_rule["run-interrupted"]["message"].startswith("The run stopped without ARI's end")
+    assert by_rule["llm-unreachable"]["message_id"] == "runs.finding.doctor"
+    assert answer["process_message"] == {"message_id": "runs.process.no_pid", "params": {}}

@@ -21,6 +21,9 @@ _SAYINGS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
     "check-handoff": (
         (re.compile(r"e\.g\. --checkpoint-dir (\S+?)(?=[.,;]?(?:\s|$))"),
          r"e.g. `ari-jupyter emit --workspace \1 ...` (then check the new checkpoint)"),
+        # the same fix in Japanese and Chinese (messages/probes.json)
+        (re.compile(r"(例: |例如 )--checkpoint-dir (\S+?)(?=[。（(]|\s|$)"),
+         r"\1`ari-jupyter emit --workspace \2 ...`"),
     ),
 }
 

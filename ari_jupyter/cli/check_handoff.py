@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from ..emit import EmitError, load_checkpoint
     from ..handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist
     from ..host import SiteError
-    from ._flags import speak
+    from . import output_lang
     from ._progress import LiveChecks, wants_live_line
 
     try:
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     with live:
         checks = check_handoff(args.checkpoint, host=host, timeout=args.timeout, on_done=live.done)
     if len(checks) == 1 and (checks[0].data or {}).get("not_a_checkpoint"):
-        return _not_a_checkpoint(checks[0], args.json)
+        return _not_a_checkpoint(checks[0], args.json, output_lang(args))
     try:
         state = load_checkpoint(args.checkpoint)
         steps = handoff_checklist(state, args.checkpoint, port=args.port, env=host.env)
@@ -59,21 +59,32 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"checks": [_spoken(c) for c in checks],
                           "steps": [s.to_json() for s in steps]}, indent=2, ensure_ascii=False))
         return 1 if failed else 0
-    for check in checks:
-        print(f"[{_MARK.get(check.status, check.status)}] {check.id}: {check.summary}")
-        if check.fix and check.status in ("fail", "warn", "unknown"):
-            print(f"       fix: {speak('check-handoff', check.fix)}")
-    for number, step in enumerate(steps, start=1):
-        print(f"\n{number}. {step.title} [{step.state}]")
-        if step.command:
-            print(f"   {step.command}")
-        if step.warning:
-            print(f"   WARNING: {step.warning}")
-        for extra in step.extra_commands:
-            print(f"   {extra}")
-        if step.detail:
-            print(f"   {step.detail}")
+    print(report(checks, steps, output_lang(args)))
     return 1 if failed else 0
+
+
+def report(checks, steps, lang: str) -> str:
+    """Every check line (with its fix) and the numbered steps, in ``lang``."""
+    from ..i18n import render, t
+    from ._flags import speak
+
+    lines = []
+    for check in checks:
+        mark = _MARK.get(check.status, check.status) if lang == "en" else t(f"status_{check.status}", lang)
+        lines.append(f"[{mark}] {check.id}: {check.text(lang)}")
+        if check.fix and check.status in ("fail", "warn", "unknown"):
+            lines.append(f"       {t('cli.fix', lang)} {speak('check-handoff', check.fix_text(lang))}")
+    for number, step in enumerate(steps, start=1):
+        state = t("handoff.state." + step.state.replace(" ", "_"), lang)
+        lines.append(f"\n{number}. {render(step.title, lang)} [{state}]")
+        if step.command:
+            lines.append(f"   {step.command}")
+        if step.warning:
+            lines.append(f"   {t('cli.warning', lang)} {render(step.warning, lang)}")
+        lines += [f"   {render(extra, lang)}" for extra in step.extra_commands]
+        if step.detail:
+            lines.append(f"   {render(step.detail, lang)}")
+    return "\n".join(lines)
 
 
 def _spoken(check) -> dict:
@@ -85,12 +96,14 @@ def _spoken(check) -> dict:
     return data
 
 
-def _not_a_checkpoint(check, json_output: bool) -> int:
+def _not_a_checkpoint(check, json_output: bool, lang: str) -> int:
     """One message and stop: no other check means anything without a checkpoint."""
     if json_output:
         print(json.dumps({"checks": [check.to_json()], "steps": []}, indent=2, ensure_ascii=False))
     else:
-        print(f"ari-jupyter check-handoff: {check.summary}. {check.fix}", file=sys.stderr)
+        stop = "." if lang == "en" else "。"
+        print(f"ari-jupyter check-handoff: {check.text(lang)}{stop} {check.fix_text(lang)}",
+              file=sys.stderr)
     return 1
 
 

@@ -18,8 +18,9 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..runs.service import default_workspace, runs_json
+    from . import output_lang
     from ._runs_text import runs_table
 
     answer = asyncio.run(runs_json(args.workspace or default_workspace()))
-    print(json.dumps(answer, indent=2, ensure_ascii=False) if args.json else runs_table(answer))
+    print(json.dumps(answer, indent=2, ensure_ascii=False) if args.json else runs_table(answer, output_lang(args)))
     return 0

@@ -32,6 +32,7 @@ def _exit_code(status: dict) -> int:
 def run(args: argparse.Namespace) -> int:
     from ..runs import NotACheckpoint
     from ..runs.service import status_json
+    from . import output_lang
     from ._runs_text import status_text
 
     try:
@@ -39,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     except NotACheckpoint as exc:
         print(f"ari-jupyter status: {exc}", file=sys.stderr)
         return 1
-    print(json.dumps(status, indent=2, ensure_ascii=False) if args.json else status_text(status),
+    print(json.dumps(status, indent=2, ensure_ascii=False) if args.json
+          else status_text(status, lang=output_lang(args)),
           flush=True)
     if args.follow:
         status = _follow(args, status)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..ari.finding import Finding
+from ..i18n import Text, message
 from .jobs import JobsView
 from .markers import Process, log_text
 from .reading import tail
@@ -24,28 +25,24 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
     resume = f"ari resume {shlex.quote(str(checkpoint))}"
     if phase == "interrupted":
         last = next((log_text(line) for line in reversed(log_lines) if line.strip()), "")
-        where = f" The log stops at: {last[:200]}" if last else ""
-        findings.append(Finding(
-            "run-interrupted", "error", None,
-            f"The run stopped without ARI's end and nothing of it is alive ({process.why}).{where}",
-            f"look at the log tail for the last thing ARI did; `{resume}` re-queues the pending "
-            "and failed nodes (it keeps the tree)"))
+        where = message("runs.finding.interrupted.where", last=last[:200]) if last else ""
+        findings.append(Finding.of("run-interrupted", "error", "runs.finding.interrupted",
+                                   fix_id="runs.finding.interrupted.fix", why=_as_data(process.why),
+                                   where=where, resume=resume))
     if phase == "failed" and tree.counts.total and tree.counts.done == 0:
-        first = tree.errors[0][1].splitlines()[0][:300] if tree.errors else "no error recorded"
-        findings.append(Finding(
-            "run-no-successful-node", "error", None,
-            f"No node succeeded ({tree.counts.failed} of {tree.counts.total} failed); "
-            f"first error: {first}",
-            "fix the cause named here, then start again with the hand-off script or "
-            f"`{resume}`"))
+        first = (tree.errors[0][1].splitlines()[0][:300] if tree.errors
+                 else message("runs.no_error_recorded"))
+        findings.append(Finding.of("run-no-successful-node", "error",
+                                   "runs.finding.no_successful_node",
+                                   fix_id="runs.finding.no_successful_node.fix",
+                                   failed=tree.counts.failed, total=tree.counts.total,
+                                   first=first, resume=resume))
     if end_line and phase == "failed":
-        findings.append(Finding("run-pipeline-ended", "warning", None,
-                                f"ARI's last word: {end_line[:300]}",
-                                "see the log tail; `ari paper <checkpoint>` re-runs only the pipeline"))
+        findings.append(Finding.of("run-pipeline-ended", "warning", "runs.finding.pipeline_ended",
+                                   fix_id="runs.finding.pipeline_ended.fix", end=end_line[:300]))
     if jobs.scheduler == "error":
-        findings.append(Finding("run-jobs-unknown", "warning", None,
-                                f"The run's SLURM jobs are unknown: {jobs.problem}",
-                                "check that slurmctld answers (`squeue`) from this machine"))
+        findings.append(Finding.of("run-jobs-unknown", "warning", "runs.finding.jobs_unknown",
+                                   fix_id="runs.finding.jobs_unknown.fix", problem=jobs.problem))
     findings += _catalog(checkpoint, log_lines, tree)
     return _dedupe(findings)
 
@@ -59,10 +56,25 @@ def _catalog(checkpoint: Path, log_lines: Sequence[str], tree: TreeSummary) -> l
     symptoms = {sig.rule: sig.symptom for sig in CATALOG}
     # Line numbers of a joined window of several files mean nothing to the reader: the
     # doctor's verdict is kept (rule, severity, cause, fix), said without them.
-    return [Finding(f.rule, f.severity, None,
-                    f"{symptoms.get(f.rule, f.message)[:1].upper()}{symptoms.get(f.rule, f.message)[1:]}. "
-                    f"Cause: {f.cause}." if f.cause else f.message, f.fix)
-            for f in scan("\n".join(texts))]
+    return [_without_lines(f, symptoms.get(f.rule, f.message)) for f in scan("\n".join(texts))]
+
+
+def _as_data(value: str):
+    """A ``Text`` as its id and params (what survives JSON); any other string as it is."""
+    return message(value.message_id, **value.params) if isinstance(value, Text) else value
+
+
+def _without_lines(found: Finding, symptom: str) -> Finding:
+    """The doctor's finding said as "Symptom. Cause: cause.", with its message ids kept."""
+    if not found.cause:
+        return Finding(found.rule, found.severity, None, found.message, found.fix,
+                       message_id=found.message_id, params=found.params, fix_id=found.fix_id)
+    params = dict(found.params)
+    said = {"message_id": "runs.finding.doctor", "params": params, "fix_id": found.fix_id}
+    if not ("symptom" in params and "cause" in params):
+        said = {}  # words without catalog ids stay English everywhere
+    return Finding(found.rule, found.severity, None,
+                   f"{symptom[:1].upper()}{symptom[1:]}. Cause: {found.cause}.", found.fix, **said)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

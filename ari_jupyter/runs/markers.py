@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..i18n import text
+
 PID_FILE = ".ari_pid"
 PIPELINE_MARKER = ".pipeline_started"
 ARI_FILES = ("tree.json", "nodes_tree.json", "results.json", "ari.log", PID_FILE)
@@ -47,32 +49,31 @@ class Process:
 def ari_process(checkpoint: Path) -> Process:
     """Read ``.ari_pid`` and check the PID; a reused PID running something else is not ARI."""
     try:
-        text = (checkpoint / PID_FILE).read_text(encoding="utf-8", errors="replace").strip()
+        content = (checkpoint / PID_FILE).read_text(encoding="utf-8", errors="replace").strip()
     except FileNotFoundError:
-        return Process(None, False, "no .ari_pid: ARI is not running from this checkpoint")
+        return Process(None, False, text("runs.process.no_pid"))
     except OSError as exc:
-        return Process(None, False, f"cannot read .ari_pid: {exc.strerror}")
-    if not text.isdigit() or int(text) <= 0:
-        return Process(None, False, f".ari_pid holds {text[:20]!r}, not a process id")
-    pid = int(text)
+        return Process(None, False, text("runs.process.unreadable", error=exc.strerror))
+    if not content.isdigit() or int(content) <= 0:
+        return Process(None, False, text("runs.process.garbage", value=repr(content[:20])))
+    pid = int(content)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return Process(pid, False, f".ari_pid names process {pid}, which has ended without removing "
-                                   "it (killed, or its node went down)")
+        return Process(pid, False, text("runs.process.ended", pid=pid))
     except PermissionError:
-        return Process(pid, True, f"process {pid} is alive (another user's)")
+        return Process(pid, True, text("runs.process.alive_other_user", pid=pid))
     except OSError as exc:
-        return Process(pid, False, f"cannot check process {pid}: {exc.strerror}")
+        return Process(pid, False, text("runs.process.uncheckable", pid=pid, error=exc.strerror))
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
-        return Process(pid, True, f"process {pid} is alive")
+        return Process(pid, True, text("runs.process.alive", pid=pid))
     # ARI's console script (`ari run ...`, or `python .../bin/ari run ...`): a word whose name
     # is `ari`; "ari" inside some other word (a path, `-m 'not ari'`) says nothing
     if not any(word.rsplit(b"/", 1)[-1] == b"ari" for word in argv[:3]):
-        return Process(pid, False, f"process {pid} is alive but is not ARI (the PID was reused)")
-    return Process(pid, True, f"ari run is alive (process {pid})")
+        return Process(pid, False, text("runs.process.reused", pid=pid))
+    return Process(pid, True, text("runs.process.ari_alive", pid=pid))
 
 
 def handoff_logs(checkpoint: Path) -> list[Path]:

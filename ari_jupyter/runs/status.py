@@ -59,7 +59,8 @@ class RunStatus:
                 "phase": self.phase, "active": self.active, "stage": self.stage,
                 "nodes": self.nodes.to_json(),
                 "best_metric": self.best_metric.to_json() if self.best_metric else None,
-                "alive": self.alive, "process": self.process, "log_file": self.log_file,
+                "alive": self.alive, "process": self.process,
+                "process_message": _message_of(self.process), "log_file": self.log_file,
                 "log_tail": list(self.log_tail),
                 "findings": [f.to_json() for f in self.findings],
                 "jobs": self.jobs.to_json(), "updated_at": self.updated_at,
@@ -206,3 +207,12 @@ async def run_status(checkpoint: str | Path, host=None, *, with_jobs: bool = Tru
     else:
         jobs = None
     return await asyncio.to_thread(read_status, path, jobs)
+
+
+def _message_of(value: str) -> dict[str, Any] | None:
+    """``{"message_id", "params"}`` of a catalog sentence (the Runs panel renders it in the UI
+    language); None for text without an id."""
+    from ..i18n import Text
+
+    return {"message_id": value.message_id, "params": dict(value.params)} \
+        if isinstance(value, Text) else None
