@@ -187,3 +187,26 @@ def test_after_write_one_status_shows_and_it_follows_the_language(tmp_path):
     assert panel.write_reason.value == "" and "Checkpoint written" not in panel.result.value
     panel.title.value = "Scaling again"  # an edit since the write: "ready" comes back
     assert panel.write_reason.value != ""
+
+
+import html as _html
+import re as _re
+
+import pytest
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_write_blocked_reasons_are_a_list_without_doubled_punctuation(lang):
+    """Each reason is its own sentence ("タイトルが空です。"): joined by "; " it read
+    "タイトルが空です。; 研究目標が空です。"."""
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0], lang=lang)
+    panel = wizard.experiment_panel
+    panel.refresh()
+    assert panel.write.disabled
+    value = panel.write_reason.value
+    items = [_html.unescape(i) for i in _re.findall(r"<li[^>]*>(.*?)</li>", value)]
+    blocking = [f.text(lang) for f in wizard.ctx.problems() if f.severity == "error"]
+    assert len(items) >= 2 and items[:3] == blocking[:3], (items, blocking)
+    text = _html.unescape(_re.sub(r"<[^>]+>", " ", value))
+    assert not _re.search(r"[.。;；]\s*[;；]", text), text
+    assert "; " not in text, text

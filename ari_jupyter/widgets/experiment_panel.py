@@ -174,12 +174,15 @@ class ExperimentPanel(Panel):
             # Just written: the result below is the one status; "ready" returns on an edit.
             self.write_reason.value = ""
         elif blocking:
-            reasons = "; ".join(p.text(lang) for p in blocking[:3])
+            # One reason per line: the messages end in their own punctuation ("…空です。").
+            reasons = "".join(f"<li>{esc(p.text(lang))}</li>" for p in blocking[:3])
             more = len(blocking) - 3
-            text = self.tr("exp_write_blocked", count=len(blocking), reasons=reasons) + \
-                (" " + self.tr("exp_write_more", count=more) if more > 0 else "")
-            self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-error">'
-                                       f'{esc(text)}</span>')
+            if more > 0:
+                reasons += f'<li class="ari-muted">{esc(self.tr("exp_write_more", count=more))}</li>'
+            self.write_reason.value = (
+                f'<div class="ari-write-reason ari-text ari-sev-error">'
+                f'{esc(self.tr("exp_write_blocked", count=len(blocking)))}'
+                f'<ul class="ari-list ari-write-reasons">{reasons}</ul></div>')
         else:
             self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-ok">'
                                        f'{esc(self.tr("exp_write_ready", path=self._target_dir()))}</span>')
@@ -285,10 +288,15 @@ class ExperimentPanel(Panel):
             return self._ask(self.tr("exp_node_local", detail=exc), "exp_write_anyway")
         except (EmitError, OSError, ValueError) as exc:
             self._write_error = exc
-            error = ("; ".join(p.text(self.ctx.lang) for p in exc.problems)
-                     if isinstance(exc, EmitBlocked) else exc)
+            if isinstance(exc, EmitBlocked):  # a list, as the disabled-Write reasons
+                items = "".join(f"<li>{esc(p.text(self.ctx.lang))}</li>" for p in exc.problems)
+                self.result.value = (
+                    f'<div class="ari-write-error ari-text ari-sev-error">'
+                    f'{esc(self.tr("exp_write_failed_list"))}'
+                    f'<ul class="ari-list">{items}</ul></div>')
+                return None
             self.result.value = (f'<div class="ari-write-error ari-text ari-sev-error">'
-                                 f'{esc(self.tr("exp_write_failed", error=error))}</div>')
+                                 f'{esc(self.tr("exp_write_failed", error=exc))}</div>')
             return None
         self._write_error = None
         self.last_emit = result
