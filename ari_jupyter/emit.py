@@ -373,8 +373,10 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
     else:
         source, how = find_ari_workflow()
     if source is None:
-        why = message("emit.why.no_ari") if how == _NO_ARI else how
-        notes.append(text("emit.note.no_workflow", why=why))
+        if how == _NO_ARI:  # the usual case on a laptop or a demo site: not a fault
+            notes.append(text("emit.note.no_ari"))
+        else:
+            notes.append(text("emit.note.no_workflow", why=how))
         return None
     try:
         text_ = render.render_workflow_yaml(source.read_text(encoding="utf-8"), state)

@@ -132,7 +132,27 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
     import hashlib
     assert config["ari_jupyter"]["files_sha256"] == {
         name: hashlib.sha256((ckpt / name).read_bytes()).hexdigest() for name in ("experiment.md", ".env", "bfts_env.sh")}
-    assert any("workflow.yaml not written" in note for note in result.notes)
+    assert [getattr(n, "message_id", "") for n in result.notes].count("emit.note.no_ari") == 1
+    assert not any("workflow.yaml not written" in note for note in result.notes)
+
+
+def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(tmp_path, monkeypatch):
+    """A teacher on a laptop has no ARI: one plain sentence, not an error repeated twice."""
+    from ari_jupyter import emit as emit_module
+    from ari_jupyter.handoff import handoff_checklist
+    from ari_jupyter.i18n import render as in_lang
+
+    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda: (None, emit_module._NO_ARI))
+    state = make_state(tmp_path)
+    result = emit_checkpoint(state)
+    said = [n for n in result.notes if "ARI_ROOT" in n]
+    assert len(said) == 1 and said[0].startswith("ARI is not installed here"), result.notes
+    for lang in ("ja", "zh"):
+        assert "ARI_ROOT" in in_lang(said[0], lang) and "not installed" not in in_lang(said[0], lang)
+    reproduce = handoff_checklist(state, result.checkpoint_dir, notes=result.notes,
+                                  files=result.files)[2]
+    assert "ARI_ROOT" not in reproduce.detail and "importable" not in reproduce.detail
+    assert "workflow.yaml not written" in reproduce.detail
 
 
 def test_load_checkpoint_restores_the_full_state(tmp_path):
