@@ -11,7 +11,7 @@ never judge again.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .ari.finding import SEVERITIES, Finding
 
@@ -160,3 +160,31 @@ def _placement_findings(state: Any, env, fan_out, has_sbatch,
         out.append(Finding.of(rule, _PLACEMENT_SEVERITY.get(item.severity, "info"), rule,
                               field="placement", **item.params))
     return out
+
+
+GRES_CAUSE_RULES = frozenset({"no_gres", "partition_no_gres", "no_gres_allowed_seen",
+                              "no_gres_allowed_unseen"})
+"""The validator's findings whose cause is the site's missing GRES (the gres check's cause)."""
+_PROBE_STATUS = {"error": "fail", "warning": "warn", "info": "ok"}
+
+
+def probe_verdicts(state: Any, findings: Callable[[], Iterable[Finding]] | None = None) -> dict:
+    """The probe results as step 2 shows them for this state: the probe's own verdict, except
+    that the gres check takes the validator's severity for the missing-GRES cause once the
+    profile asks for GPUs (the probe runs before the profile is chosen: without a GPU request,
+    which is the CLI's case, a site without GRES is fine). One cause, one severity, in step 2
+    and in Write's checks. ``findings`` gives the judge's verdict when needed (default:
+    ``judge(state)``)."""
+    from dataclasses import replace
+
+    results = dict(state.probe_results or {})
+    gres = results.get("gres")
+    data = (gres.data or {}) if gres is not None else {}
+    if gres is None or (data.get("has_gres") and data.get("partition_has_gres") is not False):
+        return results  # GRES is there: nothing for the profile to change
+    findings = judge(state) if findings is None else list(findings())
+    told = [f for f in findings if f.rule in GRES_CAUSE_RULES]
+    if told:
+        worst = min(told, key=lambda f: SEVERITIES.index(f.severity))
+        results["gres"] = replace(gres, status=_PROBE_STATUS[worst.severity])
+    return results

@@ -128,7 +128,7 @@ def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx
         return CheckResult(False, f"kind {chosen.kind!r} asks for no GPU at all; the job still "
                            "needs the node's GPUs", "keep a GPU kind such as 'gpu_single'")
     gres = probe_site(site, only=["gres"])["gres"]
-    has_gres = gres.status == "ok"
+    has_gres = bool((gres.data or {}).get("has_gres"))
     env = _site_env(RecordedSite.load(site))
     if allow_no_gres:
         env["ARI_SLURM_ALLOW_NO_GRES"] = "1"
@@ -136,7 +136,7 @@ def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx
         argv = build_sbatch_argv(ReproduceArgs(), env, DEMO_REPO_DIR, has_gres=has_gres,
                                  bind_flags=True, profile=chosen)
     except AriRuntimeError as exc:
-        return CheckResult(False, f"ARI still refuses (GRES check: {gres.status}): {exc}",
+        return CheckResult(False, f"ARI still refuses (GRES configured: {'yes' if has_gres else 'no'}): {exc}",
                            "on a site without GRES request no GPU count or type; the job "
                            "gets the node's GPUs anyway")
     gpu_flags = [arg for arg in argv if arg.startswith("--gres") or arg.startswith("--gpus")]

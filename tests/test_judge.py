@@ -91,3 +91,41 @@ def test_placement_tells_a_cause_the_validator_cannot_see(tmp_path):
 def test_for_step_rejects_an_unknown_step():
     with pytest.raises(ValueError):
         for_step([], "five")
+
+
+def _allow_no_gres(state):
+    state.profile = PRESETS["gpu_single"]()
+    state.allow_no_gres = True
+
+
+# site, change, the gres row's status in step 2, the severity Write's checks give its cause
+GRES_ROWS = [
+    ("rccs-cloud", lambda state: None, "ok", None),  # a CPU class: nothing asked, nothing wrong
+    ("sx40", lambda state: None, "ok", None),
+    ("rccs-cloud", _gpu_without_gres, "fail", "error"),
+    ("sx40", _gpu_without_gres, "fail", "error"),
+    ("sx40", _allow_no_gres, "ok", "info"),  # GPUs seen, ARI drops the GPU flags: fine
+    ("rccs-cloud", _allow_no_gres, "warn", "warning"),  # no GPU seen: the job may get none
+]
+
+
+@pytest.mark.parametrize("site, change, status, severity", GRES_ROWS)
+def test_the_gres_row_takes_the_severity_of_the_gpu_request(site, change, status, severity,
+                                                              tmp_path):
+    """A site without GRES is a problem only for a profile that asks for GPUs, and then step 2
+    and Write's checks tell it with one severity."""
+    from ari_jupyter.judge import GRES_CAUSE_RULES, probe_verdicts
+
+    wizard = wizard_on(site, tmp_path)
+    assert wizard.state.probe_results["gres"].status == "ok"  # the probe: no profile known
+    change(wizard.state)
+    row = wizard.checks_panel.rows["gres"]
+    assert probe_verdicts(wizard.state, wizard.ctx.problems)["gres"].status == status
+    assert row.icon.tooltip == {"ok": "ok", "warn": "warning", "fail": "failed"}[status]
+    told = {f.severity for f in wizard.ctx.problems() if f.rule in GRES_CAUSE_RULES}
+    assert told == ({severity} if severity else set()), told
+    if severity == "error":
+        assert wizard.experiment_panel.write.disabled
+    # the gpus row never tells the GRES cause a second time
+    gpus = wizard.state.probe_results["gpus"]
+    assert gpus.status in ("ok", "skip") and gpus.fix_id in ("", "probe.fix.see_gres")

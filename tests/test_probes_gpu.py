@@ -1,4 +1,4 @@
-"""gpus: nvidia-smi -L against SLURM's GRES (the sx40 pattern warns)."""
+"""gpus: nvidia-smi -L against SLURM's GRES (the sx40 pattern points at the gres check)."""
 from __future__ import annotations
 
 import pytest
@@ -21,7 +21,7 @@ def gpu_site(smi_fixture=None, smi_rc=0, smi_delay=0.0, gres_fixture=None, gres_
 @pytest.mark.parametrize(
     "smi, smi_rc, gres, status, count, has_gres, words",
     [
-        ("nvidia-smi/v100x4.txt", 0, "gres/testbed_nogres.txt", "warn", 4, False, "no GRES"),
+        ("nvidia-smi/v100x4.txt", 0, "gres/testbed_nogres.txt", "ok", 4, False, "see the gres check"),
         ("nvidia-smi/v100x4.txt", 0, "gres/testbed_gres.txt", "ok", 4, True, "gpu_type may be v100"),
         ("nvidia-smi/a100_mig.txt", 0, "gres/two_types.txt", "ok", 2, True, "v100 or a100"),
         ("nvidia-smi/h100x1.txt", 0, "gres/untyped.txt", "ok", 1, True, "leave gpu_type empty"),
@@ -45,7 +45,9 @@ def test_sx40_pattern_says_what_to_do():
     result = probe(gpu_site("nvidia-smi/v100x4.txt", gres_fixture="gres/testbed_nogres.txt"), "gpus")
     assert result.data["models"] == ["Tesla V100-SXM2-16GB"]
     assert "4× Tesla V100-SXM2-16GB" in result.summary
-    assert "ARI_SLURM_ALLOW_NO_GRES=1" in result.fix and "gpu_type empty" in result.fix
+    assert "no GRES" in result.summary and "gres check" in result.summary
+    # the long fix is the gres check's (one cause, one fix): this one points there
+    assert result.fix_id == "probe.fix.see_gres" and "gres" in result.fix and len(result.fix) < 60
     assert "(null)" in result.evidence  # the sinfo answer is part of the evidence
 
 

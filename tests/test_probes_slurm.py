@@ -266,9 +266,9 @@ def gres_site(cluster, per_partition=None, environment=None, rc=0, stderr="", de
         ("gres/testbed_gres.txt", "ok", True, ["v100"]),
         ("gres/two_types.txt", "ok", True, ["v100", "a100"]),
         ("gres/untyped.txt", "ok", True, []),
-        ("gres/testbed_nogres.txt", "warn", False, []),
-        ("gres/null_null.txt", "warn", False, []),
-        ("gres/blank_lines.txt", "warn", False, []),
+        ("gres/testbed_nogres.txt", "ok", False, []),  # fine without a GPU request
+        ("gres/null_null.txt", "ok", False, []),
+        ("gres/blank_lines.txt", "ok", False, []),
         ("gres/mps_only.txt", "warn", True, []),
         ("sinfo/garbage.txt", "warn", True, []),  # ARI would count it as GRES
     ],

@@ -13,7 +13,7 @@ from ..host import Host
 from .context import ProbeContext, evidence_of, first_line, run_command
 from .parsers import gres_lines, parse_gres_spec, parse_nvidia_smi
 from .result import ProbeResult
-from .slurm import NO_GRES_FIX, cluster_gres, gpu_types
+from .slurm import cluster_gres, gpu_types
 
 
 def _models(gpus: list[dict]) -> str:
@@ -69,12 +69,13 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
     seen_msg = message("probe.gpus.seen" if len(gpus) != 1 else "probe.gpus.seen_one",
                        count=len(gpus), models=_models(gpus))
     if has_gres is False:
+        # One verdict per cause: the missing GRES is the gres check's (its fix says what to
+        # do); this line says what is on the node and points there.
         return ProbeResult(
-            "gpus", "warn",
-            f"{seen} but SLURM has no GRES: leave gpu_type empty and export "
-            "ARI_SLURM_ALLOW_NO_GRES=1 for GPU runs",
-            command=smi.command, evidence=evidence, fix=NO_GRES_FIX, data=data,
-            message_id="probe.gpus.no_gres", fix_id="probe.no_gres.fix",
+            "gpus", "ok",
+            f"{seen} but SLURM has no GRES (see the gres check)",
+            command=smi.command, evidence=evidence, fix="See the fix of the gres check.",
+            data=data, message_id="probe.gpus.no_gres", fix_id="probe.fix.see_gres",
             params={"seen": seen_msg},
         )
     if has_gres is None:

@@ -331,10 +331,13 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
     evidence = evidence_of(host, *runs)
     command = result.command
     if not has_gres:
+        # Not a problem for what the probe can know: the default profile asks for no GPU (the
+        # CLI has no profile). A profile that does ask gets its verdict from the judge
+        # (``judge.probe_verdict``), with the validator's severity.
         return ProbeResult(
-            "gres", "warn",
-            "no GRES configured (sinfo -h -o %G shows (null)): GPU requests need gpu_type "
-            "empty and ARI_SLURM_ALLOW_NO_GRES=1",
+            "gres", "ok",
+            "no GRES configured (sinfo -h -o %G shows (null)): fine for jobs without GPUs; a "
+            "GPU request here needs gpu_type empty and ARI_SLURM_ALLOW_NO_GRES=1",
             command=command, evidence=evidence, fix=NO_GRES_FIX, data=data,
             message_id="probe.gres.none", fix_id="probe.no_gres.fix",
         )

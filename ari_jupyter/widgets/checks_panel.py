@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ._base import STATUS_STYLE, Panel, esc, pre, probe_results, status_badge
+from ._base import STATUS_STYLE, Panel, esc, pre, status_badge
 
 
 class ProbeRow(widgets.VBox):
@@ -80,6 +80,7 @@ class ChecksPanel(Panel):
         self.state.observe(lambda _: self.refresh(), names="probe_results")
         ctx.runner.observe(lambda _: self.refresh(), names="running")
         ctx.observe(lambda _: self.refresh(), names="site_name")
+        ctx.observe_plan(self.refresh)  # a GPU request changes the gres row's verdict
         self.refresh()
 
     @property
@@ -94,7 +95,9 @@ class ChecksPanel(Panel):
         return self.ctx.runner.start()
 
     def refresh(self) -> None:
-        results = probe_results(self.state)
+        from ..judge import probe_verdicts
+
+        results = probe_verdicts(self.state, self.ctx.problems)
         running = set(self.ctx.runner.running)
         self.intro.value = (f'<div class="ari-help">'
                             f'{esc(self.tr("checks_intro", site=self.ctx.site_name))}</div>')
@@ -102,3 +105,4 @@ class ChecksPanel(Panel):
         self.badge.value = status_badge(shown, len(running & set(self.rows)), self.tr)
         for probe_id, row in self.rows.items():
             row.show(results.get(probe_id), probe_id in running)
+
