@@ -46,8 +46,8 @@ def test_widget_changes_are_handled_while_a_slow_probe_is_still_running(tmp_path
         return wizard
 
     wizard = run(scenario())
-    assert wizard.state.probe_results["gres"].status == "warn"
-    assert wizard.checks_panel.rows["gres"].icon.icon == "exclamation-triangle"
+    assert wizard.state.probe_results["gres"].status == "ok"  # no GRES, no GPU asked for
+    assert wizard.checks_panel.rows["gres"].icon.icon == "check"
     assert wizard.ctx.runner.running == []
 
 
@@ -84,7 +84,10 @@ def test_rerun_replaces_results_and_badge_counts_verdicts(tmp_path):
     assert [r.status for r in second.values()] == [r.status for r in first.values()]
     badge = wizard.checks_panel.badge.value
     ok = sum(1 for r in second.values() if r.status == "ok")
-    assert f"{ok} ok" in badge and "ari-badge-warn" in badge
+    statuses = {r.status for r in second.values()}
+    assert f"{ok} ok" in badge
+    for status in ("ok", "warn", "skip", "fail", "unknown"):  # a badge per status shown, no other
+        assert (f"ari-badge-{status}" in badge) == (status in statuses), (status, badge)
 
 
 def test_details_reveal_command_evidence_and_fix(tmp_path):

@@ -20,6 +20,7 @@ class AllocationPanel(Panel):
                                                  style={"button_width": "auto",
                                                         "description_width": "initial"})
         self.label(self.demo_picker, "description", "alloc_demo_sites")
+        self.demo_picker.add_class("ari-demo-picker")
         self.demo_picker.observe(self._on_demo_pick, names="value")
         self.facts = widgets.HTML()
         self.show_nodes = widgets.ToggleButton(value=False, icon="list", layout=widgets.Layout(width="auto"))

@@ -25,6 +25,9 @@ class ExperimentPanel(Panel):
         self.metrics = widgets.TagsInput(value=list(s.metrics), allow_duplicates=False)
         self.label(self.metrics, "placeholder", "exp_metrics_placeholder")
         self.metrics_label = widgets.HTML()
+        self.metrics_label.add_class("ari-field-label")
+        self.metrics_row = widgets.HBox([self.metrics_label, self.metrics])
+        self.metrics_row.add_class("ari-field-row")  # lined up with the labelled inputs
         self.min_metric = widgets.Text(
             style=labelled, continuous_update=False, layout=widgets.Layout(width="320px"),
             value="" if s.min_expected_metric is None else str(s.min_expected_metric))
@@ -89,7 +92,7 @@ class ExperimentPanel(Panel):
         self.handoff_results = []
         self._checklist = None
         self.children = [
-            self.title, self.goal, widgets.HBox([self.metrics_label, self.metrics]), self.min_metric,
+            self.title, self.goal, self.metrics_row, self.min_metric,
             self.files, self.workspace, self.shared_fs, self.run_id, self.run_settings,
             self.problems, self.previews,
             widgets.HBox([self.write, self.write_reason], layout=widgets.Layout(align_items="center")),
