@@ -143,6 +143,35 @@ MID_WORD = """(lang) => {
 }"""
 
 
+# Step 4's inputs start at one x (the Metrics tags sat further left); step 1's "Demo sites"
+# label sits on the line of its buttons, just before the first one.
+ALIGNED = """(step) => {
+  const w = document.querySelector('.ari-wizard');
+  const visible = (el) => el && el.offsetParent !== null;
+  if (step === 'experiment') {
+    const lefts = {};
+    for (const row of w.querySelectorAll('.widget-text, .widget-textarea, .ari-field-row')) {
+      const input = row.querySelector('input, textarea, .jupyter-widget-tagsinput, .widget-tagsinput');
+      const label = row.querySelector('.widget-label, .ari-field-label');
+      if (!visible(input) || !visible(label) || !label.textContent.trim()) { continue; }
+      lefts[label.textContent.trim()] = Math.round(input.getBoundingClientRect().left);
+    }
+    const xs = Object.values(lefts);
+    return xs.length >= 4 && Math.max(...xs) - Math.min(...xs) <= 2 ? null : lefts;
+  }
+  if (step === 'allocation') {
+    const picker = w.querySelector('.ari-demo-picker');
+    if (!visible(picker)) { return 'no demo picker'; }
+    const label = picker.querySelector('.widget-label').getBoundingClientRect();
+    const first = picker.querySelector('button').getBoundingClientRect();
+    const gap = first.left - label.right;
+    const sameLine = Math.abs((label.top + label.bottom) / 2 - (first.top + first.bottom) / 2) < 6;
+    return sameLine && gap >= 0 && gap <= 16 ? null : { gap, label: [label.left, label.right], first: first.left };
+  }
+  return null;
+}"""
+
+
 def _notebook(path: Path, cells: list[str]) -> None:
     path.write_text(json.dumps({
         "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
@@ -233,7 +262,7 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
     page.wait_for_selector(".ari-doctor-rule-L6", timeout=30_000)
     page.add_script_tag(path=str(AXE))
 
-    violations, contrasts, cut = {}, {}, {}
+    violations, contrasts, cut, misaligned = {}, {}, {}, {}
     for theme in THEMES:
         _set_theme(page, theme)
         for lang in LANGS:
@@ -247,6 +276,9 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
                 lost = page.evaluate(CUT_TEXT) + page.evaluate(MID_WORD, lang)
                 if lost:
                     cut[key] = lost
+                off = page.evaluate(ALIGNED, step)
+                if off:
+                    misaligned[key] = off
                 if step == "profile":
                     page.wait_for_selector(".ari-sbatch-line pre", timeout=30_000)
                     contrasts[f"{theme}/{lang}"] = page.evaluate(CONTRAST, ".ari-sbatch-line pre")
@@ -268,6 +300,7 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
 
     assert not violations, json.dumps(violations, indent=1, ensure_ascii=False)
     assert not cut, json.dumps(cut, indent=1, ensure_ascii=False)
+    assert not misaligned, json.dumps(misaligned, indent=1, ensure_ascii=False)
     assert set(contrasts) == {f"{t}/{lang}" for t in THEMES for lang in LANGS}
     low = {key: ratio for key, ratio in contrasts.items() if ratio is None or ratio < 4.5}
     assert not low, f"sbatch preview contrast below 4.5:1: {low}"
