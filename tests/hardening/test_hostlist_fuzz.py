@@ -1,7 +1,9 @@
 """Multi-bracket hostlists, generated: huge groups in any position (``x[1-100000000]y[1-2]``),
 several per item, padding, lists and garbage. What a user's nodelist reaches (count, the first
 names, compress, the allocation as the CLI describes it, the placement plan) must answer at
-once: a case over 1 s counts as a hang.
+once: a case that burns over 1 s of CPU counts as a hang. CPU time, not wall time, so a busy
+machine does not turn a quick case into a "hang"; a child that answers nothing for
+``BLOCKED_SECONDS`` of wall time (blocked, not computing) counts as hung too.
 
 The cases run in a forked child (memory capped at 1 GB) that reports after each one, so an
 eager expansion is caught as a hang or a crash instead of filling the machine's memory.
@@ -11,6 +13,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import resource
+import signal
 import time
 import traceback
 
@@ -25,7 +28,8 @@ from ari_jupyter.placement import placement_for
 
 from .figures import record
 
-HANG_SECONDS = 1.0
+HANG_SECONDS = 1.0  # CPU seconds per case
+BLOCKED_SECONDS = 20.0  # wall seconds without any answer from the child
 HEAD = 50  # names compared with the model and round-tripped through compress
 SHOWN_LIMIT = 2_000  # characters of the allocation's description, whatever the nodelist
 
@@ -127,23 +131,38 @@ def _check(case) -> None:
     assert len(plan.nodes) <= 8
 
 
+class _CpuBoundExceeded(Exception):
+    pass
+
+
+def _on_cpu_bound(signum, frame):
+    raise _CpuBoundExceeded
+
+
 def _child(cases, start: int, connection) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    signal.signal(signal.SIGPROF, _on_cpu_bound)
     for index in range(start, len(cases)):
-        began = time.perf_counter()
+        began = time.process_time()
         try:
-            _check(cases[index])
+            signal.setitimer(signal.ITIMER_PROF, HANG_SECONDS)  # the case's CPU budget
+            try:
+                _check(cases[index])
+            finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
             outcome = "ok"
+        except _CpuBoundExceeded:
+            outcome = "hung"
         except AssertionError as error:
             outcome = f"wrong: {error}"
         except Exception:  # noqa: BLE001 - a crash is what is being counted
             outcome = "crash: " + traceback.format_exc(limit=3)
-        connection.send((index, time.perf_counter() - began, outcome))
+        connection.send((index, time.process_time() - began, outcome))
 
 
 def run_cases(cases) -> dict[str, list]:
-    """Run every case in forked children; a case that does not report within 1 s is hung
-    (its child is killed and the next child starts after it)."""
+    """Run every case in forked children; a case over 1 s of CPU is hung, and so is a child
+    that answers nothing for ``BLOCKED_SECONDS`` (it is killed; the next child starts after)."""
     context = multiprocessing.get_context("fork")
     verdicts: dict[str, list] = {"ok": [], "hung": [], "crashed": [], "wrong": []}
     start = 0
@@ -154,19 +173,19 @@ def run_cases(cases) -> dict[str, list]:
         child_end.close()
         try:
             while start < len(cases):
-                if not parent.poll(HANG_SECONDS):
-                    verdicts["hung"].append((cases[start][0], f"no answer within {HANG_SECONDS:g} s"))
+                if not parent.poll(BLOCKED_SECONDS):
+                    verdicts["hung"].append((cases[start][0], f"no answer within {BLOCKED_SECONDS:g} s"))
                     start += 1
                     break
                 try:
-                    index, elapsed, outcome = parent.recv()
+                    index, cpu, outcome = parent.recv()
                 except EOFError:  # the child died (memory cap): this case crashed it
                     verdicts["crashed"].append((cases[start][0], "child died"))
                     start += 1
                     break
                 start = index + 1
-                if elapsed > HANG_SECONDS:
-                    verdicts["hung"].append((cases[index][0], f"{elapsed:.2f} s"))
+                if outcome == "hung" or cpu > HANG_SECONDS:
+                    verdicts["hung"].append((cases[index][0], f"{cpu:.2f} s of CPU"))
                 elif outcome == "ok":
                     verdicts["ok"].append(cases[index][0])
                 else:
@@ -241,3 +260,26 @@ def test_the_hang_detector_catches_an_eager_expansion():
     finally:
         globals()["_check"] = original
     assert verdicts["hung"] or verdicts["crashed"], verdicts
+
+
+def test_the_hang_detector_counts_cpu_not_a_busy_machine():
+    """Control: a case that spins for 1.5 s of CPU is hung; one that waits 1.5 s of wall time
+    without computing (a starved process on a loaded machine) is not."""
+    def spin(case):
+        end = time.process_time() + 1.5
+        while time.process_time() < end:
+            pass
+
+    def wait(case):
+        time.sleep(1.5)
+
+    original = globals()["_check"]
+    try:
+        globals()["_check"] = spin
+        spun = run_cases([("spin", None)])
+        globals()["_check"] = wait
+        waited = run_cases([("wait", None)])
+    finally:
+        globals()["_check"] = original
+    assert [name for name, _ in spun["hung"]] == ["spin"], spun
+    assert waited["ok"] == ["wait"], waited
