@@ -208,3 +208,58 @@ def test_check_handoff_names_emit_in_a_translated_shared_fs_fix(lang):
         spoken = speak("check-handoff", fix)
         assert "--checkpoint-dir" not in spoken, spoken
         assert "`ari-jupyter emit --workspace /work/$USER/ari ...`" in spoken, spoken
+
+
+def _renamed(checkpoint):
+    """A copied run: tree.json still names the old run id."""
+    return checkpoint.rename(checkpoint.with_name("20261201090000_copied_run"))
+
+
+def _tree_cut(checkpoint):
+    """tree.json cut in half (ARI writing it): the nodes come from nodes_tree.json."""
+    text = (checkpoint / "tree.json").read_text()
+    (checkpoint / "tree.json").write_text(text[: len(text) // 2])
+    return checkpoint
+
+
+DAMAGE = {"failed": _renamed, "exploring": _tree_cut}
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("case", ["failed", "interrupted-paper", "exploring", "not-started"])
+def test_status_prints_labels_and_notes_in_the_chosen_language(lang, case, tmp_path, capsys,
+                                                               monkeypatch):
+    """Every line of `status` a person reads is translated; the log tail stays as ARI wrote it."""
+    from runs_support import copy_case
+
+    monkeypatch.setenv("PATH", "/nonexistent")  # no squeue: the jobs line says so
+    checkpoint = DAMAGE.get(case, lambda c: c)(copy_case(case, tmp_path))
+    main(["status", str(checkpoint), "--lang", lang])
+    out = capsys.readouterr().out.splitlines()
+    log_at = next((i for i, line in enumerate(out) if line.startswith(("ログ（", "日志（"))), len(out))
+    lines = [line for line in out[:log_at + 1] if line.strip()]
+    assert len(lines) >= 6, out
+    for line in lines:
+        assert CJK.search(line), line
+    assert english_sentences(lines) == [], lines
+    assert sum(line.startswith(("注記", "注：")) for line in lines) == (case in DAMAGE), lines
+
+
+def test_status_json_keeps_english_notes_with_message_ids(tmp_path, capsys, monkeypatch):
+    from runs_support import copy_case
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    checkpoint = _renamed(copy_case("failed", tmp_path))
+    main(["status", str(checkpoint), "--lang", "ja", "--json"])
+    status = json.loads(capsys.readouterr().out)
+    assert [m["message_id"] for m in status["note_messages"]] == ["runs.note.renamed"]
+    assert status["notes"][0].startswith("tree.json names run ") and not CJK.search(status["notes"][0])
+    assert status["note_messages"][0]["params"]["run_id"] == "20261201090000_copied_run"
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_status_of_a_non_checkpoint_says_so_in_the_chosen_language(lang, tmp_path, capsys):
+    for target in (tmp_path, tmp_path / "missing"):
+        assert main(["status", str(target), "--lang", lang]) == 1
+        err = capsys.readouterr().err.strip()
+        assert CJK.search(err) and english_sentences([err]) == [], err

@@ -4,11 +4,6 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 
-def nodes_text(nodes: dict[str, int]) -> str:
-    return (f"{nodes['total']} nodes: {nodes['done']} done, {nodes['failed']} failed, "
-            f"{nodes['running']} running")
-
-
 def best_text(best: dict[str, Any] | None) -> str:
     return f"{best['name']} = {best['value']:g} ({best['node_id']})" if best else "-"
 
@@ -42,24 +37,26 @@ def _width(cell: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in cell)
 
 
-def jobs_text(jobs: dict[str, Any], tail_lines: int = 5) -> list[str]:
+def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> list[str]:
+    from ..i18n import t
+
     lines = []
     if jobs["scheduler"] == "absent":
-        lines.append("jobs: unknown (no squeue on this machine)")
+        lines.append(t("runs.jobs.no_squeue", lang))
     elif jobs["scheduler"] == "error":
-        lines.append(f"jobs: unknown ({jobs['problem']})")
+        lines.append(t("runs.jobs.error", lang, problem=jobs["problem"]))
     elif not jobs["jobs"]:
-        lines.append("jobs: none of this run's in the queue")
+        lines.append(t("runs.jobs.none", lang))
     else:
-        lines.append("jobs:")
+        lines.append(t("runs.jobs.header", lang))
         for job in jobs["jobs"]:
-            lines.append(f"  {job['job_id']}  {job['name']}  {job['state']}  {job['elapsed']}  "
-                         f"{job['nodes']} node(s) {job['where']}  [{job['kind']}]")
+            lines.append(t("runs.jobs.row", lang, **{k: job[k] for k in (
+                "job_id", "name", "state", "elapsed", "nodes", "where", "kind")}))
             if job["output"]:
-                lines.append(f"    output: {job['output']}")
+                lines.append(t("runs.jobs.output", lang, path=job["output"]))
             lines += [f"    | {line}" for line in job["tail"][-tail_lines:]]
     if jobs["accounting"] == "no":
-        lines.append("  (no SLURM accounting here: finished jobs are not listed)")
+        lines.append(t("runs.jobs.no_accounting", lang))
     return lines
 
 
@@ -81,20 +78,55 @@ def findings_text(findings: Iterable[dict[str, Any]], lang: str = "en") -> list[
     return lines
 
 
+def phase_text(phase: str, lang: str = "en") -> str:
+    """The phase's name in ``lang`` (English keeps the JSON's own word)."""
+    from ..i18n import t
+
+    return phase if lang == "en" else t(f"runs.phase.{phase}", lang)
+
+
+def stage_text(stage: str, lang: str = "en") -> str:
+    from ..i18n import t
+
+    return t("runs.status.stage", lang, stage=stage) if stage else ""
+
+
+def nodes_params(status: dict[str, Any]) -> dict[str, Any]:
+    """The node counts and the best metric, as the parameters of ``runs.status.nodes``."""
+    nodes = status["nodes"]
+    return {"total": nodes["total"], "done": nodes["done"], "failed": nodes["failed"],
+            "running": nodes["running"], "best": best_text(status["best_metric"])}
+
+
+def _in_lang(english: str, message: dict[str, Any] | None, lang: str) -> str:
+    """A sentence of the answer in ``lang``: its message id rendered, else its English text."""
+    from ..i18n import t
+
+    if lang == "en" or not message:
+        return english
+    return t(message["message_id"], lang, **dict(message.get("params") or {}))
+
+
 def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -> str:
+    """``ari-jupyter status`` in ``lang``: labels and notes from the catalog, log lines as ARI wrote them."""
+    from ..i18n import t
+
     title = f"  \"{status['title']}\"" if status["title"] else ""
-    stage = f" (stage {status['stage']})" if status["stage"] else ""
-    lines = [f"run {status['run_id']}{title}",
-             f"checkpoint: {status['checkpoint_dir']}",
-             f"phase: {status['phase']}{stage}",
-             f"{nodes_text(status['nodes'])}; best: {best_text(status['best_metric'])}",
-             f"ARI: {status['process']}"]
-    lines += [f"note: {note}" for note in status["notes"]]
-    lines += jobs_text(status["jobs"])
+    notes = status.get("note_messages") or [None] * len(status["notes"])
+    lines = [t("runs.status.run", lang, run_id=status["run_id"], title=title),
+             t("runs.status.checkpoint", lang, path=status["checkpoint_dir"]),
+             t("runs.status.phase", lang, phase=phase_text(status["phase"], lang),
+               stage=stage_text(status["stage"], lang)),
+             t("runs.status.nodes", lang, **nodes_params(status)),
+             t("runs.status.process", lang,
+               process=_in_lang(status["process"], status.get("process_message"), lang))]
+    lines += [t("runs.status.note", lang, note=_in_lang(note, message, lang))
+              for note, message in zip(status["notes"], notes)]
+    lines += jobs_text(status["jobs"], lang=lang)
     if status["findings"]:
-        lines.append("findings:")
+        lines.append(t("runs.status.findings", lang))
         lines += findings_text(status["findings"], lang)
     if status["log_tail"]:
-        lines.append(f"log ({status['log_file']}):")
+        lines.append(t("runs.status.log", lang, path=status["log_file"]))
         lines += [f"  {line}" for line in status["log_tail"][-log_lines:]]
     return "\n".join(lines)

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         status = asyncio.run(status_json(args.checkpoint))
     except NotACheckpoint as exc:
-        print(f"ari-jupyter status: {exc}", file=sys.stderr)
+        print(f"ari-jupyter status: {_reason(exc, output_lang(args))}", file=sys.stderr)
         return 1
     print(json.dumps(status, indent=2, ensure_ascii=False) if args.json
           else status_text(status, lang=output_lang(args)),
@@ -57,9 +57,19 @@ def _new_lines(before: list[str], after: list[str]) -> list[str]:
     return after
 
 
+def _reason(exc: Exception, lang: str) -> str:
+    """Why a directory is not a run's, in ``lang``."""
+    from ..i18n import render
+
+    return render(exc.args[0], lang) if exc.args else str(exc)
+
+
 def _follow(args: argparse.Namespace, status: dict) -> dict:
+    from ..i18n import t
     from ..runs import NotACheckpoint
     from ..runs.service import status_json
+    from . import output_lang
+    from ._runs_text import phase_text
 
     wait = max(0.1, args.interval)
     while status["active"]:
@@ -67,13 +77,14 @@ def _follow(args: argparse.Namespace, status: dict) -> dict:
         try:
             fresh = asyncio.run(status_json(args.checkpoint))
         except NotACheckpoint as exc:
-            print(f"ari-jupyter status: {exc}", file=sys.stderr)
+            print(f"ari-jupyter status: {_reason(exc, output_lang(args))}", file=sys.stderr)
             return status
         changed = _print_changes(args, status, fresh)
         wait = max(0.1, args.interval) if changed else min(wait * 2, FOLLOW_MAX_S)
         status = fresh
     if not args.json:
-        print(f"run ended: {status['phase']}", flush=True)
+        lang = output_lang(args)
+        print(t("runs.status.ended", lang, phase=phase_text(status["phase"], lang)), flush=True)
     return status
 
 
@@ -88,14 +99,18 @@ def _print_changes(args: argparse.Namespace, old: dict, new: dict) -> bool:
     if args.json:
         print(json.dumps(new, ensure_ascii=False), flush=True)
         return True
-    from ._runs_text import best_text, nodes_text
+    from ..i18n import t
+    from . import output_lang
+    from ._runs_text import nodes_params, phase_text, stage_text
 
+    lang = output_lang(args)
     if moved:
-        print(f"-- phase: {new['phase']}{' (' + new['stage'] + ')' if new['stage'] else ''}; "
-              f"{nodes_text(new['nodes'])}; best: {best_text(new['best_metric'])}")
+        print(t("runs.status.changed", lang, phase=phase_text(new["phase"], lang),
+                stage=stage_text(new["stage"], lang), **nodes_params(new)))
     if jobs_moved:
-        jobs = ", ".join(f"{j['job_id']} {j['state']}" for j in new["jobs"]["jobs"]) or "none"
-        print(f"-- jobs: {jobs}")
+        jobs = ", ".join(f"{j['job_id']} {j['state']}" for j in new["jobs"]["jobs"]) \
+            or t("runs.jobs.none_word", lang)
+        print(t("runs.jobs.changed", lang, jobs=jobs))
     for line in lines:
         print(f"  {line}")
     sys.stdout.flush()

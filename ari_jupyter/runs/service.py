@@ -68,7 +68,9 @@ async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[
     host = host or _local_host()
     path = Path(checkpoint).expanduser()
     if not path.is_dir():
-        raise NotACheckpoint(f"{path} is not a directory")
+        from ..i18n import text
+
+        raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
     views = await jobs_of_runs([path], host)
     status = await asyncio.to_thread(read_status, path, views[str(path)])
     from .reopen import wizard_written

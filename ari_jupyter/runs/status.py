@@ -19,6 +19,7 @@ from .jobs import JobsView
 from .reading import read_json, read_small_text, tail
 from .tree import BestMetric, NodeCounts, read_tree
 from ..ari.finding import Finding, sort_findings
+from ..i18n import message, text
 
 PHASES = ("not-started", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
 ACTIVE_PHASES = frozenset({"exploring", "paper", "reproduce"})
@@ -26,6 +27,7 @@ LOG_TAIL_LINES = 40
 MARKER_WINDOW = 256 * 1024
 """How much of the end of each log is searched for the current stage and ARI's end."""
 MAX_LINE = 400
+TREE_PROBLEMS = ("truncated", "invalid", "too-large", "unreadable")
 
 
 class NotACheckpoint(ValueError):
@@ -64,7 +66,8 @@ class RunStatus:
                 "log_tail": list(self.log_tail),
                 "findings": [f.to_json() for f in self.findings],
                 "jobs": self.jobs.to_json(), "updated_at": self.updated_at,
-                "notes": list(self.notes)}
+                "notes": list(self.notes),
+                "note_messages": [_message_of(note) for note in self.notes]}
 
     def summary_json(self) -> dict[str, Any]:
         """The row of ``ari-jupyter runs`` and of the Runs panel's list."""
@@ -110,29 +113,27 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
     """The status from the files (and the jobs, when given); never raises but NotACheckpoint."""
     path = Path(checkpoint).expanduser()
     if not path.is_dir():
-        raise NotACheckpoint(f"{path} is not a directory")
+        raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
     jobs = jobs or JobsView(scheduler="not-asked")
     has_ari = any((path / name).exists() for name in markers.ARI_FILES)
     handoff = markers.handoff_logs(path)
     has_wizard = any((path / name).is_file() for name in markers.WIZARD_FILES)
     if not (has_ari or handoff or has_wizard):
-        raise NotACheckpoint(f"{path} is not an ARI checkpoint: it has none of experiment.md, "
-                             "launch_config.json, tree.json, nodes_tree.json, ari.log, ari_run_*.log")
+        raise NotACheckpoint(text("runs.not_a_checkpoint", path=str(path)))
     notes: list[str] = []
     metric, higher = _metric(path)
     tree = read_tree(path, metric, higher)
-    if tree.problem in ("truncated", "invalid", "too-large", "unreadable") and tree.source != "":
-        if tree.salvaged:
-            notes.append(f"{tree.source} is {tree.problem} (ARI may be writing it): node counts "
-                         "read from the partial text")
-        elif tree.problem:
-            notes.append(f"tree.json is {tree.problem}: nodes read from {tree.source}")
-    elif tree.problem in ("truncated", "invalid", "too-large", "unreadable"):
-        notes.append(f"tree.json is {tree.problem} and nodes_tree.json gives no nodes")
+    if tree.problem in TREE_PROBLEMS:
+        problem = message(f"runs.tree_problem.{tree.problem}")
+        if tree.source and tree.salvaged:
+            notes.append(text("runs.note.salvaged", source=tree.source, problem=problem))
+        elif tree.source:
+            notes.append(text("runs.note.tree_elsewhere", source=tree.source, problem=problem))
+        else:
+            notes.append(text("runs.note.no_nodes", problem=problem))
 
     if tree.run_id and tree.run_id != path.name:
-        notes.append(f"tree.json names run {tree.run_id}: this checkpoint was copied or renamed "
-                     f"(ARI takes the run id from the directory name, {path.name})")
+        notes.append(text("runs.note.renamed", tree_run=tree.run_id, run_id=path.name))
     ari_log = tail(path / "ari.log", LOG_TAIL_LINES, MARKER_WINDOW)
     handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW) if handoff else None
     process = markers.ari_process(path)
