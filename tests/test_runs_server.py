@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -160,3 +161,36 @@ def test_status_gives_message_ids_for_findings_and_the_process(lab):
     assert by_rule["run-interrupted"]["message"].startswith("The run stopped without ARI's end")
     assert by_rule["llm-unreachable"]["message_id"] == "runs.finding.doctor"
     assert answer["process_message"] == {"message_id": "runs.process.no_pid", "params": {}}
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("case", ["failed", "interrupted-paper"])
+def test_status_in_the_panel_language_has_no_english_sentence(lab, case, lang):
+    """?lang= renders findings, fixes and the process sentence from the catalog; ids stay."""
+    import re
+
+    from widget_text import english_sentences
+
+    server, _, runs, _ = lab
+    english = json.loads(get(server, f"/ari-jupyter/runs/{runs[case].name}")[1])
+    status, body = get(server, f"/ari-jupyter/runs/{runs[case].name}?lang={lang}")
+    assert status == 200, body[:300]
+    answer = json.loads(body)
+    assert answer["findings"] and len(answer["findings"]) == len(english["findings"])
+    sentences = [answer["process"]] + [f["message"] for f in answer["findings"]] + [
+        f["fix"] for f in answer["findings"] if f["fix"]] + answer["notes"]
+    for sentence in sentences:
+        assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", sentence), sentence
+    assert english_sentences(sentences) == [], sentences
+    assert [(f["rule"], f["message_id"], f["params"]) for f in answer["findings"]] == [
+        (f["rule"], f["message_id"], f["params"]) for f in english["findings"]]
+    assert answer["process_message"] == english["process_message"]
+    assert {k: v for k, v in answer.items() if k not in ("findings", "process", "notes")} == {
+        k: v for k, v in english.items() if k not in ("findings", "process", "notes")}
+
+
+@pytest.mark.parametrize("lang", ["fr", "ja_JP", "en;rm -rf"])
+def test_status_refuses_a_language_it_does_not_speak(lab, lang):
+    server, _, runs, _ = lab
+    status, body = get(server, f"/ari-jupyter/runs/{runs['failed'].name}?lang={urllib.parse.quote(lang)}")
+    assert status == 400, body[:300]

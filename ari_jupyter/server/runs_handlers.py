@@ -4,6 +4,8 @@
 ``GET  <base_url>/ari-jupyter/runs/<run_id>``           one run's status (``status_json``)
 ``POST <base_url>/ari-jupyter/runs/<run_id>/cancel``    cancel its jobs (``cancel_json``);
                                                         body ``{"job_ids": [...]}`` or ``{}``
+The two run routes take ``?lang=en|ja|zh``: the findings, the process sentence and the notes
+come back in that language (ids and parameters kept); English without it.
 A request names a run id, never a path: ``<run_id>`` must look like ARI's
 (``YYYYmmddHHMMSS_<slug>``) and is looked up under ``<workspace>/checkpoints/``. The workspace
 is the wizard's (site config ``AriWizard.workspace_template``), as for ``ari-jupyter runs``.
@@ -20,7 +22,9 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..runs import NotACheckpoint
+from ..runs.localize import status_in_language
 from ..runs.service import cancel_json, default_workspace, runs_json, status_json
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
@@ -48,6 +52,13 @@ class _RunsBase(APIHandler):
             raise web.HTTPError(404, f"no run {run_id} in {self.workspace}")
         return path
 
+    @property
+    def lang(self) -> str:
+        value = self.get_query_argument("lang", "") or DEFAULT_LANGUAGE
+        if value not in LANGUAGES:
+            raise web.HTTPError(400, f"lang must be one of {', '.join(LANGUAGES)}")
+        return value
+
     def answer(self, data) -> None:
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(data))
@@ -65,7 +76,8 @@ class RunStatusHandler(_RunsBase):
     @authorized
     async def get(self, run_id: str) -> None:
         try:
-            self.answer(await status_json(self.checkpoint(run_id), self.host))
+            lang = self.lang
+            self.answer(status_in_language(await status_json(self.checkpoint(run_id), self.host), lang))
         except NotACheckpoint as exc:
             raise web.HTTPError(404, str(exc)) from None
 
@@ -84,8 +96,10 @@ class RunCancelHandler(_RunsBase):
         ids = body.get("job_ids") if isinstance(body, dict) else None
         if ids is not None and not (isinstance(ids, list) and all(isinstance(i, str) for i in ids)):
             raise web.HTTPError(400, "job_ids must be a list of strings")
+        lang = self.lang
         try:
-            self.answer(await cancel_json(checkpoint, ids, self.host))
+            answer = await cancel_json(checkpoint, ids, self.host)
+            self.answer({**answer, "status": status_in_language(answer["status"], lang)})
         except NotACheckpoint as exc:
             raise web.HTTPError(404, str(exc)) from None
 

@@ -1,10 +1,9 @@
 import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
-import { URLExt } from '@jupyterlab/coreutils';
-import { ServerConnection } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 import { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
+import { fetchJSON } from './fetch_json';
 import { bundle } from './i18n';
 
 /** The JSON of GET /ari-jupyter/runs (the same as `ari-jupyter runs --json`). */
@@ -84,21 +83,9 @@ export function nextDelay(current: number, changed: boolean): number {
   return changed ? POLL_FIRST_MS : Math.min(current * 2, POLL_MAX_MS);
 }
 
-async function runsAPI<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const settings = ServerConnection.makeSettings();
-  const url = URLExt.join(settings.baseUrl, 'ari-jupyter', 'runs', path);
-  const response = await ServerConnection.makeRequest(url, init, settings);
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
-    try {
-      const body = await response.json();
-      message = body.message || message;
-    } catch {
-      // not JSON: keep the status line
-    }
-    throw new Error(message);
-  }
-  return (await response.json()) as T;
+/** An answer of the runs endpoints; `lang` asks for the sentences in that language. */
+function runsAPI<T>(path: string, init: RequestInit = {}, lang = ''): Promise<T> {
+  return fetchJSON<T>(['ari-jupyter', 'runs', path], init, lang ? { lang } : {});
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -160,10 +147,19 @@ export type NotebookOpener = (source: string) => Promise<unknown>;
  * fetch plus a small DOM update, so neither the kernel nor the UI waits on it.
  */
 export class RunsPanel extends Widget {
-  constructor(openNotebook: NotebookOpener, trans: TranslationBundle = bundle(null)) {
+  /**
+   * `lang` answers the UI language the server renders findings, the process and notes in
+   * (`en`, `ja` or `zh`; '' for English).
+   */
+  constructor(
+    openNotebook: NotebookOpener,
+    trans: TranslationBundle = bundle(null),
+    lang: () => string = () => ''
+  ) {
     super();
     this._openNotebook = openNotebook;
     this._trans = trans;
+    this._lang = lang;
     this.id = 'ari-jupyter-runs';
     this.addClass('ari-RunsPanel');
     this.title.caption = trans.__('ARI runs');
@@ -238,7 +234,7 @@ export class RunsPanel extends Widget {
     }
     let status: IRunStatus;
     try {
-      status = await runsAPI<IRunStatus>(encodeURIComponent(runId));
+      status = await runsAPI<IRunStatus>(encodeURIComponent(runId), {}, this._lang());
     } catch (reason) {
       if (this._selected === runId) {
         this.renderError(this._trans.__('Run %1: %2', runId, String(reason)));
@@ -451,7 +447,7 @@ export class RunsPanel extends Widget {
       }>(`${encodeURIComponent(s.run_id)}/cancel`, {
         method: 'POST',
         body: JSON.stringify({ job_ids: jobs.map(j => j.job_id) })
-      });
+      }, this._lang());
       for (const outcome of answer.outcomes) {
         const notify = outcome.result === 'cancelled' || outcome.result === 'gone'
           ? Notification.info
@@ -478,6 +474,7 @@ export class RunsPanel extends Widget {
 
   private _openNotebook: NotebookOpener;
   private _trans: TranslationBundle;
+  private _lang: () => string;
   private _selected: string | null = null;
   private _last = '';
   private _delay = POLL_FIRST_MS;

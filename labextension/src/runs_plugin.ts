@@ -5,7 +5,7 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
 import { LabIcon } from '@jupyterlab/ui-components';
 
-import { bundle } from './i18n';
+import { bundle, wizardLanguage } from './i18n';
 
 import { RunPhaseStatusItem, RunsPanel } from './runs';
 import { createWizardNotebook } from './wizard';
@@ -24,7 +24,8 @@ export function registerRuns(
   const trans = bundle(translator);
   const panel = new RunsPanel(
     source => createWizardNotebook(app, browser?.model.path ?? '', source),
-    trans
+    trans,
+    () => wizardLanguage('', translator)  // JupyterLab's own language, e.g. ja-JP -> ja
   );
   panel.title.icon = icon;
   app.shell.add(panel, 'left', { rank: 950 });

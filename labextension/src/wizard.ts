@@ -1,7 +1,7 @@
 import { JupyterFrontEnd } from '@jupyterlab/application';
-import { URLExt } from '@jupyterlab/coreutils';
 import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
-import { ServerConnection } from '@jupyterlab/services';
+
+import { fetchJSON } from './fetch_json';
 
 /** The first cell of a notebook made for a run (the Runs panel's "reopen"). */
 export const WIZARD_SOURCE = 'from ari_jupyter import Wizard; Wizard()';
@@ -52,24 +52,10 @@ export interface IPlacedNotebook {
  * the file browser shows) is only its last resort.
  */
 export async function placeWizardNotebook(cwd: string): Promise<IPlacedNotebook> {
-  const settings = ServerConnection.makeSettings();
-  const url = URLExt.join(settings.baseUrl, 'ari-jupyter', 'wizard-notebook');
-  const response = await ServerConnection.makeRequest(
-    url,
-    { method: 'POST', body: JSON.stringify({ cwd }) },
-    settings
-  );
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
-    try {
-      const body = await response.json();
-      message = body.message || message;
-    } catch {
-      // not JSON: keep the status line
-    }
-    throw new Error(message);
-  }
-  return (await response.json()) as IPlacedNotebook;
+  return fetchJSON<IPlacedNotebook>(['ari-jupyter', 'wizard-notebook'], {
+    method: 'POST',
+    body: JSON.stringify({ cwd })
+  });
 }
 
 /**

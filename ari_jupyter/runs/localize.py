@@ -1,0 +1,39 @@
+"""A run's status answer with its sentences in one language, for the Runs panel.
+
+The answer (``status_json``) keeps English text beside each sentence's message id; the panel
+asks for its UI language and gets the same answer with the findings, fixes, the process
+sentence and the notes rendered from the catalog. Ids and parameters stay, as does text
+without an id (ARI's own words are quoted, not translated).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..i18n import DEFAULT_LANGUAGE, t
+
+
+def _rendered(english: str, message: dict[str, Any] | None, lang: str) -> str:
+    if not message or not message.get("message_id"):
+        return english
+    return t(message["message_id"], lang, **dict(message.get("params") or {}))
+
+
+def _finding(finding: dict[str, Any], lang: str) -> dict[str, Any]:
+    params = dict(finding.get("params") or {})
+    out = dict(finding)
+    if finding.get("message_id"):
+        out["message"] = t(finding["message_id"], lang, **params)
+    if finding.get("fix_id"):
+        out["fix"] = t(finding["fix_id"], lang, **params)
+    return out
+
+
+def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
+    """``status`` with its catalog sentences in ``lang`` (a supported language code)."""
+    if lang == DEFAULT_LANGUAGE:
+        return status
+    notes = status.get("note_messages") or [None] * len(status.get("notes", ()))
+    return {**status,
+            "findings": [_finding(f, lang) for f in status.get("findings", ())],
+            "process": _rendered(status.get("process", ""), status.get("process_message"), lang),
+            "notes": [_rendered(n, m, lang) for n, m in zip(status.get("notes", ()), notes)]}
