@@ -202,3 +202,56 @@ def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
     assert "Traceback" not in output.inner_text() and "Error" not in output.inner_text()
     assert page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output.jp-RenderedText"
                         "[data-mime-type='application/vnd.jupyter.error']").count() == 0
+
+
+@pytest.fixture
+def japanese_lab(tmp_path):
+    """JupyterLab in 日本語 (Settings → Language) on the same runs, outside the test bed."""
+    from .test_lab_conventions_e2e import _has_language_pack
+
+    if not _has_language_pack("ja_JP"):
+        pytest.skip("the JupyterLab language pack ja_JP is not installed")
+    ws, runs = _workspace(tmp_path)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
+    settings = {**LAB_SETTINGS, "@jupyterlab/translation-extension/plugin": {"locale": "ja_JP"}}
+    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path, {"LANG": "C.UTF-8"}),
+                           settings=settings, args=LAB_ARGS)
+    yield server, runs
+    server.stop()
+
+
+def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_lab, page):
+    """The panel asks the server for JupyterLab's language: no English sentence in a finding."""
+    import re
+
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from widget_text import english_sentences
+
+    server, runs = japanese_lab
+    refused = []  # (JupyterLab's LSP plugin polls /lsp/status, which this server does not serve)
+    page.on("response", lambda r: refused.append(r.url) if r.status >= 400 and "/ari-jupyter/" in r.url
+            else None)
+    page.goto(server.url("/lab?reset"))
+    page.wait_for_selector('.jp-LauncherCard:has-text("ARI マルチノード設定")', timeout=60_000)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    run_id = runs["failed"].name
+    for attempt in range(3):  # the panel's first list may land after the click: click again
+        page.locator(f"{PANEL} [data-run-id='{run_id}']").click()
+        try:
+            page.wait_for_selector(f"{PANEL}[data-view='status'] .ari-RunsPanel-runid:text-is('{run_id}')",
+                                   timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            assert attempt < 2, page.locator(PANEL).inner_text()
+    page.wait_for_selector(f"{PANEL} .ari-RunsPanel-findings li")
+    findings = page.locator(f"{PANEL} .ari-RunsPanel-findings li").all_inner_texts()
+    process = page.locator(f"{PANEL} dt:text-is('ARI') + dd").inner_text()
+    assert len(findings) >= 2, findings
+    for text in [*findings, process]:
+        assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text), text
+    lines = [line for text in findings for line in text.splitlines()]
+    assert english_sentences(lines + [process]) == [], lines + [process]
+    assert refused == []
