@@ -30,8 +30,9 @@ from probe_support import cmd, site
 
 EXPECTED = {
     #              sbatch  partitions gres    shared_fs mpi     modules gpus    ari     time_left
-    "sx40":         ("ok",  "ok",      "warn", "ok",     "ok",   "skip", "warn", "skip", "ok"),
-    "rccs-cloud":   ("ok",  "ok",      "warn", "ok",     "ok",   "ok",   "skip", "ok",   "ok"),
+    # No GRES is not a problem until a profile asks for GPUs (the judge raises it then).
+    "sx40":         ("ok",  "ok",      "ok",   "ok",     "ok",   "skip", "ok",   "skip", "ok"),
+    "rccs-cloud":   ("ok",  "ok",      "ok",   "ok",     "ok",   "ok",   "skip", "ok",   "ok"),
     "gres-cluster": ("ok",  "ok",      "ok",   "warn",   "ok",   "ok",   "ok",   "skip", "warn"),
     "laptop":       ("fail", "skip",   "skip", "fail",   "warn", "skip", "skip", "skip", "skip"),
 }
@@ -253,7 +254,8 @@ def test_cli_json_sx40_as_the_issue_asks(capsys):
     assert set(payload["probes"][0]) == {"id", "status", "summary", "command", "evidence", "fix", "data",
                                          "message_id", "params", "fix_id"}
     assert probes["gres"]["data"]["has_gres"] is False
-    assert probes["gpus"]["status"] == "warn" and probes["gpus"]["data"]["count"] == 4
+    assert probes["gpus"]["status"] == "ok" and probes["gpus"]["data"]["count"] == 4
+    assert probes["gpus"]["data"]["has_gres"] is False  # what the judge raises for a GPU request
     assert probes["sbatch"]["status"] == "ok"
     assert payload["allocation"]["partition"] == "sx40" and payload["allocation"]["inside_allocation"]
 
@@ -266,7 +268,7 @@ def test_cli_json_in_a_fresh_process_without_slurm():
     )
     probes = {p["id"]: p for p in json.loads(done.stdout)["probes"]}
     assert probes["gres"]["data"]["has_gres"] is False
-    assert (probes["gpus"]["status"], probes["gpus"]["data"]["count"]) == ("warn", 4)
+    assert (probes["gpus"]["status"], probes["gpus"]["data"]["count"]) == ("ok", 4)
     assert probes["sbatch"]["status"] == "ok"
 
 
