@@ -42,7 +42,8 @@ def test_live_verdicts(testbed_any):
     if testbed_any.has_gres:
         assert status["gres"] == "ok" and results["gres"].data["gpu_types"] == ["v100"]
     else:
-        assert status["gres"] == "warn" and results["gres"].data["has_gres"] is False
+        # fine for the CPU jobs asked so far; a GPU request gets the judge's verdict
+        assert status["gres"] == "ok" and results["gres"].data["has_gres"] is False
 
     assert status["mpi"] == "ok" and results["mpi"].data["launcher"] == "srun"
     assert "none" in results["mpi"].data["srun"]["mpi_plugins"]
