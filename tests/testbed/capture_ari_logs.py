@@ -39,6 +39,25 @@ def _processes_of(checkpoint: Path) -> list[int]:
     return found
 
 
+def _stop_everything(handoff: subprocess.Popen, checkpoint: Path, settle_s: float = 15.0) -> None:
+    """Kill the hand-off's process group, then every process naming the checkpoint, until none
+    is left: a skill server can start between one look at /proc and the kill, so a single
+    pass can miss it."""
+    try:
+        os.killpg(handoff.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    handoff.wait()
+    deadline = time.monotonic() + settle_s
+    while (left := _processes_of(checkpoint)) and time.monotonic() < deadline:
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.2)
+
+
 def run_until_llm_fails(ari_bin: Path, workdir: Path, env: dict | None = None,
                         wait_s: float = WAIT_S) -> str:
     """Write a checkpoint with ``ari-jupyter emit``, start it with its hand-off script (``ari``
@@ -68,12 +87,7 @@ def run_until_llm_fails(ari_bin: Path, workdir: Path, env: dict | None = None,
                 break
             time.sleep(2)
     finally:
-        for pid in [handoff.pid, *_processes_of(checkpoint)]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        handoff.wait()
+        _stop_everything(handoff, checkpoint)
     logs = sorted(checkpoint.glob("ari_run_*.log"))
     return logs[-1].read_text(errors="replace") if logs else ""
 
