@@ -66,6 +66,14 @@ class EmitBlocked(EmitError):
         super().__init__("cannot write the checkpoint:\n" + "\n".join(lines))
 
 
+def error_text(exc: BaseException, lang: str | None) -> str:
+    """An emit refusal in ``lang`` (its catalog sentence), any other error as it reads."""
+    from .i18n import Text, render
+
+    said = exc.args[0] if len(exc.args) == 1 else None
+    return render(said, lang) if isinstance(said, Text) else str(exc)
+
+
 class CheckpointExists(EmitError):
     """The checkpoint (or its hand-off script) exists and ``force`` was not given."""
 
@@ -128,10 +136,9 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
         notes.append("shared filesystem not checked: the probe could not run here")
     elif verdict.status == "fail":
         if not force:
-            raise NodeLocalWorkspace(
-                f"refusing a node-local workspace: {verdict.summary}"
-                + (f"\nfix: {verdict.fix}" if verdict.fix else "")
-                + "\n(force writes it anyway)")
+            raise NodeLocalWorkspace(text(
+                "emit.error.node_local_fix" if verdict.fix else "emit.error.node_local",
+                summary=verdict.summary, fix=verdict.fix or ""))
         notes.append(text("emit.note.forced", summary=_summary(verdict)))
     elif verdict.status in ("warn", "unknown"):
         notes.append(text("emit.note.shared_fs", summary=_summary(verdict)))
@@ -143,7 +150,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
         files, written, backup_dir = _write(state, contents, checkpoint, launch_dir, script,
                                             force, now, notes)
     except OSError as exc:
-        raise EmitError(f"cannot write the checkpoint: {exc}") from None
+        raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None
     return EmitResult(checkpoint_dir=str(checkpoint), files=tuple(files),
                       handoff_command=render.handoff_command(str(script)),
                       handoff_script=str(script), notes=tuple(notes), backup_dir=backup_dir,
@@ -171,10 +178,8 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             if existing or script_exists:
                 if not force:
                     shown = existing + ([script.name] if script_exists else [])
-                    raise CheckpointExists(
-                        f"checkpoint {checkpoint} already exists ({', '.join(shown)}); "
-                        "nothing was changed. Choose another title/run id, or force an overwrite "
-                        "(the current files are backed up first).")
+                    raise CheckpointExists(text("emit.error.exists", checkpoint=str(checkpoint),
+                                                files=", ".join(shown)))
                 sources = [(ckpt_fd, checkpoint, name) for name in existing]
                 if script_exists:
                     sources.append((launch_fd, launch_dir, script.name))
@@ -581,10 +586,9 @@ class _exclusive_lock:
             holder = os.pread(self.fd, 64, 0).decode("ascii", "replace").strip()
             os.close(self.fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise CheckpointLocked(
-                    f"checkpoint {self.run_id} is being written by another process"
-                    + (f" (pid {holder})" if holder.isdigit() else "")
-                    + f"; lock {self.path}. Wait for it to finish, then try again.") from None
+                raise CheckpointLocked(text(
+                    "emit.error.locked_by" if holder.isdigit() else "emit.error.locked",
+                    run_id=self.run_id, pid=holder, lock=str(self.path))) from None
             raise
         self._note(str(os.getpid()))
         return self

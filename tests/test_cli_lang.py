@@ -179,6 +179,7 @@ def test_run_findings_and_process_render_in_the_chosen_language(lang, case, tmp_
 
     from ari_jupyter.cli._runs_text import findings_text
     from ari_jupyter.i18n import render
+    from ari_jupyter.runs.localize import status_in_language
     from ari_jupyter.runs.markers import ari_process
     from ari_jupyter.runs.service import status_json
     from runs_support import copy_case
@@ -192,6 +193,11 @@ def test_run_findings_and_process_render_in_the_chosen_language(lang, case, tmp_
     assert english_sentences(lines) == [], lines
     process = render(ari_process(checkpoint).why, lang)
     assert CJK.search(process) and english_sentences([process]) == [], process
+    # The Runs panel gets the answer through JSON: nested sentences keep their ids on the way.
+    served = status_in_language(json.loads(json.dumps(status)), lang)
+    shown = [f["message"] for f in served["findings"]] + [f["fix"] for f in served["findings"]]
+    shown += [served["process"], *served["notes"], served["jobs"]["problem"]]
+    assert english_sentences([s for s in shown if s]) == [], shown
 
 
 @pytest.mark.parametrize("lang", ["ja", "zh"])

@@ -6,6 +6,7 @@ test_runs_testbed.py submits the same job for real).
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,6 +171,25 @@ def test_cancel(ckpt, name, ids, vanish, expected):
     assert all(o.message for o in refused)
     if name == "another-users-job-id":
         assert "mallory" in refused[0].message
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_every_cancel_outcome_reads_in_the_chosen_language(ckpt, lang):
+    """What the Runs panel pops up and `cancel` prints: the catalog's sentence, English kept in --json."""
+    from ari_jupyter.runs.localize import cancel_in_language
+    from widget_text import english_sentences
+
+    outcomes = []
+    for _name, ids, vanish, _expected in CANCEL_CASES:
+        host = FakeHost(queue=list(_rows(ckpt).values()), vanish_on_scancel=vanish)
+        outcomes += [o.to_json() for o in asyncio.run(cancel_jobs(ckpt, host, ids, user=ME, settle=0))]
+    assert {o["result"] for o in outcomes} == {"cancelled", "refused", "gone", "invalid"}
+    assert all(o["message_id"].startswith("runs.cancel.") for o in outcomes)
+    shown = cancel_in_language({"outcomes": outcomes, "status": {"findings": [], "notes": []}}, lang)
+    messages = [o["message"] for o in shown["outcomes"]]
+    assert all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", m) for m in messages), messages
+    assert english_sentences(messages) == []
+    assert [o["message"] for o in outcomes] != messages  # the English answer itself is untouched
 
 
 def test_a_job_id_found_in_a_file_is_not_trusted(ckpt):

@@ -145,8 +145,15 @@ def test_cancel_endpoint(lab):
     assert status == 200, body[:300]
     answer = json.loads(body)
     assert answer["outcomes"] == [{"job_id": "12", "result": "gone",
-                                   "message": "job 12 is no longer in the queue"}]
+                                   "message": "job 12 is no longer in the queue",
+                                   "message_id": "runs.cancel.gone", "params": {"job": "12"}}]
     assert answer["status"]["phase"] == "failed"
+    # The panel's pop-up: the outcome in JupyterLab's language, its id and English kept.
+    status, body = _post(server, path + "?lang=ja", b'{"job_ids": ["12"]}')
+    assert status == 200, body[:300]
+    outcome = json.loads(body)["outcomes"][0]
+    assert outcome["message"] == "ジョブ 12 はもうキューにありません"
+    assert outcome["message_id"] == "runs.cancel.gone" and outcome["result"] == "gone"
 
 
 def test_status_gives_message_ids_for_findings_and_the_process(lab):

@@ -87,7 +87,9 @@ def test_reproduce_job_listed_tailed_cancelled(testbed_nogres, tmp_path):
         result = json.loads(done.stdout)
         assert done.returncode == 0, done.stderr
         assert result["outcomes"] == [{"job_id": job_id, "result": "cancelled",
-                                       "message": f"job {job_id} cancelled"}]
+                                       "message": f"job {job_id} cancelled",
+                                       "message_id": "runs.cancel.cancelled",
+                                       "params": {"job": job_id}}]
         assert result["status"]["jobs"]["jobs"] == []
         assert result["status"]["phase"] == "interrupted"
         assert waiter.wait(timeout=60) != 0  # sbatch --wait returns: the job has ended

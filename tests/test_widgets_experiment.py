@@ -1,5 +1,6 @@
 """Step 4: typing the experiment, Write (blocked, confirmed, done), hand-off and terminal."""
 import json
+import re
 
 from ari_jupyter.widgets.terminal_bridge import OPEN_TERMINAL, READY, TERMINAL_OPENED
 from ari_jupyter.widgets.wizard import Wizard
@@ -210,3 +211,20 @@ def test_write_blocked_reasons_are_a_list_without_doubled_punctuation(lang):
     text = _html.unescape(_re.sub(r"<[^>]+>", " ", value))
     assert not _re.search(r"[.。;；]\s*[;；]", text), text
     assert "; " not in text, text
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_writing_again_asks_in_the_wizards_language(tmp_path, lang):
+    """The overwrite question quotes the core's refusal in the wizard's language, not English."""
+    from widget_text import english_sentences
+
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+    wizard.language.value = lang
+    fill_and_settle(wizard, workspace)
+    panel = wizard.experiment_panel
+    panel.write.click()
+    panel.write.click()
+    assert panel.confirm.layout.display == ""
+    question = re.sub(r"<[^>]+>", " ", panel.confirm_text.value)
+    assert RUN_ID in question and english_sentences([question]) == [], question

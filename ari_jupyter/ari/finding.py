@@ -70,11 +70,19 @@ class Finding:
         return {"rule": self.rule, "field": self.field, "severity": self.severity,
                 "line": self.line, "message": self.message, "fix": self.fix,
                 "message_id": self.message_id, "fix_id": self.fix_id,
-                "params": dict(self.params)}
+                "params": {name: _as_json(value) for name, value in self.params.items()}}
 
     def rendered(self, lang: str | None) -> dict[str, Any]:
         """``to_json`` with message and fix in ``lang`` (what a ``--lang`` CLI prints)."""
         return {**self.to_json(), "message": self.text(lang), "fix": self.fix_text(lang)}
+
+
+def _as_json(value: Any) -> Any:
+    """A parameter that is itself a translated sentence stays one through JSON (a view renders
+    it in its own language); any other value as it is."""
+    from ..i18n import Text, message
+
+    return message(value.message_id, **value.params) if isinstance(value, Text) else value
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

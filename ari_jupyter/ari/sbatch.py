@@ -19,6 +19,7 @@ from . import errors
 from .errors import AriRuntimeError, AriValueError
 from .partition import resolve_partition
 from .profile import ExecutionProfile
+from ..i18n import text as catalog_text
 
 DEFAULT_MAX_RUNTIME_SEC = 21600
 """ARI's fallback when neither ``timeout_global_sec`` nor the rubric's ``max_runtime_sec`` is set."""
@@ -351,29 +352,25 @@ def plan_slurm_dispatch(args: ReproduceArgs, env: Mapping[str, str], repo_dir: s
 
     def run_locally(reason: str) -> SlurmPlan:
         return SlurmPlan((), "", choice.source, 0, "", args=merged,
-                         local_fallback=f"{reason}; ARI_PHASE1_ALLOW_FALLBACK=1 → "
-                                        "reproduce.sh runs on the host where ari runs",
+                         local_fallback=catalog_text("sbatch.local_fallback", reason=catalog_text(reason)),
                          gpu=_gpu_dict("", 0, 0))
 
     # 1. sbatch on PATH
     if not has_sbatch:
         if fallback:
-            return run_locally("sbatch not on PATH")
+            return run_locally("sbatch.reason.no_sbatch")
         raise AriRuntimeError(errors.SBATCH_MISSING)
     # 2. a partition
     if not choice.partition:
         if fallback:
-            return run_locally("no partition resolved")
+            return run_locally("sbatch.reason.no_partition")
         raise AriRuntimeError(errors.NO_PARTITION)
 
     warnings: list[str] = []
     repo = Path(repo_dir)
     # 4. shared filesystem (warning only)
     if home is not None and not ari_thinks_shared(repo, home):
-        warnings.append(
-            f"repo_dir={repo} appears node-local to ARI (not under $HOME or /work, /scratch, "
-            "/lustre, /home, /nfs, /data); ARI only warns, but the job's --chdir/--output point "
-            "there")
+        warnings.append(catalog_text("sbatch.warning.node_local", repo=str(repo)))
 
     # 5. GRES gating
     gpu_type = merged.gpu_type
@@ -381,10 +378,8 @@ def plan_slurm_dispatch(args: ReproduceArgs, env: Mapping[str, str], repo_dir: s
     per_node = int(merged.gpus_per_node or 0)
     if (gpu_type or per_task or per_node) and not has_gres:
         if env.get("ARI_SLURM_ALLOW_NO_GRES", "") == "1":
-            warnings.append(
-                f"GPU resources requested (gpu_type={gpu_type!r}, gpus_per_task={per_task}, "
-                f"gpus_per_node={per_node}) but the cluster has no GRES; "
-                "ARI_SLURM_ALLOW_NO_GRES=1 → ARI drops every --gres / --gpus-* flag")
+            warnings.append(catalog_text("sbatch.warning.gres_dropped", gpu_type=repr(gpu_type),
+                                 per_task=per_task, per_node=per_node))
             gpu_type, per_task, per_node = "", 0, 0
         else:
             raise AriRuntimeError(errors.gpu_without_gres(gpu_type, per_task, per_node))
@@ -437,9 +432,8 @@ def plan_slurm_dispatch(args: ReproduceArgs, env: Mapping[str, str], repo_dir: s
         if _supports(bind_flags, flag):
             cmd.append(f"{flag}={value}")
         else:
-            warnings.append(
-                f"{flag[2:].replace('-', '_')}={value!r} dropped: this sbatch does not advertise "
-                f"{flag}; use `srun {flag}={value}` inside reproduce.sh instead")
+            warnings.append(catalog_text("sbatch.warning.bind_dropped", key=flag[2:].replace("-", "_"),
+                                 value=repr(value), raw=value, flag=flag))
     if merged.hint:
         cmd.append(f"--hint={merged.hint}")
     cmd += [str(a) for a in merged.extra_sbatch_args]

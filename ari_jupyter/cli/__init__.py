@@ -35,10 +35,19 @@ def build_parser() -> argparse.ArgumentParser:
         if register is not None:
             register(subparsers)
     for sub in subparsers.choices.values():
-        if not any("--lang" in action.option_strings for action in sub._actions):
-            sub.add_argument("--lang", choices=LANGUAGES, default=None,
-                             help="language of the printed messages (default: from LC_ALL/LANG)")
+        _add_lang(sub)
     return parser
+
+
+def _add_lang(parser: argparse.ArgumentParser) -> None:
+    """``--lang`` on a command and on each of its own sub-commands (``preview sbatch``)."""
+    if not any("--lang" in action.option_strings for action in parser._actions):
+        parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                            help="language of the printed messages (default: from LC_ALL/LANG)")
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _add_lang(sub)
 
 
 def output_lang(args: argparse.Namespace) -> str:

@@ -18,7 +18,7 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
     if not rows:
         return t("runs.none", lang, path=f"{answer['workspace']}/checkpoints")
     header = tuple(t(f"runs.header.{name}", lang) for name in _HEADER)
-    body = [(r["run_id"], r["phase"],
+    body = [(r["run_id"], phase_text(r["phase"], lang),
              f"{r['nodes']['done']}/{r['nodes']['failed']}/{r['nodes']['running']}/{r['nodes']['total']}",
              best_text(r["best_metric"]), str(r["jobs"]), r["updated_at"][:19], r["title"])
             for r in rows]
@@ -44,7 +44,8 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> li
     if jobs["scheduler"] == "absent":
         lines.append(t("runs.jobs.no_squeue", lang))
     elif jobs["scheduler"] == "error":
-        lines.append(t("runs.jobs.error", lang, problem=jobs["problem"]))
+        lines.append(t("runs.jobs.error", lang,
+                       problem=_in_lang(jobs["problem"], jobs.get("problem_message"), lang)))
     elif not jobs["jobs"]:
         lines.append(t("runs.jobs.none", lang))
     else:

@@ -25,7 +25,10 @@ def register(subparsers) -> None:
 
 def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
     from ..allocation import Allocation
+    from ..i18n import t
+    from . import output_lang
 
+    lang = output_lang(args)
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     allocation = Allocation.from_env(env)
@@ -33,55 +36,68 @@ def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO
         json.dump(allocation.to_json(), stdout, indent=2)
         stdout.write("\n")
         return 0
-    for label, value in describe(allocation):
-        stdout.write(f"{label:<12} {value}\n" if label else f"{value}\n")
+    lines = describe(allocation, lang)
+    width = max([12, *(_width(label) for label, _ in lines)]) + 1
+    for label, value in lines:
+        stdout.write(f"{label}{' ' * (width - _width(label))}{value}\n" if label else f"{value}\n")
     for problem in allocation.problems:
-        stderr.write(f"problem: {problem}\n")
+        stderr.write(t("cli.allocation.problem", lang, problem=problem) + "\n")
     return 0
+
+
+def _width(text: str) -> int:
+    from ._runs_text import _width as columns
+
+    return columns(text)
 
 
 def _or_dash(value) -> str:
     return "-" if value is None or value == "" else str(value)
 
 
-def describe(allocation) -> list[tuple[str, str]]:
+def describe(allocation, lang: str = "en") -> list[tuple[str, str]]:
     """(label, text) lines for humans; outside an allocation a single explanatory line."""
     from ..allocation import format_counts
     from ..hostlist import abbreviate
+    from ..i18n import t
+
+    def say(key: str, **params) -> str:
+        return t(f"cli.allocation.{key}", lang, **params)
 
     if not allocation.inside_allocation:
-        return [("", "not inside a SLURM allocation (SLURM_JOB_ID is not set)")]
+        return [("", say("outside"))]
     a = allocation
     job = _or_dash(a.job_id)
     if a.job_name:
         job += f" ({a.job_name})"
     if a.cluster:
-        job += f" on cluster {a.cluster}"
+        job += say("on_cluster", cluster=a.cluster)
     nodes = _or_dash(a.num_nodes)
     if a.nodelist:
-        nodes += f": {abbreviate(a.nodelist)}, first {a.first_node}"
+        nodes += say("nodelist", nodelist=abbreviate(a.nodelist), first=a.first_node)
     tasks = _or_dash(a.ntasks)
     if a.tasks_per_node is not None:
-        tasks += f", per node {format_counts(a.tasks_per_node)}"
-    cpus = "per node " + (format_counts(a.cpus_per_node) if a.cpus_per_node is not None else "-")
-    cpus += f", on this node {_or_dash(a.cpus_on_node)}, per task {_or_dash(a.cpus_per_task)}"
-    gpus = f"on this node {_or_dash(a.gpus_on_node)}, job GPUs {_or_dash(a.job_gpus)}"
-    gpus += f", per task {_or_dash(a.gpus_per_task)}"
+        tasks += say("tasks_per_node", counts=format_counts(a.tasks_per_node))
+    cpus = say("cpus", per_node=format_counts(a.cpus_per_node) if a.cpus_per_node is not None else "-",
+               on_node=_or_dash(a.cpus_on_node), per_task=_or_dash(a.cpus_per_task))
+    gpus = say("gpus", on_node=_or_dash(a.gpus_on_node), job=_or_dash(a.job_gpus),
+               per_task=_or_dash(a.gpus_per_task))
     if a.cuda_visible_devices is not None:
         gpus += f", CUDA_VISIBLE_DEVICES={a.cuda_visible_devices!r}"
     if a.mem_per_node_mb is not None:
-        memory = f"{a.mem_per_node_mb} MB per node"
+        memory = say("mem_per_node", mb=a.mem_per_node_mb)
     elif a.mem_per_cpu_mb is not None:
-        memory = f"{a.mem_per_cpu_mb} MB per CPU"
+        memory = say("mem_per_cpu", mb=a.mem_per_cpu_mb)
     else:
         memory = "-"
     return [
-        ("job", job),
-        ("partition", f"{_or_dash(a.partition)}  account {_or_dash(a.account)}  qos {_or_dash(a.qos)}"),
-        ("nodes", nodes),
-        ("tasks", tasks),
-        ("cpus", cpus),
-        ("gpus", gpus),
-        ("memory", memory),
-        ("submit dir", _or_dash(a.submit_dir)),
+        (say("label.job"), job),
+        (say("label.partition"), say("partition", partition=_or_dash(a.partition),
+                                     account=_or_dash(a.account), qos=_or_dash(a.qos))),
+        (say("label.nodes"), nodes),
+        (say("label.tasks"), tasks),
+        (say("label.cpus"), cpus),
+        (say("label.gpus"), gpus),
+        (say("label.memory"), memory),
+        (say("label.submit_dir"), _or_dash(a.submit_dir)),
     ]

@@ -21,42 +21,51 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..i18n import t
     from ..runs import NotACheckpoint
+    from ..runs.localize import cancel_in_language
     from ..runs.service import cancel_json, status_json
+    from . import output_lang
+    from ._runs_text import phase_text
 
+    lang = output_lang(args)
     try:
         status = asyncio.run(status_json(args.checkpoint))
     except NotACheckpoint as exc:
         print(f"ari-jupyter cancel: {exc}", file=sys.stderr)
         return 1
-    active = [j for j in status["jobs"]["jobs"] if j["state"] in _ACTIVE]
+    jobs = status["jobs"]
+    active = [j for j in jobs["jobs"] if j["state"] in _ACTIVE]
     named = set(args.job or ())
     targets = [j for j in active if not named or j["job_id"] in named]
-    if status["jobs"]["scheduler"] != "ok":
-        print(f"ari-jupyter cancel: SLURM did not answer: {status['jobs']['problem']}", file=sys.stderr)
+    if jobs["scheduler"] != "ok":
+        problem = cancel_in_language({"outcomes": [], "status": status}, lang)["status"]["jobs"]["problem"]
+        print(f"ari-jupyter cancel: {t('runs.cancel.no_slurm', lang, problem=problem)}", file=sys.stderr)
         return 1
     if not targets and not named:
-        print(f"run {status['run_id']} has no job in the queue: nothing to cancel")
+        print(t("runs.cancel.nothing_queued", lang, run_id=status["run_id"]))
         return 0
     if not args.yes:
         listing = ", ".join(f"{j['job_id']} ({j['name']}, {j['state']})" for j in targets) or \
             ", ".join(sorted(named))
         if not sys.stdin.isatty():
-            print(f"ari-jupyter cancel: would cancel {listing}; pass --yes to confirm "
-                  "(no terminal to ask)", file=sys.stderr)
+            print(f"ari-jupyter cancel: {t('runs.cancel.would_cancel', lang, listing=listing)}",
+                  file=sys.stderr)
             return 2
-        answer = input(f"Cancel {listing} of run {status['run_id']}? [y/N] ").strip().lower()
+        answer = input(t("runs.cancel.ask", lang, listing=listing, run_id=status["run_id"])).strip().lower()
         if answer not in ("y", "yes"):
-            print("nothing cancelled")
+            print(t("runs.cancel.kept", lang))
             return 0
     ids = sorted(named) if named else [j["job_id"] for j in targets]
     result = asyncio.run(cancel_json(args.checkpoint, ids))
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        for outcome in result["outcomes"]:
-            print(f"{outcome['job_id']}: {outcome['result']} - {outcome['message']}")
-        print(f"phase now: {result['status']['phase']}")
+        shown = cancel_in_language(result, lang)
+        for outcome in shown["outcomes"]:
+            print(t("runs.cancel.outcome", lang, job=outcome["job_id"], message=outcome["message"],
+                    result=t(f"runs.cancel.result.{outcome['result']}", lang)))
+        print(t("runs.cancel.phase_now", lang, phase=phase_text(result["status"]["phase"], lang)))
     bad = [o for o in result["outcomes"] if o["result"] in ("refused", "error", "invalid")]
     return 1 if bad else 0
 

@@ -200,19 +200,27 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     except (_BadInput, StateError, EmitError) as exc:
-        print(f"ari-jupyter emit: {speak('emit', str(exc))}", file=sys.stderr)
+        from ..emit import error_text
+        from . import output_lang
+
+        print(f"ari-jupyter emit: {speak('emit', error_text(exc, output_lang(args)))}", file=sys.stderr)
         return 1
+    from ..i18n import render, t
+    from . import output_lang
+
+    lang = output_lang(args)
+    notes = [t("cli.note", lang, note=speak("emit", render(note, lang))) for note in result.notes]
     if args.json:
         print(json.dumps({"checkpoint_dir": result.checkpoint_dir, "files": list(result.files),
                           "handoff_command": result.handoff_command}, indent=2, ensure_ascii=False))
-        for note in result.notes:
-            print(f"note: {speak('emit', note)}", file=sys.stderr)
+        for note in notes:
+            print(note, file=sys.stderr)
     else:
-        print(f"checkpoint: {result.checkpoint_dir}")
+        print(t("cli.emit.checkpoint", lang, path=result.checkpoint_dir))
         for path in result.files:
-            print(f"  wrote {path}")
-        for note in result.notes:
-            print(f"note: {speak('emit', note)}")
-        print("\nIn a terminal inside the same allocation, run:")
+            print(t("cli.emit.wrote", lang, path=path))
+        for note in notes:
+            print(note)
+        print("\n" + t("cli.emit.handoff", lang))
         print(f"  {result.handoff_command}")
     return 0

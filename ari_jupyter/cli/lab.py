@@ -117,17 +117,22 @@ def demo_site_problem(site: str) -> str:
     return f"unknown demo site {site!r}; available: {', '.join(list_sites())} or a site .json file"
 
 
-def _place_notebook(plan: LabPlan) -> None:
+def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
+    from ..i18n import t
+
     plan.notebook.parent.mkdir(parents=True, exist_ok=True)
     if plan.copy_from is not None:
         shutil.copyfile(plan.copy_from, plan.notebook)
-        print(f"Copied the wizard notebook to {plan.notebook}", file=sys.stderr)
+        print(t("cli.lab.copied", lang, path=str(plan.notebook)), file=sys.stderr)
 
 
 def run(args) -> int:
     from ..config import wizard_config
     from ..host import RecordedSite
+    from ..i18n import t
+    from . import output_lang
 
+    lang = output_lang(args)
     config = wizard_config()
     configured = config.demo_site
     plan = plan_lab(args.dir, args.demo_site, args.jupyter_args, os.environ,
@@ -142,7 +147,7 @@ def run(args) -> int:
         print(" ".join(plan.argv))
         return 0
     try:
-        _place_notebook(plan)
+        _place_notebook(plan, lang)
     except OSError as exc:
         if args.dir:
             print(f"ari-jupyter lab: cannot put the notebook in {plan.notebook.parent}: {exc}",
@@ -154,16 +159,13 @@ def run(args) -> int:
         plan = plan_lab(str(fallback), args.demo_site, args.jupyter_args, os.environ,
                         configured_demo_site=configured, config=config)
         try:
-            _place_notebook(plan)
+            _place_notebook(plan, lang)
         except OSError as exc2:
             print(f"ari-jupyter lab: cannot put the notebook in {fallback}: {exc2}", file=sys.stderr)
             return 1
     if not plan.inside_allocation:
-        print("Not inside a SLURM allocation: the wizard starts on demo site "
-              f"{site!r}; Write puts its checkpoints under "
-              f"{config.demo_workspace_for(RecordedSite.load(site).name)} "
-              "(c.AriWizard.demo_workspace_template).",
-              file=sys.stderr)
+        print(t("cli.lab.demo_site", lang, site=repr(site),
+                workspace=config.demo_workspace_for(RecordedSite.load(site).name)), file=sys.stderr)
     env = {**os.environ, **plan.env_changes}
     sys.stdout.flush()
     sys.stderr.flush()

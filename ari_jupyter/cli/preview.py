@@ -146,7 +146,10 @@ def run(args) -> int:
         if args.json:
             print(json.dumps({"error": message}))
         else:
-            print(f"error: {message}", file=sys.stderr)
+            from ..i18n import t
+            from . import output_lang
+
+            print(t("cli.preview.error", output_lang(args), message=message), file=sys.stderr)
         return 1
 
     coerced: list[str] = []
@@ -187,11 +190,16 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
+    from ..i18n import render, t
+    from . import output_lang
+
+    lang = output_lang(args)
     if plan.argv:
         print(shlex.join(plan.argv))
-        print(f"# partition {plan.partition} (from {plan.partition_source})", file=sys.stderr)
+        print(t("cli.preview.partition", lang, partition=plan.partition, source=plan.partition_source),
+              file=sys.stderr)
     else:
-        print(f"# no sbatch: {plan.local_fallback}", file=sys.stderr)
+        print(t("cli.preview.no_sbatch", lang, why=render(plan.local_fallback, lang)), file=sys.stderr)
     for warning in out["warnings"]:
-        print(f"# warning: {warning}", file=sys.stderr)
+        print(t("cli.preview.warning", lang, warning=render(warning, lang)), file=sys.stderr)
     return 0

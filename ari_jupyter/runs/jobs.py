@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..host import Host
+from ..i18n import Text, text
 from .reading import read_small_text, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
@@ -74,8 +75,12 @@ class JobsView:
     """'yes' (sacct answered), 'no' (no accounting storage: finished jobs are not listed)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"jobs": [j.to_json() for j in self.jobs], "scheduler": self.scheduler,
-                "problem": self.problem, "accounting": self.accounting}
+        out = {"jobs": [j.to_json() for j in self.jobs], "scheduler": self.scheduler,
+               "problem": str(self.problem), "accounting": self.accounting}
+        if isinstance(self.problem, Text):
+            out["problem_message"] = {"message_id": self.problem.message_id,
+                                      "params": dict(self.problem.params)}
+        return out
 
 
 def current_user() -> str:
@@ -191,15 +196,15 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[l
         argv += ["-j", ",".join(job_ids)]
     result = await host.run(argv, timeout=COMMAND_TIMEOUT)
     if result.not_found:
-        return [], "absent", "squeue is not on PATH: this machine is not a SLURM submit host"
+        return [], "absent", text("runs.squeue.absent")
     if result.timed_out:
-        return [], "error", f"squeue did not answer within {COMMAND_TIMEOUT:.0f} s"
+        return [], "error", text("runs.squeue.timeout", seconds=f"{COMMAND_TIMEOUT:.0f}")
     if result.returncode != 0:
-        text = result.output.strip()
-        if job_ids and "Invalid job id" in text:
+        said = result.output.strip()
+        if job_ids and "Invalid job id" in said:
             return [], "ok", ""  # the job has left the queue
-        last = text.splitlines()[-1] if text else f"exit {result.returncode}"
-        return [], "error", f"squeue failed: {last[-300:]}"
+        last = said.splitlines()[-1] if said else f"exit {result.returncode}"
+        return [], "error", text("runs.squeue.failed", output=last[-300:])
     return parse_squeue(result.stdout), "ok", ""
 
 
@@ -255,9 +260,13 @@ class CancelOutcome:
     """'cancelled', 'gone' (left the queue before scancel), 'refused' (not this user's or this
     run's), 'invalid' (not a job id) or 'error'."""
     message: str
+    """English, a ``Text`` that keeps its message id: a view renders it in its own language."""
 
-    def to_json(self) -> dict[str, str]:
-        return {"job_id": self.job_id, "result": self.result, "message": self.message}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"job_id": self.job_id, "result": self.result, "message": str(self.message)}
+        if isinstance(self.message, Text):
+            out.update(message_id=self.message.message_id, params=dict(self.message.params))
+        return out
 
 
 async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | None = None, *,
@@ -272,7 +281,7 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
         if _JOB_ID.match(job_id):
             wanted.append(job_id)
         else:
-            outcomes.append(CancelOutcome(job_id, "invalid", f"{job_id!r} is not a SLURM job id"))
+            outcomes.append(CancelOutcome(job_id, "invalid", text("runs.cancel.invalid", job=job_id)))
     if job_ids is None:
         queued, scheduler, problem = await _squeue(host, scope.user)
         if scheduler != "ok":
@@ -285,32 +294,32 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
                             timeout=COMMAND_TIMEOUT)
     if result.not_found or result.timed_out or (result.returncode != 0
                                                 and "Invalid job id" not in result.output):
-        return outcomes + [CancelOutcome(j, "error", "squeue did not answer; nothing cancelled")
+        return outcomes + [CancelOutcome(j, "error", text("runs.cancel.squeue_silent"))
                            for j in wanted]
     current = {j.job_id: j for j in parse_squeue(result.stdout if result.returncode == 0 else "")}
     to_cancel = []
     for job_id in wanted:
         job = current.get(job_id)
         if job is None or not job.active:
-            outcomes.append(CancelOutcome(job_id, "gone", f"job {job_id} is no longer in the queue"))
+            outcomes.append(CancelOutcome(job_id, "gone", text("runs.cancel.gone", job=job_id)))
         elif job.user != scope.user:
-            outcomes.append(CancelOutcome(job_id, "refused",
-                                          f"job {job_id} belongs to {job.user}, not to {scope.user}"))
+            outcomes.append(CancelOutcome(job_id, "refused", text(
+                "runs.cancel.other_user", job=job_id, owner=job.user, user=scope.user)))
         elif not scope.kind_of(job):
-            outcomes.append(CancelOutcome(job_id, "refused", f"job {job_id} ({job.name}) is not a job "
-                                          f"of this run (work dir {job.work_dir})"))
+            outcomes.append(CancelOutcome(job_id, "refused", text(
+                "runs.cancel.other_run", job=job_id, name=job.name, work_dir=job.work_dir)))
         else:
             to_cancel.append(job_id)
     for job_id in to_cancel:
         done = await host.run(["scancel", "--user", scope.user, job_id], timeout=COMMAND_TIMEOUT)
-        text = done.output.strip()
+        said = done.output.strip()
         if done.ok:
-            outcomes.append(CancelOutcome(job_id, "cancelled", f"job {job_id} cancelled"))
-        elif "Invalid job id" in text or "already completing or completed" in text:
-            outcomes.append(CancelOutcome(job_id, "gone", f"job {job_id} ended before it was cancelled"))
+            outcomes.append(CancelOutcome(job_id, "cancelled", text("runs.cancel.cancelled", job=job_id)))
+        elif "Invalid job id" in said or "already completing or completed" in said:
+            outcomes.append(CancelOutcome(job_id, "gone", text("runs.cancel.ended_first", job=job_id)))
         else:
-            outcomes.append(CancelOutcome(job_id, "error",
-                                          f"scancel {shlex.quote(job_id)} failed: {text[-300:]}"))
+            outcomes.append(CancelOutcome(job_id, "error", text(
+                "runs.cancel.scancel_failed", job=shlex.quote(job_id), output=said[-300:])))
     cancelled = [o.job_id for o in outcomes if o.result == "cancelled"]
     if cancelled and settle > 0:
         await _wait_gone(host, scope.user, cancelled, settle)

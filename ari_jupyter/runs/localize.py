@@ -33,7 +33,21 @@ def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
     if lang == DEFAULT_LANGUAGE:
         return status
     notes = status.get("note_messages") or [None] * len(status.get("notes", ()))
-    return {**status,
-            "findings": [_finding(f, lang) for f in status.get("findings", ())],
-            "process": _rendered(status.get("process", ""), status.get("process_message"), lang),
-            "notes": [_rendered(n, m, lang) for n, m in zip(status.get("notes", ()), notes)]}
+    out = {**status,
+           "findings": [_finding(f, lang) for f in status.get("findings", ())],
+           "process": _rendered(status.get("process", ""), status.get("process_message"), lang),
+           "notes": [_rendered(n, m, lang) for n, m in zip(status.get("notes", ()), notes)]}
+    jobs = status.get("jobs")
+    if isinstance(jobs, dict) and jobs.get("problem_message"):
+        out["jobs"] = {**jobs, "problem": _rendered(jobs["problem"], jobs["problem_message"], lang)}
+    return out
+
+
+def cancel_in_language(answer: dict[str, Any], lang: str) -> dict[str, Any]:
+    """``cancel_json``'s answer with each outcome's message and the new status in ``lang``."""
+    if lang == DEFAULT_LANGUAGE:
+        return answer
+    return {**answer,
+            "outcomes": [{**o, "message": _rendered(o["message"], o, lang)}
+                         for o in answer.get("outcomes", ())],
+            "status": status_in_language(answer["status"], lang)}

@@ -24,7 +24,7 @@ from tornado import web
 
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..runs import NotACheckpoint
-from ..runs.localize import status_in_language
+from ..runs.localize import cancel_in_language, status_in_language
 from ..runs.service import cancel_json, default_workspace, runs_json, status_json
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
@@ -99,7 +99,7 @@ class RunCancelHandler(_RunsBase):
         lang = self.lang
         try:
             answer = await cancel_json(checkpoint, ids, self.host)
-            self.answer({**answer, "status": status_in_language(answer["status"], lang)})
+            self.answer(cancel_in_language(answer, lang))
         except NotACheckpoint as exc:
             raise web.HTTPError(404, str(exc)) from None
 

@@ -280,15 +280,16 @@ class ExperimentPanel(Panel):
     def do_write(self, force: bool = False):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
         shared-filesystem check calls node-local, is only written after the user confirms."""
-        from ..emit import CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint
+        from ..emit import (CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint,
+                            error_text)
 
         self._hide_confirm()
         try:
             result = emit_checkpoint(self.state, force=force, host=self.ctx.host)
         except CheckpointExists as exc:
-            return self._ask(self.tr("exp_exists", detail=exc), "exp_overwrite")
+            return self._ask(self.tr("exp_exists", detail=error_text(exc, self.ctx.lang)), "exp_overwrite")
         except NodeLocalWorkspace as exc:
-            return self._ask(self.tr("exp_node_local", detail=exc), "exp_write_anyway")
+            return self._ask(self.tr("exp_node_local", detail=error_text(exc, self.ctx.lang)), "exp_write_anyway")
         except (EmitError, OSError, ValueError) as exc:
             self._write_error = exc
             if isinstance(exc, EmitBlocked):  # a list, as the disabled-Write reasons
@@ -299,7 +300,7 @@ class ExperimentPanel(Panel):
                     f'<ul class="ari-list">{items}</ul></div>')
                 return None
             self.result.value = (f'<div class="ari-write-error ari-text ari-sev-error">'
-                                 f'{esc(self.tr("exp_write_failed", error=exc))}</div>')
+                                 f'{esc(self.tr("exp_write_failed", error=error_text(exc, self.ctx.lang)))}</div>')
             return None
         self._write_error = None
         self.last_emit = result

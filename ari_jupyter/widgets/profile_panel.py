@@ -432,15 +432,18 @@ class ProfilePanel(Panel):
         self.sbatch_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_sbatch"))}</h4>'
                                    f'<div class="ari-help">'
                                    f'{esc(self.tr("preview_sbatch_help"))}</div>')
+        from ..i18n import render
+
+        lang = self.ctx.lang
         plan, error = self.ctx.slurm_plan()
         if plan is None:
             self.sbatch_preview.value = (f'<div class="ari-sbatch-error ari-text ari-sev-error">'
                                          f'{esc(self.tr("preview_ari_refuses"))}</div>'
                                          + pre(error))
         elif not plan.argv:
-            self.sbatch_preview.value = pre(plan.local_fallback)
+            self.sbatch_preview.value = pre(render(plan.local_fallback, lang))
         else:
-            notes = "".join(f'<div class="ari-text ari-sev-warning">⚠ {esc(w)}</div>'
+            notes = "".join(f'<div class="ari-text ari-sev-warning">⚠ {esc(render(w, lang))}</div>'
                             for w in plan.warnings)
             self.sbatch_preview.value = (f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
                                          + notes)

@@ -125,8 +125,22 @@ function severityText(trans: TranslationBundle, severity: string): string {
   return words[severity] ?? severity;
 }
 
-function phaseBadge(phase: string): HTMLElement {
-  return el('span', { class: `ari-RunPhase ari-mod-${phase}`, 'data-phase': phase }, phase);
+/** A run phase in the UI language (the JSON keeps ARI-jupyter's own word, e.g. `not-started`). */
+export function phaseText(trans: TranslationBundle, phase: string): string {
+  const words: Record<string, string> = {
+    'not-started': trans.__('not-started'),
+    exploring: trans.__('exploring'),
+    paper: trans.__('paper'),
+    reproduce: trans.__('reproduce'),
+    finished: trans.__('finished'),
+    failed: trans.__('failed'),
+    interrupted: trans.__('interrupted')
+  };
+  return words[phase] ?? phase;
+}
+
+function phaseBadge(trans: TranslationBundle, phase: string): HTMLElement {
+  return el('span', { class: `ari-RunPhase ari-mod-${phase}`, 'data-phase': phase }, phaseText(trans, phase));
 }
 
 /** Python for a notebook cell that reopens or clones a checkpoint in the wizard. */
@@ -284,7 +298,7 @@ export class RunsPanel extends Widget {
       const row = el(
         'tr',
         { class: 'ari-RunsPanel-row', 'data-run-id': run.run_id, tabindex: '0' },
-        el('td', {}, phaseBadge(run.phase)),
+        el('td', {}, phaseBadge(trans, run.phase)),
         el('td', { title: run.run_id }, run.title || run.run_id),
         el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
         el('td', {}, bestText(run.best_metric)),
@@ -330,7 +344,7 @@ export class RunsPanel extends Widget {
       'dl',
       { class: 'ari-RunsPanel-facts' },
       el('dt', {}, trans.__('Phase')),
-      el('dd', {}, phaseBadge(s.phase), s.stage ? ` ${s.stage}` : ''),
+      el('dd', {}, phaseBadge(trans, s.phase), s.stage ? ` ${s.stage}` : ''),
       el('dt', {}, trans.__('Nodes')),
       el(
         'dd',
@@ -486,6 +500,7 @@ export class RunsPanel extends Widget {
 export class RunPhaseStatusItem extends Widget {
   constructor(trans: TranslationBundle = bundle(null)) {
     super();
+    this._trans = trans;
     this.addClass('ari-RunPhaseStatus');
     this.node.setAttribute('role', 'status');
     this.node.setAttribute('aria-label', trans.__('ARI run phase'));
@@ -501,12 +516,13 @@ export class RunPhaseStatusItem extends Widget {
 
   setRun(run: IRunStatus | null): void {
     this._run = run;
-    this.node.textContent = run ? `ARI ${run.phase}${run.stage ? ' · ' + run.stage : ''}` : '';
+    this.node.textContent = run ? `ARI ${phaseText(this._trans, run.phase)}${run.stage ? ' · ' + run.stage : ''}` : '';
     this.node.title = run ? `${run.title || run.run_id}\n${run.run_id}` : '';
     this.node.dataset.phase = run?.phase ?? '';
     this._changed.emit();
   }
 
   private _run: IRunStatus | null = null;
+  private _trans: TranslationBundle;
   private _changed = new Signal<this, void>(this);
 }

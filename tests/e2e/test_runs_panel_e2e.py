@@ -237,6 +237,8 @@ def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_l
     page.wait_for_selector('.jp-LauncherCard:has-text("ARI マルチノード設定")', timeout=60_000)
     execute_command(page, "ari-jupyter:runs")
     page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    phases = page.locator(f"{PANEL} .ari-RunsPanel-row [data-phase]").all_inner_texts()
+    assert phases and all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", p) for p in phases), phases
     run_id = runs["failed"].name
     for attempt in range(3):  # the panel's first list may land after the click: click again
         page.locator(f"{PANEL} [data-run-id='{run_id}']").click()

@@ -1,0 +1,98 @@
+"""Every command of the command line, run in Japanese and Chinese: no English sentence is left.
+
+One row per command (``preview sbatch`` is its own row), each run the way a user would on a
+laptop with the rccs-cloud demo site: what it prints on stdout and stderr, commands, paths,
+identifiers and quoted tool output aside (``widget_text.english_sentences``).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from ari_jupyter.cli import build_parser, main
+from widget_text import english_sentences
+
+CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+SHELL_LINE = re.compile(r"\s*(?:ari viz|ssh|bash|sbatch|srun|mpirun|\S*python3?)\s|\S+=\S*$|\s+ari-jupyter\s")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """A HOME with a checkpoint written by ``emit --site rccs-cloud``."""
+    home = tmp_path_factory.mktemp("home")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HOME", str(home))
+    try:
+        assert main(["emit", "--site", "rccs-cloud", "--title", "every command", "--goal", "g",
+                     "--metric", "m", "--walltime", "00:30:00", "--llm-backend", "ollama",
+                     "--json", "--no-probes"]) == 0
+        workspace = home / "ari-demo" / "rccs-cloud"
+        checkpoint = next((workspace / "checkpoints").iterdir())
+        profile = home / "gpu_profile.json"
+        profile.write_text(json.dumps({"gpu_type": "a100", "gpus_per_node": 1, "cpu_bind": "cores"}))
+        yield {"home": home, "workspace": workspace, "checkpoint": checkpoint, "profile": profile}
+    finally:
+        patch.undo()
+
+
+def _rows(demo):
+    ckpt = str(demo["checkpoint"])
+    return {
+        "allocation": (["allocation"], {}),
+        "allocation (inside a job)": (["allocation"], {
+            "SLURM_JOB_ID": "1027", "SLURM_JOB_NAME": "lab", "SLURM_CLUSTER_NAME": "rccs",
+            "SLURM_JOB_NODELIST": "n[1-2]", "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "4",
+            "SLURM_TASKS_PER_NODE": "2(x2)", "SLURM_JOB_CPUS_PER_NODE": "4(x2)",
+            "SLURM_MEM_PER_NODE": "8000", "SLURM_JOB_PARTITION": "small"}),
+        "cancel": (["cancel", ckpt, "--yes"], {}),
+        "check-handoff": (["check-handoff", ckpt, "--site", "rccs-cloud"], {}),
+        "doctor": (["doctor", f"{ckpt}/experiment.md"], {}),
+        "emit": (["emit", "--site", "rccs-cloud", "--title", "again", "--goal", "g", "--metric", "m",
+                  "--walltime", "00:30:00", "--llm-backend", "ollama", "--no-probes",
+                  "--run-id", "20261201120000_{lang}"], {}),
+        "emit (checkpoint exists)": (["emit", "--site", "rccs-cloud", "--title", "t", "--goal", "g",
+                                      "--metric", "m", "--walltime", "00:30:00", "--no-probes",
+                                      "--run-id", demo["checkpoint"].name], {}),
+        "lab --print-command": (["lab", "--print-command"], {}),
+        "lint": (["lint", f"{ckpt}/experiment.md"], {}),
+        "preview sbatch": (["preview", "sbatch", "--repo-dir", "/tmp/repro_sandbox", "--profile",
+                            str(demo["profile"]), "--gres", "no", "--bind-flags", "no",
+                            "--sbatch", "yes"],
+                           {"ARI_SLURM_PARTITION": "small", "ARI_SLURM_ALLOW_NO_GRES": "1"}),
+        "preview sbatch (ARI refuses)": (["preview", "sbatch", "--repo-dir", "/tmp/r", "--profile",
+                                          str(demo["profile"]), "--gres", "no", "--bind-flags",
+                                          "no", "--sbatch", "yes"], {"ARI_SLURM_PARTITION": "small"}),
+        "probe": (["probe", "--site", "rccs-cloud"], {}),
+        "runs": (["runs", "--workspace", str(demo["workspace"])], {}),
+        "status": (["status", ckpt], {}),
+    }
+
+
+def test_every_command_has_a_row(demo):
+    """A new command gets a row here, or this fails."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    covered = {name.split(" ")[0] for name in _rows(demo)}
+    assert covered == set(commands)
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("row", ["allocation", "allocation (inside a job)", "cancel", "check-handoff",
+                                 "doctor", "emit", "emit (checkpoint exists)", "lab --print-command", "lint", "preview sbatch",
+                                 "preview sbatch (ARI refuses)", "probe", "runs", "status"])
+def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeypatch):
+    argv, env = _rows(demo)[row]
+    monkeypatch.setenv("HOME", str(demo["home"]))
+    for name in [n for n in list(__import__("os").environ) if n.startswith(("SLURM_", "ARI_"))]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    main([arg.format(lang=lang) for arg in argv] + ["--lang", lang])
+    out = capsys.readouterr()
+    lines = [line for line in (out.out + out.err).splitlines()
+             if line.strip() and not SHELL_LINE.match(line) and not line.startswith("    |")]
+    assert not lines or any(CJK.search(line) for line in lines), (row, out)
+    assert english_sentences(lines) == [], lines
