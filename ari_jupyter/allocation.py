@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Optional
 
 from . import hostlist
+from .i18n import message, text
 
 __all__ = ["Allocation", "parse_counts", "format_counts", "CountsError"]
 
@@ -109,39 +110,39 @@ class Allocation:
         """Read the allocation from ``env`` (default ``os.environ``); never raises."""
         reader = _Reader(os.environ if env is None else env)
         fields: dict[str, Any] = {
-            "job_id": reader.get(_JOB_ID, _digits, "a numeric job id"),
+            "job_id": reader.get(_JOB_ID, _digits, "job_id"),
             "job_name": reader.get(("SLURM_JOB_NAME",), _text, "text"),
             "cluster": reader.get(("SLURM_CLUSTER_NAME",), _name, _NAME_EXPECTED),
             "partition": reader.get(("SLURM_JOB_PARTITION",), _name, _NAME_EXPECTED),
             "account": reader.get(("SLURM_JOB_ACCOUNT",), _name, _NAME_EXPECTED),
             "qos": reader.get(("SLURM_JOB_QOS",), _name, _NAME_EXPECTED),
-            "nodelist": reader.get(_NODELIST, _nodelist, "a SLURM hostlist such as n[1-4]"),
-            "num_nodes": reader.get(_NUM_NODES, _positive, "a positive integer"),
-            "ntasks": reader.get(_NTASKS, _positive, "a positive integer"),
+            "nodelist": reader.get(_NODELIST, _nodelist, "hostlist"),
+            "num_nodes": reader.get(_NUM_NODES, _positive, "positive"),
+            "ntasks": reader.get(_NTASKS, _positive, "positive"),
             "tasks_per_node": reader.get(
-                ("SLURM_TASKS_PER_NODE",), _counts, "per-node counts such as 3,1 or 2(x3),1"
+                ("SLURM_TASKS_PER_NODE",), _counts, "counts"
             ),
             "cpus_per_node": reader.get(
-                ("SLURM_JOB_CPUS_PER_NODE",), _counts, "per-node counts such as 3,1 or 2(x3),1"
+                ("SLURM_JOB_CPUS_PER_NODE",), _counts, "counts"
             ),
-            "cpus_on_node": reader.get(("SLURM_CPUS_ON_NODE",), _positive, "a positive integer"),
-            "cpus_per_task": reader.get(("SLURM_CPUS_PER_TASK",), _positive, "a positive integer"),
-            "gpus_on_node": reader.get(("SLURM_GPUS_ON_NODE",), _count, "a non-negative integer"),
-            "job_gpus": reader.get(("SLURM_JOB_GPUS",), _device_list, "comma-separated GPU indices"),
+            "cpus_on_node": reader.get(("SLURM_CPUS_ON_NODE",), _positive, "positive"),
+            "cpus_per_task": reader.get(("SLURM_CPUS_PER_TASK",), _positive, "positive"),
+            "gpus_on_node": reader.get(("SLURM_GPUS_ON_NODE",), _count, "count"),
+            "job_gpus": reader.get(("SLURM_JOB_GPUS",), _device_list, "gpu_indices"),
             "gpus_per_task": reader.get(
-                ("SLURM_GPUS_PER_TASK",), _gpus_per_task, "a GPU count, optionally TYPE:COUNT"
+                ("SLURM_GPUS_PER_TASK",), _gpus_per_task, "gpus_per_task"
             ),
             "cuda_visible_devices": reader.get(
-                ("CUDA_VISIBLE_DEVICES",), _device_list, "comma-separated device indices or UUIDs",
+                ("CUDA_VISIBLE_DEVICES",), _device_list, "devices",
                 empty_is_value=True,
             ),
             "mem_per_node_mb": reader.get(
-                ("SLURM_MEM_PER_NODE",), _megabytes, "megabytes, optionally with a K/M/G/T suffix"
+                ("SLURM_MEM_PER_NODE",), _megabytes, "megabytes"
             ),
             "mem_per_cpu_mb": reader.get(
-                ("SLURM_MEM_PER_CPU",), _megabytes, "megabytes, optionally with a K/M/G/T suffix"
+                ("SLURM_MEM_PER_CPU",), _megabytes, "megabytes"
             ),
-            "submit_dir": reader.get(("SLURM_SUBMIT_DIR",), _absolute_path, "an absolute path"),
+            "submit_dir": reader.get(("SLURM_SUBMIT_DIR",), _absolute_path, "path"),
         }
         fields["inside_allocation"] = reader.present(_JOB_ID)
         _cross_check(fields, reader)
@@ -182,11 +183,16 @@ class Allocation:
 # ---------------------------------------------------------------- reading
 
 
+def _expected(slug: str) -> dict:
+    return message(f"alloc.expected.{slug}")
+
+
 class _Invalid(ValueError):
     """Raised by a converter; the message (if any) adds detail to the problem."""
 
 
-_NAME_EXPECTED = "a SLURM name (letters, digits, _ . + -)"
+_NAME_EXPECTED = "name"
+"""``expected`` arguments name an ``alloc.expected.*`` message: what a variable should hold."""
 
 
 class _Reader:
@@ -222,9 +228,8 @@ class _Reader:
             if raw is None:
                 continue
             if not isinstance(raw, str):
-                self.problems.append(
-                    f"{name}={raw!r} is a {type(raw).__name__}, expected a string: {expected}"
-                )
+                self.problems.append(text("alloc.problem.not_string", name=name, raw=repr(raw),
+                                          kind=type(raw).__name__, expected=_expected(expected)))
                 return None
             if raw.strip() in _UNSET_VALUES and not (empty_is_value and raw == ""):
                 continue
@@ -232,8 +237,9 @@ class _Reader:
             try:
                 return convert(raw)
             except _Invalid as error:
-                detail = f" ({error})" if str(error) else ""
-                self.problems.append(f"{name}={raw!r} is not {expected}{detail}")
+                self.problems.append(text(
+                    "alloc.problem.invalid_detail" if str(error) else "alloc.problem.invalid",
+                    name=name, raw=repr(raw), expected=_expected(expected), detail=str(error)))
                 return None
         return None
 
@@ -269,7 +275,7 @@ def _count(raw: str) -> int:
 def _positive(raw: str) -> int:
     value = _count(raw)
     if value < 1:
-        raise _Invalid("zero")
+        raise _Invalid()  # "0 is not a positive integer" says it all
     return value
 
 
@@ -326,22 +332,20 @@ def _cross_check(fields: dict[str, Any], reader: _Reader) -> None:
     if num_nodes is not None and nodelist is not None:
         listed = hostlist.count(nodelist)
         if listed != num_nodes:
-            reader.problems.append(
-                f"{reader.source(_NODELIST)}={hostlist.abbreviate(nodelist)!r} lists {listed} nodes but "
-                f"{reader.source(_NUM_NODES)}={num_nodes}; expected the same node count"
-            )
+            reader.problems.append(text(
+                "alloc.problem.nodes_mismatch", list_name=reader.source(_NODELIST),
+                nodelist=repr(hostlist.abbreviate(nodelist)), listed=listed,
+                count_name=reader.source(_NUM_NODES), count=num_nodes))
     per_node = (("tasks_per_node", "SLURM_TASKS_PER_NODE"), ("cpus_per_node", "SLURM_JOB_CPUS_PER_NODE"))
     for field, variable in per_node:
         counts = fields[field]
         if counts is not None and num_nodes is not None and len(counts) != num_nodes:
-            reader.problems.append(
-                f"{variable}={format_counts(counts)!r} covers {len(counts)} nodes but "
-                f"{reader.source(_NUM_NODES)}={num_nodes}; expected one count per node"
-            )
+            reader.problems.append(text(
+                "alloc.problem.counts_mismatch", name=variable, counts=repr(format_counts(counts)),
+                covered=len(counts), count_name=reader.source(_NUM_NODES), count=num_nodes))
     tasks = fields["tasks_per_node"]
     ntasks = fields["ntasks"]
     if tasks is not None and ntasks is not None and sum(tasks) != ntasks:
-        reader.problems.append(
-            f"SLURM_TASKS_PER_NODE={format_counts(tasks)!r} adds up to {sum(tasks)} tasks but "
-            f"{reader.source(_NTASKS)}={ntasks}; expected the same task count"
-        )
+        reader.problems.append(text(
+            "alloc.problem.tasks_mismatch", counts=repr(format_counts(tasks)), total=sum(tasks),
+            ntasks_name=reader.source(_NTASKS), ntasks=ntasks))

@@ -46,6 +46,9 @@ def _rows(demo):
             "SLURM_JOB_NODELIST": "n[1-2]", "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "4",
             "SLURM_TASKS_PER_NODE": "2(x2)", "SLURM_JOB_CPUS_PER_NODE": "4(x2)",
             "SLURM_MEM_PER_NODE": "8000", "SLURM_JOB_PARTITION": "small"}),
+        "allocation (malformed variables)": (["allocation"], {
+            "SLURM_JOB_ID": "7", "SLURM_TASKS_PER_NODE": "2(x", "SLURM_JOB_NODELIST": "cn[1-3]",
+            "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "0", "SLURM_SUBMIT_DIR": "relative"}),
         "cancel": (["cancel", ckpt, "--yes"], {}),
         "check-handoff": (["check-handoff", ckpt, "--site", "rccs-cloud"], {}),
         "doctor": (["doctor", f"{ckpt}/experiment.md"], {}),
@@ -79,7 +82,8 @@ def test_every_command_has_a_row(demo):
 
 
 @pytest.mark.parametrize("lang", ["ja", "zh"])
-@pytest.mark.parametrize("row", ["allocation", "allocation (inside a job)", "cancel", "check-handoff",
+@pytest.mark.parametrize("row", ["allocation", "allocation (inside a job)",
+                                 "allocation (malformed variables)", "cancel", "check-handoff",
                                  "doctor", "emit", "emit (checkpoint exists)", "lab --print-command", "lint", "preview sbatch",
                                  "preview sbatch (ARI refuses)", "probe", "runs", "status"])
 def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeypatch):

@@ -25,7 +25,7 @@ def register(subparsers) -> None:
 
 def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
     from ..allocation import Allocation
-    from ..i18n import t
+    from ..i18n import render, t
     from . import output_lang
 
     lang = output_lang(args)
@@ -41,7 +41,7 @@ def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO
     for label, value in lines:
         stdout.write(f"{label}{' ' * (width - _width(label))}{value}\n" if label else f"{value}\n")
     for problem in allocation.problems:
-        stderr.write(t("cli.allocation.problem", lang, problem=problem) + "\n")
+        stderr.write(t("cli.allocation.problem", lang, problem=render(problem, lang)) + "\n")
     return 0
 
 

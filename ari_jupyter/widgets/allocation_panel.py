@@ -107,7 +107,10 @@ class AllocationPanel(Panel):
         body = "".join(f'<tr><th scope="row">'
                        f'{esc(self.tr(key))}</th><td class="ari-mono">{esc(value)}</td></tr>'
                        for key, value in rows)
-        problems = "".join(f'<li class="ari-sev-warning">{esc(p)}</li>' for p in a.problems)
+        from ..i18n import render
+
+        problems = "".join(f'<li class="ari-sev-warning">{esc(render(p, self.ctx.lang))}</li>'
+                           for p in a.problems)
         self.facts.value = (f'<table class="ari-alloc-facts ari-table ari-text">{body}</table>'
                             + (f'<ul class="ari-list ari-text">{problems}</ul>' if problems else ""))
 
