@@ -94,3 +94,21 @@ def test_preset_notes_and_aris_refusal_follow_the_language(lang, tmp_path):
     for name, strings in _walk_presets(lang, tmp_path).items():
         assert t("preset_" + name, lang) in strings, name
         assert english_sentences(strings) == [], name
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_sbatch_previews_warnings_follow_the_language(lang, tmp_path):
+    """GPUs asked on a site without GRES, with "allow no GRES" ticked: ARI drops the GPU flags
+    and the preview says so in the wizard's language."""
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", bridge=fake_bridge()[0], env={"HOME": str(tmp_path)},
+                        lang=lang)
+        await wizard.wait()
+        wizard.go(STEP_KEYS.index("step_profile"))
+        panel = wizard.profile_panel
+        panel.preset.value = "gpu_single"  # one GPU per task: ARI refuses it without GRES
+        panel.allow_no_gres.value = True
+        return visible_strings(panel.sbatch_preview)
+    shown = run(scenario())
+    assert any("ARI_SLURM_ALLOW_NO_GRES=1" in s for s in shown), shown
+    assert english_sentences(shown) == [], shown
