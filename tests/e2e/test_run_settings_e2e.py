@@ -68,7 +68,8 @@ def test_run_settings_are_shown_changed_refused_and_written(lab, page, tmp_path)
     max_nodes.press("Enter")
     page.wait_for_selector('.ari-run-settings .ari-finding[data-severity="error"]:has-text("Max nodes")')
     write = page.get_by_role("button", name="Write checkpoint")
-    assert write.is_disabled()
+    # The finding and the button's state are separate widget updates: wait for the second too.
+    page.wait_for_function("(b) => b.disabled", arg=write.element_handle(), timeout=30_000)
     for theme in THEMES:
         _set_theme(page, theme)
         for lang in ("en", "ja"):
