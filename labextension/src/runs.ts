@@ -319,9 +319,16 @@ export class RunsPanel extends Widget {
       el(
         'thead',
         {},
-        el('tr', {}, ...[trans.__('Phase'), trans.__('Run'), trans.__('Nodes d/f/r/t'), trans.__('Best'), trans.__('Jobs')].map(
-            h => el('th', {}, h)
-          ))
+        el(
+          'tr',
+          {},
+          el('th', {}, trans.__('Phase')),
+          el('th', {}, trans.__('Run')),
+          // the legend of the d/f/r/t cells is the header's tooltip: a narrow panel keeps one line
+          el('th', { title: trans.__('done/failed/running/total') }, trans.__('Nodes')),
+          el('th', {}, trans.__('Best')),
+          el('th', {}, trans.__('Jobs'))
+        )
       ),
       el('tbody', {}, ...rows)
     );

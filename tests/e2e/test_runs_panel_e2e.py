@@ -17,7 +17,7 @@ from ari_jupyter.ari.sbatch import ReproduceArgs, build_sbatch_argv, wrapper_scr
 
 from runs_support import copy_case, finished_with_success
 
-from .conftest import LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env
+from .conftest import ARTIFACTS, LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env
 from .jupyter_process import start_jupyter
 from .lab_helpers import execute_command, open_lab
 
@@ -239,6 +239,18 @@ def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_l
     page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
     phases = page.locator(f"{PANEL} .ari-RunsPanel-row [data-phase]").all_inner_texts()
     assert phases and all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", p) for p in phases), phases
+    badge_heights = page.eval_on_selector_all(f"{PANEL} .ari-RunsPanel-row [data-phase]",
+                                              "els => els.map(e => e.getClientRects().length)")
+    assert set(badge_heights) == {1}, badge_heights  # one line box each: never wrapped
+    tall_headers = page.eval_on_selector_all(
+        f"{PANEL} .ari-RunsPanel-table th",
+        "els => els.filter(e => e.getBoundingClientRect().height"
+        " > 2.2 * parseFloat(getComputedStyle(e).fontSize)).map(e => e.textContent)")
+    assert tall_headers == []  # "ジョブ" on one line, not one character per line
+    overflow = page.eval_on_selector(PANEL, "p => p.scrollWidth - p.clientWidth")
+    assert overflow <= 0, overflow  # every column fits the side panel: nothing hides at its edge
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.locator(PANEL).screenshot(path=str(ARTIFACTS / "runs-panel-list-ja.png"))
     run_id = runs["failed"].name
     for attempt in range(3):  # the panel's first list may land after the click: click again
         page.locator(f"{PANEL} [data-run-id='{run_id}']").click()
@@ -254,6 +266,7 @@ def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_l
     assert len(findings) >= 2, findings
     for text in [*findings, process]:
         assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text), text
+    page.locator(PANEL).screenshot(path=str(ARTIFACTS / "runs-panel-status-ja.png"))
     lines = [line for text in findings for line in text.splitlines()]
     assert english_sentences(lines + [process]) == [], lines + [process]
     assert refused == []
