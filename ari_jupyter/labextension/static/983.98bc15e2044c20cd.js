@@ -14,7 +14,7 @@
 `,""]),a.d(e,{},{A:i})},25(r,e,a){var n=a(23),o=a.n(n),t=a(24),i=(a.n(t))()(o());i.push([r.id,`/* The Runs side panel and the run-phase status item (JupyterLab variables: Light and Dark). */
 .ari-RunsPanel {
   overflow: auto;
-  padding: 8px;
+  padding: 8px 6px;
   color: var(--jp-ui-font-color1);
   background: var(--jp-layout-color1);
   font-size: var(--jp-ui-font-size1);
@@ -59,7 +59,7 @@
 
 .ari-RunPhase {
   white-space: nowrap; /* a CJK phase word must not break one character per line */
-  padding: 0 4px;
+  padding: 0 3px;
   border-radius: 3px;
   background: var(--jp-layout-color3);
 }
