@@ -184,7 +184,7 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
                 if script_exists:
                     sources.append((launch_fd, launch_dir, script.name))
                 backup_dir = str(_backup(tree, sources, state.run_id, now))
-                notes.append(f"previous files backed up to {backup_dir}")
+                notes.append(text("emit.note.backed_up", path=str(backup_dir)))
             # Only now that this emit writes: the temps a killed writer of this run id left.
             _remove_stale_temps(ckpt_fd, CHECKPOINT_FILES)
             _remove_stale_temps(launch_fd, (script.name,))  # launch/ is shared with other run ids

@@ -491,11 +491,12 @@ class RecordedSite(Host):
         looks_like_path = text.endswith(".json") or os.sep in text or Path(text).is_file()
         path = Path(text) if looks_like_path else SITES_DIR / f"{text}.json"
         if not path.is_file():
+            from .i18n import text as catalog_text
+
             if looks_like_path:
-                raise SiteError(f"site file not found: {text}")
-            raise UnknownSiteError(
-                f"unknown demo site {text!r}; available: {', '.join(list_sites()) or 'none'}"
-            )
+                raise SiteError(catalog_text("site.file_not_found", path=text))
+            raise UnknownSiteError(catalog_text("site.unknown", name=repr(text),
+                                                available=", ".join(list_sites()) or "-"))
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:

@@ -50,6 +50,13 @@ def _rows(demo):
             "SLURM_JOB_ID": "7", "SLURM_TASKS_PER_NODE": "2(x", "SLURM_JOB_NODELIST": "cn[1-3]",
             "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "0", "SLURM_SUBMIT_DIR": "relative"}),
         "cancel": (["cancel", ckpt, "--yes"], {}),
+        "cancel (not a checkpoint)": (["cancel", str(demo["home"]), "--yes"], {}),
+        "doctor (missing file)": (["doctor", "/nonexistent/experiment.md"], {}),
+        "lint (missing file)": (["lint", "/nonexistent/experiment.md"], {}),
+        "probe (unknown site)": (["probe", "--site", "atlantis"], {}),
+        "emit --force (backup kept)": (["emit", "--site", "rccs-cloud", "--title", "t", "--goal", "g",
+                                        "--metric", "m", "--walltime", "00:30:00", "--no-probes",
+                                        "--force", "--run-id", "20261201130000_{lang}_forced"], {}),
         "check-handoff": (["check-handoff", ckpt, "--site", "rccs-cloud"], {}),
         "doctor": (["doctor", f"{ckpt}/experiment.md"], {}),
         "emit": (["emit", "--site", "rccs-cloud", "--title", "again", "--goal", "g", "--metric", "m",
@@ -83,7 +90,10 @@ def test_every_command_has_a_row(demo):
 
 @pytest.mark.parametrize("lang", ["ja", "zh"])
 @pytest.mark.parametrize("row", ["allocation", "allocation (inside a job)",
-                                 "allocation (malformed variables)", "cancel", "check-handoff",
+                                 "allocation (malformed variables)", "cancel",
+                                 "cancel (not a checkpoint)", "doctor (missing file)",
+                                 "lint (missing file)", "probe (unknown site)",
+                                 "emit --force (backup kept)", "check-handoff",
                                  "doctor", "emit", "emit (checkpoint exists)", "lab --print-command", "lint", "preview sbatch",
                                  "preview sbatch (ARI refuses)", "probe", "runs", "status"])
 def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeypatch):
@@ -94,9 +104,36 @@ def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeyp
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     capsys.readouterr()
-    main([arg.format(lang=lang) for arg in argv] + ["--lang", lang])
+    argv = [arg.format(lang=lang) for arg in argv]
+    if row.startswith("emit --force"):
+        main(argv + ["--lang", lang])  # the first write; the second keeps a backup and says so
+    main(argv + ["--lang", lang])
     out = capsys.readouterr()
     lines = [line for line in (out.out + out.err).splitlines()
              if line.strip() and not SHELL_LINE.match(line) and not line.startswith("    |")]
     assert not lines or any(CJK.search(line) for line in lines), (row, out)
     assert english_sentences(lines) == [], lines
+
+
+def test_lang_may_come_before_the_command(capsys):
+    main(["--lang", "ja", "probe", "--site", "sx40"])
+    assert capsys.readouterr().out.startswith("デモサイト sx40")
+    main(["preview", "--lang", "ja", "sbatch", "--repo-dir", "/tmp/r", "--gres", "no",
+          "--bind-flags", "no", "--sbatch", "yes"])
+    assert CJK.search(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("argv", [["probe", "--site", "sx40"], ["probe", "--site", "rccs-cloud"]])
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_probe_columns_line_up_in_cjk(argv, lang, capsys):
+    """スキップ is eight terminal columns: every probe id starts in the same column anyway."""
+    from ari_jupyter.cli.probe import columns
+    from ari_jupyter.probes import PROBE_IDS as PROBES
+
+    main(argv + ["--lang", lang])
+    rows = [line for line in capsys.readouterr().out.splitlines()
+            if any(f" {probe} " in line for probe in PROBES) and not line.startswith(" ")]
+    assert len(rows) >= 8
+    starts = {columns(line[:min(line.index(f" {p} ") for p in PROBES if f" {p} " in line)]) + 1
+              for line in rows}
+    assert len(starts) == 1, rows

@@ -26,6 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check a SLURM site and prepare an ARI checkpoint for a multi-node run.",
     )
     parser.add_argument("--version", action="version", version=f"ari-jupyter {__version__}")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help="language of the printed messages, before or after the command "
+                        "(default: from LC_ALL/LANG)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
@@ -40,9 +43,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_lang(parser: argparse.ArgumentParser) -> None:
-    """``--lang`` on a command and on each of its own sub-commands (``preview sbatch``)."""
-    if not any("--lang" in action.option_strings for action in parser._actions):
-        parser.add_argument("--lang", choices=LANGUAGES, default=None,
+    """``--lang`` on a command and on each of its own sub-commands (``preview sbatch``).
+
+    Its default is "not given" (SUPPRESS): argparse copies a sub-command's defaults over what
+    the enclosing parser read, so ``ari-jupyter --lang ja probe`` and ``preview --lang ja
+    sbatch`` would otherwise lose the language."""
+    given = [a for a in parser._actions if "--lang" in a.option_strings]
+    if given:
+        for action in given:
+            action.default = argparse.SUPPRESS
+    else:
+        parser.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS,
                             help="language of the printed messages (default: from LC_ALL/LANG)")
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -55,6 +66,14 @@ def output_lang(args: argparse.Namespace) -> str:
     from ..i18n import default_lang
 
     return getattr(args, "lang", None) or default_lang()
+
+
+def said(exc: BaseException, lang: str) -> str:
+    """An error's sentence in ``lang`` when the core gave it a message id, else as it reads."""
+    from ..i18n import Text, render
+
+    first = exc.args[0] if len(exc.args) == 1 else None
+    return render(first, lang) if isinstance(first, Text) else str(exc)
 
 
 def main(argv: list[str] | None = None) -> int:

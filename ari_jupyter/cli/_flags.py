@@ -19,7 +19,7 @@ _SAYINGS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (re.compile(r"or force an overwrite"), "or add --force to overwrite"),
         # the same refusals in Japanese and Chinese (messages/handoff.json)
         (re.compile(r"（強制すれば書き出せます）"), "（--force を付ければ書き出せます）"),
-        (re.compile(r"または上書きしてください"), "または --force を付けて上書きしてください"),
+        (re.compile(r"選ぶか、上書きしてください"), "選ぶか、--force を付けて上書きしてください"),
         (re.compile(r"（强制仍可写出）"), "（加 --force 仍可写出）"),
         (re.compile(r"或者覆盖它"), "或者加 --force 覆盖它"),
     ),

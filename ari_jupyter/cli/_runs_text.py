@@ -75,7 +75,7 @@ def findings_text(findings: Iterable[dict[str, Any]], lang: str = "en") -> list[
         severity = finding["severity"] if lang == "en" else t(f"doctor_severity_{finding['severity']}", lang)
         lines.append(f"  {severity}: {message} [{finding['rule']}]")
         if fix:
-            lines.append(f"    {t('cli.fix', lang)} {fix}")
+            lines.append("    " + t("cli.fix_line", lang, fix=fix))
     return lines
 
 

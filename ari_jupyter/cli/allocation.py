@@ -83,7 +83,7 @@ def describe(allocation, lang: str = "en") -> list[tuple[str, str]]:
     gpus = say("gpus", on_node=_or_dash(a.gpus_on_node), job=_or_dash(a.job_gpus),
                per_task=_or_dash(a.gpus_per_task))
     if a.cuda_visible_devices is not None:
-        gpus += f", CUDA_VISIBLE_DEVICES={a.cuda_visible_devices!r}"
+        gpus += say("cuda", value=repr(a.cuda_visible_devices))
     if a.mem_per_node_mb is not None:
         memory = say("mem_per_node", mb=a.mem_per_node_mb)
     elif a.mem_per_cpu_mb is not None:

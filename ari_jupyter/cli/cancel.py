@@ -32,7 +32,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         status = asyncio.run(status_json(args.checkpoint))
     except NotACheckpoint as exc:
-        print(f"ari-jupyter cancel: {exc}", file=sys.stderr)
+        from .status import _reason
+
+        print(f"ari-jupyter cancel: {_reason(exc, lang)}", file=sys.stderr)
         return 1
     jobs = status["jobs"]
     active = [j for j in jobs["jobs"] if j["state"] in _ACTIVE]

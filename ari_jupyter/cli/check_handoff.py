@@ -41,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
         # As `emit --site` does: the local demo workspace stands for the site's workspace.
         host = open_host(args.site or None, _config())
     except SiteError as exc:
-        print(f"ari-jupyter check-handoff: {exc}", file=sys.stderr)
+        from . import said
+
+        print(f"ari-jupyter check-handoff: {said(exc, output_lang(args))}", file=sys.stderr)
         return 2
     live = LiveChecks(SLOW_CHECK_IDS, enabled=wants_live_line(sys.stderr, args.json),
                       label="checking, still running")
@@ -73,7 +75,7 @@ def report(checks, steps, lang: str) -> str:
         mark = _MARK.get(check.status, check.status) if lang == "en" else t(f"status_{check.status}", lang)
         lines.append(f"[{mark}] {check.id}: {check.text(lang)}")
         if check.fix and check.status in ("fail", "warn", "unknown"):
-            lines.append(f"       {t('cli.fix', lang)} {speak('check-handoff', check.fix_text(lang))}")
+            lines.append("       " + t("cli.fix_line", lang, fix=speak("check-handoff", check.fix_text(lang))))
     for number, step in enumerate(steps, start=1):
         state = t("handoff.state." + step.state.replace(" ", "_"), lang)
         lines.append(f"\n{number}. {render(step.title, lang)} [{state}]")

@@ -56,6 +56,12 @@ def _read(path: str) -> str:
         return handle.read()
 
 
+def _pad(text: str, width: int) -> str:
+    from .probe import _pad as pad
+
+    return pad(text, width)
+
+
 def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "en") -> None:
     from ..i18n import t
 
@@ -67,9 +73,9 @@ def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "e
     for f in findings:
         where = t("cli.line", lang, line=f.line) if f.line else t("cli.file", lang)
         severity = f.severity.upper() if lang == "en" else t(f"doctor_severity_{f.severity}", lang)
-        print(f"{severity:7} {f.rule:28} {where}")
+        print(f"{_pad(severity, 8)}{f.rule:28} {where}")
         print(f"        {f.text(lang)}")
-        print(f"        {t('cli.fix', lang)} {f.fix_text(lang)}")
+        print("        " + t("cli.fix_line", lang, fix=f.fix_text(lang)))
 
 
 def _experiment_env(path: str) -> dict[str, str]:
@@ -110,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = _read(path)
         except OSError as exc:
-            print(f"ari-jupyter doctor: {path}: {exc.strerror or exc}", file=sys.stderr)
+            from ..i18n import t
+            from . import output_lang
+
+            print("ari-jupyter doctor: " + t("cli.cannot_read", output_lang(args), path=path,
+                                             error=exc.strerror or str(exc)), file=sys.stderr)
             return 2
         name = None if path == "-" else os.path.basename(path)
         kind = args.kind or detect_kind(text, name)

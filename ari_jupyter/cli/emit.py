@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="workspace root on shared storage (default: c.AriWizard.workspace_template; "
                    "on a demo site c.AriWizard.demo_workspace_template)")
     p.add_argument("--run-id", help="YYYYmmddHHMMSS_<slug> (default: minted from the title)")
-    p.add_argument("--lang", choices=("en", "ja", "zh"), help="wizard language stored with the state")
+    p.add_argument("--lang", choices=("en", "ja", "zh"), help="language of the printed messages, also stored with the state for the wizard")
     p.add_argument("--site", metavar="NAME|FILE", help="probe a demo site instead of this machine")
     p.add_argument("--no-probes", action="store_true",
                    help="skip the site probes (the shared-filesystem check still runs)")
@@ -84,7 +84,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     simple = {"title": args.title, "goal": args.goal, "min_expected_metric": args.min_expected_metric,
               "partition": args.partition, "max_cpus": args.max_cpus, "walltime": args.walltime,
               "nodes": args.nodes, "mem_gb": args.mem_gb, "workspace": args.workspace,
-              "run_id": args.run_id, "lang": args.lang}
+              "run_id": args.run_id, "lang": getattr(args, "lang", None)}
     for name, value in simple.items():
         if value is not None:
             setattr(state, name, value)
@@ -133,7 +133,7 @@ def _host(args: argparse.Namespace, config):
     try:
         return open_host(args.site or None, config)
     except SiteError as exc:
-        raise _BadInput(str(exc)) from None
+        raise _BadInput(*exc.args) from None
 
 
 def _probe(state, host, config, args: argparse.Namespace) -> None:

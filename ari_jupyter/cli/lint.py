@@ -60,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
             text = path.read_text(encoding="utf-8")
             env_file = path.resolve().parent / ".env"
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"ari-jupyter lint: cannot read {args.file}: {exc}", file=sys.stderr)
+        from ..i18n import t
+        from . import output_lang
+
+        error = getattr(exc, "strerror", None) or str(exc)
+        print("ari-jupyter lint: " + t("cli.cannot_read", output_lang(args), path=args.file, error=error),
+              file=sys.stderr)
         return 2
     env = read_dotenv(env_file) if env_file is not None and env_file.is_file() else {}
     env.update(os.environ)
@@ -87,9 +92,10 @@ def run(args: argparse.Namespace) -> int:
         lang = output_lang(args)
         for f in findings:
             where = f"{args.file}:{f.line}" if f.line else args.file
-            print(f"{where}: {f.rule} {f.severity}: {f.text(lang)}")
+            severity = f.severity if lang == "en" else t(f"doctor_severity_{f.severity}", lang)
+            print(f"{where}: {f.rule} {severity}: {f.text(lang)}")
             if f.fix_text(lang):
-                print(f"    {t('cli.fix', lang)} {f.fix_text(lang)}")
+                print("    " + t("cli.fix_line", lang, fix=f.fix_text(lang)))
         counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
         print(t("cli.lint.counts", lang, errors=counts["error"], warnings=counts["warning"],
                 notes=counts["info"]))

@@ -60,13 +60,16 @@ def register(subparsers) -> None:
 
 
 def _load_json(path: str, what: str) -> Any:
+    from ..i18n import text
+
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except OSError as exc:
-        raise ValueError(f"cannot read {what} {path}: {exc.strerror}") from None
+        raise ValueError(text("cli.preview.cannot_read", what=what, path=path,
+                              error=exc.strerror or str(exc))) from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{what} {path} is not JSON: {exc}") from None
+        raise ValueError(text("cli.preview.not_json", what=what, path=path, error=str(exc))) from None
 
 
 def _profile_and_runtime(data: Any) -> tuple[Any, Any]:
@@ -142,14 +145,17 @@ def run(args) -> int:
     from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
     from ..host import LocalHost
 
-    def fail(message: str) -> int:
+    def fail(message: str, ari: bool = False) -> int:
+        """Print why there is no argv: ARI's own refusal (quoted as ARI words it) or bad input."""
         if args.json:
-            print(json.dumps({"error": message}))
+            print(json.dumps({"error": str(message)}))
         else:
-            from ..i18n import t
+            from ..i18n import render, t
             from . import output_lang
 
-            print(t("cli.preview.error", output_lang(args), message=message), file=sys.stderr)
+            lang = output_lang(args)
+            key = "cli.preview.ari_refuses" if ari else "cli.preview.error"
+            print(t(key, lang, message=render(message, lang)), file=sys.stderr)
         return 1
 
     coerced: list[str] = []
@@ -170,7 +176,7 @@ def run(args) -> int:
         caller = ReproduceArgs.from_json(_load_json(args.args, "args")) if args.args \
             else _wizard_caller(written) if written is not None else ReproduceArgs()
     except (ValueError, ProfileError, ArgsError) as exc:
-        return fail(str(exc))
+        return fail(exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc))
 
     host = LocalHost()
     has_sbatch = args.sbatch if args.sbatch is not None else host.which("sbatch") is not None
@@ -181,7 +187,7 @@ def run(args) -> int:
                                    bind_flags=bind_flags, has_sbatch=has_sbatch,
                                    profile=profile, rubric_max_runtime_sec=runtime)
     except AriError as exc:
-        return fail(str(exc))
+        return fail(str(exc), ari=True)
 
     out: dict[str, Any] = {"argv": list(plan.argv), "partition_source": plan.partition_source,
                            "partition": plan.partition, "warnings": [*coerced, *plan.warnings]}
@@ -196,7 +202,9 @@ def run(args) -> int:
     lang = output_lang(args)
     if plan.argv:
         print(shlex.join(plan.argv))
-        print(t("cli.preview.partition", lang, partition=plan.partition, source=plan.partition_source),
+        source = (t("cli.preview.source_explicit", lang) if plan.partition_source == "explicit"
+                  else plan.partition_source)  # the others name a variable or a file
+        print(t("cli.preview.partition", lang, partition=plan.partition, source=source),
               file=sys.stderr)
     else:
         print(t("cli.preview.no_sbatch", lang, why=render(plan.local_fallback, lang)), file=sys.stderr)

@@ -111,27 +111,40 @@ def open_site(site: Optional[str], config=None):
     try:
         return open_host(site or None, config)
     except SiteError as exc:
-        raise UsageError(str(exc)) from exc
+        raise UsageError(*exc.args) from exc
 
 
 def format_line(result, lang: str = "en") -> str:
     from ..i18n import t
 
     status = result.status if lang == "en" else t(f"status_{result.status}", lang)
-    lines = [f"{_pad(status, 8)}{result.id:<11}{result.text(lang)}"]
+    width = _status_width(lang)
+    lines = [f"{_pad(status, width)}{result.id:<11}{result.text(lang)}"]
     fix = result.fix_text(lang)
     if fix and result.status in ("warn", "fail", "unknown"):
         label = "fix:" if lang == "en" else t("checks_fix", lang)
-        lines.append(f"{'':<19}{label} {fix}")
+        lines.append(f"{'':<{width + 11}}{label} {fix}")
     return "\n".join(lines)
+
+
+def _status_width(lang: str) -> int:
+    """The status column: its widest word in ``lang`` and a space (スキップ takes 8 columns)."""
+    from ..i18n import t
+
+    words = [s if lang == "en" else t(f"status_{s}", lang) for s in ("ok", "warn", "fail", "skip", "unknown")]
+    return max(8, 1 + max(columns(w) for w in words))
+
+
+def columns(text: str) -> int:
+    """Terminal columns of ``text`` (a CJK character takes two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _pad(text: str, width: int) -> str:
     """Left-justify by display width (a CJK character takes two columns)."""
-    import unicodedata
-
-    used = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-    return text + " " * max(1, width - used)
+    return text + " " * max(1, width - columns(text))
 
 
 def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
@@ -152,7 +165,9 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
             host = RecordingHost(host)
         ctx = build_context(args, host, config)
     except UsageError as exc:
-        stderr.write(f"ari-jupyter probe: error: {exc}\n")
+        from . import output_lang, said
+
+        stderr.write(f"ari-jupyter probe: error: {said(exc, output_lang(args))}\n")
         return 2
 
     from ..i18n import t
