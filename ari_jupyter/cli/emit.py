@@ -59,6 +59,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"checkpoint_dir", "files", "handoff_command"}')
     p.set_defaults(handler=run)
+    _EMIT_FLAGS.update(option for action in p._actions for option in action.option_strings)
+
+
+_FIELD_FLAGS = {"metrics": "--metric", "module_loads": "--module", "provided_files": "--provided-file"}
+"""Wizard fields whose emit flag is not the field's name with dashes."""
+
+
+def _flag_of(field: str) -> str:
+    """The emit flag that sets a wizard field (the finding names the field), else the field:
+    someone at the command line reads which of their flags to change."""
+    if field in _FIELD_FLAGS:
+        return _FIELD_FLAGS[field]
+    flag = "--" + field.replace("_", "-")
+    return flag if flag in _EMIT_FLAGS else field
+
+
+_EMIT_FLAGS: set[str] = set()
+"""Every option of ``emit``, filled in by ``register``."""
 
 
 class _BadInput(Exception):
@@ -194,8 +212,9 @@ def run(args: argparse.Namespace) -> int:
         from . import output_lang
 
         lang = output_lang(args)
-        lines = [f"- {p.field}: {p.text(lang)}" + (f" ({p.fix_text(lang)})" if p.fix_text(lang) else "")
-                 for p in exc.problems]
+        lines = [f"- {_flag_of(p.field)}: "
+                 + (t("cli.emit.problem_fix", lang, text=p.text(lang), fix=p.fix_text(lang))
+                    if p.fix_text(lang) else p.text(lang)) for p in exc.problems]
         print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines),
               file=sys.stderr)
         return 1
