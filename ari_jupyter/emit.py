@@ -66,14 +66,6 @@ class EmitBlocked(EmitError):
         super().__init__("cannot write the checkpoint:\n" + "\n".join(lines))
 
 
-def error_text(exc: BaseException, lang: str | None) -> str:
-    """An emit refusal in ``lang`` (its catalog sentence), any other error as it reads."""
-    from .i18n import Text, render
-
-    said = exc.args[0] if len(exc.args) == 1 else None
-    return render(said, lang) if isinstance(said, Text) else str(exc)
-
-
 class CheckpointExists(EmitError):
     """The checkpoint (or its hand-off script) exists and ``force`` was not given."""
 

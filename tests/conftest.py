@@ -249,3 +249,21 @@ class SlurmOutcomes:
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SlurmOutcomes(), "ari-slurm-outcomes")
     config.pluginmanager.register(AriOutcomes(), "ari-real-outcomes")
+
+
+@pytest.fixture(scope="module")
+def demo_checkpoint(tmp_path_factory):
+    """A checkpoint written by `emit --site rccs-cloud` into a HOME of its own (module-wide):
+    the checkpoint the language tests run every command on."""
+    from ari_jupyter.cli import main
+
+    home = tmp_path_factory.mktemp("home")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HOME", str(home))
+    try:
+        assert main(["emit", "--site", "rccs-cloud", "--title", "lang check", "--goal", "g",
+                     "--metric", "m", "--walltime", "00:30:00", "--llm-backend", "ollama",
+                     "--json"]) == 0
+        yield home, next((home / "ari-demo" / "rccs-cloud" / "checkpoints").iterdir())
+    finally:
+        patch.undo()

@@ -19,22 +19,13 @@ SHELL_LINE = re.compile(r"\s*(?:ari viz|ssh|bash|sbatch|srun|mpirun|\S*python3?)
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """A HOME with a checkpoint written by ``emit --site rccs-cloud``."""
-    home = tmp_path_factory.mktemp("home")
-    patch = pytest.MonkeyPatch()
-    patch.setenv("HOME", str(home))
-    try:
-        assert main(["emit", "--site", "rccs-cloud", "--title", "every command", "--goal", "g",
-                     "--metric", "m", "--walltime", "00:30:00", "--llm-backend", "ollama",
-                     "--json", "--no-probes"]) == 0
-        workspace = home / "ari-demo" / "rccs-cloud"
-        checkpoint = next((workspace / "checkpoints").iterdir())
-        profile = home / "gpu_profile.json"
-        profile.write_text(json.dumps({"gpu_type": "a100", "gpus_per_node": 1, "cpu_bind": "cores"}))
-        yield {"home": home, "workspace": workspace, "checkpoint": checkpoint, "profile": profile}
-    finally:
-        patch.undo()
+def demo(demo_checkpoint):
+    """conftest's demo checkpoint, its workspace, and a GPU profile for ``preview sbatch``."""
+    home, checkpoint = demo_checkpoint
+    profile = home / "gpu_profile.json"
+    profile.write_text(json.dumps({"gpu_type": "a100", "gpus_per_node": 1, "cpu_bind": "cores"}))
+    return {"home": home, "workspace": checkpoint.parent.parent, "checkpoint": checkpoint,
+            "profile": profile}
 
 
 def _rows(demo):
@@ -127,7 +118,7 @@ def test_lang_may_come_before_the_command(capsys):
 @pytest.mark.parametrize("lang", ["ja", "zh"])
 def test_the_probe_columns_line_up_in_cjk(argv, lang, capsys):
     """スキップ is eight terminal columns: every probe id starts in the same column anyway."""
-    from ari_jupyter.cli.probe import columns
+    from ari_jupyter.cli._columns import columns
     from ari_jupyter.probes import PROBE_IDS as PROBES
 
     main(argv + ["--lang", lang])

@@ -74,21 +74,6 @@ def test_emit_refusal_is_printed_in_the_chosen_language(capsys, tmp_path, monkey
     assert "チェックポイントを書き出せません" in err and "「制限時間」を 01:00:00 以下に" in err
 
 
-@pytest.fixture(scope="module")
-def demo_checkpoint(tmp_path_factory):
-    """A checkpoint written by `emit --site rccs-cloud` into a HOME of its own."""
-    home = tmp_path_factory.mktemp("home")
-    patch = pytest.MonkeyPatch()
-    patch.setenv("HOME", str(home))
-    try:
-        assert main(["emit", "--site", "rccs-cloud", "--title", "lang check", "--goal", "g",
-                     "--metric", "m", "--walltime", "00:30:00", "--llm-backend", "ollama",
-                     "--json"]) == 0
-        yield home, next((home / "ari-demo" / "rccs-cloud" / "checkpoints").iterdir())
-    finally:
-        patch.undo()
-
-
 def _translated_lines(out: str) -> list[str]:
     """The printed lines a person reads: commands (indented shell lines) left out."""
     return [line for line in out.splitlines()

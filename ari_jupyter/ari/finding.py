@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field as _field
 from typing import Any, Iterable, Mapping
 
+from ..i18n import message_of
+
 SEVERITIES = ("error", "warning", "info")
 """error: the run fails or lands in the wrong place (Write is blocked); warning: likely
 trouble; info: advice."""
@@ -70,19 +72,11 @@ class Finding:
         return {"rule": self.rule, "field": self.field, "severity": self.severity,
                 "line": self.line, "message": self.message, "fix": self.fix,
                 "message_id": self.message_id, "fix_id": self.fix_id,
-                "params": {name: _as_json(value) for name, value in self.params.items()}}
+                "params": {name: message_of(value) or value for name, value in self.params.items()}}
 
     def rendered(self, lang: str | None) -> dict[str, Any]:
         """``to_json`` with message and fix in ``lang`` (what a ``--lang`` CLI prints)."""
         return {**self.to_json(), "message": self.text(lang), "fix": self.fix_text(lang)}
-
-
-def _as_json(value: Any) -> Any:
-    """A parameter that is itself a translated sentence stays one through JSON (a view renders
-    it in its own language); any other value as it is."""
-    from ..i18n import Text, message
-
-    return message(value.message_id, **value.params) if isinstance(value, Text) else value
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

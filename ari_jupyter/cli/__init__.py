@@ -68,14 +68,6 @@ def output_lang(args: argparse.Namespace) -> str:
     return getattr(args, "lang", None) or default_lang()
 
 
-def said(exc: BaseException, lang: str) -> str:
-    """An error's sentence in ``lang`` when the core gave it a message id, else as it reads."""
-    from ..i18n import Text, render
-
-    first = exc.args[0] if len(exc.args) == 1 else None
-    return render(first, lang) if isinstance(first, Text) else str(exc)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)

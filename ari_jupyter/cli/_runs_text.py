@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ._columns import columns
+
 
 def best_text(best: dict[str, Any] | None) -> str:
     return f"{best['name']} = {best['value']:g} ({best['node_id']})" if best else "-"
@@ -22,19 +24,12 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
              f"{r['nodes']['done']}/{r['nodes']['failed']}/{r['nodes']['running']}/{r['nodes']['total']}",
              best_text(r["best_metric"]), str(r["jobs"]), r["updated_at"][:19], r["title"])
             for r in rows]
-    widths = [max(_width(row[i]) for row in [header, *body]) for i in range(len(header) - 1)]
-    lines = ["  ".join(cell + " " * (w - _width(cell)) for cell, w in zip(row[:-1], widths))
+    widths = [max(columns(row[i]) for row in [header, *body]) for i in range(len(header) - 1)]
+    lines = ["  ".join(cell + " " * (w - columns(cell)) for cell, w in zip(row[:-1], widths))
              + "  " + row[-1] for row in [header, *body]]
     if answer.get("scheduler") == "absent":
         lines.append(t("runs.no_slurm", lang))
     return "\n".join(lines)
-
-
-def _width(cell: str) -> int:
-    """Terminal columns: CJK characters take two."""
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in cell)
 
 
 def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> list[str]:
@@ -99,13 +94,11 @@ def nodes_params(status: dict[str, Any]) -> dict[str, Any]:
             "running": nodes["running"], "best": best_text(status["best_metric"])}
 
 
-def _in_lang(english: str, message: dict[str, Any] | None, lang: str) -> str:
-    """A sentence of the answer in ``lang``: its message id rendered, else its English text."""
-    from ..i18n import t
+def _in_lang(english: str, said: dict[str, Any] | None, lang: str) -> str:
+    """A sentence of the answer in ``lang``; English keeps the answer's own text."""
+    from ..i18n import render_message
 
-    if lang == "en" or not message:
-        return english
-    return t(message["message_id"], lang, **dict(message.get("params") or {}))
+    return english if lang == "en" else render_message(english, said, lang)
 
 
 def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -> str:

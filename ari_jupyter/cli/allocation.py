@@ -27,6 +27,7 @@ def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO
     from ..allocation import Allocation
     from ..i18n import render, t
     from . import output_lang
+    from ._columns import columns, pad
 
     lang = output_lang(args)
     stdout = stdout or sys.stdout
@@ -37,18 +38,12 @@ def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO
         stdout.write("\n")
         return 0
     lines = describe(allocation, lang)
-    width = max([12, *(_width(label) for label, _ in lines)]) + 1
+    width = max([12, *(columns(label) for label, _ in lines)]) + 1
     for label, value in lines:
-        stdout.write(f"{label}{' ' * (width - _width(label))}{value}\n" if label else f"{value}\n")
+        stdout.write(f"{pad(label, width)}{value}\n" if label else f"{value}\n")
     for problem in allocation.problems:
         stderr.write(t("cli.allocation.problem", lang, problem=render(problem, lang)) + "\n")
     return 0
-
-
-def _width(text: str) -> int:
-    from ._runs_text import _width as columns
-
-    return columns(text)
 
 
 def _or_dash(value) -> str:

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..i18n import t
+    from ..i18n import error_text, render_message, t
     from ..runs import NotACheckpoint
     from ..runs.localize import cancel_in_language
     from ..runs.service import cancel_json, status_json
@@ -32,16 +32,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         status = asyncio.run(status_json(args.checkpoint))
     except NotACheckpoint as exc:
-        from .status import _reason
-
-        print(f"ari-jupyter cancel: {_reason(exc, lang)}", file=sys.stderr)
+        print(f"ari-jupyter cancel: {error_text(exc, lang)}", file=sys.stderr)
         return 1
     jobs = status["jobs"]
     active = [j for j in jobs["jobs"] if j["state"] in _ACTIVE]
     named = set(args.job or ())
     targets = [j for j in active if not named or j["job_id"] in named]
     if jobs["scheduler"] != "ok":
-        problem = cancel_in_language({"outcomes": [], "status": status}, lang)["status"]["jobs"]["problem"]
+        problem = render_message(jobs["problem"], jobs.get("problem_message"), lang)
         print(f"ari-jupyter cancel: {t('runs.cancel.no_slurm', lang, problem=problem)}", file=sys.stderr)
         return 1
     if not targets and not named:

@@ -41,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
         # As `emit --site` does: the local demo workspace stands for the site's workspace.
         host = open_host(args.site or None, _config())
     except SiteError as exc:
-        from . import said
+        from ..i18n import error_text
 
-        print(f"ari-jupyter check-handoff: {said(exc, output_lang(args))}", file=sys.stderr)
+        print(f"ari-jupyter check-handoff: {error_text(exc, output_lang(args))}", file=sys.stderr)
         return 2
     live = LiveChecks(SLOW_CHECK_IDS, enabled=wants_live_line(sys.stderr, args.json),
                       label="checking, still running")

@@ -5,6 +5,8 @@ import argparse
 import json
 import sys
 
+from ._columns import pad
+
 HELP = "explain a failed run: log, reproduce.sh or experiment.md -> cause and fix"
 
 
@@ -56,12 +58,6 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-def _pad(text: str, width: int) -> str:
-    from .probe import _pad as pad
-
-    return pad(text, width)
-
-
 def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "en") -> None:
     from ..i18n import t
 
@@ -73,7 +69,7 @@ def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "e
     for f in findings:
         where = t("cli.line", lang, line=f.line) if f.line else t("cli.file", lang)
         severity = f.severity.upper() if lang == "en" else t(f"doctor_severity_{f.severity}", lang)
-        print(f"{_pad(severity, 8)}{f.rule:28} {where}")
+        print(f"{pad(severity, 8)}{f.rule:28} {where}")
         print(f"        {f.text(lang)}")
         print("        " + t("cli.fix_line", lang, fix=f.fix_text(lang)))
 

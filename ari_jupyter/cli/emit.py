@@ -219,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     except (_BadInput, StateError, EmitError) as exc:
-        from ..emit import error_text
+        from ..i18n import error_text
         from . import output_lang
 
         print(f"ari-jupyter emit: {speak('emit', error_text(exc, output_lang(args)))}", file=sys.stderr)

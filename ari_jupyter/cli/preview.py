@@ -145,17 +145,17 @@ def run(args) -> int:
     from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
     from ..host import LocalHost
 
-    def fail(message: str, ari: bool = False) -> int:
+    def fail(exc: Exception, ari: bool = False) -> int:
         """Print why there is no argv: ARI's own refusal (quoted as ARI words it) or bad input."""
         if args.json:
-            print(json.dumps({"error": str(message)}))
+            print(json.dumps({"error": str(exc)}))
         else:
-            from ..i18n import render, t
+            from ..i18n import error_text, t
             from . import output_lang
 
             lang = output_lang(args)
             key = "cli.preview.ari_refuses" if ari else "cli.preview.error"
-            print(t(key, lang, message=render(message, lang)), file=sys.stderr)
+            print(t(key, lang, message=error_text(exc, lang)), file=sys.stderr)
         return 1
 
     coerced: list[str] = []
@@ -176,7 +176,7 @@ def run(args) -> int:
         caller = ReproduceArgs.from_json(_load_json(args.args, "args")) if args.args \
             else _wizard_caller(written) if written is not None else ReproduceArgs()
     except (ValueError, ProfileError, ArgsError) as exc:
-        return fail(exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc))
+        return fail(exc)
 
     host = LocalHost()
     has_sbatch = args.sbatch if args.sbatch is not None else host.which("sbatch") is not None
@@ -187,7 +187,7 @@ def run(args) -> int:
                                    bind_flags=bind_flags, has_sbatch=has_sbatch,
                                    profile=profile, rubric_max_runtime_sec=runtime)
     except AriError as exc:
-        return fail(str(exc), ari=True)
+        return fail(exc, ari=True)
 
     out: dict[str, Any] = {"argv": list(plan.argv), "partition_source": plan.partition_source,
                            "partition": plan.partition, "warnings": [*coerced, *plan.warnings]}

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Optional, TextIO
 
+from ._columns import columns, pad
+
 MAX_TIMEOUT = 600.0
 RECORD_MODE = 0o600
 """A recorded site file is redacted, yet it holds paths, user names and command output: the
@@ -119,7 +121,7 @@ def format_line(result, lang: str = "en") -> str:
 
     status = result.status if lang == "en" else t(f"status_{result.status}", lang)
     width = _status_width(lang)
-    lines = [f"{_pad(status, width)}{result.id:<11}{result.text(lang)}"]
+    lines = [f"{pad(status, width)}{result.id:<11}{result.text(lang)}"]
     fix = result.fix_text(lang)
     if fix and result.status in ("warn", "fail", "unknown"):
         label = "fix:" if lang == "en" else t("checks_fix", lang)
@@ -133,18 +135,6 @@ def _status_width(lang: str) -> int:
 
     words = [s if lang == "en" else t(f"status_{s}", lang) for s in ("ok", "warn", "fail", "skip", "unknown")]
     return max(8, 1 + max(columns(w) for w in words))
-
-
-def columns(text: str) -> int:
-    """Terminal columns of ``text`` (a CJK character takes two)."""
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def _pad(text: str, width: int) -> str:
-    """Left-justify by display width (a CJK character takes two columns)."""
-    return text + " " * max(1, width - columns(text))
 
 
 def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
@@ -165,9 +155,10 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
             host = RecordingHost(host)
         ctx = build_context(args, host, config)
     except UsageError as exc:
-        from . import output_lang, said
+        from ..i18n import error_text
+        from . import output_lang
 
-        stderr.write(f"ari-jupyter probe: error: {said(exc, output_lang(args))}\n")
+        stderr.write(f"ari-jupyter probe: error: {error_text(exc, output_lang(args))}\n")
         return 2
 
     from ..i18n import t

@@ -30,6 +30,7 @@ def _exit_code(status: dict) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..i18n import error_text
     from ..runs import NotACheckpoint
     from ..runs.service import status_json
     from . import output_lang
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         status = asyncio.run(status_json(args.checkpoint))
     except NotACheckpoint as exc:
-        print(f"ari-jupyter status: {_reason(exc, output_lang(args))}", file=sys.stderr)
+        print(f"ari-jupyter status: {error_text(exc, output_lang(args))}", file=sys.stderr)
         return 1
     print(json.dumps(status, indent=2, ensure_ascii=False) if args.json
           else status_text(status, lang=output_lang(args)),
@@ -57,15 +58,8 @@ def _new_lines(before: list[str], after: list[str]) -> list[str]:
     return after
 
 
-def _reason(exc: Exception, lang: str) -> str:
-    """Why a directory is not a run's, in ``lang``."""
-    from ..i18n import render
-
-    return render(exc.args[0], lang) if exc.args else str(exc)
-
-
 def _follow(args: argparse.Namespace, status: dict) -> dict:
-    from ..i18n import t
+    from ..i18n import error_text, t
     from ..runs import NotACheckpoint
     from ..runs.service import status_json
     from . import output_lang
@@ -77,7 +71,7 @@ def _follow(args: argparse.Namespace, status: dict) -> dict:
         try:
             fresh = asyncio.run(status_json(args.checkpoint))
         except NotACheckpoint as exc:
-            print(f"ari-jupyter status: {_reason(exc, output_lang(args))}", file=sys.stderr)
+            print(f"ari-jupyter status: {error_text(exc, output_lang(args))}", file=sys.stderr)
             return status
         changed = _print_changes(args, status, fresh)
         wait = max(0.1, args.interval) if changed else min(wait * 2, FOLLOW_MAX_S)

@@ -123,6 +123,28 @@ def render(value, lang: str | None) -> str:
     return value
 
 
+def message_of(value) -> dict | None:
+    """``{"message_id", "params"}`` of a ``Text`` (nested sentences too), the shape a sentence
+    keeps through JSON so that another view renders it in its own language; None otherwise."""
+    if not isinstance(value, Text):
+        return None
+    return {"message_id": value.message_id,
+            "params": {name: message_of(v) or v for name, v in value.params.items()}}
+
+
+def render_message(english: str, said: Mapping | None, lang: str | None) -> str:
+    """A sentence that crossed JSON: ``said`` (from ``message_of``) in ``lang``, else ``english``."""
+    if not said or not said.get("message_id"):
+        return english
+    return t(said["message_id"], lang, **dict(said.get("params") or {}))
+
+
+def error_text(exc: BaseException, lang: str | None) -> str:
+    """A refusal in ``lang`` when the core raised it with a ``Text``; any other error as it reads."""
+    first = exc.args[0] if len(exc.args) == 1 else None
+    return render(first, lang) if isinstance(first, Text) else str(exc)
+
+
 def _nested(value, lang: str):
     if isinstance(value, Text):
         return render(value, lang)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..host import Host
-from ..i18n import Text, text
+from ..i18n import message_of, text
 from .reading import read_small_text, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
@@ -77,9 +77,8 @@ class JobsView:
     def to_json(self) -> dict[str, Any]:
         out = {"jobs": [j.to_json() for j in self.jobs], "scheduler": self.scheduler,
                "problem": str(self.problem), "accounting": self.accounting}
-        if isinstance(self.problem, Text):
-            out["problem_message"] = {"message_id": self.problem.message_id,
-                                      "params": dict(self.problem.params)}
+        if said := message_of(self.problem):
+            out["problem_message"] = said
         return out
 
 
@@ -263,10 +262,8 @@ class CancelOutcome:
     """English, a ``Text`` that keeps its message id: a view renders it in its own language."""
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"job_id": self.job_id, "result": self.result, "message": str(self.message)}
-        if isinstance(self.message, Text):
-            out.update(message_id=self.message.message_id, params=dict(self.message.params))
-        return out
+        return {"job_id": self.job_id, "result": self.result, "message": str(self.message),
+                **(message_of(self.message) or {})}
 
 
 async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | None = None, *,

@@ -9,13 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import DEFAULT_LANGUAGE, t
-
-
-def _rendered(english: str, message: dict[str, Any] | None, lang: str) -> str:
-    if not message or not message.get("message_id"):
-        return english
-    return t(message["message_id"], lang, **dict(message.get("params") or {}))
+from ..i18n import DEFAULT_LANGUAGE, render_message as _rendered, t
 
 
 def _finding(finding: dict[str, Any], lang: str) -> dict[str, Any]:

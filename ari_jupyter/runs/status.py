@@ -19,7 +19,7 @@ from .jobs import JobsView
 from .reading import read_json, read_small_text, tail
 from .tree import BestMetric, NodeCounts, read_tree
 from ..ari.finding import Finding, sort_findings
-from ..i18n import message, text
+from ..i18n import message, message_of, text
 
 PHASES = ("not-started", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
 ACTIVE_PHASES = frozenset({"exploring", "paper", "reproduce"})
@@ -62,12 +62,12 @@ class RunStatus:
                 "nodes": self.nodes.to_json(),
                 "best_metric": self.best_metric.to_json() if self.best_metric else None,
                 "alive": self.alive, "process": self.process,
-                "process_message": _message_of(self.process), "log_file": self.log_file,
+                "process_message": message_of(self.process), "log_file": self.log_file,
                 "log_tail": list(self.log_tail),
                 "findings": [f.to_json() for f in self.findings],
                 "jobs": self.jobs.to_json(), "updated_at": self.updated_at,
                 "notes": list(self.notes),
-                "note_messages": [_message_of(note) for note in self.notes]}
+                "note_messages": [message_of(note) for note in self.notes]}
 
     def summary_json(self) -> dict[str, Any]:
         """The row of ``ari-jupyter runs`` and of the Runs panel's list."""
@@ -208,12 +208,3 @@ async def run_status(checkpoint: str | Path, host=None, *, with_jobs: bool = Tru
     else:
         jobs = None
     return await asyncio.to_thread(read_status, path, jobs)
-
-
-def _message_of(value: str) -> dict[str, Any] | None:
-    """``{"message_id", "params"}`` of a catalog sentence (the Runs panel renders it in the UI
-    language); None for text without an id."""
-    from ..i18n import Text
-
-    return {"message_id": value.message_id, "params": dict(value.params)} \
-        if isinstance(value, Text) else None

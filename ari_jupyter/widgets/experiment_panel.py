@@ -280,8 +280,8 @@ class ExperimentPanel(Panel):
     def do_write(self, force: bool = False):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
         shared-filesystem check calls node-local, is only written after the user confirms."""
-        from ..emit import (CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint,
-                            error_text)
+        from ..emit import CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint
+        from ..i18n import error_text
 
         self._hide_confirm()
         try:
