@@ -14,7 +14,7 @@ import os
 import re
 import string
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 from traitlets import Dict, Float, List, Unicode, TraitError, validate
 from traitlets.config import Config, Configurable
@@ -224,9 +224,9 @@ def config_dirs() -> list[str]:
     return list(jupyter_config_path())
 
 
-@dataclasses.dataclass(frozen=True)
-class ConfigProblem:
-    """A value in a config file that was not used, and why: one line for the user."""
+class ConfigProblem(NamedTuple):
+    """A value in a config file that was not used, and why: one line for the user (a
+    NamedTuple: cheap to define, and every cold start defines it)."""
 
     file: str
     key: str
@@ -387,12 +387,14 @@ def with_demo_workspace(host, config: AriWizard, env: Mapping[str, str] | None =
 def open_host(site=None, config: AriWizard | None = None, env: Mapping[str, str] | None = None):
     """An explicitly named site (name, site file or Host) or this machine, with the demo
     workspace mapped on demo sites: what ``ari-jupyter emit --site`` and the wizard look at."""
-    from .host import Host, LocalHost, RecordedSite
+    from .host import Host, LocalHost
 
     config = config or AriWizard()
     if isinstance(site, Host):
         host = site
     elif site:
+        from .recorded_site import RecordedSite
+
         host = RecordedSite.load(site)
     else:
         host = LocalHost(dict(os.environ if env is None else env))

@@ -17,12 +17,9 @@ from typing import Any, Mapping
 from traitlets import Bool, Dict, HasTraits, Instance, Int, List, Unicode
 
 from .allocation import Allocation
-from .ari import render
-from .ari.lint_experiment import VIRSCI_MARKER, lint_experiment
 from .ari.profile import ExecutionProfile, ProfileError
 from .ari.run_settings import RunSettings
 from .ari import run_settings as _run_settings
-from .ari.finding import Finding
 from .i18n import message
 from .probes.result import ProbeResult
 
@@ -230,6 +227,8 @@ class WizardState(HasTraits):
         return [p for p in self.problems() if p.severity == "error"]
 
     def field_problems(self) -> list:
+        from .ari.finding import Finding
+
         out: list = []
 
         def add(rule: str, field: str, severity: str, fix: str | None = "fix", **params) -> None:
@@ -253,10 +252,14 @@ class WizardState(HasTraits):
 
     def _check_partition(self, add) -> None:
         # Empty or unlisted partitions are the validator's (ARI's own precedence decides).
+        from .ari import render
+
         if self.partition and not render.PARTITION_NAME.match(self.partition):
             add("partition_bad_chars", "partition", "error", partition=self.partition)
 
     def _check_resources(self, add) -> None:
+        from .ari import render
+
         if self.max_cpus is None:
             add("max_cpus_unset", "max_cpus", "error")
         elif self.max_cpus < 1:
@@ -278,6 +281,8 @@ class WizardState(HasTraits):
 
     def _check_modules(self, add) -> None:
         # Whether a module exists is the validator's (it gets these names as site modules).
+        from .ari import render
+
         for name in self.module_loads:
             problem = render.module_name_problem(name)
             if problem:
@@ -285,6 +290,9 @@ class WizardState(HasTraits):
                     detail=problem)
 
     def _check_text(self, add) -> None:
+        from .ari import render
+        from .ari.lint_experiment import VIRSCI_MARKER
+
         title = self.title.strip()
         if not title:
             add("title_empty", "title", "error")
@@ -308,6 +316,8 @@ class WizardState(HasTraits):
             add("goal_note", "goal", "info", fix=None, note=note)
 
     def _check_metrics(self, add) -> None:
+        from .ari import render
+
         if not self.metrics:
             add("metrics_empty", "metrics", "error")
         for metric in self.metrics:
@@ -317,6 +327,8 @@ class WizardState(HasTraits):
             add("min_metric_negative", "min_expected_metric", "error", fix=None)
 
     def _check_files(self, add) -> None:
+        from .ari import render
+
         seen: dict[str, str] = {}
         for path in self.provided_files:
             if not path.startswith("/") or path != path.strip() or render.has_control_chars(path):
@@ -336,6 +348,8 @@ class WizardState(HasTraits):
             seen.setdefault(base, path)
 
     def _check_workspace(self, add) -> None:
+        from .ari import render
+
         if not self.workspace:
             add("workspace_missing", "workspace", "error")
             return
@@ -360,6 +374,10 @@ class WizardState(HasTraits):
 
     def lint_problems(self) -> list:
         """Lints E1-E8 on the experiment.md that would be written (a renderer self-check)."""
+        from .ari import render
+        from .ari.finding import Finding
+        from .ari.lint_experiment import lint_experiment
+
         try:
             text = render.render_experiment_md(self)
             env = render.env_values(self)
@@ -376,6 +394,8 @@ class WizardState(HasTraits):
         It sees the run as ARI will: the wizard's caller arguments, the settings the
         checkpoint .env carries, and the modules the hand-off loads.
         """
+        from .ari import render
+
         from .ari.sbatch import ReproduceArgs
         from .ari.validate import validate
 
@@ -389,6 +409,8 @@ class WizardState(HasTraits):
 
     def ari_env(self) -> dict[str, str]:
         """The variables the checkpoint .env gives ``ari`` (only values that can be written)."""
+        from .ari import render
+
         values = {}
         if render.PARTITION_NAME.match(self.partition):
             values["ARI_SLURM_PARTITION"] = self.partition

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 from . import hostlist
+from .ari.profile import fans_out  # noqa: F401  (re-exported: part of this module's API)
 
-MPI_KINDS = frozenset({"mpi", "mpi_gpu"})
 SHARED_GPU = -1
 """gpu_owner value for a GPU requested per node (``--gres``/``--gpus-per-node``), not per rank."""
 
@@ -90,15 +90,6 @@ class Placement:
         if not self.fan_out:
             return 1 if self.total_ranks else 0
         return min(self.total_nodes, self.total_ranks)
-
-
-def fans_out(kind: str) -> bool:
-    """Whether ARI's replicator prompt tells the agent to launch ranks with srun/mpirun.
-
-    Only MPI kinds get the "launch via srun -n $SLURM_NTASKS" convention (spec §4.3); every
-    other kind runs reproduce.sh as one process on the first node of the job.
-    """
-    return kind in MPI_KINDS
 
 
 def request_from_sbatch_argv(argv: Sequence[str]) -> JobRequest:

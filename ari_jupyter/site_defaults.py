@@ -160,12 +160,12 @@ def _positive_int(text: str) -> int | None:
 
 def _walltime_within(part: Mapping[str, Any] | None) -> str:
     """'' (ARI's default, 6 h from the rubric) when it fits the partition, else its limit."""
-    from .ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
-    from .probes.parsers import parse_slurm_duration
-
     limit = str((part or {}).get("timelimit") or "")
     if limit.lower() in ("", "infinite", "unlimited", "n/a"):
         return ""
+    from .ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
+    from .probes.parsers import parse_slurm_duration
+
     try:
         seconds = parse_slurm_duration(limit)
     except ValueError:

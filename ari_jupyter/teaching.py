@@ -81,7 +81,7 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud") -> CheckRe
     from .allocation import Allocation
     from .ari.errors import AriRuntimeError
     from .ari.sbatch import ReproduceArgs, build_sbatch_argv
-    from .host import RecordedSite
+    from .recorded_site import RecordedSite
     from .placement import fans_out, placement_for
 
     try:
@@ -118,7 +118,7 @@ def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx
     """Lesson 3: a GPU profile ARI accepts on a site whose SLURM has no GRES."""
     from .ari.errors import AriRuntimeError
     from .ari.sbatch import ReproduceArgs, build_sbatch_argv
-    from .host import RecordedSite
+    from .recorded_site import RecordedSite
 
     try:
         chosen = _profile(profile)

@@ -271,7 +271,7 @@ def test_every_finding_carries_its_message_id_params_and_json():
 def test_demo_sites_through_the_real_probes(site_name, partition, preset, expected):
     """The validator reads the probes' real data shapes (recorded demo sites)."""
     from ari_jupyter.allocation import Allocation
-    from ari_jupyter.host import RecordedSite
+    from ari_jupyter.recorded_site import RecordedSite
     from ari_jupyter.probes import ProbeContext, run_probes_sync
 
     host = RecordedSite.load(site_name)

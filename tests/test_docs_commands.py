@@ -99,7 +99,7 @@ def _sandbox_env(root: Path, slurm: dict[str, str] | None = None) -> dict[str, s
 
 
 def _site_slurm_env(site: str) -> dict[str, str]:
-    from ari_jupyter.host import RecordedSite
+    from ari_jupyter.recorded_site import RecordedSite
 
     return {k: v for k, v in RecordedSite.load(site).env.items() if k.startswith("SLURM_")}
 

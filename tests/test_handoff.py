@@ -28,7 +28,8 @@ from ari_jupyter.handoff import (
     CHECK_IDS, _telling_line, check_handoff, dashboard_command, free_port, handoff_checklist,
     ssh_tunnel_command,
 )
-from ari_jupyter.host import LocalHost, RecordedCommand, RecordedSite
+from ari_jupyter.host import LocalHost
+from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
 from ari_jupyter.probes.result import ProbeResult
 from test_ari_render import golden_state
 

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from ari_jupyter.host import LocalHost, RecordedSite
+from ari_jupyter.host import LocalHost
+from ari_jupyter.recorded_site import RecordedSite
 from ari_jupyter.probes import (
     PROBE_IDS,
     ProbeContext,

@@ -12,7 +12,8 @@ import pytest
 
 from ari_jupyter.cli import main
 from ari_jupyter.allocation import Allocation
-from ari_jupyter.host import LocalHost, RecordedSite
+from ari_jupyter.host import LocalHost
+from ari_jupyter.recorded_site import RecordedSite
 from ari_jupyter.probes import ProbeContext, run_probes_sync
 from ari_jupyter.probes import modules as modules_probe
 from ari_jupyter.recording import HANG_DELAY_S, RecordingHost

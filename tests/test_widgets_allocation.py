@@ -32,13 +32,19 @@ def test_facts_show_the_allocation_as_slurm_reports_it():
     assert "3:12:45" in facts  # from the time_left probe
 
 
-def test_node_names_expand_on_demand():
+def node_names(facts_html: str) -> str:
+    """The folded node list of the facts block ('' when there is none)."""
+    found = re.search(r'<details class="ari-node-names-box[^"]*"><summary>([^<]*)</summary>'
+                      r'<div class="ari-node-names[^"]*">([^<]*)</div></details>', facts_html)
+    return html.unescape(found.group(2)) if found else ""
+
+
+def test_node_names_are_folded_under_their_summary():
     wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
-    panel = wizard.allocation_panel
-    assert panel.node_names.layout.display == "none"
-    panel.show_nodes.value = True
-    assert panel.node_names.layout.display == ""
-    assert "rc01 rc02" in panel.node_names.value
+    facts = wizard.allocation_panel.facts.value
+    assert "<details " in facts and "<details open" not in facts  # folded until opened
+    assert f"<summary>{html.escape(t('alloc_show_nodes', 'en'))}</summary>" in facts
+    assert node_names(facts) == "rc01 rc02"
 
 
 def test_a_two_node_job_without_fan_out_puts_every_rank_on_node_one():
@@ -98,7 +104,7 @@ def test_findings_are_translated_and_escaped():
 def test_a_160k_node_allocation_renders_quickly():
     import time
 
-    from ari_jupyter.host import RecordedSite
+    from ari_jupyter.recorded_site import RecordedSite
 
     env = {"SLURM_JOB_ID": "9", "SLURM_JOB_NODELIST": "nid[000001-158976]",
            "SLURM_JOB_NUM_NODES": "158976", "SLURM_JOB_CPUS_PER_NODE": "128(x158976)",
@@ -108,11 +114,10 @@ def test_a_160k_node_allocation_renders_quickly():
     started = time.monotonic()
     wizard = Wizard(site=site, run_probes=False, bridge=fake_bridge()[0])
     wizard.profile_panel.preset.value = "mpi"
-    wizard.allocation_panel.show_nodes.value = True
     assert time.monotonic() - started < 10
     facts = html.unescape(wizard.allocation_panel.facts.value)
     assert "158,976 — nid[000001-158976]" in facts and "128(x158976)" in facts
-    names = wizard.allocation_panel.node_names.value
+    names = node_names(wizard.allocation_panel.facts.value)
     assert "nid000500" in names and "nid000501" not in names and "158,476" in names
     assert len(wizard.allocation_panel.placement.value) < 100_000
 

@@ -6,6 +6,7 @@ import pytest
 from ari_jupyter.config import AriWizard
 from ari_jupyter.i18n import t
 from ari_jupyter.probes import PROBE_IDS
+from ari_jupyter.widgets._base import is_shown
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, fill_experiment, run, site_and_workspace
@@ -35,7 +36,7 @@ def test_outside_an_allocation_without_a_demo_site_the_wizard_says_so():
                     run_probes=False, bridge=fake_bridge()[0])
     assert not wizard.state.allocation.inside_allocation
     assert t("alloc_banner_outside", "en")[:40] in wizard.allocation_panel.banner.value.replace("&#x27;", "'")
-    assert wizard.allocation_panel.demo_picker.layout.display == ""
+    assert is_shown(wizard.allocation_panel.demo_picker)
     assert set(wizard.allocation_panel.demo_picker.options) >= {"sx40", "rccs-cloud", "gres-cluster", "laptop"}
 
 
@@ -88,7 +89,7 @@ def test_language_switch_relabels_every_step(lang, shown_before):
     assert wizard.steps.options[1][0].endswith(t("step_checks", lang))
     assert wizard.checks_panel.rerun.description == t("checks_rerun", lang)
     assert wizard.experiment_panel.write.description == t("exp_write", lang)
-    assert t("placement_title", lang) in wizard.allocation_panel.placement_title.value
+    assert t("placement_title", lang) in wizard.allocation_panel.facts.value
     assert wizard.profile_panel.partition.description == t("profile_partition", lang)
 
 

@@ -8,6 +8,9 @@ _CODE = re.compile(r"<(pre|code|textarea)\b.*?</\1>", re.S | re.I)
 _TAG = re.compile(r"<[^>]+>")
 
 
+HIDING_CLASSES = {"ari-hidden", "ari-stylesheet"}
+
+
 def visible_strings(root) -> list[str]:
     """Every string a person reads: HTML text outside code blocks, labels, options, titles."""
     out: list[str] = []
@@ -19,6 +22,8 @@ def visible_strings(root) -> list[str]:
         seen.add(id(widget))
         layout = getattr(widget, "layout", None)
         if layout is not None and getattr(layout, "display", None) == "none":
+            return
+        if HIDING_CLASSES & set(getattr(widget, "_dom_classes", ())):  # hidden by wizard.css
             return
         if isinstance(widget, (widgets.HTML, widgets.HTMLMath, widgets.Label)):
             text = _CODE.sub(" ", widget.value or "")

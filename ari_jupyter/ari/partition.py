@@ -12,9 +12,8 @@ them somewhere ARI looks.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 SOURCES = ("explicit", "ARI_SLURM_PARTITION", "SLURM_PARTITION", "launch_config.json",
            "SLURM_JOB_PARTITION", "sinfo_default", "none")
@@ -24,8 +23,10 @@ ARI_SOURCES = SOURCES[:4]
 """The sources ARI itself consults; the rest only seed the wizard's default."""
 
 
-@dataclass(frozen=True)
-class PartitionChoice:
+class PartitionChoice(NamedTuple):
+    """The partition a run uses and where it came from (a NamedTuple: cheap to define, and
+    every cold start defines it)."""
+
     partition: str
     source: str
     detail: str = ""

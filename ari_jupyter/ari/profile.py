@@ -22,6 +22,16 @@ RESULT_AGGREGATIONS = ("rank0_csv",)
 MPI_KINDS = ("mpi", "mpi_gpu")
 GPU_KINDS = ("gpu_single", "gpu_multi", "mpi", "mpi_gpu")
 
+
+def fans_out(kind: str) -> bool:
+    """Whether ARI's replicator prompt tells the agent to launch ranks with srun/mpirun.
+
+    Only MPI kinds get the "launch via srun -n $SLURM_NTASKS" convention (spec §4.3); every
+    other kind runs reproduce.sh as one process on the first node of the job.
+    """
+    return kind in MPI_KINDS
+
+
 # (key, json type, minimum or enum) in the schema's order (spec §4.2).
 _INT_MIN = {
     "paper_max_ranks": 1,

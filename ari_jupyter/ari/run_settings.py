@@ -19,10 +19,12 @@ import os
 import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
 from ..i18n import message
-from .finding import Finding
+
+if TYPE_CHECKING:
+    from .finding import Finding
 
 # -- ARI's choices -----------------------------------------------------------------------------
 
@@ -60,8 +62,9 @@ PHASES = ("idea", "bfts", "coding", "eval", "paper", "review")
 """Per-phase model keys of ARI's wizard (phase_models -> ARI_MODEL_<PHASE>)."""
 
 
-@dataclass(frozen=True)
-class ScopePreset:
+class ScopePreset(NamedTuple):
+    """A row of ARI's scope-preset table (a NamedTuple, like the other table rows here)."""
+
     max_depth: int
     max_nodes: int
     max_react: int
@@ -203,9 +206,10 @@ class RunSettings:
                        node_timeout_min=None, parallel=None)
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One run setting: where ARI reads it, ARI's default and what it changes (from ARI's code)."""
+class Setting(NamedTuple):
+    """One run setting: where ARI reads it, ARI's default and what it changes (from ARI's code).
+    A row of a table, so a NamedTuple: defined at a fraction of a frozen dataclass's cost,
+    which every cold start pays."""
     name: str
     ari_name: str
     default: str
@@ -267,6 +271,8 @@ def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | Non
     Each is a ``Finding`` with a message id (``messages/run_settings.json``); ``field`` is
     ``run_settings.<name>`` and ``params["label"]`` the form field the fix names.
     """
+    from .finding import Finding
+
     out: list[Finding] = []
 
     def add(setting: str, rule: str, severity: str, fix: bool = True, **params: Any) -> None:
@@ -420,8 +426,7 @@ def apply_stage_toggles(document: dict, s: RunSettings) -> dict:
 
 # -- API keys: set / not set, never the value ----------------------------------------------------
 
-@dataclass(frozen=True)
-class KeyStatus:
+class KeyStatus(NamedTuple):
     variable: str      # '' when the backend needs no key
     is_set: bool
     source: str        # "environment", a .env path, or ''

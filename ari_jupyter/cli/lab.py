@@ -128,7 +128,7 @@ def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
 
 def run(args) -> int:
     from ..config import wizard_config
-    from ..host import RecordedSite
+    from ..recorded_site import RecordedSite
     from ..i18n import t
     from . import output_lang
 

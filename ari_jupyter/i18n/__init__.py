@@ -29,12 +29,19 @@ _CATALOG_DIR = Path(__file__).resolve().parent
 
 
 @lru_cache(maxsize=None)
-def catalog(lang: str) -> Mapping[str, str]:
-    """The catalog of ``lang`` (read once)."""
+def labels(lang: str) -> Mapping[str, str]:
+    """The wizard's labels in ``lang`` (``<lang>.json``, read once): all a first screen needs,
+    so the sentences of ``messages/`` are read only when one is first asked for."""
     if lang not in LANGUAGES:
         raise ValueError(f"unsupported language {lang!r}; choose one of {LANGUAGES}")
     with open(_CATALOG_DIR / f"{lang}.json", encoding="utf-8") as handle:
-        merged = dict(json.load(handle))
+        return json.load(handle)
+
+
+@lru_cache(maxsize=None)
+def catalog(lang: str) -> Mapping[str, str]:
+    """The whole catalog of ``lang``: its labels and every message (ids unique across both)."""
+    merged = dict(labels(lang))
     for key, texts in messages().items():
         if key in merged:
             raise ValueError(f"message id {key!r} is defined twice")
@@ -80,9 +87,13 @@ def default_lang(env: Mapping[str, str] | None = None) -> str:
 def t(key: str, lang: str | None = None, /, **params) -> str:
     """Translate ``key`` into ``lang`` (default from the locale) and fill its placeholders."""
     lang = normalize_lang(lang) or default_lang()
-    text = catalog(lang).get(key)
+    text = labels(lang).get(key)
     if text is None:
-        text = catalog(DEFAULT_LANGUAGE)[key]
+        texts = messages().get(key)
+        text = (texts.get(lang) or texts.get(DEFAULT_LANGUAGE)) if texts is not None \
+            else labels(DEFAULT_LANGUAGE)[key]
+        if text is None:
+            raise KeyError(key)
     if not params:
         return text
     return text.format(**{name: _nested(value, lang) for name, value in params.items()})

@@ -11,7 +11,7 @@ process and lists afresh (Lmod's own spider cache is what helps there).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..i18n import message
 from ..host import CommandResult, Host
@@ -125,7 +125,7 @@ def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
     if hiccup is not None:
         return ProbeResult(**{**hiccup.to_json(), "data": data})
     # Lmod's stdout is shell code for the caller's environment, not something to show.
-    shown_result = result if listing.system == "login-shell" else replace(result, stdout="")
+    shown_result = result if listing.system == "login-shell" else result._replace(stdout="")
     evidence = evidence_of(host, shown_result if shown_result.output else result)
     if not listing.modules:
         if not result.ok:

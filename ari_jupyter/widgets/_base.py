@@ -56,6 +56,31 @@ def div(css_class: str, content_html: str) -> str:
     return f'<div class="ari-text {css_class}">{content_html}</div>'
 
 
+HIDDEN = "ari-hidden"
+"""The class that hides a widget (wizard.css): unlike ``layout.display`` it leaves the Layout
+shareable (``SharedLooks``)."""
+
+
+def hidden_unless(shown: bool) -> tuple[str, ...]:
+    """The classes that show (none) or hide a widget, for a widget's ``_dom_classes``."""
+    return () if shown else (HIDDEN,)
+
+
+def show(widget, shown: bool) -> None:
+    """Show or hide ``widget`` by the HIDDEN class."""
+    if shown:
+        widget.remove_class(HIDDEN)
+    else:
+        widget.add_class(HIDDEN)
+
+
+def is_shown(widget) -> bool:
+    return HIDDEN not in widget._dom_classes
+
+
+STEP_BUTTONS_STYLE = {"button_width": "auto", "description_width": "initial"}
+"""The step buttons' and step 1's demo-site buttons' style: one style model for both."""
+
 SEVERITY_ICON = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 
 
@@ -75,6 +100,60 @@ def findings_html(findings: Iterable[Any], lang: str) -> str:
     return f'<ul class="ari-findings ari-list ari-text">{"".join(items)}</ul>'
 
 
+def _refuse_change(change) -> None:
+    """Observer of a shared Layout or style: changing it would change every widget showing it."""
+    raise AttributeError(f"a shared {type(change['owner']).__name__} cannot change "
+                         f"({change['name']}): give the widget one of its own")
+
+
+def _shared(model):
+    model.observe(_refuse_change)  # an observer, not a subclass: a new class costs a cold start ms
+    return model
+
+
+class SharedLooks:
+    """One Layout, and one style per style class and settings, for every widget of a wizard
+    that never changes them. Each Layout and style is a widget model of its own (one more
+    comm opened at start), and wizard.css does the styling, so most would carry nothing."""
+
+    def __init__(self):
+        self._layouts: dict[tuple, widgets.Layout] = {}
+        self._styles: dict[tuple, widgets.Widget] = {}
+
+    def layout(self, **traits) -> widgets.Layout:
+        key = tuple(sorted(traits.items()))
+        if key not in self._layouts:
+            self._layouts[key] = _shared(widgets.Layout(**traits))
+        return self._layouts[key]
+
+    def style(self, widget_class, **traits):
+        style_class = _style_class(widget_class)
+        key = (style_class, tuple(sorted(traits.items())))
+        if key not in self._styles:
+            self._styles[key] = _shared(style_class(**traits))
+        return self._styles[key]
+
+    def __call__(self, widget_class, *args, layout: dict | None = None,
+                 style: dict | None = None, **kwargs):
+        """``widget_class(*args, **kwargs)`` with a shared layout and style (``layout``,
+        ``style``: their settings). A widget whose layout changes later needs its own."""
+        kwargs["layout"] = self.layout(**(layout or {}))
+        if _style_class(widget_class) is not None:
+            kwargs["style"] = self.style(widget_class, **(style or {}))
+        return widget_class(*args, **kwargs)
+
+
+_STYLE_CLASSES: dict[type, type | None] = {}
+
+
+def _style_class(widget_class: type) -> type | None:
+    """The class of ``widget_class``'s ``style`` trait (None: it has none), looked up once."""
+    if widget_class not in _STYLE_CLASSES:
+        trait = widget_class.class_traits().get("style")
+        _STYLE_CLASSES[widget_class] = getattr(trait, "klass", None) if trait is not None else None
+    return _STYLE_CLASSES[widget_class]
+
+
 class WizardContext(HasTraits):
     """Shared by all panels: the state, the site config, the machine looked at, the language.
 
@@ -91,13 +170,14 @@ class WizardContext(HasTraits):
     site_reason = Unicode("")
 
     def __init__(self, state, config, host, site_name: str, site_reason: str = "", bridge=None,
-                 lang: str = "en", local_env=None):
+                 lang: str = "en", local_env=None, looks: SharedLooks | None = None):
         super().__init__(host=host, site_name=site_name, site_reason=site_reason,
                          lang=normalize_lang(lang) or "en")
         self.state = state
         self.config = config
         self.local_env = local_env  # this machine's environment (demo workspaces live here)
         self.bridge = bridge
+        self.looks = looks or SharedLooks()
         self.runner = ProbeRunner(self)
         self._plan_listeners: list[Callable[[], None]] = []
         self._watched_profile = None
@@ -246,8 +326,9 @@ class Panel(widgets.VBox):
     their HTML rendering in ``refresh()``, which runs again after a language switch."""
 
     def __init__(self, ctx: WizardContext, **kwargs):
+        self.ctx = ctx  # set first: a subclass may render its children before calling this
+        kwargs.setdefault("layout", ctx.looks.layout())
         super().__init__(**kwargs)
-        self.ctx = ctx
         self._labels: list[tuple[Any, str, str, Callable[[], dict]]] = []
         ctx.observe(self._on_lang, names="lang")
 

@@ -5,47 +5,50 @@ import itertools
 
 import ipywidgets as widgets
 
-from ..placement import fans_out
-from ._base import Panel, esc, findings_html, probe_results
-from .placement_view import render_placement
+from ..ari.profile import fans_out
+from ._base import STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, probe_results, show
 
 NODE_NAMES_SHOWN = 500
 
 
 class AllocationPanel(Panel):
+    """Few widgets on purpose: step 1 is built inside ``Wizard()``, and in a kernel every widget
+    model (each Layout and style too) opens a comm and every later change is one more message.
+    So each widget is made with its final content; text that only changes as a whole is one
+    HTML widget, the node list is an HTML ``<details>``, and widgets whose layout never changes
+    share one (``ctx.looks``)."""
+
     def __init__(self, ctx, **kwargs):
-        super().__init__(ctx, **kwargs)
-        self.banner = widgets.HTML()
-        self.demo_picker = widgets.ToggleButtons(options=self._demo_options(), value=None,
-                                                 style={"button_width": "auto",
-                                                        "description_width": "initial"})
-        self.label(self.demo_picker, "description", "alloc_demo_sites")
-        self.demo_picker.add_class("ari-demo-picker")
-        self.demo_picker.observe(self._on_demo_pick, names="value")
-        self.facts = widgets.HTML()
-        self.show_nodes = widgets.ToggleButton(value=False, icon="list", layout=widgets.Layout(width="auto"))
-        self.label(self.show_nodes, "description", "alloc_show_nodes")
-        self.node_names = widgets.HTML(layout=widgets.Layout(display="none"))
-        self.show_nodes.observe(self._on_show_nodes, names="value")
-        self.placement_title = widgets.HTML()
-        # Whether reproduce.sh starts its ranks through srun; defaults to what the kind implies.
-        self.fan_out = widgets.Checkbox(value=fans_out(self.state.profile.kind or ""), indent=False,
-                                        style={"description_width": "initial"},
-                                        layout=widgets.Layout(width="auto"))
-        self.label(self.fan_out, "description", "placement_fan_out")
-        self.fan_out.observe(self._on_fan_out, names="value")
+        self.ctx = ctx  # the texts are rendered before the widgets that show them are made
+        looks = ctx.looks
         self._kind = self.state.profile.kind
-        self.placement = widgets.HTML()
-        self.findings = widgets.HTML()
-        self.children = [self.banner, self.demo_picker, self.facts,
-                         widgets.HBox([self.show_nodes]), self.node_names,
-                         self.placement_title, self.fan_out, self.placement, self.findings]
+        options = self._demo_options()
+        self.banner = looks(widgets.HTML, self._banner_html())
+        self.demo_picker = widgets.ToggleButtons(
+            options=options, value=self._demo_value(options), description=self.tr("alloc_demo_sites"),
+            style=looks.style(widgets.ToggleButtons, **STEP_BUTTONS_STYLE),
+            layout=looks.layout(), _dom_classes=("ari-demo-picker", *hidden_unless(self._demo_shown())))
+        # The facts, the node names and the placement's heading: one block of text.
+        self.facts = looks(widgets.HTML, self._facts_html())
+        # Whether reproduce.sh starts its ranks through srun; defaults to what the kind implies.
+        self.fan_out = widgets.Checkbox(
+            value=fans_out(self._kind or ""), indent=False, description=self.tr("placement_fan_out"),
+            style=looks.style(widgets.Checkbox, description_width="initial"),
+            layout=looks.layout(), _dom_classes=("ari-fan-out", *hidden_unless(self._inside())))
+        placement, findings = self._placement_html()
+        self.placement = looks(widgets.HTML, placement)
+        self.findings = looks(widgets.HTML, findings)
+        super().__init__(ctx, children=[self.banner, self.demo_picker, self.facts, self.fan_out,
+                                        self.placement, self.findings], **kwargs)
+        self.label(self.demo_picker, "description", "alloc_demo_sites")
+        self.label(self.fan_out, "description", "placement_fan_out")
+        self.demo_picker.observe(self._on_demo_pick, names="value")
+        self.fan_out.observe(self._on_fan_out, names="value")
         ctx.observe(lambda _: self.refresh(), names=["host", "site_name"])
         ctx.runner.observe(lambda _: self._render_facts(), names="running")
         self.state.observe(lambda _: self.refresh(), names=["allocation", "probe_results",
                                                            "partition"])
         ctx.observe_plan(lambda: self._render_placement())
-        self.refresh()
 
     # -- rendering ----------------------------------------------------------------------------
     def _demo_options(self):
@@ -54,10 +57,23 @@ class AllocationPanel(Panel):
         return list_sites()
 
     def refresh(self) -> None:
+        self.banner.value = self._banner_html()
+        show(self.demo_picker, self._demo_shown())
+        with self.demo_picker.hold_trait_notifications():
+            self.demo_picker.value = self._demo_value(self.demo_picker.options)
+        self._render_facts()
+        self._render_placement()
+
+    def _inside(self) -> bool:
         allocation = self.state.allocation
-        inside = bool(allocation is not None and allocation.inside_allocation)
-        demo = bool(getattr(self.ctx.host, "is_demo", False))
-        if demo:
+        return bool(allocation is not None and allocation.inside_allocation)
+
+    def _demo(self) -> bool:
+        return bool(getattr(self.ctx.host, "is_demo", False))
+
+    def _banner_html(self) -> str:
+        allocation, inside = self.state.allocation, self._inside()
+        if self._demo():
             from ..site_defaults import site_description
 
             text = self.tr("alloc_banner_demo", site=self.ctx.site_name,
@@ -71,21 +87,23 @@ class AllocationPanel(Panel):
         else:
             text = self.tr("alloc_banner_outside")
             look = "ari-sev-warning"
-        self.banner.value = f'<div class="ari-alloc-banner ari-banner ari-text {look}">{esc(text)}</div>'
-        # Demo sites are offered outside an allocation and while one is shown (to switch back and forth).
-        self.demo_picker.layout.display = "" if (demo or not inside) else "none"
-        with self.demo_picker.hold_trait_notifications():
-            self.demo_picker.value = self.ctx.site_name if demo and self.ctx.site_name in \
-                self.demo_picker.options else None
-        self._render_facts()
-        self._render_node_names()
-        self._render_placement()
+        return f'<div class="ari-alloc-banner ari-banner ari-text {look}">{esc(text)}</div>'
+
+    def _demo_shown(self) -> bool:
+        """Demo sites are offered outside an allocation and while one is shown (to switch back
+        and forth)."""
+        return self._demo() or not self._inside()
+
+    def _demo_value(self, options) -> str | None:
+        return self.ctx.site_name if self._demo() and self.ctx.site_name in options else None
 
     def _render_facts(self) -> None:
+        self.facts.value = self._facts_html()
+
+    def _facts_html(self) -> str:
         a = self.state.allocation
         if a is None or not a.inside_allocation:
-            self.facts.value = f'<p class="ari-text">{esc(self.tr("alloc_no_facts"))}</p>'
-            return
+            return f'<p class="ari-text">{esc(self.tr("alloc_no_facts"))}</p>'
         dash = "—"
         tasks = _compress_counts(a.tasks_per_node) or dash
         cpus = _compress_counts(a.cpus_per_node) or (str(a.cpus_on_node) if a.cpus_on_node else dash)
@@ -111,8 +129,9 @@ class AllocationPanel(Panel):
 
         problems = "".join(f'<li class="ari-sev-warning">{esc(render(p, self.ctx.lang))}</li>'
                            for p in a.problems)
-        self.facts.value = (f'<table class="ari-alloc-facts ari-table ari-text">{body}</table>'
-                            + (f'<ul class="ari-list ari-text">{problems}</ul>' if problems else ""))
+        return (f'<table class="ari-alloc-facts ari-table ari-text">{body}</table>'
+                + (f'<ul class="ari-list ari-text">{problems}</ul>' if problems else "")
+                + self._node_names_html() + self._placement_heading_html())
 
     def _time_left(self) -> str:
         if "time_left" in self.ctx.runner.running:
@@ -122,44 +141,46 @@ class AllocationPanel(Panel):
             return "—"
         return result.text(self.ctx.lang)
 
-    def _render_node_names(self) -> None:
+    def _node_names_html(self) -> str:
+        """The first NODE_NAMES_SHOWN node names, folded until opened."""
         a = self.state.allocation
-        self.show_nodes.layout.display = "" if (a is not None and a.num_nodes) else "none"
-        if not self.show_nodes.value or a is None:
-            self.node_names.layout.display = "none"
-            return
+        if a is None or not a.num_nodes:
+            return ""
         names = list(itertools.islice(a.nodes(), NODE_NAMES_SHOWN))
         more = (a.num_nodes or 0) - len(names)
         text = " ".join(names) + (f" … {self.tr('alloc_more_nodes', count=f'{more:,}')}" if more > 0 else "")
-        self.node_names.value = f'<div class="ari-node-names ari-mono ari-scroll">{esc(text)}</div>'
-        self.node_names.layout.display = ""
+        return (f'<details class="ari-node-names-box ari-text"><summary>{esc(self.tr("alloc_show_nodes"))}'
+                f'</summary><div class="ari-node-names ari-mono ari-scroll">{esc(text)}</div></details>')
+
+    def _placement_heading_html(self) -> str:
+        kind = self.state.profile.kind or ""
+        return (f'<h4 class="ari-heading">{esc(self.tr("placement_title"))}</h4>'
+                f'<div class="ari-help">{esc(self.tr("placement_explain", kind=kind or "—"))}</div>')
 
     def _render_placement(self) -> None:
-        a = self.state.allocation
-        kind = self.state.profile.kind or ""
         if self.state.profile.kind != self._kind:  # a new kind resets the launcher guess
             self._kind = self.state.profile.kind
-            self.fan_out.value = fans_out(kind)
-        self.placement_title.value = (f'<h4 class="ari-heading">{esc(self.tr("placement_title"))}</h4>'
-                                      f'<div class="ari-help">'
-                                      f'{esc(self.tr("placement_explain", kind=kind or "—"))}</div>')
-        inside = a is not None and a.inside_allocation
-        for widget in (self.placement_title, self.fan_out):
-            widget.layout.display = "" if inside else "none"
-        if not inside:
-            self.placement.value = ""
-            self.findings.value = ""
-            return
+            self.fan_out.value = fans_out(self._kind or "")
+            self._render_facts()  # the placement's heading names the kind
+        show(self.fan_out, self._inside())
+        self.placement.value, self.findings.value = self._placement_html()
+
+    def _placement_html(self) -> tuple[str, str]:
+        """Where the ranks land, and the findings about it ('' outside an allocation)."""
+        if not self._inside():
+            return "", ""
         model = self.ctx.placement()
         if model is None:
             _, error = self.ctx.slurm_plan()
             # ARI's own refusal is quoted tool output: shown verbatim, as code, in every language
             quoted = f' <code class="ari-tool-output">{esc(error)}</code>' if error else ""
-            self.placement.value = (f'<div class="ari-text ari-sev-error">'
-                                    f'{esc(self.tr("placement_no_plan", error="").strip())}{quoted}</div>')
+            placement = (f'<div class="ari-text ari-sev-error">'
+                         f'{esc(self.tr("placement_no_plan", error="").strip())}{quoted}</div>')
         else:
-            self.placement.value = render_placement(model, self.tr)
-        self.findings.value = findings_html(self.ctx.step_problems("allocation"), self.ctx.lang)
+            from .placement_view import render_placement
+
+            placement = render_placement(model, self.tr)
+        return placement, findings_html(self.ctx.step_problems("allocation"), self.ctx.lang)
 
     # -- events -------------------------------------------------------------------------------
     def _on_demo_pick(self, change) -> None:
@@ -169,9 +190,6 @@ class AllocationPanel(Panel):
     def _on_fan_out(self, change) -> None:
         kind_default = fans_out(self.state.profile.kind or "")
         self.ctx.fan_out = None if change["new"] == kind_default else bool(change["new"])
-
-    def _on_show_nodes(self, change) -> None:
-        self._render_node_names()
 
 
 def _compress_counts(values) -> str:

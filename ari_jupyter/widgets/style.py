@@ -20,8 +20,7 @@ def css() -> str:
     return STYLESHEET.read_text(encoding="utf-8")
 
 
-def style_widget() -> widgets.HTML:
-    """An invisible widget whose only content is the wizard's stylesheet."""
-    widget = widgets.HTML(f"<style>{css()}</style>", layout=widgets.Layout(display="none"))
-    widget.add_class("ari-stylesheet")
-    return widget
+def style_widget(looks) -> widgets.HTML:
+    """An invisible widget whose only content is the wizard's stylesheet (which hides it);
+    its Layout and style come from the wizard's ``SharedLooks``."""
+    return looks(widgets.HTML, f"<style>{css()}</style>", _dom_classes=("ari-stylesheet",))

@@ -19,7 +19,7 @@ import traitlets
 
 from ..config import AriWizard, seed_defaults, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
-from ._base import WizardContext, esc, language_options
+from ._base import STEP_BUTTONS_STYLE, SharedLooks, WizardContext, esc, language_options
 from .allocation_panel import AllocationPanel
 from .style import style_widget
 from .terminal_bridge import TerminalBridge
@@ -50,8 +50,6 @@ class Wizard(widgets.VBox):
                  bridge: TerminalBridge | None = None, env=None, **kwargs):
         from ..model import WizardState
 
-        super().__init__(**kwargs)
-        self.add_class("ari-wizard")
         self.config = wizard_config(config)
         env = dict(os.environ if env is None else env)
         if state is not None and site is None and state.site_name:
@@ -68,8 +66,9 @@ class Wizard(widgets.VBox):
         if bridge is None:
             bridge = TerminalBridge()
             bridge.connect()
+        looks = SharedLooks()
         self.ctx = WizardContext(state, self.config, host, site_name, reason, bridge=bridge, lang=lang,
-                                 local_env=env)
+                                 local_env=env, looks=looks)
         traitlets.link((state, "lang"), (self.ctx, "lang"))
         if not given:
             # No language named: speak JupyterLab's (Settings > Language, or the extension's
@@ -77,33 +76,39 @@ class Wizard(widgets.VBox):
             bridge.observe(self._follow_frontend_lang, names="frontend_lang")
             self._follow_frontend_lang({"new": bridge.frontend_lang})
 
-        self.header = widgets.HTML()
-        self.language = widgets.Dropdown(options=language_options(), value=lang,
-                                         style={"description_width": "initial"},
-                                         layout=widgets.Layout(width="auto"))
+        # Each widget is made with its final text and classes, and the wizard's own box last,
+        # with its children: in a kernel every widget model opens a comm and every later
+        # change is one more message, so starting costs one message per model.
+        tr = self.ctx.tr
+        self.header = looks(widgets.HTML, self._header_html())
+        self.language = looks(widgets.Dropdown, options=language_options(), value=self.ctx.lang,
+                              description=tr("language"), style={"description_width": "initial"},
+                              _dom_classes=("ari-language",))
         traitlets.link((self.language, "value"), (self.ctx, "lang"))
-        self.steps = widgets.ToggleButtons(options=[(str(i + 1), i) for i in range(len(STEP_KEYS))],
-                                           value=0, style={"button_width": "auto"})
-        self.steps.add_class("ari-steps")
+        self.steps = looks(widgets.ToggleButtons, options=self._step_options(), value=0,
+                           style=STEP_BUTTONS_STYLE, _dom_classes=("ari-steps",))
         # Step 1 is shown at once; the others are placeholders until first shown (_built).
         self._panels: list = [AllocationPanel(self.ctx)] + [None] * (len(STEP_KEYS) - 1)
-        self.stack = widgets.Stack([self._panels[0]] + [widgets.Box() for _ in STEP_KEYS[1:]],
-                                   selected_index=0)
+        placeholder = looks(widgets.Box)  # one empty box holds every place not yet built
+        self.stack = looks(widgets.Stack, [self._panels[0]] + [placeholder] * (len(STEP_KEYS) - 1),
+                           selected_index=0)
         self.stack.observe(self._entering_step, names="selected_index")
         traitlets.link((self.steps, "value"), (self.stack, "selected_index"))
-        self.back = widgets.Button(icon="arrow-left")
-        self.next = widgets.Button(icon="arrow-right", button_style="primary")
+        self.back = looks(widgets.Button, icon="arrow-left", description=tr("nav_back"), disabled=True)
+        self.next = looks(widgets.Button, icon="arrow-right", button_style="primary",
+                          description=tr("nav_next"))
         self.back.on_click(lambda _: self.go(self.stack.selected_index - 1))
         self.next.on_click(lambda _: self.go(self.stack.selected_index + 1))
         self.stack.observe(lambda _: self._relabel(), names="selected_index")
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
-        self.children = [
-            style_widget(),
-            widgets.HBox([self.header, self.language], layout=widgets.Layout(
-                justify_content="space-between", align_items="center")),
+        kwargs.setdefault("layout", looks.layout())
+        kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), "ari-wizard")
+        super().__init__(children=[
+            style_widget(looks),
+            looks(widgets.HBox, [self.header, self.language], _dom_classes=("ari-header-row",)),
             self.steps, self.stack,
-            widgets.HBox([self.back, self.next], layout=widgets.Layout(justify_content="space-between")),
-        ]
+            looks(widgets.HBox, [self.back, self.next], _dom_classes=("ari-nav-row",)),
+        ], **kwargs)
         self._relabel()
         if run_probes:
             self.ctx.runner.start_soon()
@@ -153,7 +158,8 @@ class Wizard(widgets.VBox):
             children = list(self.stack.children)
             placeholder, children[index] = children[index], panel
             self.stack.children = children
-            placeholder.close()
+            if placeholder not in children:
+                placeholder.close()
         return panel
 
     def _repr_mimebundle_(self, **kwargs):
@@ -203,18 +209,26 @@ class Wizard(widgets.VBox):
     def _relabel(self) -> None:
         tr = self.ctx.tr
         index = self.stack.selected_index or 0
-        self.steps.options = [(f"{i + 1}. {tr(key)}", i) for i, key in enumerate(STEP_KEYS)]
+        options = self._step_options()
+        if self.steps.options != tuple(options):
+            self.steps.options = options
         self.steps.value = index
         self.back.description = tr("nav_back")
         self.next.description = tr("nav_next")
         self.back.disabled = index == 0
         self.next.disabled = index == len(STEP_KEYS) - 1
         self.language.description = tr("language")
-        site = self.ctx.site_name
+        self.header.value = self._header_html()
+
+    def _step_options(self) -> list[tuple[str, int]]:
+        return [(f"{i + 1}. {self.ctx.tr(key)}", i) for i, key in enumerate(STEP_KEYS)]
+
+    def _header_html(self) -> str:
+        tr = self.ctx.tr
         reason = tr(self.ctx.site_reason) if self.ctx.site_reason else ""
-        self.header.value = (f'<div class="ari-title">{esc(tr("wizard_title"))}</div>'
-                             f'<div class="ari-site ari-muted">'
-                             f'{esc(tr("wizard_site", site=site, reason=reason))}</div>')
+        return (f'<div class="ari-title">{esc(tr("wizard_title"))}</div>'
+                f'<div class="ari-site ari-muted">'
+                f'{esc(tr("wizard_site", site=self.ctx.site_name, reason=reason))}</div>')
 
     # -- restoring ----------------------------------------------------------------------------
     @classmethod

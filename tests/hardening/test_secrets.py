@@ -17,7 +17,8 @@ from pathlib import Path
 from ari_jupyter.allocation import Allocation
 from ari_jupyter.ari.profile import PRESETS
 from ari_jupyter.emit import emit_checkpoint
-from ari_jupyter.host import LocalHost, RecordedSite
+from ari_jupyter.host import LocalHost
+from ari_jupyter.recorded_site import RecordedSite
 from ari_jupyter.probes import ProbeContext, run_probes_sync
 
 from ._support import SECRETS, all_strings, marked_env, secrets_in, valid_state, write_command
