@@ -14,9 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 HOSTLIST_CASES = ("small", "login", "multi", "fugaku", "fragmented")
 EXPECTED_IDS = {"P1", "P1g", "P1a", "P2", "P2m", "P3", "P3k", "P3r", "P3j", "P4k-compact", "P5",
-                "P6", "P6m", "P7", "S1", "S2", "R1", "R1s", "R2"} | {
+                "P3ja", "P6", "P6m", "P7", "S1", "S2", "R1", "R1s", "R2"} | {
     f"P4{op}-{case}" for op in "eck" for case in HOSTLIST_CASES}
-NOT_MEASURED_OK = {"P3", "P3k", "P3r", "P3j", "P1a"}  # no ipywidgets / kernel / ARI snapshot
+NOT_MEASURED_OK = {"P3", "P3k", "P3r", "P3j", "P3ja", "P1a"}  # no ipywidgets / kernel / ARI snapshot
 
 
 @pytest.mark.slow
