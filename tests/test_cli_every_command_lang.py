@@ -57,6 +57,7 @@ def _rows(demo):
                                       "--metric", "m", "--walltime", "00:30:00", "--no-probes",
                                       "--run-id", demo["checkpoint"].name], {}),
         "lab --print-command": (["lab", "--print-command"], {}),
+        "lab (unknown site)": (["lab", "--demo-site", "atlantis", "--print-command"], {}),
         "lint": (["lint", f"{ckpt}/experiment.md"], {}),
         "preview sbatch": (["preview", "sbatch", "--repo-dir", "/tmp/repro_sandbox", "--profile",
                             str(demo["profile"]), "--gres", "no", "--bind-flags", "no",
@@ -85,7 +86,8 @@ def test_every_command_has_a_row(demo):
                                  "cancel (not a checkpoint)", "doctor (missing file)",
                                  "lint (missing file)", "probe (unknown site)",
                                  "emit --force (backup kept)", "check-handoff",
-                                 "doctor", "emit", "emit (checkpoint exists)", "lab --print-command", "lint", "preview sbatch",
+                                 "doctor", "emit", "emit (checkpoint exists)", "lab --print-command", "lab (unknown site)",
+                                 "lint", "preview sbatch",
                                  "preview sbatch (ARI refuses)", "probe", "runs", "status"])
 def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeypatch):
     argv, env = _rows(demo)[row]

@@ -108,13 +108,14 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
                    copy_from=copy_from, inside_allocation=inside)
 
 
-def demo_site_problem(site: str) -> str:
+def demo_site_problem(site: str, lang: str = "en") -> str:
     """Why ``site`` cannot be opened as a demo site, or "" (a bundled name or a site file)."""
     from ..host import list_sites
+    from ..i18n import t
 
     if site in list_sites() or (site.endswith(".json") and Path(site).is_file()):
         return ""
-    return f"unknown demo site {site!r}; available: {', '.join(list_sites())} or a site .json file"
+    return t("cli.lab.unknown_site", lang, name=repr(site), available=", ".join(list_sites()))
 
 
 def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
@@ -139,7 +140,7 @@ def run(args) -> int:
                     configured_demo_site=configured, config=config)
     site = plan.env_changes.get("ARI_JUPYTER_DEMO_SITE")
     if site and demo_site_problem(site):
-        print(f"ari-jupyter lab: {demo_site_problem(site)}", file=sys.stderr)
+        print(f"ari-jupyter lab: {demo_site_problem(site, lang)}", file=sys.stderr)
         return 2
     if args.print_command:
         for key, value in plan.env_changes.items():
@@ -150,18 +151,20 @@ def run(args) -> int:
         _place_notebook(plan, lang)
     except OSError as exc:
         if args.dir:
-            print(f"ari-jupyter lab: cannot put the notebook in {plan.notebook.parent}: {exc}",
-                  file=sys.stderr)
+            print("ari-jupyter lab: " + t("cli.lab.cannot_place", lang, directory=str(plan.notebook.parent),
+                                            error=str(exc)), file=sys.stderr)
             return 1
         fallback = user_data_dir(os.environ)
-        print(f"ari-jupyter lab: cannot use {plan.notebook.parent} ({exc.strerror or exc}); "
-              f"using {fallback}", file=sys.stderr)
+        print("ari-jupyter lab: " + t("cli.lab.fallback", lang, directory=str(plan.notebook.parent),
+                                        error=str(exc.strerror or exc), fallback=str(fallback)),
+              file=sys.stderr)
         plan = plan_lab(str(fallback), args.demo_site, args.jupyter_args, os.environ,
                         configured_demo_site=configured, config=config)
         try:
             _place_notebook(plan, lang)
         except OSError as exc2:
-            print(f"ari-jupyter lab: cannot put the notebook in {fallback}: {exc2}", file=sys.stderr)
+            print("ari-jupyter lab: " + t("cli.lab.cannot_place", lang, directory=str(fallback),
+                                            error=str(exc2)), file=sys.stderr)
             return 1
     if not plan.inside_allocation:
         print(t("cli.lab.demo_site", lang, site=repr(site),
