@@ -129,7 +129,8 @@ def placement(state: Any, env: Mapping[str, str] | None = None, fan_out: bool | 
               has_sbatch: bool | None = None):
     """Where the reproduce job's ranks land (``placement.Placement``), or None outside an
     allocation or while no sbatch line can be built."""
-    from .placement import fans_out, plan_placement, request_from_sbatch_argv, shapes_from_allocation
+    from .ari.profile import fans_out
+    from .placement import plan_placement, request_from_sbatch_argv, shapes_from_allocation
 
     allocation = state.allocation
     if allocation is None or not allocation.inside_allocation:

@@ -23,6 +23,9 @@ from .ari import run_settings as _run_settings
 from .i18n import message
 from .probes.result import ProbeResult
 
+# The validation rules (ari.render, ari.lint_experiment, ari.finding) are imported by the checks
+# that use them: a wizard shows its first step without loading them.
+
 STATE_SCHEMA = 1
 """Version of the ``to_json`` layout; bumped when a key changes meaning."""
 

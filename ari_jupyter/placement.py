@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 from . import hostlist
-from .ari.profile import fans_out  # noqa: F401  (re-exported: part of this module's API)
+from .ari.profile import fans_out
 
 SHARED_GPU = -1
 """gpu_owner value for a GPU requested per node (``--gres``/``--gpus-per-node``), not per rank."""

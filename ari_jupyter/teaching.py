@@ -82,7 +82,8 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud") -> CheckRe
     from .ari.errors import AriRuntimeError
     from .ari.sbatch import ReproduceArgs, build_sbatch_argv
     from .recorded_site import RecordedSite
-    from .placement import fans_out, placement_for
+    from .ari.profile import fans_out
+    from .placement import placement_for
 
     try:
         chosen = _profile(profile)

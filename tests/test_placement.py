@@ -3,11 +3,11 @@ import itertools
 
 import pytest
 
+from ari_jupyter.ari.profile import fans_out
 from ari_jupyter.placement import (
     SHARED_GPU,
     JobRequest,
     NodeShape,
-    fans_out,
     plan_placement,
     request_from_sbatch_argv,
     resolve_shape,

@@ -43,6 +43,7 @@ def test_a_shared_layout_refuses_a_change():
         first.layout.width = "10px"
     with pytest.raises(AttributeError, match="shared HTMLStyle cannot change"):
         second.style.font_size = "20px"
+    assert first.layout.width is None and second.style.font_size is None  # nothing changed
 
 
 def widget_class_html():

@@ -108,16 +108,6 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
                    copy_from=copy_from, inside_allocation=inside)
 
 
-def demo_site_problem(site: str, lang: str = "en") -> str:
-    """Why ``site`` cannot be opened as a demo site, or "" (a bundled name or a site file)."""
-    from ..host import list_sites
-    from ..i18n import t
-
-    if site in list_sites() or (site.endswith(".json") and Path(site).is_file()):
-        return ""
-    return t("cli.lab.unknown_site", lang, name=repr(site), available=", ".join(list_sites()))
-
-
 def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
     from ..i18n import t
 
@@ -139,9 +129,16 @@ def run(args) -> int:
     plan = plan_lab(args.dir, args.demo_site, args.jupyter_args, os.environ,
                     configured_demo_site=configured, config=config)
     site = plan.env_changes.get("ARI_JUPYTER_DEMO_SITE")
-    if site and demo_site_problem(site):
-        print(f"ari-jupyter lab: {demo_site_problem(site, lang)}", file=sys.stderr)
-        return 2
+    demo = None
+    if site:
+        from ..host import SiteError
+        from ..i18n import error_text
+
+        try:
+            demo = RecordedSite.load(site)  # the wizard's own check: unknown, missing or malformed
+        except SiteError as exc:
+            print(f"ari-jupyter lab: {error_text(exc, lang)}", file=sys.stderr)
+            return 2
     if args.print_command:
         for key, value in plan.env_changes.items():
             print(f"{key}={value}")
@@ -166,9 +163,9 @@ def run(args) -> int:
             print("ari-jupyter lab: " + t("cli.lab.cannot_place", lang, directory=str(fallback),
                                             error=str(exc2)), file=sys.stderr)
             return 1
-    if not plan.inside_allocation:
+    if not plan.inside_allocation and demo is not None:
         print(t("cli.lab.demo_site", lang, site=repr(site),
-                workspace=config.demo_workspace_for(RecordedSite.load(site).name)), file=sys.stderr)
+                workspace=config.demo_workspace_for(demo.name)), file=sys.stderr)
     env = {**os.environ, **plan.env_changes}
     sys.stdout.flush()
     sys.stderr.flush()

@@ -101,8 +101,15 @@ def findings_html(findings: Iterable[Any], lang: str) -> str:
 
 
 def _refuse_change(change) -> None:
-    """Observer of a shared Layout or style: changing it would change every widget showing it."""
-    raise AttributeError(f"a shared {type(change['owner']).__name__} cannot change "
+    """Observer of a shared Layout or style: changing it would change every widget showing it,
+    so the old value is put back and the assignment raises."""
+    owner = change["owner"]
+    owner.unobserve(_refuse_change)
+    try:
+        owner.set_trait(change["name"], change["old"])
+    finally:
+        owner.observe(_refuse_change)
+    raise AttributeError(f"a shared {type(owner).__name__} cannot change "
                          f"({change['name']}): give the widget one of its own")
 
 
