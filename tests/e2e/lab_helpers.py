@@ -34,17 +34,23 @@ def wait_terminal_contains(page, needle: str, timeout: float = 30_000) -> None:
     page.wait_for_function(VISIBLE_TERMINAL_CONTAINS, arg=[needle], timeout=timeout)
 
 
+# A command run before JupyterLab has restored its layout can be undone by the restore: a side
+# panel it shows is hidden again when the restore activates the file browser.
+_AFTER_RESTORE = "const app = window.jupyterapp; await app.restored; "
+
+
 def execute_command(page, command: str, args: dict | None = None):
-    """Run a JupyterLab command through the exposed app (expose_app_in_browser)."""
+    """Run a JupyterLab command through the exposed app (expose_app_in_browser), once the
+    layout is restored."""
     return page.evaluate(
-        "async ([id, args]) => { const r = await window.jupyterapp.commands.execute(id, args);"
+        "async ([id, args]) => { " + _AFTER_RESTORE + "const r = await app.commands.execute(id, args);"
         " return typeof r === 'string' ? r : null; }", [command, args or {}])
 
 
 def execute_command_error(page, command: str, args: dict) -> str | None:
     """The error message a command rejects with, or None when it succeeded."""
     return page.evaluate(
-        "async ([id, args]) => { try { await window.jupyterapp.commands.execute(id, args); "
+        "async ([id, args]) => { " + _AFTER_RESTORE + "try { await app.commands.execute(id, args); "
         "return null; } catch (e) { return String(e && e.message || e); } }", [command, args])
 
 
