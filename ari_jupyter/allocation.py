@@ -16,8 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Optional
 
-from . import hostlist
 from .i18n import message, text
+
+# The hostlist parser is imported where a nodelist is read: outside an allocation (a laptop, a
+# demo site) the wizard's first step never needs it.
 
 __all__ = ["Allocation", "parse_counts", "format_counts", "CountsError"]
 
@@ -172,6 +174,8 @@ class Allocation:
         """Host names of the allocation, expanded lazily (empty when unknown)."""
         if self.nodelist is None:
             return iter(())
+        from . import hostlist
+
         return hostlist.expand(self.nodelist)
 
     @property
@@ -287,6 +291,8 @@ def _counts(raw: str) -> tuple[int, ...]:
 
 
 def _nodelist(raw: str) -> str:
+    from . import hostlist
+
     value = raw.strip()
     try:
         hostlist.count(value)  # validates without expanding
@@ -330,6 +336,8 @@ def _cross_check(fields: dict[str, Any], reader: _Reader) -> None:
     num_nodes = fields["num_nodes"]
     nodelist = fields["nodelist"]
     if num_nodes is not None and nodelist is not None:
+        from . import hostlist
+
         listed = hostlist.count(nodelist)
         if listed != num_nodes:
             reader.problems.append(text(

@@ -12,19 +12,40 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from traitlets import Bool, Dict, HasTraits, Instance, Int, List, Unicode
 
 from .allocation import Allocation
 from .ari.profile import ExecutionProfile, ProfileError
-from .ari.run_settings import RunSettings
-from .ari import run_settings as _run_settings
 from .i18n import message
-from .probes.result import ProbeResult
+
+if TYPE_CHECKING:
+    from .probes.result import ProbeResult
 
 # The validation rules (ari.render, ari.lint_experiment, ari.finding) are imported by the checks
-# that use them: a wizard shows its first step without loading them.
+# that use them, and the run settings and probe results when a value first needs them: a wizard
+# shows its first step without loading them.
+
+
+class _LazyInstance(Instance):
+    """An ``Instance`` of a class named by its path, imported at the first value or default.
+
+    traitlets' own ``Instance("pkg.mod.Class")`` imports the class as soon as an object with the
+    trait is made, which is what this defers.
+    """
+
+    def instance_init(self, obj: Any) -> None:
+        pass
+
+    def validate(self, obj: Any, value: Any) -> Any:
+        self._resolve_classes()
+        return super().validate(obj, value)
+
+    def make_dynamic_default(self) -> Any:
+        self._resolve_classes()
+        return super().make_dynamic_default()
+
 
 STATE_SCHEMA = 1
 """Version of the ``to_json`` layout; bumped when a key changes meaning."""
@@ -47,7 +68,7 @@ class WizardState(HasTraits):
 
     # -- site facts ------------------------------------------------------------------------
     allocation = Instance(Allocation, allow_none=True, help="The SLURM allocation (None outside one).")
-    probe_results = Dict(value_trait=Instance(ProbeResult),
+    probe_results = Dict(value_trait=_LazyInstance("ari_jupyter.probes.result.ProbeResult"),
                          help="Latest ProbeResult per probe id.")
     site_name = Unicode("", help="Demo site name, or '' for this machine.")
 
@@ -61,7 +82,8 @@ class WizardState(HasTraits):
     nodes = Int(None, allow_none=True, help="Nodes for the reproduce job (caller argument).")
     mem_gb = Int(None, allow_none=True, help="Memory per BFTS job in GB (ARI_SLURM_MEM_GB).")
     allow_no_gres = Bool(False, help="Write ARI_SLURM_ALLOW_NO_GRES=1 (GPU flags dropped).")
-    run_settings = Instance(RunSettings, args=(), help="ARI's run settings (LLM, scope, stages, paper).")
+    run_settings = _LazyInstance("ari_jupyter.ari.run_settings.RunSettings", args=(),
+                                 help="ARI's run settings (LLM, scope, stages, paper).")
 
     # -- experiment.md ---------------------------------------------------------------------
     title = Unicode("", help="One-line title (also the run id slug).")
@@ -165,6 +187,9 @@ class WizardState(HasTraits):
                 values["allocation"] = Allocation.from_json(data["allocation"])
             else:
                 messages.append("allocation: must be an object or null")
+        from .ari.run_settings import RunSettings
+        from .probes.result import ProbeResult
+
         results: dict[str, ProbeResult] = {}
         raw_results = data.get("probe_results") or []
         if isinstance(raw_results, Mapping):
@@ -247,8 +272,10 @@ class WizardState(HasTraits):
         self._check_workspace(add)
         if self.run_id and not RUN_ID.match(self.run_id):
             add("run_id_bad", "run_id", "error", run_id=self.run_id)
-        out += _run_settings.problems(self.run_settings, partition=self.partition,
-                                      has_gres=self._probe_data("gres", "has_gres"))
+        from .ari import run_settings
+
+        out += run_settings.problems(self.run_settings, partition=self.partition,
+                                     has_gres=self._probe_data("gres", "has_gres"))
         if self.lang not in LANGS:
             add("lang_bad", "lang", "warning", lang=self.lang)
         return out

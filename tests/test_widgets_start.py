@@ -50,3 +50,23 @@ def widget_class_html():
     import ipywidgets
 
     return ipywidgets.HTML
+
+
+def test_a_wizard_closes_cleanly(recwarn):
+    """Closing (as a kernel's shutdown or ``Widget.close_all()`` does) is no change a shared
+    Layout or style refuses: every model's comm goes, nothing is raised or reported."""
+    import sys
+
+    unraisable = []
+    hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        before = set(widget._instances)
+        Wizard(site="rccs-cloud", lang="en", run_probes=False, bridge=fake_bridge()[0])
+        opened = [widget._instances[k] for k in set(widget._instances) - before]
+        for model in opened:
+            model.close()
+    finally:
+        sys.unraisablehook = hook
+    assert unraisable == []
+    assert all(model.comm is None for model in opened)
+    assert not set(widget._instances) - before

@@ -3,8 +3,8 @@
 ``run_probes(host, ctx)`` runs them concurrently and yields results as they finish;
 ``run_probes_sync`` is the blocking twin for the command line.
 
-The names are loaded on first use: the wizard's first step needs only the probe ids and the
-result type, and a kernel should not pay for every probe's parsers before it shows them.
+The names are loaded on first use: the wizard's first step needs only the probe ids, and a
+kernel should not pay for every probe's parsers (or the result type) before it shows them.
 """
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import importlib
 from typing import Any
 
 from .ids import PROBE_IDS
-from .result import STATUSES, ProbeResult
 
 _LAZY = {
+    "STATUSES": ".result",
+    "ProbeResult": ".result",
     "ProbeContext": ".context",
     "PROBES": ".runner",
     "UnknownProbeError": ".runner",

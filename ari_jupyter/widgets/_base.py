@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import html
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import ipywidgets as widgets
 from traitlets import Any as AnyTrait, HasTraits, List, Unicode, observe
 
 from ..i18n import LANGUAGES, normalize_lang, t
-from ..probes.result import ProbeResult
+if TYPE_CHECKING:
+    from ..probes.result import ProbeResult
 
 STATUS_STYLE = {
     # status -> (button_style, FontAwesome icon, CSS class of its text in wizard.css)
@@ -101,20 +102,22 @@ def findings_html(findings: Iterable[Any], lang: str) -> str:
 
 
 def _refuse_change(change) -> None:
-    """Observer of a shared Layout or style: changing it would change every widget showing it,
-    so the old value is put back and the assignment raises."""
-    owner = change["owner"]
-    owner.unobserve(_refuse_change)
+    """Observer of a shared Layout or style's synced traits: changing one would change every
+    widget showing it, so the old value is put back and the assignment raises."""
+    owner, name = change["owner"], change["name"]
+    owner.unobserve(_refuse_change, names=name)
     try:
-        owner.set_trait(change["name"], change["old"])
+        owner.set_trait(name, change["old"])
     finally:
-        owner.observe(_refuse_change)
+        owner.observe(_refuse_change, names=name)
     raise AttributeError(f"a shared {type(owner).__name__} cannot change "
-                         f"({change['name']}): give the widget one of its own")
+                         f"({name}): give the widget one of its own")
 
 
 def _shared(model):
-    model.observe(_refuse_change)  # an observer, not a subclass: a new class costs a cold start ms
+    # An observer, not a subclass: a new class costs a cold start ms. Only what is synced to
+    # the browser: closing the model (its comm going) stays possible.
+    model.observe(_refuse_change, names=list(model.keys))
     return model
 
 
