@@ -9,7 +9,6 @@ site for a laptop without touching config. Nothing here imports ipywidgets.
 from __future__ import annotations
 
 import dataclasses
-import getpass
 import os
 import re
 import string
@@ -211,6 +210,9 @@ class AriWizard(Configurable):
 
 
 def _safe_user() -> str:
+    """The user name when neither USER nor LOGNAME is set (getpass is loaded only then)."""
+    import getpass
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):

@@ -215,6 +215,40 @@ def test_multi_group_expansion_is_lazy_in_every_group(hostlist, head):
     assert first(hostlist) == head[0]
 
 
+def _numbers(ranges):
+    """``[(lo, hi, width), ...]`` -> every number as written (zero-padded to its width)."""
+    return [f"{n:0{width}d}" for lo, hi, width in ranges for n in range(lo, hi + 1)]
+
+
+def _bracket(ranges):
+    return ",".join(f"{lo:0{w}d}" if lo == hi else f"{lo:0{w}d}-{hi:0{w}d}" for lo, hi, w in ranges)
+
+
+# (literals, groups): an item literal[group]literal[group]...literal. The shapes put the
+# rendered block's chunk boundaries (64 names, doubling to 8,192) inside one head, between
+# heads, and after lazy leading stems.
+BLOCK_SHAPES = [
+    (["r", "n", ""], [[(1, 40, 1)], [(1, 128, 3)]]),  # 5,120 names, 128 per head
+    (["-ib", "n", "-ib"], [[(547, 547, 1), (381, 1200, 1)], [(547, 547, 1), (381, 381, 1)]]),
+    (["x", "y", ""], [[(1, 2, 1)], [(1, 30000, 1)]]),  # two heads of 30,000 names each
+    (["a", "b", "c", ""], [[(1, 3, 1)], [(1, 70, 2)], [(1, 2, 1)]]),
+    (["a", "b", "c", "d", "e"], [[(1, 3, 1)], [(1, 4, 1)], [(1, 5, 1)], [(7, 9, 1)]]),
+    (["s", "b", "c", ""], [[(1, 3, 1)], [(1, 30000, 5)], [(1, 3, 1)]]),  # leading stems stay lazy
+]
+
+
+@pytest.mark.parametrize("literals, groups", BLOCK_SHAPES)
+def test_multi_group_items_expand_in_order_whole_and_from_the_start(literals, groups):
+    """The cartesian product, last group fastest: the same names whole, as a head and first."""
+    text = literals[0] + "".join(f"[{_bracket(g)}]{lit}" for g, lit in zip(groups, literals[1:]))
+    model = ["".join(itertools.chain.from_iterable(zip(literals, numbers + ("",))))
+             for numbers in itertools.product(*map(_numbers, groups))]
+    assert list(expand(text)) == model
+    assert count(text) == len(model)
+    assert list(itertools.islice(expand(text), 50)) == model[:50]
+    assert first(text) == model[0]
+
+
 def test_first_validates_the_whole_hostlist():
     assert first("login,n[1-2]") == "login"
     with pytest.raises(HostlistError):
