@@ -75,7 +75,12 @@ class CheckpointLocked(EmitError):
 
 
 class NodeLocalWorkspace(EmitError):
-    """The shared-filesystem probe says other nodes cannot see the workspace."""
+    """The shared-filesystem probe says other nodes cannot see the workspace; ``verdict`` is
+    that probe's result (the wizard asks with it in its own words)."""
+
+    def __init__(self, message, verdict=None):
+        super().__init__(message)
+        self.verdict = verdict
 
 
 @dataclass(frozen=True)
@@ -130,7 +135,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
         if not force:
             raise NodeLocalWorkspace(text(
                 "emit.error.node_local_fix" if verdict.fix else "emit.error.node_local",
-                summary=verdict.summary, fix=verdict.fix or ""))
+                summary=verdict.summary, fix=verdict.fix or ""), verdict=verdict)
         notes.append(text("emit.note.forced", summary=_summary(verdict)))
     elif verdict.status in ("warn", "unknown"):
         notes.append(text("emit.note.shared_fs", summary=_summary(verdict)))

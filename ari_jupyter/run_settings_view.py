@@ -56,8 +56,8 @@ def model_placeholder(settings: RunSettings, default: tuple[str, str]) -> Text:
 
 
 def preset_options() -> list[tuple[Text, str]]:
-    return [(text(f"rs_preset_{name}", estimate=preset.estimate), name)
-            for name, preset in SCOPE_PRESETS.items()]
+    """ARI's presets, each with ARI's time estimate written in the user's language."""
+    return [(text(f"rs_preset_{name}"), name) for name in SCOPE_PRESETS]
 
 
 def preset_budget(settings: RunSettings) -> Text:

@@ -69,3 +69,22 @@ def test_switching_sites_moves_a_default_workspace_but_keeps_a_typed_one(tmp_pat
     wizard.experiment_panel.workspace.value = str(tmp_path / "mine")
     wizard.ctx.switch_site("rccs-cloud")
     assert wizard.state.workspace == str(tmp_path / "mine")
+
+
+def test_a_workspace_the_runs_panel_does_not_list_is_said_with_the_command_that_does(tmp_path):
+    """The Runs panel (and ``ari-jupyter runs``) list one workspace: the one the server picks
+    from the same config and environment. Another one typed in step 4 gets a note naming both."""
+    from ari_jupyter.runs.service import default_workspace
+
+    env = {"HOME": str(tmp_path), "USER": "student", "LANG": "C", "ARI_JUPYTER_DEMO_SITE": "rccs-cloud"}
+    wizard = Wizard(config=AriWizard(), bridge=fake_bridge()[0], lang="en", env=env, run_probes=False)
+    panel = wizard.experiment_panel
+    listed = default_workspace(env)
+    assert wizard.state.workspace == listed
+    panel.refresh()
+    assert "ARI runs" not in panel.shared_fs.value
+    panel.workspace.value = str(tmp_path / "my runs")
+    assert "ARI runs" in panel.shared_fs.value and listed in panel.shared_fs.value
+    assert f"ari-jupyter runs --workspace '{tmp_path / 'my runs'}'" in panel.shared_fs.value.replace("&#x27;", "'")
+    panel.workspace.value = listed + "/"  # the same folder, written differently
+    assert "ARI runs" not in panel.shared_fs.value

@@ -228,3 +228,27 @@ def test_writing_again_asks_in_the_wizards_language(tmp_path, lang):
     assert panel.confirm.layout.display == ""
     question = re.sub(r"<[^>]+>", " ", panel.confirm_text.value)
     assert RUN_ID in question and english_sentences([question]) == [], question
+
+
+@pytest.mark.parametrize("lang, field", [("en", "Workspace"), ("ja", "ワークスペース"), ("zh", "工作区")])
+def test_a_node_local_workspace_is_asked_about_in_the_wizards_words(tmp_path, lang, field):
+    """The question names the shared-filesystem verdict and the wizard's own remedy (its
+    Workspace field), not emit's command-line refusal ("--force", "--checkpoint-dir")."""
+    from widget_text import english_sentences
+
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", lang=lang, bridge=fake_bridge()[0])
+        fill_experiment(wizard, str(tmp_path / "on-tmpfs"))  # /tmp is tmpfs on the demo site
+        await wizard.wait()
+        return wizard
+    wizard = run(scenario())
+    panel = wizard.experiment_panel
+    verdict = wizard.state.probe("shared_fs")
+    assert verdict.status == "fail"
+    assert panel.do_write() is None and panel.confirm.layout.display == ""
+    question = _html.unescape(re.sub(r"<[^>]+>", "", panel.confirm_text.value))
+    assert verdict.text(lang).rstrip(".。") in question and field in question, question
+    assert "--" not in question and "force" not in question.lower(), question
+    if lang != "en":
+        assert english_sentences([question]) == [], question
+    assert panel.overwrite.description == wizard.ctx.tr("exp_write_anyway")

@@ -15,6 +15,7 @@ class ExperimentPanel(Panel):
     def __init__(self, ctx, **kwargs):
         super().__init__(ctx, **kwargs)
         s = self.state
+        self._runs_workspace: str | None = None  # where the Runs panel looks, asked when needed
         wide = widgets.Layout(width="660px")
         labelled = {"description_width": "150px"}
         self.title = widgets.Text(style=labelled, value=s.title, layout=wide)
@@ -244,8 +245,29 @@ class ExperimentPanel(Panel):
                         "fail": "ari-sev-error"}.get(result.status, "ari-muted")
                 text = self.tr("exp_shared_fs_verdict", status=self.tr("status_" + result.status),
                                summary=result.text(self.ctx.lang))
+        elsewhere = self._runs_elsewhere()
         self.shared_fs.value = (f'<div class="ari-shared-fs ari-text ari-indented {look}">'
-                                f'{esc(text)}</div>')
+                                f'{esc(text)}</div>'
+                                + (f'<div class="ari-text ari-indented ari-muted">{esc(elsewhere)}</div>'
+                                   if elsewhere else ""))
+
+    def _runs_elsewhere(self) -> str:
+        """A note when the workspace is not the one the Runs panel (and ``ari-jupyter runs``)
+        lists, with the command that lists this one; '' when it is."""
+        import os
+        import shlex
+
+        chosen = self.state.workspace.strip()
+        if not chosen:
+            return ""
+        if self._runs_workspace is None:  # the server's choice, from the same config and env
+            from ..runs.service import default_workspace
+
+            self._runs_workspace = default_workspace(self.ctx.local_env)
+        same = os.path.normpath(os.path.expanduser(chosen)) == \
+            os.path.normpath(os.path.expanduser(self._runs_workspace))
+        return "" if same else self.tr("exp_runs_elsewhere", runs_workspace=self._runs_workspace,
+                                       workspace=shlex.quote(chosen))
 
     def _render_handoff(self) -> None:
         emitted = self.last_emit
@@ -289,7 +311,10 @@ class ExperimentPanel(Panel):
         except CheckpointExists as exc:
             return self._ask(self.tr("exp_exists", detail=error_text(exc, self.ctx.lang)), "exp_overwrite")
         except NodeLocalWorkspace as exc:
-            return self._ask(self.tr("exp_node_local", detail=error_text(exc, self.ctx.lang)), "exp_write_anyway")
+            # The wizard's own question: the verdict, then what to do here (not emit's refusal,
+            # which speaks of the command line's --force).
+            detail = exc.verdict.text(self.ctx.lang) if exc.verdict is not None else error_text(exc, self.ctx.lang)
+            return self._ask(self.tr("exp_node_local", detail=detail.rstrip(".。")), "exp_write_anyway")
         except (EmitError, OSError, ValueError) as exc:
             self._write_error = exc
             if isinstance(exc, EmitBlocked):  # a list, as the disabled-Write reasons
