@@ -376,7 +376,8 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
         source, how = find_ari_workflow()
     if source is None:
         if how == _NO_ARI:  # the usual case on a laptop or a demo site: not a fault
-            notes.append(text("emit.note.no_ari"))
+            # On a demo site "here" would read as the site, whose probes did find ARI.
+            notes.append(text("emit.note.no_ari_demo" if state.site_name else "emit.note.no_ari"))
         else:
             notes.append(text("emit.note.no_workflow", why=how))
         return None

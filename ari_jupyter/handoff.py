@@ -125,7 +125,9 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     dashboard = ChecklistItem(
         id="dashboard", title=text("handoff.step.dashboard"), state="ready",
         command=dashboard_command(str(ckpt), port),
-        detail=text("handoff.dashboard.detail", port=port, ws_port=port + 1),
+        # the port was found free on this machine; on a demo site the site's nodes were not asked
+        detail=text("handoff.dashboard.detail_demo" if getattr(state, "site_name", "")
+                    else "handoff.dashboard.detail", port=port, ws_port=port + 1),
         warning=dashboard_warning(node, port),
         extra_commands=(ssh_tunnel_command(node, port, login, user),
                         text("handoff.dashboard.open", port=port)),

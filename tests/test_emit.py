@@ -133,7 +133,8 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
     import hashlib
     assert config["ari_jupyter"]["files_sha256"] == {
         name: hashlib.sha256((ckpt / name).read_bytes()).hexdigest() for name in ("experiment.md", ".env", "bfts_env.sh")}
-    assert [getattr(n, "message_id", "") for n in result.notes].count("emit.note.no_ari") == 1
+    assert sum(getattr(n, "message_id", "") in ("emit.note.no_ari", "emit.note.no_ari_demo")
+               for n in result.notes) == 1
     assert not any("workflow.yaml not written" in note for note in result.notes)
 
 
@@ -147,13 +148,37 @@ def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(
     state = make_state(tmp_path)
     result = emit_checkpoint(state)
     said = [n for n in result.notes if "ARI_ROOT" in n]
-    assert len(said) == 1 and said[0].startswith("ARI is not installed here"), result.notes
+    assert len(said) == 1 and said[0].startswith("ARI is not installed"), result.notes
     for lang in ("ja", "zh"):
         assert "ARI_ROOT" in in_lang(said[0], lang) and "not installed" not in in_lang(said[0], lang)
     reproduce = handoff_checklist(state, result.checkpoint_dir, notes=result.notes,
                                   files=result.files)[2]
     assert "ARI_ROOT" not in reproduce.detail and "importable" not in reproduce.detail
     assert "workflow.yaml not written" in reproduce.detail
+
+
+@pytest.mark.parametrize("site_name, ari_note, port_note", [
+    ("", "emit.note.no_ari", "handoff.dashboard.detail"),
+    ("rccs-cloud", "emit.note.no_ari_demo", "handoff.dashboard.detail_demo"),
+])
+def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, monkeypatch, site_name,
+                                                                  ari_note, port_note):
+    """The demo site's probes found ARI; the missing ARI and the free port are this machine's."""
+    from ari_jupyter import emit as emit_module
+    from ari_jupyter.handoff import handoff_checklist
+    from ari_jupyter.i18n import render as in_lang
+
+    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda: (None, emit_module._NO_ARI))
+    state = make_state(tmp_path)
+    state.site_name = site_name
+    result = emit_checkpoint(state)
+    assert [getattr(n, "message_id", "") for n in result.notes if "ARI_ROOT" in n] == [ari_note]
+    dashboard = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files)[0]
+    assert dashboard.detail.message_id == port_note
+    if site_name:
+        for note in (dashboard.detail, *result.notes):
+            assert "this machine" in note or "free" not in note
+        assert "このマシン" in in_lang(dashboard.detail, "ja")
 
 
 def test_load_checkpoint_restores_the_full_state(tmp_path):
