@@ -94,3 +94,18 @@ def test_default_workspace_is_where_the_wizard_writes(tmp_path, monkeypatch, env
         monkeypatch.delenv(name, raising=False)
     full = {**os.environ, "HOME": str(tmp_path), "USER": "u1", **env}
     assert default_workspace(full) == expected.format(home=tmp_path, user="u1")
+
+
+@pytest.mark.parametrize("written, listed, same", [
+    ("/work/u/ari", "/work/u/ari", True),
+    ("/work/u/ari/", "/work/u/ari", True),
+    ("/work/u/ari/x/..", "/work/u/ari", True),
+    ("~/ari", os.path.expanduser("~/ari"), True),
+    ("/work/u/ari2", "/work/u/ari", False),
+    ("/tmp/ws", "/work/u/ari", False),
+])
+def test_same_workspace_reads_spellings_of_one_folder_as_one(written, listed, same):
+    """Step 4's "the Runs panel lists another workspace" note rests on this."""
+    from ari_jupyter.runs.service import same_workspace
+
+    assert same_workspace(written, listed) is same

@@ -35,6 +35,14 @@ def default_workspace(env: Mapping[str, str] | None = None) -> str:
     return config.workspace_for_host(host, env)
 
 
+def same_workspace(a: str, b: str) -> bool:
+    """Whether two spellings name one workspace folder (``~``, a trailing slash, ``x/..``): a
+    run written to ``a`` is then among those listed for ``b``."""
+    import os
+
+    return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(os.path.expanduser(b))
+
+
 def _local_host() -> Host:
     from ..host import LocalHost
 

@@ -254,20 +254,19 @@ class ExperimentPanel(Panel):
     def _runs_elsewhere(self) -> str:
         """A note when the workspace is not the one the Runs panel (and ``ari-jupyter runs``)
         lists, with the command that lists this one; '' when it is."""
-        import os
         import shlex
+
+        from ..runs.service import default_workspace, same_workspace
 
         chosen = self.state.workspace.strip()
         if not chosen:
             return ""
         if self._runs_workspace is None:  # the server's choice, from the same config and env
-            from ..runs.service import default_workspace
-
             self._runs_workspace = default_workspace(self.ctx.local_env)
-        same = os.path.normpath(os.path.expanduser(chosen)) == \
-            os.path.normpath(os.path.expanduser(self._runs_workspace))
-        return "" if same else self.tr("exp_runs_elsewhere", runs_workspace=self._runs_workspace,
-                                       workspace=shlex.quote(chosen))
+        if same_workspace(chosen, self._runs_workspace):
+            return ""
+        return self.tr("exp_runs_elsewhere", runs_workspace=self._runs_workspace,
+                       workspace=shlex.quote(chosen))
 
     def _render_handoff(self) -> None:
         emitted = self.last_emit
