@@ -248,25 +248,26 @@ class ExperimentPanel(Panel):
         elsewhere = self._runs_elsewhere()
         self.shared_fs.value = (f'<div class="ari-shared-fs ari-text ari-indented {look}">'
                                 f'{esc(text)}</div>'
-                                + (f'<div class="ari-text ari-indented ari-muted">{esc(elsewhere)}</div>'
+                                + (f'<div class="ari-text ari-indented ari-muted">{esc(elsewhere[0])}'
+                                   f'<div><code class="ari-mono">{esc(elsewhere[1])}</code></div></div>'
                                    if elsewhere else ""))
 
-    def _runs_elsewhere(self) -> str:
-        """A note when the workspace is not the one the Runs panel (and ``ari-jupyter runs``)
-        lists, with the command that lists this one; '' when it is."""
+    def _runs_elsewhere(self) -> tuple[str, str] | None:
+        """When the workspace is not the one the Runs panel (and ``ari-jupyter runs``) lists:
+        the note, and the command that lists this one (shown on its own line, copyable)."""
         import shlex
 
         from ..runs.service import default_workspace, same_workspace
 
         chosen = self.state.workspace.strip()
         if not chosen:
-            return ""
+            return None
         if self._runs_workspace is None:  # the server's choice, from the same config and env
             self._runs_workspace = default_workspace(self.ctx.local_env)
         if same_workspace(chosen, self._runs_workspace):
-            return ""
-        return self.tr("exp_runs_elsewhere", runs_workspace=self._runs_workspace,
-                       workspace=shlex.quote(chosen))
+            return None
+        return (self.tr("exp_runs_elsewhere", runs_workspace=self._runs_workspace),
+                f"ari-jupyter runs --workspace {shlex.quote(chosen)}")
 
     def _render_handoff(self) -> None:
         emitted = self.last_emit
