@@ -8,13 +8,9 @@ wizard and ``ari-jupyter allocation`` can show it next to the rest.
 Values reach shell lines later (``sbatch -p``, ``squeue -j``), so identifiers
 are validated here against the characters SLURM itself allows.
 """
-from __future__ import annotations
-
-import dataclasses
 import os
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Optional
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional
 
 from .i18n import message, text
 
@@ -32,12 +28,14 @@ _NTASKS = ("SLURM_NTASKS", "SLURM_NPROCS")
 
 # SLURM prints "(null)" for some unset values (e.g. SLURM_NODE_ALIASES).
 _UNSET_VALUES = ("", "(null)")
-_DIGITS = re.compile(r"[0-9]+")
-_NAME = re.compile(r"[A-Za-z0-9_.+-]+")  # partition, account, QOS, cluster names
-_MEMORY = re.compile(r"([0-9]+)([KMGT]?)", re.IGNORECASE)
+# Patterns as text, compiled by ``re``'s own cache at their first use: outside an allocation
+# (a laptop, a demo site) none is needed, and a kernel's cold start pays for none.
+_DIGITS = r"[0-9]+"
+_NAME = r"[A-Za-z0-9_.+-]+"  # partition, account, QOS, cluster names
+_MEMORY = r"(?i)([0-9]+)([KMGT]?)"
 _MB_PER_UNIT = {"": 1, "K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
-_GPUS_PER_TASK = re.compile(r"(?:[A-Za-z0-9_.-]+:)?([0-9]+)")
-_COUNT_ITEM = re.compile(r"([0-9]+)(?:\(x([0-9]+)\))?")
+_GPUS_PER_TASK = r"(?:[A-Za-z0-9_.-]+:)?([0-9]+)"
+_COUNT_ITEM = r"([0-9]+)(?:\(x([0-9]+)\))?"
 
 # No real machine has more nodes than this; the cap keeps a corrupt
 # "1(x99999999999)" from allocating gigabytes.
@@ -52,7 +50,7 @@ def parse_counts(value: str) -> tuple[int, ...]:
     """Expand SLURM's per-node count syntax: ``"3,1"`` -> (3, 1), ``"2(x3),1"`` -> (2, 2, 2, 1)."""
     counts: list[int] = []
     for item in value.strip().split(","):
-        match = _COUNT_ITEM.fullmatch(item.strip())
+        match = re.fullmatch(_COUNT_ITEM, item.strip())
         if match is None:
             raise CountsError(f"{item!r} is not N or N(xM)")
         number, repeat = int(match.group(1)), int(match.group(2) or 1)
@@ -78,9 +76,13 @@ def format_counts(counts: tuple[int, ...]) -> str:
     return ",".join(items)
 
 
-@dataclass(frozen=True)
-class Allocation:
-    """What SLURM told this process about its job; None means unknown or malformed."""
+class Allocation(NamedTuple):
+    """What SLURM told this process about its job; None means unknown or malformed.
+
+    An immutable record. A NamedTuple rather than a frozen dataclass: the dataclass compiles
+    six methods from source when its module is imported, 3 ms of a kernel's cold start. (And
+    this module evaluates its annotations: as strings, NamedTuple would compile each one.)
+    """
 
     job_id: Optional[str] = None
     job_name: Optional[str] = None
@@ -153,7 +155,7 @@ class Allocation:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Allocation":
         """Rebuild from :meth:`to_json` output (e.g. a saved checkpoint); unknown keys ignored."""
-        names = {f.name for f in dataclasses.fields(cls)}
+        names = set(cls._fields)
         values = {}
         for key, value in data.items():
             if key in names:
@@ -164,11 +166,8 @@ class Allocation:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (tuples become lists)."""
-        return {
-            f.name: list(value) if isinstance(value, tuple) else value
-            for f in dataclasses.fields(self)
-            for value in (getattr(self, f.name),)
-        }
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in self._asdict().items()}
 
     def nodes(self) -> Iterator[str]:
         """Host names of the allocation, expanded lazily (empty when unknown)."""
@@ -253,7 +252,7 @@ class _Reader:
 
 def _digits(raw: str) -> str:
     value = raw.strip()
-    if not _DIGITS.fullmatch(value):
+    if not re.fullmatch(_DIGITS, value):
         raise _Invalid()
     return value
 
@@ -264,14 +263,14 @@ def _text(raw: str) -> str:
 
 def _name(raw: str) -> str:
     value = raw.strip()
-    if not _NAME.fullmatch(value):
+    if not re.fullmatch(_NAME, value):
         raise _Invalid()
     return value
 
 
 def _count(raw: str) -> int:
     value = raw.strip()
-    if not _DIGITS.fullmatch(value):
+    if not re.fullmatch(_DIGITS, value):
         raise _Invalid()
     return int(value)
 
@@ -306,20 +305,20 @@ def _device_list(raw: str) -> str:
     value = raw.strip()
     if not value:
         return ""  # CUDA_VISIBLE_DEVICES="" hides every GPU
-    if not all(_NAME.fullmatch(device.strip()) for device in value.split(",")):
+    if not all(re.fullmatch(_NAME, device.strip()) for device in value.split(",")):
         raise _Invalid()
     return value
 
 
 def _gpus_per_task(raw: str) -> int:
-    match = _GPUS_PER_TASK.fullmatch(raw.strip())
+    match = re.fullmatch(_GPUS_PER_TASK, raw.strip())
     if match is None:
         raise _Invalid()
     return int(match.group(1))
 
 
 def _megabytes(raw: str) -> int:
-    match = _MEMORY.fullmatch(raw.strip())
+    match = re.fullmatch(_MEMORY, raw.strip())
     if match is None:
         raise _Invalid()
     return int(int(match.group(1)) * _MB_PER_UNIT[match.group(2).upper()])

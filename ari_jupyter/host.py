@@ -77,12 +77,12 @@ class Mount(NamedTuple):
 # mounts
 
 
-_OCTAL_ESCAPE = re.compile(r"\\([0-7]{3})")
+_OCTAL_ESCAPE = r"\\([0-7]{3})"  # compiled at its first use (re's cache)
 
 
 def _unescape_mount_field(value: str) -> str:
     """Undo the kernel's octal escapes (``\\040`` space, ``\\011`` tab, ``\\134`` backslash)."""
-    return _OCTAL_ESCAPE.sub(lambda m: chr(int(m.group(1), 8)), value)
+    return re.sub(_OCTAL_ESCAPE, lambda m: chr(int(m.group(1), 8)), value)
 
 
 def parse_mountinfo(text: str) -> list[Mount]:

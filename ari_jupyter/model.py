@@ -51,8 +51,9 @@ STATE_SCHEMA = 1
 """Version of the ``to_json`` layout; bumped when a key changes meaning."""
 
 LANGS = ("en", "ja", "zh")
-RUN_ID = re.compile(r"^[0-9]{14}_[A-Za-z0-9_-]+\Z")
-"""ARI's run id: 14-digit timestamp, '_', a slug of [A-Za-z0-9_-] (R10)."""
+RUN_ID = r"[0-9]{14}_[A-Za-z0-9_-]+"
+"""ARI's run id: 14-digit timestamp, '_', a slug of [A-Za-z0-9_-] (R10); a pattern for
+``re.fullmatch``, compiled at its first use."""
 
 
 class StateError(ValueError):
@@ -270,7 +271,7 @@ class WizardState(HasTraits):
         self._check_metrics(add)
         self._check_files(add)
         self._check_workspace(add)
-        if self.run_id and not RUN_ID.match(self.run_id):
+        if self.run_id and not re.fullmatch(RUN_ID, self.run_id):
             add("run_id_bad", "run_id", "error", run_id=self.run_id)
         from .ari import run_settings
 

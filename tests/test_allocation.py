@@ -2,7 +2,6 @@
 and over malformed values, which must never raise."""
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
@@ -74,7 +73,7 @@ def test_outside_an_allocation_everything_is_unknown():
 
 def test_frozen():
     allocation = Allocation.from_env(captured("alloc_env.txt"))
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         allocation.partition = "large"  # type: ignore[misc]
 
 
@@ -83,7 +82,7 @@ def test_json_round_trip():
     data = json.loads(json.dumps(allocation.to_json()))
     assert data["tasks_per_node"] == [3, 1]
     assert data["job_id"] == "3"
-    assert set(data) == {f.name for f in dataclasses.fields(Allocation)}
+    assert set(data) == set(Allocation._fields)
     assert Allocation.from_json(data) == allocation
     assert Allocation.from_json({**data, "unknown": 1}) == allocation
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter._version import __version__
+from ari_jupyter import __version__
 from ari_jupyter.allocation import Allocation
 from ari_jupyter.ari import render
 from ari_jupyter.ari.lint_experiment import lint_experiment, parse_experiment

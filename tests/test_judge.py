@@ -21,7 +21,7 @@ def wizard_on(site, tmp_path):
 
 def _step1_severities(wizard) -> dict[str, str]:
     """rule -> severity of what step 1 shows under the placement picture."""
-    value = wizard.allocation_panel.findings.value
+    value = wizard.allocation_panel.placement.value
     return dict(re.findall(r'data-rule="([^"]+)" data-severity="([^"]+)"', value))
 
 

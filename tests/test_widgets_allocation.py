@@ -6,6 +6,7 @@ from ari_jupyter.placement import JobRequest, NodeShape, plan_placement
 from ari_jupyter.widgets.placement_view import render_findings, render_placement
 from ari_jupyter.widgets.wizard import Wizard
 from ari_jupyter.i18n import t
+from ari_jupyter.widgets._base import is_shown
 
 from test_widgets_support import fake_bridge, run
 
@@ -55,12 +56,12 @@ def test_a_two_node_job_without_fan_out_puts_every_rank_on_node_one():
     profile.fields["min_ranks"].widget.value = "4"
     assert panel.fan_out.value is False  # cpu_single: the prompt asks for no srun launch
     assert ranks_per_node(panel.placement.value) == {"rc01": 4, "rc02": 0}
-    assert "ari-finding-all_ranks_on_first_node" in panel.findings.value
+    assert "ari-finding-all_ranks_on_first_node" in panel.placement.value
 
     profile.fields["kind"].widget.value = "mpi"  # MPI kinds launch with srun
     assert panel.fan_out.value is True
     assert ranks_per_node(panel.placement.value) == {"rc01": 2, "rc02": 2}
-    assert "all_ranks_on_first_node" not in panel.findings.value
+    assert "all_ranks_on_first_node" not in panel.placement.value
 
     panel.fan_out.value = False  # what happens when reproduce.sh ignores the prelude
     assert ranks_per_node(panel.placement.value) == {"rc01": 4, "rc02": 0}
@@ -75,8 +76,28 @@ def test_gpus_and_their_owner_ranks_are_drawn():
 
 def test_outside_an_allocation_there_is_no_picture():
     wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
-    assert wizard.allocation_panel.placement.value == ""
-    assert t("alloc_no_facts", "en") in wizard.allocation_panel.facts.value
+    panel = wizard.allocation_panel
+    assert panel.children == (panel.banner, panel.demo_picker)  # the banner says why
+    assert panel.facts is None and panel.fan_out is None and panel.placement is None
+    assert t("alloc_demo_no_allocation", "en") in html.unescape(panel.banner.value)
+
+
+def test_the_allocation_rows_come_with_the_first_allocation_shown_and_hide_without_one():
+    wizard = Wizard(site="laptop", lang="ja", run_probes=False, bridge=fake_bridge()[0])
+    panel = wizard.allocation_panel
+    wizard.use_site("rccs-cloud")  # a demo site inside an allocation
+    rows = (panel.facts, panel.fan_out, panel.placement)
+    assert panel.children == (panel.banner, panel.demo_picker, *rows)
+    assert all(is_shown(row) for row in rows)
+    assert panel.fan_out.description == t("placement_fan_out", "ja")
+    assert t("placement_title", "ja") in panel.facts.value and panel.placement.value
+    wizard.language.value = "en"
+    assert panel.fan_out.description == t("placement_fan_out", "en")
+    wizard.use_site("laptop")
+    assert panel.children == (panel.banner, panel.demo_picker, *rows)
+    assert not any(is_shown(row) for row in rows)
+    wizard.use_site("rccs-cloud")
+    assert (panel.facts, panel.fan_out, panel.placement) == rows and all(is_shown(r) for r in rows)
 
 
 def tr_en(key, **params):

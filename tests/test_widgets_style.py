@@ -25,14 +25,22 @@ def test_stylesheet_is_scoped_and_themed():
     assert selectors and all(".ari-wizard" in s for s in selectors), \
         [s for s in selectors if ".ari-wizard" not in s]
     assert "var(--jp-layout-color2" in css and "data-jp-theme-light='false'" in css
+    assert "</style" not in css.lower()  # the sheet is sent inside a style element
 
 
 def test_wizard_carries_its_stylesheet_once():
     from ari_jupyter import Wizard
 
     wizard = Wizard(site="rccs-cloud", lang="en", run_probes=False)
-    sheets = [c for c in wizard.children if "ari-stylesheet" in c._dom_classes]
-    assert len(sheets) == 1 and "<style>" in sheets[0].value and "pre.ari-pre" in sheets[0].value
+    sheets = []
+    for index in range(5):
+        wizard.go(index)
+        sheets += [w for w in _walk(wizard) if "<style>" in str(getattr(w, "value", ""))]
+    sheets = list({id(w): w for w in sheets}.values())
+    assert sheets == [wizard.header] and wizard.header.value.count("<style>") == 1
+    assert "pre.ari-pre" in wizard.header.value
+    wizard.language.value = "ja"  # the header is rendered again: still one sheet
+    assert wizard.header.value.count("<style>") == 1
 
 
 def _walk(widget):
@@ -48,8 +56,9 @@ def test_every_tag_input_says_what_to_type(lang):
     from ari_jupyter import Wizard
 
     wizard = Wizard(site="rccs-cloud", lang=lang, run_probes=False)
+    tags = []
     for index in range(5):
-        wizard.go(index)
-    tags = [w for w in _walk(wizard) if isinstance(w, widgets.TagsInput)]
+        wizard.go(index)  # only the step shown is in the wizard's tree
+        tags += [w for w in _walk(wizard) if isinstance(w, widgets.TagsInput)]
     assert len(tags) >= 5  # metrics, modules and the profile's list keys
     assert all(w.placeholder.strip("\u200b ") for w in tags), [w.placeholder for w in tags]

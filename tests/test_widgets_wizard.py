@@ -55,23 +55,31 @@ def test_picking_a_demo_site_switches_host_allocation_and_probes():
     assert "gres-cluster" in wizard.header.value
 
 
-def test_back_next_and_step_indicator_move_through_the_stack():
+def _shown(wizard):
+    """(step index, the panel in the wizard's tree): only the step shown is a child."""
+    panels = [child for child in wizard.children if child in wizard._panels]
+    assert len(panels) == 1 and panels[0] is wizard.panel
+    return wizard.step, panels[0]
+
+
+def test_back_next_and_step_indicator_move_through_the_steps():
     wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
-    assert wizard.stack.selected_index == 0 and wizard.back.disabled
+    assert _shown(wizard) == (0, wizard.allocation_panel) and wizard.back.disabled
     wizard.next.click()
     wizard.next.click()
-    assert wizard.stack.selected_index == 2 and wizard.steps.value == 2
+    assert _shown(wizard) == (2, wizard.profile_panel) and wizard.steps.value == 2
     wizard.next.click()
-    assert wizard.stack.selected_index == 3 and not wizard.next.disabled
+    assert _shown(wizard)[0] == 3 and not wizard.next.disabled and not wizard.back.disabled
     wizard.next.click()
-    assert wizard.stack.selected_index == 4 and wizard.next.disabled
-    assert wizard.stack.children[4] is wizard.doctor_panel
+    assert _shown(wizard) == (4, wizard.doctor_panel) and wizard.next.disabled
     wizard.next.click()
-    assert wizard.stack.selected_index == 4
+    assert _shown(wizard)[0] == 4
     wizard.steps.value = 1
-    assert wizard.stack.selected_index == 1
+    assert _shown(wizard) == (1, wizard.checks_panel)
     wizard.back.click()
-    assert wizard.stack.selected_index == 0
+    assert _shown(wizard) == (0, wizard.allocation_panel) and wizard.back.disabled
+    assert [type(c).__name__ for c in wizard.children] == [
+        "HTML", "Dropdown", "ToggleButtons", "AllocationPanel", "Button", "Button"]
 
 
 @pytest.mark.parametrize("shown_before", [True, False], ids=["panels-shown", "panels-not-yet-built"])
@@ -179,22 +187,21 @@ def test_later_steps_are_built_when_first_shown_from_the_current_state_and_langu
     from ari_jupyter.widgets._base import Panel
 
     wizard = Wizard(site="rccs-cloud", lang="en", run_probes=False, bridge=fake_bridge()[0])
-    children = wizard.stack.children
-    assert children[0] is wizard.allocation_panel
-    assert not any(isinstance(child, Panel) for child in children[1:])
+    assert _shown(wizard) == (0, wizard._panels[0])
+    assert wizard._panels[1:] == [None] * 4
     wizard.ctx.state.title = "Built later"
     wizard.ctx.state.partition = "large"
     wizard.language.value = "ja"
     wizard.next.click()
     wizard.next.click()
     wizard.next.click()
-    panel = wizard.stack.children[3]
-    assert panel is wizard.experiment_panel and isinstance(panel, Panel)
+    step, panel = _shown(wizard)
+    assert step == 3 and panel is wizard.experiment_panel and isinstance(panel, Panel)
     assert panel.title.value == "Built later"
     assert panel.write.description == t("exp_write", "ja")
     assert wizard.profile_panel.partition.value == "large"  # step 3 was passed through: built
-    assert wizard.stack.children[2] is wizard.profile_panel
-    assert not isinstance(wizard.stack.children[4], Panel)
+    assert wizard._panels[2] is wizard.profile_panel
+    assert wizard._panels[4] is None
     wizard.ctx.state.title = "Changed after"
     assert panel.title.value == "Changed after"  # a built panel follows the state as before
 

@@ -4,11 +4,11 @@ import re
 
 import ipywidgets as widgets
 
-_CODE = re.compile(r"<(pre|code|textarea)\b.*?</\1>", re.S | re.I)
+_CODE = re.compile(r"<(pre|code|textarea|style)\b.*?</\1>", re.S | re.I)  # style: the sheet
 _TAG = re.compile(r"<[^>]+>")
 
 
-HIDING_CLASSES = {"ari-hidden", "ari-stylesheet"}
+HIDING_CLASSES = {"ari-hidden"}
 
 
 def visible_strings(root) -> list[str]:

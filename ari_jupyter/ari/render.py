@@ -13,7 +13,7 @@ import re
 import shlex
 from typing import Any, Iterable, Mapping
 
-from .._version import __version__
+from .. import __version__
 from .lint_experiment import R2_SECTION, R8_SECTION, VIRSCI_MARKER
 from .prelude import module_init_lines, module_name_problem
 

@@ -16,7 +16,7 @@ import importlib
 import pkgutil
 import sys
 
-from .._version import __version__
+from .. import __version__
 from ..i18n import LANGUAGES
 
 

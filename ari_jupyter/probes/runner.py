@@ -13,10 +13,10 @@ from typing import AsyncIterator, Awaitable, Callable
 from .._async import run_sync
 from ..host import Host
 from ..redact import redact
+from . import PROBE_IDS
 from .ari import probe_ari
 from .context import ProbeContext, input_size, off_loop, set_deadline
 from .filesystem import probe_shared_fs
-from .ids import PROBE_IDS
 from .gpu import probe_gpus
 from .modules import probe_modules
 from .mpi import probe_mpi
@@ -36,8 +36,8 @@ PROBES: dict[str, Probe] = {
     "ari": probe_ari,
     "time_left": probe_time_left,
 }
-if tuple(PROBES) != PROBE_IDS:  # one list of ids: ids.py is what callers import cheaply
-    raise ImportError(f"probes.ids lists {PROBE_IDS}, the runner has {tuple(PROBES)}")
+if tuple(PROBES) != PROBE_IDS:  # one list of ids: the package's, imported cheaply
+    raise ImportError(f"probes.PROBE_IDS lists {PROBE_IDS}, the runner has {tuple(PROBES)}")
 
 SAFETY_MARGIN = 0.3
 """Extra seconds before the runner cancels a probe whose commands already honour the deadline

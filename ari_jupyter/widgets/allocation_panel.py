@@ -28,22 +28,18 @@ class AllocationPanel(Panel):
             options=options, value=self._demo_value(options), description=self.tr("alloc_demo_sites"),
             style=looks.style(widgets.ToggleButtons, **STEP_BUTTONS_STYLE),
             layout=looks.layout(), _dom_classes=("ari-demo-picker", *hidden_unless(self._demo_shown())))
-        # The facts, the node names and the placement's heading: one block of text.
-        self.facts = looks(widgets.HTML, self._facts_html())
-        # Whether reproduce.sh starts its ranks through srun; defaults to what the kind implies.
-        self.fan_out = widgets.Checkbox(
-            value=fans_out(self._kind or ""), indent=False, description=self.tr("placement_fan_out"),
-            style=looks.style(widgets.Checkbox, description_width="initial"),
-            layout=looks.layout(), _dom_classes=("ari-fan-out", *hidden_unless(self._inside())))
-        placement, findings = self._placement_html()
-        self.placement = looks(widgets.HTML, placement)
-        self.findings = looks(widgets.HTML, findings)
-        super().__init__(ctx, children=[self.banner, self.demo_picker, self.facts, self.fan_out,
-                                        self.placement, self.findings], **kwargs)
+        # Inside an allocation: its facts (with the node names and the placement's heading),
+        # whether reproduce.sh starts its ranks through srun, and where they land (with the
+        # findings). Built when an allocation is first shown: outside one, step 1 is the banner
+        # and the demo sites, three models fewer to open.
+        self.facts = self.fan_out = self.placement = None
+        if self._inside():
+            self._new_allocation_rows()
+        super().__init__(ctx, children=self._rows(), **kwargs)
         self.label(self.demo_picker, "description", "alloc_demo_sites")
-        self.label(self.fan_out, "description", "placement_fan_out")
         self.demo_picker.observe(self._on_demo_pick, names="value")
-        self.fan_out.observe(self._on_fan_out, names="value")
+        if self.fan_out is not None:
+            self._follow_fan_out()
         ctx.observe(lambda _: self.refresh(), names=["host", "site_name"])
         ctx.runner.observe(lambda _: self._render_facts(), names="running")
         self.state.observe(lambda _: self.refresh(), names=["allocation", "probe_results",
@@ -98,12 +94,13 @@ class AllocationPanel(Panel):
         return self.ctx.site_name if self._demo() and self.ctx.site_name in options else None
 
     def _render_facts(self) -> None:
-        self.facts.value = self._facts_html()
+        if self.facts is not None:
+            self.facts.value = self._facts_html()
 
     def _facts_html(self) -> str:
         a = self.state.allocation
         if a is None or not a.inside_allocation:
-            return f'<p class="ari-text">{esc(self.tr("alloc_no_facts"))}</p>'
+            return ""  # hidden: the banner says there is no allocation
         dash = "—"
         tasks = _compress_counts(a.tasks_per_node) or dash
         cpus = _compress_counts(a.cpus_per_node) or (str(a.cpus_on_node) if a.cpus_on_node else dash)
@@ -157,18 +154,47 @@ class AllocationPanel(Panel):
         return (f'<h4 class="ari-heading">{esc(self.tr("placement_title"))}</h4>'
                 f'<div class="ari-help">{esc(self.tr("placement_explain", kind=kind or "—"))}</div>')
 
+    def _rows(self) -> list:
+        rows = [self.banner, self.demo_picker]
+        return rows if self.facts is None else [*rows, self.facts, self.fan_out, self.placement]
+
+    def _new_allocation_rows(self) -> None:
+        looks = self.ctx.looks
+        self.facts = looks(widgets.HTML, self._facts_html())
+        self.fan_out = widgets.Checkbox(  # defaults to what the kind implies
+            value=fans_out(self._kind or ""), indent=False, description=self.tr("placement_fan_out"),
+            style=looks.style(widgets.Checkbox, description_width="initial"),
+            layout=looks.layout(), _dom_classes=("ari-fan-out",))
+        self.placement = looks(widgets.HTML, self._placement_html())
+
+    def _follow_fan_out(self) -> None:
+        self.label(self.fan_out, "description", "placement_fan_out")
+        self.fan_out.observe(self._on_fan_out, names="value")
+
+    def _ask_allocation_rows(self) -> None:
+        """Build the allocation's rows the first time one is shown (e.g. a demo site picked)."""
+        if self.facts is None and self._inside():
+            self._new_allocation_rows()
+            self._follow_fan_out()
+            self.children = self._rows()
+
     def _render_placement(self) -> None:
-        if self.state.profile.kind != self._kind:  # a new kind resets the launcher guess
-            self._kind = self.state.profile.kind
+        self._ask_allocation_rows()
+        kind_changed = self.state.profile.kind != self._kind
+        self._kind = self.state.profile.kind
+        if self.facts is None:
+            return
+        if kind_changed:  # a new kind resets the launcher guess
             self.fan_out.value = fans_out(self._kind or "")
             self._render_facts()  # the placement's heading names the kind
-        show(self.fan_out, self._inside())
-        self.placement.value, self.findings.value = self._placement_html()
+        for row in (self.facts, self.fan_out, self.placement):
+            show(row, self._inside())
+        self.placement.value = self._placement_html()
 
-    def _placement_html(self) -> tuple[str, str]:
-        """Where the ranks land, and the findings about it ('' outside an allocation)."""
+    def _placement_html(self) -> str:
+        """Where the ranks land, then the findings about it ('' outside an allocation)."""
         if not self._inside():
-            return "", ""
+            return ""
         model = self.ctx.placement()
         if model is None:
             _, error = self.ctx.slurm_plan()
@@ -180,7 +206,7 @@ class AllocationPanel(Panel):
             from .placement_view import render_placement
 
             placement = render_placement(model, self.tr)
-        return placement, findings_html(self.ctx.step_problems("allocation"), self.ctx.lang)
+        return placement + findings_html(self.ctx.step_problems("allocation"), self.ctx.lang)
 
     # -- events -------------------------------------------------------------------------------
     def _on_demo_pick(self, change) -> None:

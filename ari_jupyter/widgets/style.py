@@ -1,16 +1,14 @@
 """The wizard's one stylesheet (wizard.css), shown once per wizard as a ``<style>`` element.
 
-An HTML widget carries it, so the sheet reaches the wizard wherever ipywidgets render:
-JupyterLab, Notebook 7 and Voilà, with or without the lab extension. Every rule is scoped
-under ``.ari-wizard`` and built on JupyterLab's ``--jp-*`` theme variables, so the wizard follows
-Light and Dark.
+The wizard's header (an HTML widget) carries it, so the sheet reaches the wizard wherever
+ipywidgets render: JupyterLab, Notebook 7 and Voilà, with or without the lab extension. Every
+rule is scoped under ``.ari-wizard`` and built on JupyterLab's ``--jp-*`` theme variables, so the
+wizard follows Light and Dark.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-
-import ipywidgets as widgets
 
 STYLESHEET = Path(__file__).resolve().parent / "wizard.css"
 
@@ -18,9 +16,3 @@ STYLESHEET = Path(__file__).resolve().parent / "wizard.css"
 @lru_cache(maxsize=None)
 def css() -> str:
     return STYLESHEET.read_text(encoding="utf-8")
-
-
-def style_widget(looks) -> widgets.HTML:
-    """An invisible widget whose only content is the wizard's stylesheet (which hides it);
-    its Layout and style come from the wizard's ``SharedLooks``."""
-    return looks(widgets.HTML, f"<style>{css()}</style>", _dom_classes=("ari-stylesheet",))

@@ -21,7 +21,7 @@ from ..config import AriWizard, seed_defaults, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import STEP_BUTTONS_STYLE, SharedLooks, WizardContext, esc, language_options
 from .allocation_panel import AllocationPanel
-from .style import style_widget
+from .style import css
 from .terminal_bridge import TerminalBridge
 
 STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment", "step_doctor")
@@ -78,37 +78,33 @@ class Wizard(widgets.VBox):
 
         # Each widget is made with its final text and classes, and the wizard's own box last,
         # with its children: in a kernel every widget model opens a comm and every later
-        # change is one more message, so starting costs one message per model.
+        # change is one more message, so starting costs one message per model. The wizard is
+        # one box laid out as a grid by wizard.css (title and language, the steps, the step's
+        # panel, Back and Next), with no row boxes and no Stack: only the step shown is a child.
         tr = self.ctx.tr
-        self.header = looks(widgets.HTML, self._header_html())
-        self.language = looks(widgets.Dropdown, options=language_options(), value=self.ctx.lang,
-                              description=tr("language"), style={"description_width": "initial"},
-                              _dom_classes=("ari-language",))
+        self.header = looks(widgets.HTML, self._header_html(), _dom_classes=("ari-header",))
+        # The language list shares the step buttons' style (a ToggleButtonsStyle is a
+        # DescriptionStyle with the same "initial" label width): one style model fewer.
+        self.language = widgets.Dropdown(options=language_options(), value=self.ctx.lang,
+                                         description=tr("language"), layout=looks.layout(),
+                                         style=looks.style(widgets.ToggleButtons, **STEP_BUTTONS_STYLE),
+                                         _dom_classes=("ari-language",))
         traitlets.link((self.language, "value"), (self.ctx, "lang"))
         self.steps = looks(widgets.ToggleButtons, options=self._step_options(), value=0,
                            style=STEP_BUTTONS_STYLE, _dom_classes=("ari-steps",))
-        # Step 1 is shown at once; the others are placeholders until first shown (_built).
+        # Step 1 is shown at once; the others are built when first shown (_built).
         self._panels: list = [AllocationPanel(self.ctx)] + [None] * (len(STEP_KEYS) - 1)
-        placeholder = looks(widgets.Box)  # one empty box holds every place not yet built
-        self.stack = looks(widgets.Stack, [self._panels[0]] + [placeholder] * (len(STEP_KEYS) - 1),
-                           selected_index=0)
-        self.stack.observe(self._entering_step, names="selected_index")
-        traitlets.link((self.steps, "value"), (self.stack, "selected_index"))
-        self.back = looks(widgets.Button, icon="arrow-left", description=tr("nav_back"), disabled=True)
+        self.steps.observe(self._entering_step, names="value")
+        self.back = looks(widgets.Button, icon="arrow-left", description=tr("nav_back"), disabled=True,
+                          _dom_classes=("ari-back",))
         self.next = looks(widgets.Button, icon="arrow-right", button_style="primary",
-                          description=tr("nav_next"))
-        self.back.on_click(lambda _: self.go(self.stack.selected_index - 1))
-        self.next.on_click(lambda _: self.go(self.stack.selected_index + 1))
-        self.stack.observe(lambda _: self._relabel(), names="selected_index")
+                          description=tr("nav_next"), _dom_classes=("ari-next",))
+        self.back.on_click(lambda _: self.go(self.step - 1))
+        self.next.on_click(lambda _: self.go(self.step + 1))
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
         kwargs.setdefault("layout", looks.layout())
         kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), "ari-wizard")
-        super().__init__(children=[
-            style_widget(looks),
-            looks(widgets.HBox, [self.header, self.language], _dom_classes=("ari-header-row",)),
-            self.steps, self.stack,
-            looks(widgets.HBox, [self.back, self.next], _dom_classes=("ari-nav-row",)),
-        ], **kwargs)
+        super().__init__(children=self._children(self._panels[0]), **kwargs)
         self._relabel()
         if run_probes:
             self.ctx.runner.start_soon()
@@ -155,12 +151,22 @@ class Wizard(widgets.VBox):
         panel = self._panels[index]
         if panel is None:
             panel = self._panels[index] = _panel_class(index)(self.ctx)
-            children = list(self.stack.children)
-            placeholder, children[index] = children[index], panel
-            self.stack.children = children
-            if placeholder not in children:
-                placeholder.close()
         return panel
+
+    def _children(self, panel) -> list:
+        """The wizard's children with ``panel`` as the step shown (the sheet rides in the
+        header: one model fewer)."""
+        return [self.header, self.language, self.steps, panel, self.back, self.next]
+
+    @property
+    def step(self) -> int:
+        """The index of the step shown (0-4)."""
+        return self.steps.value or 0
+
+    @property
+    def panel(self):
+        """The panel of the step shown."""
+        return self._built(self.step)
 
     def _repr_mimebundle_(self, **kwargs):
         self.ctx.runner.run_deferred()  # on a kernel's loop this only schedules the probes
@@ -196,23 +202,26 @@ class Wizard(widgets.VBox):
 
     # -- navigation ---------------------------------------------------------------------------
     def go(self, index: int) -> None:
-        self.stack.selected_index = max(0, min(index, len(STEP_KEYS) - 1))
+        self.steps.value = max(0, min(index, len(STEP_KEYS) - 1))
 
     def _entering_step(self, change) -> None:
         """Build the step's panel when first shown. The checkpoint's files exist once Write ran
         (and grow while ARI runs): entering the last step lists them anew."""
         index = change["new"] or 0
         panel = self._built(index)
+        self.children = self._children(panel)
+        self._relabel()
         if index == len(STEP_KEYS) - 1:
             panel.list_files()
 
     def _relabel(self) -> None:
         tr = self.ctx.tr
-        index = self.stack.selected_index or 0
+        index = self.step
         options = self._step_options()
         if self.steps.options != tuple(options):
-            self.steps.options = options
-        self.steps.value = index
+            with self.steps.hold_trait_notifications():
+                self.steps.options = options
+                self.steps.value = index
         self.back.description = tr("nav_back")
         self.next.description = tr("nav_next")
         self.back.disabled = index == 0
@@ -226,7 +235,7 @@ class Wizard(widgets.VBox):
     def _header_html(self) -> str:
         tr = self.ctx.tr
         reason = tr(self.ctx.site_reason) if self.ctx.site_reason else ""
-        return (f'<div class="ari-title">{esc(tr("wizard_title"))}</div>'
+        return (f'<style>{css()}</style><div class="ari-title">{esc(tr("wizard_title"))}</div>'
                 f'<div class="ari-site ari-muted">'
                 f'{esc(tr("wizard_site", site=self.ctx.site_name, reason=reason))}</div>')
 
