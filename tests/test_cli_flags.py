@@ -96,3 +96,20 @@ def test_check_handoff_fixes_name_no_flag_it_lacks(tmp_path):
     assert "node-local" in proc.stdout
     assert "--checkpoint-dir" not in proc.stdout
     assert bare_flags(proc.stdout) <= flags_of("check-handoff"), proc.stdout
+
+
+@pytest.mark.parametrize("argv, usage", [
+    (["probe", "--sight"], "usage: ari-jupyter probe "),
+    (["emit", "--titel", "x"], "usage: ari-jupyter emit "),
+    (["preview", "sbatch", "--repo-dir", ".", "--bogus"], "usage: ari-jupyter preview sbatch "),
+    (["--bogus"], "usage: ari-jupyter [-h]"),
+])
+def test_a_misspelled_option_shows_the_usage_of_its_own_command(argv, usage, capsys):
+    from ari_jupyter.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert err.startswith(usage), err
+    assert f"error: unrecognized arguments: {argv[-1] if argv[-1] != 'x' else '--titel'}" in err

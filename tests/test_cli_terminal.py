@@ -101,8 +101,10 @@ def test_probe_on_a_terminal_names_what_is_still_running(tmp_path, slow_site):
     plain = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
     assert plain.stderr == ""  # not a terminal: nothing extra
     screen = without_live_line(text).splitlines()
-    # the same lines (probes that answer at once may swap places; the tally carries the time)
-    assert sorted(screen[:-1]) == sorted(plain.stdout.splitlines()[:-1])
+    # the same lines in the same order, the wizard's, though sbatch answers last (the tally
+    # line carries the time)
+    assert screen[:-1] == plain.stdout.splitlines()[:-1]
+    assert [line.split()[1] for line in screen[1:-1]] == ["sbatch", "gres", "mpi"]
     assert code == plain.returncode
 
 

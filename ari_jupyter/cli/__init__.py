@@ -42,6 +42,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _own_usage(parser: argparse.ArgumentParser) -> None:
+    """Every command (and its own sub-commands) names itself as the parser of its arguments,
+    so a misspelled option shows that command's usage, not the top level's."""
+    parser.set_defaults(_usage_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _own_usage(sub)
+
+
 def _add_lang(parser: argparse.ArgumentParser) -> None:
     """``--lang`` on a command and on each of its own sub-commands (``preview sbatch``).
 
@@ -70,7 +80,10 @@ def output_lang(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    _own_usage(parser)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # argparse would report them with the top-level usage
+        getattr(args, "_usage_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

@@ -1,8 +1,9 @@
 """``ari-jupyter probe``: check this machine (or a demo site) the way the wizard does.
 
-Human output prints one line per probe as soon as it finishes, so a slow controller shows
-up as the line that has not arrived yet. ``--json`` prints a single object once everything
-is in. Exit code: 0 when no probe failed, 1 when one did, 2 on usage errors.
+Human output prints one line per probe in the wizard's order (the same on every run), each as
+soon as it and every probe before it have answered; on a terminal the live line on stderr
+names the probes still running, so a slow controller shows up there. ``--json`` prints a
+single object once everything is in. Exit code: 0 when no probe failed, 1 when one did, 2 on usage errors.
 """
 from __future__ import annotations
 
@@ -137,6 +138,21 @@ def _status_width(lang: str) -> int:
     return max(8, 1 + max(columns(w) for w in words))
 
 
+class InOrder:
+    """Passes results on in the order of ``ids``: each as soon as it and every one before it
+    are in (probes finish in any order; the output must not change between runs)."""
+
+    def __init__(self, ids, emit) -> None:
+        self._waiting = list(ids)
+        self._arrived: dict = {}
+        self._emit = emit
+
+    def add(self, result) -> None:
+        self._arrived[result.id] = result
+        while self._waiting and self._waiting[0] in self._arrived:
+            self._emit(self._arrived.pop(self._waiting.pop(0)))
+
+
 def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
     from ..probes import PROBE_IDS, run_probes_sync
 
@@ -174,16 +190,17 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     from ..probes import selected_ids
     from ._progress import LiveChecks, wants_live_line
 
-    live = LiveChecks(selected_ids(ctx.only), enabled=wants_live_line(stderr, args.json),
-                      stream=stderr)
+    ids = selected_ids(ctx.only)
+    live = LiveChecks(ids, enabled=wants_live_line(stderr, args.json), stream=stderr)
+    printer = InOrder(ids, lambda result: live.write(stdout, format_line(result, lang) + "\n"))
 
-    def show(result) -> None:
+    def arrived(result) -> None:
         live.done(result.id)
         if not args.json:
-            live.write(stdout, format_line(result, lang) + "\n")
+            printer.add(result)
 
     with live:
-        results = run_probes_sync(host, ctx, on_result=show)
+        results = run_probes_sync(host, ctx, on_result=arrived)
     elapsed = time.monotonic() - started
     failed = any(r.status == "fail" for r in results)
     if record_to:
@@ -207,9 +224,10 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         json.dump(payload, stdout, indent=2)
         stdout.write("\n")
     else:
-        counts = {}
-        for r in results:
-            counts[r.status] = counts.get(r.status, 0) + 1
+        from ..probes import STATUSES
+
+        statuses = [r.status for r in results]
+        counts = {s: statuses.count(s) for s in STATUSES if s in statuses}  # a fixed order
         tally = t("list.separator", lang).join(
             f"{n} {s}" if lang == "en" else t(f"status_count_{s}", lang, count=n)
             for s, n in counts.items())
