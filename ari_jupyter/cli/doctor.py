@@ -113,7 +113,6 @@ def run(args: argparse.Namespace) -> int:
             text = _read(path)
         except OSError as exc:
             from ..i18n import t
-            from . import output_lang
 
             print("ari-jupyter doctor: " + t("cli.cannot_read", output_lang(args), path=path,
                                              error=exc.strerror or str(exc)), file=sys.stderr)
