@@ -1,7 +1,11 @@
 """Step 4: typing the experiment, Write (blocked, confirmed, done), hand-off and terminal."""
+import html
 import json
 import re
 
+import pytest
+
+from ari_jupyter.i18n import t
 from ari_jupyter.widgets.terminal_bridge import OPEN_TERMINAL, READY, TERMINAL_OPENED
 from ari_jupyter.widgets.wizard import Wizard
 
@@ -31,12 +35,37 @@ def test_write_is_disabled_with_the_reasons_until_the_form_is_complete(tmp_path)
     wizard = ready_wizard(site_file)
     panel = wizard.experiment_panel
     assert panel.write.disabled
-    assert "title" in panel.write_reason.value and "goal" in panel.write_reason.value
+    assert "title" in panel.problems.value and "goal" in panel.problems.value  # with their fixes
+    assert panel.write_reason.value.count("<li>") == 0  # said above, not again
+    assert t("exp_write_blocked_above", "en") in html.unescape(panel.write_reason.value)
 
     fill_and_settle(wizard, workspace)
     assert not panel.write.disabled, panel.write_reason.value
     assert RUN_ID in panel.write_reason.value
     assert wizard.state.metrics == ["GFlops"] and wizard.state.workspace == str(workspace)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_every_problem_that_blocks_write_is_said_once_on_the_page(tmp_path, lang):
+    """A problem of step 3 (not on this page) is listed by Write, named by its step; the page's
+    own problems are listed once, above, with their fixes."""
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+    wizard.language.value = lang
+    panel = wizard.experiment_panel
+    fill_and_settle(wizard, workspace)
+    wizard.state.title = ""
+    wizard.state.max_cpus = 0  # step 3's field
+    page = html.unescape(panel.problems.value + panel.write_reason.value
+                         + panel.run_settings.findings.value)
+    blocking = [p for p in wizard.ctx.step_problems("experiment") if p.severity == "error"]
+    assert {p.field for p in blocking} >= {"title", "max_cpus"}
+    for problem in blocking:
+        assert page.count(problem.text(lang)) == 1, (problem.field, page)
+    reason = html.unescape(panel.write_reason.value)
+    assert t("exp_write_blocked_both", lang) in reason
+    assert t("exp_write_blocked_step", lang, step=t("step_profile", lang)) in reason
+    assert panel.write.disabled
 
 
 def test_previews_show_exactly_what_write_produces(tmp_path):
@@ -99,8 +128,8 @@ def test_a_blocking_problem_found_by_the_core_disables_write(tmp_path):
     panel.files.value = "relative/data.csv"
     assert wizard.state.provided_files == ["relative/data.csv"]
     assert panel.write.disabled
-    assert "relative/data.csv" in panel.write_reason.value
-    assert "ari-msg-error" in panel.problems.value
+    assert "relative/data.csv" in panel.problems.value and "ari-msg-error" in panel.problems.value
+    assert t("exp_write_blocked_above", "en") in html.unescape(panel.write_reason.value)
 
 
 def test_open_in_terminal_only_after_the_extension_answers(tmp_path):
@@ -198,16 +227,19 @@ import pytest
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
 def test_write_blocked_reasons_are_a_list_without_doubled_punctuation(lang):
-    """Each reason is its own sentence ("タイトルが空です。"): joined by "; " it read
-    "タイトルが空です。; 研究目標が空です。"."""
+    """Each reason is its own sentence ("…1 以上が必要です（入力値: 0）。"): joined by "; " it
+    read "…。; …。". The reasons listed by Write are those of step 3, named by their step."""
     wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0], lang=lang)
+    wizard.state.max_cpus, wizard.state.nodes = 0, 0
     panel = wizard.experiment_panel
     panel.refresh()
     assert panel.write.disabled
     value = panel.write_reason.value
     items = [_html.unescape(i) for i in _re.findall(r"<li[^>]*>(.*?)</li>", value)]
-    blocking = [f.text(lang) for f in wizard.ctx.problems() if f.severity == "error"]
-    assert len(items) >= 2 and items[:3] == blocking[:3], (items, blocking)
+    step = t("exp_write_blocked_step", lang, step=t("step_profile", lang))
+    blocking = [f"{step} {f.text(lang)}" for f in wizard.ctx.problems()
+                if f.severity == "error" and f.field in ("max_cpus", "nodes")]
+    assert len(items) == 2 and items == blocking, (items, blocking)
     text = _html.unescape(_re.sub(r"<[^>]+>", " ", value))
     assert not _re.search(r"[.。;；]\s*[;；]", text), text
     assert "; " not in text, text
@@ -252,3 +284,15 @@ def test_a_node_local_workspace_is_asked_about_in_the_wizards_words(tmp_path, la
     if lang != "en":
         assert english_sentences([question]) == [], question
     assert panel.overwrite.description == wizard.ctx.tr("exp_write_anyway")
+    assert panel.write_reason.value == ""  # no "ready to write" beside the question
+    panel.refresh()  # a probe answering meanwhile
+    assert panel.write_reason.value == ""
+    # under the Workspace field: the verdict and the remedy in the wizard's words, said once
+    below_field = _html.unescape(panel.shared_fs.value)
+    assert verdict.text(lang) in below_field and field in below_field, below_field
+    assert "--checkpoint-dir" not in below_field
+    assert verdict.text(lang) not in _html.unescape(panel.problems.value)
+    panel.cancel.click()
+    assert panel.confirm.layout.display == "none"
+    assert _html.unescape(panel.write_reason.value).startswith(
+        '<span class="ari-write-reason ari-text ari-sev-ok">')

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from ari_jupyter.ari.run_settings import SCOPE_PRESETS
+from ari_jupyter.i18n import t
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, fill_experiment, run, site_and_workspace
@@ -62,7 +63,8 @@ def test_a_negative_budget_is_an_error_that_blocks_write_with_a_fix_naming_the_f
     assert finding.severity == "error" and finding.field == "run_settings.max_nodes"
     assert "“Max nodes”" in finding.fix and "Advanced" in finding.fix
     assert "data-severity=\"error\"" in part.findings.value and "Max nodes" in part.findings.value
-    assert panel.write.disabled and "Max nodes" in panel.write_reason.value
+    assert panel.write.disabled and "Max nodes" not in panel.write_reason.value  # said above
+    assert t("exp_write_blocked_above", "en") in panel.write_reason.value
     wizard.ctx.lang = "ja"
     assert "最大ノード数" in part.findings.value and "Max nodes" not in part.findings.value
     part.budgets["max_nodes"].value = 40

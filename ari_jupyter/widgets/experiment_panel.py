@@ -29,6 +29,7 @@ class ExperimentPanel(Panel):
         self.metrics_label.add_class("ari-field-label")
         self.metrics_row = widgets.HBox([self.metrics_label, self.metrics])
         self.metrics_row.add_class("ari-field-row")  # lined up with the labelled inputs
+        self.metrics_row.add_class("ari-wide-row")  # as wide as Title (wizard.css)
         self.min_metric = widgets.Text(
             style=labelled, continuous_update=False, layout=widgets.Layout(width="320px"),
             value="" if s.min_expected_metric is None else str(s.min_expected_metric))
@@ -63,7 +64,7 @@ class ExperimentPanel(Panel):
         self.overwrite.on_click(lambda _: self.do_write(force=True))
         self.cancel = widgets.Button()
         self.label(self.cancel, "description", "exp_cancel")
-        self.cancel.on_click(lambda _: self._hide_confirm())
+        self.cancel.on_click(lambda _: (self._hide_confirm(), self.refresh()))
         self.confirm = widgets.HBox([self.confirm_text, self.overwrite, self.cancel],
                                     layout=widgets.Layout(display="none", align_items="center"))
         self.result = widgets.HTML()
@@ -161,7 +162,8 @@ class ExperimentPanel(Panel):
         if self.handoff_results:  # the verdicts follow a language switch
             self.handoff_checks.value = _render_verdicts(self.handoff_results, self.tr, lang)
         problems = self.ctx.step_problems("experiment")
-        mine = [p for p in problems if p.field in PANEL_FIELDS]
+        # The shared-filesystem verdict has its own line, with its fix, under the Workspace field.
+        mine = [p for p in problems if p.field in PANEL_FIELDS and not _is_shared_fs_problem(p)]
         extra = self._min_metric_error
         rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
             [(p.severity, p.field, p.text(lang), p.fix_text(lang)) for p in mine]
@@ -174,25 +176,38 @@ class ExperimentPanel(Panel):
         # user is asked whether to write anyway (emit's force), as on the command line.
         blocking = [p for p in problems if p.severity == "error" and not _is_shared_fs_problem(p)]
         self.write.disabled = bool(blocking)
-        if self.last_emit is not None and self._written_as == self._fingerprint():
-            # Just written: the result below is the one status; "ready" returns on an edit.
+        if self._asking() or (self.last_emit is not None and self._written_as == self._fingerprint()):
+            # A question below, or just written (the result below is the one status): "ready"
+            # returns on an answer or an edit.
             self.write_reason.value = ""
         elif blocking:
-            # One reason per line: the messages end in their own punctuation ("…空です。").
-            reasons = "".join(f"<li>{esc(p.text(lang))}</li>" for p in blocking[:3])
-            more = len(blocking) - 3
-            if more > 0:
-                reasons += f'<li class="ari-muted">{esc(self.tr("exp_write_more", count=more))}</li>'
-            self.write_reason.value = (
-                f'<div class="ari-write-reason ari-text ari-sev-error">'
-                f'{esc(self.tr("exp_write_blocked", count=len(blocking)))}'
-                f'<ul class="ari-list ari-write-reasons">{reasons}</ul></div>')
+            self.write_reason.value = self._blocked_html(blocking, lang)
         else:
             self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-ok">'
                                        f'{esc(self.tr("exp_write_ready", path=self._target_dir()))}</span>')
         self._render_shared_fs()
         self._render_result()
         self._render_handoff()
+
+    def _blocked_html(self, blocking, lang: str) -> str:
+        """Why Write is disabled, without repeating what this page already lists (its fields'
+        problems with their fixes above, the run settings' in their part): a pointer to those,
+        and the others (step 3's) one per line, named by their step."""
+        elsewhere = [p for p in blocking
+                     if p.field not in PANEL_FIELDS and not p.field.startswith("run_settings.")]
+        if len(elsewhere) == len(blocking):
+            key = "exp_write_blocked"
+        else:
+            key = "exp_write_blocked_both" if elsewhere else "exp_write_blocked_above"
+        step = self.tr("exp_write_blocked_step", step=self.tr("step_profile"))
+        # One reason per line: the messages end in their own punctuation ("…空です。").
+        reasons = "".join(f"<li>{esc(step)} {esc(p.text(lang))}</li>" for p in elsewhere[:3])
+        if len(elsewhere) > 3:
+            reasons += (f'<li class="ari-muted">'
+                        f'{esc(self.tr("exp_write_more", count=len(elsewhere) - 3))}</li>')
+        return (f'<div class="ari-write-reason ari-text ari-sev-error">{esc(self.tr(key))}'
+                + (f'<ul class="ari-list ari-write-reasons">{reasons}</ul>' if reasons else "")
+                + '</div>')
 
     def _fingerprint(self):
         """What Write wrote from: the state without probe results."""
@@ -234,6 +249,7 @@ class ExperimentPanel(Panel):
                                f'{esc(self.tr("exp_preview_unavailable", reason=reason(exc)))}</div>')
 
     def _render_shared_fs(self) -> None:
+        fix = ""
         if "shared_fs" in self.ctx.runner.running:
             text, look = self.tr("exp_shared_fs_checking"), "ari-muted"
         else:
@@ -245,12 +261,23 @@ class ExperimentPanel(Panel):
                         "fail": "ari-sev-error"}.get(result.status, "ari-muted")
                 text = self.tr("exp_shared_fs_verdict", status=self.tr("status_" + result.status),
                                summary=result.text(self.ctx.lang))
+                if result.status in ("fail", "warn"):
+                    fix = self._shared_fs_fix(result)
         elsewhere = self._runs_elsewhere()
         self.shared_fs.value = (f'<div class="ari-shared-fs ari-text ari-indented {look}">'
-                                f'{esc(text)}</div>'
+                                f'{esc(text)}'
+                                + (f'<div class="ari-shared-fs-fix"><i>{esc(fix)}</i></div>' if fix else "")
+                                + '</div>'
                                 + (f'<div class="ari-text ari-indented ari-muted">{esc(elsewhere[0])}'
                                    f'<div><code class="ari-mono">{esc(elsewhere[1])}</code></div></div>'
                                    if elsewhere else ""))
+
+    def _shared_fs_fix(self, result) -> str:
+        """What to do, in the wizard's words: a node-local workspace is fixed in the Workspace
+        field (the probe's own fix names the command line's --checkpoint-dir)."""
+        if result.fix_id == "probe.shared_fs.node_local.fix":
+            return self.tr("exp_shared_fs_fix")
+        return result.fix_text(self.ctx.lang)
 
     def _runs_elsewhere(self) -> tuple[str, str] | None:
         """When the workspace is not the one the Runs panel (and ``ari-jupyter runs``) lists:
@@ -349,11 +376,15 @@ class ExperimentPanel(Panel):
                                 f'<ul class="ari-list ari-text">{notes}</ul>' if notes else ""))
 
     def _ask(self, question: str, confirm_key: str) -> None:
-        self.confirm_text.value = (f'<span class="ari-confirm ari-text ari-sev-warning">'
-                                   f'{esc(question)}</span>')
+        self.confirm_text.value = (f'<div class="ari-confirm ari-text ari-sev-warning">'
+                                   f'{esc(question)}</div>')
         self.overwrite.description = self.tr(confirm_key)
         self.confirm.layout.display = ""
+        self.write_reason.value = ""  # not "ready to write" beside a question about writing
         return None
+
+    def _asking(self) -> bool:
+        return self.confirm.layout.display != "none"
 
     def _hide_confirm(self) -> None:
         self.confirm.layout.display = "none"
