@@ -95,10 +95,11 @@ def copy_exclusive(source: Path, target: Path) -> bool:
 
 def place_wizard_notebook(root: Path, cwd: str, env: Mapping[str, str], *,
                           allow_hidden: bool = False, config=None,
-                          source: Path | None = None) -> Placement:
-    """Put the wizard notebook where the card opens it and say where (see the module doc)."""
+                          source: Path | None = None, lang: str = "en") -> Placement:
+    """Put the wizard notebook where the card opens it and say where (see the module doc);
+    a notebook placed now explains itself in ``lang``."""
     root = Path(root).resolve()
-    source = source or packaged_notebook()
+    source = source or packaged_notebook(lang)
     for kind, folder in candidate_folders(env, config):
         relative = api_path(folder, root, allow_hidden)
         if relative is None:

@@ -30,6 +30,13 @@ def test_outside_an_allocation_a_demo_site_is_set(tmp_path):
     assert f"--LabApp.default_url=/lab/tree/{NOTEBOOK_NAME}" in plan.argv
 
 
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_the_notebook_copied_explains_itself_in_the_commands_language(tmp_path, lang):
+    plan = plan_lab(str(tmp_path), None, [], {"HOME": "/h"}, euid=1000, lang=lang)
+    assert plan.copy_from == packaged_notebook(lang)
+    assert plan.notebook == tmp_path / NOTEBOOK_NAME  # one name in every language
+
+
 @pytest.mark.parametrize("env, expected", [
     ({"HOME": "/h", "USER": "ann"}, "/h/ari-demo/rccs-cloud"),
     ({"HOME": "/h", "USER": "ann", "ARI_JUPYTER_DEMO_SITE": "laptop"}, "/h/ari-demo/laptop"),

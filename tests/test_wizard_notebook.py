@@ -114,11 +114,13 @@ def test_the_endpoint_places_and_answers_the_path(tmp_path):
             except urllib.error.HTTPError as exc:
                 return exc.code, exc.read().decode()
 
-        status, answer = post(b'{"cwd": ""}')
+        assert post(b'{"cwd": "", "lang": 3}')[0] == 400
+        status, answer = post(b'{"cwd": "", "lang": "ja"}')  # JupyterLab in Japanese
         assert status == 200, answer
         assert answer == {"path": f"ws/rccs-cloud/{NOTEBOOK_NAME}", "folder": "workspace",
                           "created": True}
-        assert (server.root_dir / answer["path"]).is_file()
+        placed = server.root_dir / answer["path"]
+        assert placed.read_bytes() == packaged_notebook("ja").read_bytes()
         assert post(b'{"cwd": ""}')[1]["created"] is False
         assert post(b'{"cwd": 3}')[0] == 400
         assert post(b'not json')[0] == 400
@@ -127,13 +129,38 @@ def test_the_endpoint_places_and_answers_the_path(tmp_path):
         server.stop()
 
 
-def test_the_packaged_notebook_has_no_headings():
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_notebook_explains_itself_in_the_users_language(lang):
+    """The same cells as the English notebook (the same code but for a printed sentence),
+    with every explanation translated."""
+    import re
+
+    from widget_text import english_sentences
+
+    english = json.loads(packaged_notebook("en").read_text())["cells"]
+    translated = json.loads(packaged_notebook(lang).read_text())["cells"]
+    assert packaged_notebook(lang).name == NOTEBOOK_NAME.replace(".ipynb", f".{lang}.ipynb")
+    assert [c["cell_type"] for c in translated] == [c["cell_type"] for c in english]
+    for en_cell, cell in zip(english, translated):
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code":
+            differing = set("".join(en_cell["source"]).splitlines()) ^ set(source.splitlines())
+            assert all(line.lstrip().startswith("print(f\"") and "{len(problems)}" in line
+                       for line in differing), differing
+        else:
+            prose = re.sub(r"```.*?```|`[^`]*`|\[ARI\]\([^)]*\)", " ", source, flags=re.S)
+            assert english_sentences(prose.splitlines()) == [], prose
+    assert packaged_notebook("fr") == packaged_notebook("en")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_the_packaged_notebook_has_no_headings(lang):
     """JupyterLab 4.0's table of contents throws "Cannot read properties of undefined (reading
     'type')" when a cell with a heading scrolls into view before its headings are indexed,
     which happens as the card opens the notebook; the title is bold text for that reason."""
     import re
 
-    cells = json.loads(packaged_notebook().read_text())["cells"]
+    cells = json.loads(packaged_notebook(lang).read_text())["cells"]
     headings = [line for cell in cells if cell["cell_type"] == "markdown"
                 for line in "".join(cell["source"]).splitlines()
                 if re.match(r"\s{0,3}#{1,6}\s", line) or re.search(r"<h[1-6]\b", line)

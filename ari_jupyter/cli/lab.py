@@ -52,8 +52,12 @@ class LabPlan:
     inside_allocation: bool
 
 
-def packaged_notebook() -> Path:
-    return Path(__file__).resolve().parent.parent / "notebooks" / NOTEBOOK_NAME
+def packaged_notebook(lang: str = "en") -> Path:
+    """The wizard notebook with its explanations in ``lang`` (English for another language);
+    it is placed as ``NOTEBOOK_NAME`` whatever its language."""
+    folder = Path(__file__).resolve().parent.parent / "notebooks"
+    translated = folder / NOTEBOOK_NAME.replace(".ipynb", f".{lang}.ipynb")
+    return translated if lang != "en" and translated.is_file() else folder / NOTEBOOK_NAME
 
 
 def user_data_dir(env: Mapping[str, str]) -> Path:
@@ -81,7 +85,7 @@ def default_directory(inside: bool, site: str, env: Mapping[str, str], config=No
 
 def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
              env: Mapping[str, str], *, euid: int | None = None,
-             configured_demo_site: str = "", config=None) -> LabPlan:
+             configured_demo_site: str = "", config=None, lang: str = "en") -> LabPlan:
     """Everything ``run`` will do, computed without side effects (tested directly)."""
     from ..allocation import Allocation
 
@@ -93,7 +97,7 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
     folder = Path(directory) if directory else default_directory(inside, site, env, config)
     folder = Path(os.path.abspath(os.path.expanduser(str(folder))))
     notebook = folder / NOTEBOOK_NAME
-    copy_from = None if notebook.exists() else packaged_notebook()
+    copy_from = None if notebook.exists() else packaged_notebook(lang)
     argv = [sys.executable, "-m", "jupyter", "lab",
             f"--ServerApp.root_dir={folder}",
             # The printed URL and the browser open the notebook, not the launcher.
@@ -127,7 +131,7 @@ def run(args) -> int:
     config = wizard_config()
     configured = config.demo_site
     plan = plan_lab(args.dir, args.demo_site, args.jupyter_args, os.environ,
-                    configured_demo_site=configured, config=config)
+                    configured_demo_site=configured, config=config, lang=lang)
     site = plan.env_changes.get("ARI_JUPYTER_DEMO_SITE")
     demo = None
     if site:
@@ -156,7 +160,7 @@ def run(args) -> int:
                                         error=str(exc.strerror or exc), fallback=str(fallback)),
               file=sys.stderr)
         plan = plan_lab(str(fallback), args.demo_site, args.jupyter_args, os.environ,
-                        configured_demo_site=configured, config=config)
+                        configured_demo_site=configured, config=config, lang=lang)
         try:
             _place_notebook(plan, lang)
         except OSError as exc2:

@@ -1,6 +1,7 @@
 """``POST <base_url>/ari-jupyter/wizard-notebook``: place the wizard notebook for the card.
 
-Body ``{"cwd": "<folder the file browser shows>"}``; answers ``{"path", "folder", "created"}``
+Body ``{"cwd": "<folder the file browser shows>", "lang": "en|ja|zh"}`` (``lang``: the language
+of the notebook's explanations, optional); answers ``{"path", "folder", "created"}``
 (a contents path the lab opens) or 409 with the reason nothing was placed. The folders are
 chosen by :func:`ari_jupyter.wizard_notebook.place_wizard_notebook`; the request names at most
 the browsed folder, checked to be below the server root. Needs the token and passes XSRF.
@@ -35,17 +36,30 @@ class WizardNotebookHandler(APIHandler):
         cwd = body.get("cwd", "") if isinstance(body, dict) else None
         if not isinstance(cwd, str):
             raise web.HTTPError(400, "cwd must be a string")
+        asked = body.get("lang") or ""
+        if not isinstance(asked, str):
+            raise web.HTTPError(400, "lang must be a string")
         contents = self.contents_manager
         root = Path(getattr(contents, "root_dir", None) or self.settings["server_root_dir"])
         try:
             placed = place_wizard_notebook(root, cwd, os.environ,
                                            allow_hidden=bool(getattr(contents, "allow_hidden",
-                                                                     False)))
+                                                                     False)),
+                                           lang=self._lang(asked))
         except PlacementRefused as exc:
             raise web.HTTPError(409, str(exc)) from None
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps({"path": placed.path, "folder": placed.folder,
                                 "created": placed.created}))
+
+
+    def _lang(self, asked: str) -> str:
+        """The notebook's language: the wizard's (the extension sends it), else the browser's
+        first Accept-Language, else the server's locale."""
+        from ..i18n import default_lang, normalize_lang
+
+        browser = self.request.headers.get("Accept-Language", "").split(",")[0].split(";")[0]
+        return normalize_lang(asked) or normalize_lang(browser.strip()) or default_lang(os.environ)
 
 
 def setup_notebook_handlers(web_app) -> None:

@@ -77,7 +77,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     }
     const current = (): IAriSettings => readSettings(settings);
 
-    addCommands(app, trans, browser);
+    const lang = (): string => wizardLanguage(current().wizardLanguage, translator);
+    addCommands(app, trans, browser, lang);
     if (launcher) {
       launcher.add({
         command: CommandIDs.setup,
@@ -93,7 +94,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     if (notebooks) {
       registerTerminalComm(app, notebooks, {
         trans,
-        locale: () => wizardLanguage(current().wizardLanguage, translator)
+        locale: lang
       });
     }
     if (statusBar) {
@@ -104,11 +105,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-/** The wizard and terminal commands. */
+/** The wizard and terminal commands; `lang` is the wizard's language ('' for the server's). */
 function addCommands(
   app: JupyterFrontEnd,
   trans: TranslationBundle,
-  browser: IDefaultFileBrowser | null
+  browser: IDefaultFileBrowser | null,
+  lang: () => string
 ): void {
     app.commands.addCommand(CommandIDs.setup, {
       label: trans.__('ARI multi-node setup'),
@@ -122,7 +124,7 @@ function addCommands(
             ? (args['cwd'] as string)
             : browser?.model.path ?? '';
         try {
-          return await openWizardNotebook(app, cwd);
+          return await openWizardNotebook(app, cwd, lang());
         } catch (reason) {
           Notification.error(
             trans.__('ARI: could not create the wizard: %1', String(reason))

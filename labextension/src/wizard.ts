@@ -49,12 +49,16 @@ export interface IPlacedNotebook {
 /**
  * Ask the server extension to place the explained wizard notebook (copied when absent, never
  * overwritten) and answer its contents path. The server picks the folder; `cwd` (the folder
- * the file browser shows) is only its last resort.
+ * the file browser shows) is only its last resort. `lang` picks the language of the
+ * notebook's explanations ('' lets the server choose).
  */
-export async function placeWizardNotebook(cwd: string): Promise<IPlacedNotebook> {
+export async function placeWizardNotebook(
+  cwd: string,
+  lang = ''
+): Promise<IPlacedNotebook> {
   return fetchJSON<IPlacedNotebook>(['ari-jupyter', 'wizard-notebook'], {
     method: 'POST',
-    body: JSON.stringify({ cwd })
+    body: JSON.stringify({ cwd, lang })
   });
 }
 
@@ -67,9 +71,10 @@ export async function placeWizardNotebook(cwd: string): Promise<IPlacedNotebook>
  */
 export async function openWizardNotebook(
   app: JupyterFrontEnd,
-  cwd: string
+  cwd: string,
+  lang = ''
 ): Promise<NotebookPanel> {
-  const placed = await placeWizardNotebook(cwd);
+  const placed = await placeWizardNotebook(cwd, lang);
   // Confirms the file through the contents service the document manager uses.
   await app.serviceManager.contents.get(placed.path, { content: false });
   const panel = (await app.commands.execute('docmanager:open', {

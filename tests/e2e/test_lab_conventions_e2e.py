@@ -45,6 +45,9 @@ def test_launcher_section_settings_schema_and_wizard_language(lab_ja, page):
     # the notebook names no language: the wizard takes the one the settings give
     page.wait_for_selector('.ari-wizard .ari-title:has-text("ARI マルチノード設定")', timeout=30_000)
     assert page.locator(".ari-wizard .ari-steps button").first.inner_text().startswith("1. アロケーション")
+    # and the notebook the card placed explains itself in that language
+    prose = page.locator(".jp-MarkdownCell .jp-RenderedMarkdown").first
+    assert "このノートブックは" in prose.inner_text()
     assert_no_console_errors(page)
 
 
