@@ -9,6 +9,8 @@ would build and the reproduce.sh prelude the profile asks for.
 """
 from __future__ import annotations
 
+import re
+
 import ipywidgets as widgets
 from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
@@ -75,7 +77,7 @@ class ProfileField:
             self.widget.description = label
         self.widget.tooltip = caption
         self.help.value = (f'<span class="ari-help ari-small ari-field-caption"><code class="ari-field-key">'
-                           f'{esc(self.key)}</code> {esc(tr("field_" + self.key))}</span>')
+                           f'{esc(self.key)}</code> {_flags_unbroken(esc(tr("field_" + self.key)))}</span>')
 
     # widget -> profile
     def _from_widget(self, change) -> None:
@@ -460,3 +462,13 @@ def _row(widget, *beside) -> widgets.HBox:
 def _none_if_zero(value):
     """0 in a count box means "not set" (ARI's own convention for counts)."""
     return int(value) or None
+
+
+_FLAG = re.compile(r"--[A-Za-z][\w-]*=?(?:&lt;\w+&gt;\w*)?")
+
+
+def _flags_unbroken(escaped: str) -> str:
+    """Each sbatch flag of an escaped help line in a span that does not wrap: a browser breaks
+    after a hyphen, and "--ntasks-per-" / "node" reads as two things."""
+    return _FLAG.sub(lambda m: f'<span class="ari-nowrap">{m.group(0)}</span>', escaped)
+
