@@ -1,4 +1,4 @@
-"""The wizard: five panels in a Stack with Back/Next, a step indicator and a language switch.
+"""The wizard: five steps with Back/Next, a step indicator and a language switch (one shown).
 
 ``Wizard()`` looks at the machine the kernel runs on when it is inside a SLURM allocation, and
 at a demo site otherwise (``c.AriWizard.demo_site`` / ``ARI_JUPYTER_DEMO_SITE``), then starts
