@@ -19,7 +19,6 @@ A comment on the line before a block changes that:
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
