@@ -277,7 +277,7 @@ class StampedStream(io.StringIO):
         return super().write(text)
 
 
-def test_cli_human_output_prints_each_probe_as_it_finishes():
+def test_cli_human_output_prints_each_probe_once_those_before_it_answered():
     from ari_jupyter.cli import build_parser
     from ari_jupyter.cli.probe import run
 
@@ -290,10 +290,22 @@ def test_cli_human_output_prints_each_probe_as_it_finishes():
     assert lines[0] == "probing demo site gres-cluster"
     assert lines[-1].startswith("9 probes in ")
     probe_lines = [l for l in lines if l.split() and l.split()[0] in ("ok", "warn", "fail", "skip", "unknown")]
-    assert sorted(l.split()[1] for l in probe_lines) == sorted(PROBE_IDS)
+    assert [l.split()[1] for l in probe_lines] == list(PROBE_IDS)  # the wizard's order
     stamp = {text.split()[1]: t - started for t, text in stream.stamps
              if text.split() and text.split()[0] in ("ok", "warn", "skip")}
-    assert stamp["shared_fs"] < 0.25 < 0.3 <= stamp["partitions"]  # sinfo answers after 0.3 s
+    # sbatch answers last (--test-only takes 0.5 s): the probes after it, answered earlier,
+    # follow it at once
+    assert 0.5 <= stamp["sbatch"] <= min(stamp[i] for i in PROBE_IDS[1:])
+    # a probe is printed as soon as those before it have answered: shared_fs at once, not
+    # after the slower gpus probe that follows it (nvidia-smi takes 0.3 s)
+    stream = StampedStream()
+    args = build_parser().parse_args(["probe", "--site", "gres-cluster", "--only", "gpus,shared_fs"])
+    started = time.monotonic()
+    run(args, stdout=stream, stderr=io.StringIO())
+    stamp = {text.split()[1]: t - started for t, text in stream.stamps
+             if text.split() and text.split()[0] in ("ok", "warn", "skip")}
+    assert list(stamp) == ["shared_fs", "gpus"]
+    assert stamp["shared_fs"] < 0.25 < 0.3 <= stamp["gpus"]
     assert any("fix: " in l for l in lines)  # warn lines carry their fix
 
 

@@ -62,6 +62,22 @@ def _shown(wizard):
     return wizard.step, panels[0]
 
 
+@pytest.mark.parametrize("lang", ["ja", "zh", "en"])
+def test_a_language_switch_stays_on_the_step_shown(lang):
+    """New step labels reset the buttons to step 1 on their way (ipywidgets): the wizard must
+    not show step 1 meanwhile, nor rebuild the step shown."""
+    wizard = Wizard(site="rccs-cloud", lang="en" if lang != "en" else "ja", run_probes=False,
+                    bridge=fake_bridge()[0])
+    wizard.go(3)
+    panel = wizard.experiment_panel
+    shown = []
+    wizard.observe(lambda change: shown.append(change["new"]), names="children")
+    wizard.language.value = lang
+    assert _shown(wizard) == (3, panel)
+    assert shown == []  # the children never changed, not even for a moment
+    assert wizard.steps.value == 3 and not wizard.back.disabled
+
+
 def test_back_next_and_step_indicator_move_through_the_steps():
     wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
     assert _shown(wizard) == (0, wizard.allocation_panel) and wizard.back.disabled

@@ -94,6 +94,7 @@ class Wizard(widgets.VBox):
                            style=STEP_BUTTONS_STYLE, _dom_classes=("ari-steps",))
         # Step 1 is shown at once; the others are built when first shown (_built).
         self._panels: list = [AllocationPanel(self.ctx)] + [None] * (len(STEP_KEYS) - 1)
+        self._relabelling = False
         self.steps.observe(self._entering_step, names="value")
         self.back = looks(widgets.Button, icon="arrow-left", description=tr("nav_back"), disabled=True,
                           _dom_classes=("ari-back",))
@@ -207,6 +208,8 @@ class Wizard(widgets.VBox):
     def _entering_step(self, change) -> None:
         """Build the step's panel when first shown. The checkpoint's files exist once Write ran
         (and grow while ARI runs): entering the last step lists them anew."""
+        if self._relabelling:
+            return
         index = change["new"] or 0
         panel = self._built(index)
         self.children = self._children(panel)
@@ -219,9 +222,13 @@ class Wizard(widgets.VBox):
         index = self.step
         options = self._step_options()
         if self.steps.options != tuple(options):
-            with self.steps.hold_trait_notifications():
+            # New options select step 1 on their way (ipywidgets): that is not a step change.
+            self._relabelling = True
+            try:
                 self.steps.options = options
                 self.steps.value = index
+            finally:
+                self._relabelling = False
         self.back.description = tr("nav_back")
         self.next.description = tr("nav_next")
         self.back.disabled = index == 0
