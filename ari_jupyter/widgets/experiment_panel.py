@@ -193,8 +193,9 @@ class ExperimentPanel(Panel):
         """Why Write is disabled, without repeating what this page already lists (its fields'
         problems with their fixes above, the run settings' in their part): a pointer to those,
         and the others (step 3's) one per line, named by their step."""
-        elsewhere = [p for p in blocking
-                     if p.field not in PANEL_FIELDS and not p.field.startswith("run_settings.")]
+        from ..judge import for_step
+
+        elsewhere = for_step(blocking, "profile")  # the core's rule of which step shows what
         if len(elsewhere) == len(blocking):
             key = "exp_write_blocked"
         else:
