@@ -3,7 +3,8 @@
 Human output prints one line per probe in the wizard's order (the same on every run), each as
 soon as it and every probe before it have answered; on a terminal the live line on stderr
 names the probes still running, so a slow controller shows up there. ``--json`` prints a
-single object once everything is in. Exit code: 0 when no probe failed, 1 when one did, 2 on usage errors.
+single object once everything is in. Exit code: 0 when no probe failed, 1 when one did, 2 on
+usage errors.
 """
 from __future__ import annotations
 
