@@ -24,6 +24,25 @@ def open_lab(page, lab, tree: str = "") -> None:
     page.wait_for_selector(LAUNCHER_CARD, timeout=60_000)
 
 
+# Every element the selector names is rendered (has a box); else the chain of its ancestors
+# with their display, to say which one hid it.
+_LAID_OUT = "sel => { const els = [...document.querySelectorAll(sel)];" \
+    " return els.length > 0 && els.every(e => e.getClientRects().length > 0); }"
+_ANCESTORS = "sel => { const out = []; let e = document.querySelector(sel); while (e) {" \
+    " out.push(e.tagName + '#' + e.id + '.' + e.className + ' ' + getComputedStyle(e).display);" \
+    " e = e.parentElement; } return out; }"
+
+
+def wait_laid_out(page, selector: str, timeout: float = 15_000) -> None:
+    """Wait until what is measured is on screen: a hidden panel measures no wrap and no overflow."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(_LAID_OUT, arg=selector, timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{selector} is not rendered: {page.evaluate(_ANCESTORS, selector)}") from None
+
+
 def visible_terminal_text(page) -> str:
     return page.evaluate("""() => [...document.querySelectorAll(
         '.jp-Terminal .xterm-accessibility-tree')].filter(el => el.offsetParent !== null)
