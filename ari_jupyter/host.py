@@ -5,233 +5,25 @@ machine this process runs on. ``recorded_site.RecordedSite`` replays a site reco
 file with the same semantics, timeouts included.
 
 Commands run without a shell, in their own session: on timeout or cancellation the whole process
-group is killed (TERM, then KILL) so that nothing a probe started outlives it.
+group is killed (TERM, then KILL) so that nothing a probe started outlives it (``process``);
+``mounts`` reads the mount table.
 """
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import re
-import shlex
 import shutil
-import signal
 import socket
-import time
 from pathlib import Path
-from typing import Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from .mounts import Mount
+    from .process import CommandResult
 
 DEFAULT_OUTPUT_CAP = 1 << 20
 """Bytes kept per stream; a runaway command must not fill the kernel's memory."""
 
-KILL_GRACE = 0.2
-"""Seconds between SIGTERM and SIGKILL for a timed-out process group."""
-
-PIPE_GRACE = 0.5
-"""Seconds to wait for the pipes to close after the command itself exited (a background child
-may hold them; it is killed with the group afterwards)."""
-
-NOT_FOUND_RETURNCODE = 127
-NOT_EXECUTABLE_RETURNCODE = 126
-
 SITES_DIR = Path(__file__).with_name("sites")
-
-
-class CommandResult(NamedTuple):
-    """What a command did. ``returncode`` is None when it timed out or was never started.
-
-    A NamedTuple, like ``Mount``: cheap to define (a cold start of the wizard defines both)."""
-
-    argv: tuple[str, ...]
-    returncode: int | None
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-    elapsed: float = 0.0
-    not_found: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.not_found
-
-    @property
-    def command(self) -> str:
-        return shlex.join(self.argv)
-
-    @property
-    def output(self) -> str:
-        """stdout and stderr together, in that order (for evidence and pattern checks)."""
-        parts = [p.rstrip("\n") for p in (self.stdout, self.stderr) if p.strip()]
-        return "\n".join(parts)
-
-
-class Mount(NamedTuple):
-    """A mount table line (a NamedTuple: cheap to define, and cold starts define it)."""
-
-    mountpoint: str
-    fstype: str
-    source: str = ""
-
-
-# ---------------------------------------------------------------------------------------------
-# mounts
-
-
-_OCTAL_ESCAPE = r"\\([0-7]{3})"  # compiled at its first use (re's cache)
-
-
-def _unescape_mount_field(value: str) -> str:
-    """Undo the kernel's octal escapes (``\\040`` space, ``\\011`` tab, ``\\134`` backslash)."""
-    return re.sub(_OCTAL_ESCAPE, lambda m: chr(int(m.group(1), 8)), value)
-
-
-def parse_mountinfo(text: str) -> list[Mount]:
-    """Mounts from ``/proc/self/mountinfo`` text, in kernel order; malformed lines are skipped.
-
-    Format (proc(5)): ``id parent major:minor root mountpoint options [optional...] - fstype
-    source superoptions``. The optional fields vary in number, hence the search for ``-``.
-    """
-    mounts: list[Mount] = []
-    for line in text.splitlines():
-        fields = line.split()
-        try:
-            separator = fields.index("-", 6)
-        except ValueError:
-            continue
-        if len(fields) < separator + 2:
-            continue
-        source = fields[separator + 2] if len(fields) > separator + 2 else ""
-        mounts.append(
-            Mount(
-                mountpoint=_unescape_mount_field(fields[4]),
-                fstype=fields[separator + 1],
-                source=_unescape_mount_field(source),
-            )
-        )
-    return mounts
-
-
-def mount_for_path(path: str, mounts: Sequence[Mount]) -> Mount | None:
-    """The mount holding ``path`` (absolute, already resolved): longest mountpoint prefix.
-
-    When several mounts share a mountpoint the last one listed is on top, as in the kernel.
-    """
-    best: Mount | None = None
-    for mount in mounts:
-        point = mount.mountpoint
-        inside = path == point or point == "/" or path.startswith(point.rstrip("/") + "/")
-        if inside and (best is None or len(point) >= len(best.mountpoint)):
-            best = mount
-    return best
-
-
-# ---------------------------------------------------------------------------------------------
-# output capture
-
-
-class _Capture:
-    """Keeps the first ``cap`` bytes of a stream and counts the rest, which is drained anyway
-    so that a chatty child never blocks on a full pipe."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.data = bytearray()
-        self.dropped = 0
-
-    def add(self, chunk: bytes) -> None:
-        room = self.cap - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
-
-    def text(self) -> str:
-        text = self.data.decode("utf-8", errors="replace")
-        if self.dropped:
-            text += f"\n[truncated: {self.dropped} more bytes]\n"
-        return text
-
-
-def _cap_text(text: str, cap: int) -> str:
-    capture = _Capture(cap)
-    capture.add(text.encode("utf-8", errors="replace"))
-    return capture.text()
-
-
-async def _drain(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
-    if stream is None:
-        return
-    while True:
-        chunk = await stream.read(65536)
-        if not chunk:
-            return
-        capture.add(chunk)
-
-
-async def _exited(proc: asyncio.subprocess.Process) -> int:
-    """The process's exit status as soon as it exits. ``proc.wait()`` would also wait until
-    its pipes close, which never happens while a background child still holds them."""
-    delay = 0.005
-    while proc.returncode is None:
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.05)
-    return proc.returncode
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    try:
-        os.killpg(pgid, sig)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
-
-
-async def _spawn(argv: tuple[str, ...], executable: str,
-                 env: Mapping[str, str]) -> asyncio.subprocess.Process:
-    """Start ``argv`` in a session of its own. A cancellation that arrives while asyncio is still
-    wiring up the pipes must not leave the child running: asyncio would kill only the leader,
-    so the spawn is finished and the whole group killed before the cancellation goes on."""
-    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        *argv,
-        executable=executable,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=env,
-        start_new_session=True,
-    ))
-    try:
-        return await asyncio.shield(spawn)
-    except asyncio.CancelledError:
-        proc = None
-        with contextlib.suppress(BaseException):
-            proc = await asyncio.wait_for(asyncio.shield(spawn), 1.0)
-        if proc is None:  # still starting (or failed to): clean up whenever it is done
-            spawn.add_done_callback(_kill_when_spawned)
-            raise
-        _signal_group(proc.pid, signal.SIGKILL)
-        try:
-            # _exited, not proc.wait(): that also waits for pipes nobody reads any more
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(_exited(proc), 1.0)
-        finally:
-            _close_transport(proc)
-        raise
-
-
-def _kill_when_spawned(spawn: asyncio.Future) -> None:
-    if spawn.cancelled() or spawn.exception() is not None:
-        return
-    proc = spawn.result()
-    _signal_group(proc.pid, signal.SIGKILL)
-    _close_transport(proc)
-
-
-def _close_transport(proc: asyncio.subprocess.Process) -> None:
-    """Close the child's pipe transport now, on its own loop. Left to the garbage collector it
-    is closed after an ``asyncio.run`` loop is gone, and Python reports 'Event loop is closed'."""
-    transport = getattr(proc, "_transport", None)
-    if transport is not None:
-        transport.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,25 +60,6 @@ class Host:
         return False
 
 
-def _command(argv: Sequence[str]) -> tuple[str, ...]:
-    """The command line as strings; an empty one is a caller's bug, not a command to run."""
-    argv = tuple(str(arg) for arg in argv)
-    if not argv:
-        raise ValueError("run() needs a program to run")
-    return argv
-
-
-def _not_found(argv: tuple[str, ...], started: float, message: str | None = None) -> CommandResult:
-    return CommandResult(
-        argv=argv,
-        returncode=NOT_FOUND_RETURNCODE,
-        stdout="",
-        stderr=message or f"{argv[0]}: command not found\n",
-        elapsed=time.monotonic() - started,
-        not_found=True,
-    )
-
-
 class LocalHost(Host):
     """The machine this process runs on."""
 
@@ -308,6 +81,8 @@ class LocalHost(Host):
         return shutil.which(program, path=search)
 
     def mounts(self) -> list[Mount]:
+        from .mounts import parse_mountinfo
+
         try:
             with open(self.mountinfo_path, encoding="utf-8", errors="replace") as handle:
                 return parse_mountinfo(handle.read())
@@ -320,84 +95,9 @@ class LocalHost(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
-        argv, started = _command(argv), time.monotonic()
-        run_env = dict(self.env if env is None else env)
-        executable = self.which(argv[0], run_env)
-        if executable is None:
-            return _not_found(argv, started)
-        try:
-            proc = await _spawn(argv, executable, run_env)
-        except FileNotFoundError:
-            return _not_found(argv, started)
-        except OSError as exc:
-            return CommandResult(
-                argv, NOT_EXECUTABLE_RETURNCODE, "", f"{argv[0]}: {exc}\n",
-                elapsed=time.monotonic() - started,
-            )
+        from .process import run_local
 
-        out, err = _Capture(self.output_cap), _Capture(self.output_cap)
-        readers = [asyncio.ensure_future(_drain(proc.stdout, out)),
-                   asyncio.ensure_future(_drain(proc.stderr, err))]
-        leader = asyncio.ensure_future(_exited(proc))
-        timed_out = False
-        try:
-            try:
-                await asyncio.wait_for(asyncio.shield(leader), max(timeout, 0.0))
-            except asyncio.TimeoutError:
-                timed_out = True
-                await self._terminate_group(proc)
-            else:
-                # The leader is done. What is left in the pipes arrives at once, unless a
-                # background member of its group holds them open: give that a moment, then end
-                # the group.
-                left = timeout - (time.monotonic() - started)
-                await self._finish_readers(readers, max(0.0, min(left, PIPE_GRACE)), cancel=False)
-            _signal_group(proc.pid, signal.SIGKILL)
-            await self._finish_readers(readers, 0.1)
-        except BaseException:
-            # Cancelled (the consumer stopped, a probe deadline) at any await above, even in the
-            # middle of the TERM grace: nothing the command started may outlive this call.
-            _signal_group(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(leader), 1.0)
-            await self._finish_readers(readers, 0.1)
-            raise
-        finally:
-            leader.cancel()  # done already unless the kernel could not kill the leader
-            _close_transport(proc)
-        return CommandResult(
-            argv=argv,
-            returncode=None if timed_out else proc.returncode,
-            stdout=out.text(),
-            stderr=err.text(),
-            timed_out=timed_out,
-            elapsed=time.monotonic() - started,
-        )
-
-    @staticmethod
-    async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
-        _signal_group(proc.pid, signal.SIGTERM)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(_exited(proc), KILL_GRACE)
-        # Even if the leader obeyed TERM, children that ignore it are still in the group.
-        _signal_group(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(_exited(proc), 1.0)
-
-    @staticmethod
-    async def _finish_readers(
-        readers: list[asyncio.Future], wait: float, *, cancel: bool = True
-    ) -> None:
-        """Collect what reached the pipes; a process that escaped the group may keep a pipe
-        open, so end-of-file is awaited for ``wait`` seconds at most."""
-        pending = [r for r in readers if not r.done()]
-        if pending and wait > 0:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(asyncio.gather(*pending)), wait)
-        if cancel:
-            for reader in readers:
-                reader.cancel()
-            await asyncio.gather(*readers, return_exceptions=True)
+        return await run_local(self, argv, timeout, env)
 
 
 # ---------------------------------------------------------------------------------------------

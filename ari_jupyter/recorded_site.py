@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .host import (DEFAULT_OUTPUT_CAP, SITES_DIR, CommandResult, Host, Mount, SiteError,
-                   UnknownSiteError, _cap_text, _command, _not_found, list_sites)
+from .host import DEFAULT_OUTPUT_CAP, SITES_DIR, Host, SiteError, UnknownSiteError, list_sites
+from .mounts import Mount
+from .process import CommandResult, cap_text, command_argv, not_found
 
 
 @dataclass(frozen=True)
@@ -184,10 +185,10 @@ class RecordedSite(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
-        argv, started = _command(argv), time.monotonic()
+        argv, started = command_argv(argv), time.monotonic()
         program = self._program_name(argv[0])
         if program is None:
-            return _not_found(argv, started)
+            return not_found(argv, started)
         lookup = (program,) + argv[1:]
         recorded = next((c for c in self.commands if c.matches(lookup)), None)
         if recorded is None:
@@ -206,7 +207,7 @@ class RecordedSite(Host):
         return CommandResult(
             argv=argv,
             returncode=recorded.returncode,
-            stdout=_cap_text(recorded.stdout, self.output_cap),
-            stderr=_cap_text(recorded.stderr, self.output_cap),
+            stdout=cap_text(recorded.stdout, self.output_cap),
+            stderr=cap_text(recorded.stderr, self.output_cap),
             elapsed=time.monotonic() - started,
         )

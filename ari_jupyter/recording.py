@@ -14,7 +14,9 @@ import os
 import posixpath
 from typing import Any, Mapping, Sequence
 
-from .host import CommandResult, Host, Mount
+from .host import Host
+from .mounts import Mount
+from .process import CommandResult
 from .redact import redact, redact_env
 
 # The environment a site file keeps: what allocation.py, the probes and the wizard read.

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ari_jupyter.allocation import Allocation
-from ari_jupyter.host import Mount
+from ari_jupyter.mounts import Mount
 from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
 from ari_jupyter.probes import ProbeContext, ProbeResult, run_probes_sync
 

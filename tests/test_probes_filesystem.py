@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ari_jupyter.host import parse_mountinfo
+from ari_jupyter.mounts import parse_mountinfo
 from ari_jupyter.probes.filesystem import classify
 
 from probe_support import output, probe, site

@@ -14,7 +14,8 @@ import pytest
 
 from ari_jupyter.allocation import Allocation
 from ari_jupyter.cli import main
-from ari_jupyter.host import Mount, SiteError, UnknownSiteError, list_sites, open_host
+from ari_jupyter.host import SiteError, UnknownSiteError, list_sites, open_host
+from ari_jupyter.mounts import Mount
 from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
 from ari_jupyter.probes import PROBE_IDS, ProbeContext, run_probes_sync
 from ari_jupyter.probes import modules as modules_probe

@@ -25,7 +25,7 @@ from typing import Mapping
 LANGUAGES = ("en", "ja", "zh")
 LANGUAGE_NAMES = {"en": "English", "ja": "日本語", "zh": "中文"}
 DEFAULT_LANGUAGE = "en"
-_CATALOG_DIR = Path(__file__).resolve().parent
+_CATALOG_DIR = Path(__file__).parent  # absolute already (import sets it); resolve() costs syscalls
 
 
 @lru_cache(maxsize=None)

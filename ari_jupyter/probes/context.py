@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from ..host import CommandResult, Host
+from ..host import Host
+from ..process import CommandResult
 from ..redact import redact
 from .parsers import PARTITION_NAME
 from .result import ProbeResult

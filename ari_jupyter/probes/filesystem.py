@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..ari.sbatch import SHARED_FS_PREFIXES as ARI_SHARED_PREFIXES  # ARI's rule lives there
 from ..ari.sbatch import ari_thinks_shared
-from ..host import Host, mount_for_path
+from ..host import Host
+from ..mounts import mount_for_path
 from .context import ProbeContext
 from .result import ProbeResult
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..i18n import message
-from ..host import CommandResult, Host
+from ..host import Host
+from ..process import CommandResult
 from .context import ProbeContext, evidence_of, first_line, off_loop, unanswered
 from .parsers import mpi_modules, openmpi_modules, parse_module_avail
 from .result import ProbeResult

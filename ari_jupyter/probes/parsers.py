@@ -9,7 +9,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from ..host import parse_mountinfo  # the mount table parser lives with the host that reads it
+from ..mounts import parse_mountinfo
 
 __all__ = [
     "PARTITION_NAME", "SINFO_FORMAT", "GresSpec", "SinfoPartitions", "TimeLeft", "ari_has_gres",

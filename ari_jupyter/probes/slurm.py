@@ -7,7 +7,8 @@ import re
 
 from ..ari.sbatch import BIND_FLAGS, bind_flags_from_help
 from ..i18n import message, t
-from ..host import CommandResult, Host
+from ..host import Host
+from ..process import CommandResult
 from .context import (
     UNCONFIGURED_FIX,
     ProbeContext,

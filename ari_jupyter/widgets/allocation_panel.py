@@ -11,7 +11,7 @@ from ._base import STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless,
 NODE_NAMES_SHOWN = 500
 
 
-class AllocationPanel(Panel):
+class AllocationPanel(Panel, widgets.VBox):
     """Few widgets on purpose: step 1 is built inside ``Wizard()``, and in a kernel every widget
     model (each Layout and style too) opens a comm and every later change is one more message.
     So each widget is made with its final content; text that only changes as a whole is one

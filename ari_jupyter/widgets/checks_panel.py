@@ -62,7 +62,7 @@ class ProbeRow(widgets.VBox):
         self.details.value = f'<div class="ari-text">{"".join(parts)}</div>'
 
 
-class ChecksPanel(Panel):
+class ChecksPanel(Panel, widgets.VBox):
     def __init__(self, ctx, **kwargs):
         from ..probes import PROBE_IDS
 

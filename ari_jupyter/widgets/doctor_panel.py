@@ -19,7 +19,7 @@ SHOWN_CHARS = 500_000
 reads the whole file as long as the box is not edited."""
 
 
-class DoctorPanel(Panel):
+class DoctorPanel(Panel, widgets.VBox):
     def __init__(self, ctx, **kwargs):
         super().__init__(ctx, **kwargs)
         labelled = {"description_width": "150px"}

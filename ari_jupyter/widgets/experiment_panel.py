@@ -11,7 +11,7 @@ from ._base import Panel, esc, pre
 PANEL_FIELDS = EXPERIMENT_FIELDS
 
 
-class ExperimentPanel(Panel):
+class ExperimentPanel(Panel, widgets.VBox):
     def __init__(self, ctx, **kwargs):
         super().__init__(ctx, **kwargs)
         s = self.state

@@ -152,7 +152,7 @@ def _kind_of(trait) -> str:
     raise TypeError(f"no widget for trait {trait!r}")
 
 
-class ProfilePanel(Panel):
+class ProfilePanel(Panel, widgets.VBox):
     def __init__(self, ctx, **kwargs):
         super().__init__(ctx, **kwargs)
         s = self.state

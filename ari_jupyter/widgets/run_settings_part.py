@@ -12,7 +12,7 @@ from ._base import Panel, esc, findings_html
 _LABELLED = {"description_width": "150px"}
 
 
-class RunSettingsPart(Panel):
+class RunSettingsPart(Panel, widgets.VBox):
     def __init__(self, ctx, **kwargs):
         super().__init__(ctx, **kwargs)
         self.add_class("ari-run-settings")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-STYLESHEET = Path(__file__).resolve().parent / "wizard.css"
+STYLESHEET = Path(__file__).with_name("wizard.css")
 
 
 @lru_cache(maxsize=None)

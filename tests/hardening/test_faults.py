@@ -267,9 +267,9 @@ def test_cancelling_a_command_at_any_moment_leaves_nothing_running(tmp_path, fau
 def test_control_without_the_group_kill_a_timed_out_command_outlives_its_call(tmp_path, monkeypatch):
     """Control: with process-group signalling disabled, the same hang leaves processes behind
     and the /proc scan reports them — the zero above is a measurement, not a blind spot."""
-    import ari_jupyter.host as host_module
+    import ari_jupyter.process as process_module
 
-    monkeypatch.setattr(host_module, "_signal_group", lambda pgid, sig: False)
+    monkeypatch.setattr(process_module, "_signal_group", lambda pgid, sig: False)
     bin_dir = tmp_path / "bin"
     _install(bin_dir, "faulty", "hangs ignoring SIGTERM, with a child")
     env, mark = marked_env(bin_dir)

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _hypothesis_profiles import settings
-from ari_jupyter.host import Mount, mount_for_path, parse_mountinfo
+from ari_jupyter.mounts import Mount, mount_for_path, parse_mountinfo
 from ari_jupyter.recorded_site import RecordedSite
 from ari_jupyter.probes import PROBE_IDS, STATUSES, ProbeContext, run_probes
 from ari_jupyter.probes.parsers import (
