@@ -210,7 +210,9 @@ def _is_empty(name: str, state: Any) -> bool:
         from .ari.profile import ExecutionProfile
 
         return value.to_json() == ExecutionProfile().to_json()
-    return value in (None, "", [], False)
+    # By identity for None and False: ``0 in (False,)`` is true, and a 0 the user typed is a
+    # value to refuse ("at least 1"), not a blank to fill.
+    return value is None or value is False or (isinstance(value, (str, list)) and not value)
 
 
 def _set(state: Any, name: str, value: Any) -> None:

@@ -157,3 +157,20 @@ def test_a_reopened_state_follows_the_new_site_after_a_demo_button(tmp_path):
     assert restored.state.partition == sx40.state.partition == "sx40"
     assert _site_values(restored)["walltime"] == _site_values(sx40)["walltime"]
     assert restored.state.max_cpus == sx40.state.max_cpus
+
+
+@pytest.mark.parametrize("flag, field, rule", [
+    ("--max-cpus", "max_cpus", "max_cpus_low"),
+    ("--nodes", "nodes", "nodes_low"),
+    ("--mem-gb", "mem_gb", "mem_low"),
+])
+@pytest.mark.parametrize("given", ["0", "-1"])
+def test_a_number_below_one_is_refused_never_replaced_by_a_default(flag, field, rule, given,
+                                                                   tmp_path, capsys):
+    """0 is a value the user gave, like -1: refused by name, not quietly filled from the site."""
+    code = main(["emit", "--site", "rccs-cloud", "--title", "x", "--goal", "y", "--metric", "GFlops",
+                 "--workspace", str(tmp_path), flag, given])
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert code != 0 and not list(tmp_path.glob("checkpoints/*")), said
+    assert rule in said or "at least 1" in said, said
