@@ -40,6 +40,17 @@ _SAME_CAUSE = {
 }
 _PLACEMENT_SEVERITY = {"warn": "warning", "info": "info"}
 
+# Validator findings that only follow from a value the field checks refuse already: ARI
+# ignores a partition it cannot read (so none resolves) and reads a CPU count below 1 as empty
+# (so it would use 8). The field's own error names the cause and its fix; the consequence,
+# about a value the user never gave, is left out.
+_FOLLOWS_FROM_FIELD = {
+    "no_partition": {"partition_bad_chars"},
+    "cpus_over_node": {"max_cpus_low"},
+    "tasks_cpus_over_node": {"max_cpus_low"},
+    "ranks_cpus_over_nodes": {"max_cpus_low"},
+}
+
 
 def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
           has_sbatch: bool | None = None) -> list[Finding]:
@@ -52,7 +63,9 @@ def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | N
     findings = state.field_problems()
     if state.partition and not any(f.severity == "error" for f in findings):
         findings += state.lint_problems()
-    findings += state.profile_problems()
+    refused = {f.rule for f in findings}
+    findings += [f for f in state.profile_problems()
+                 if not refused & _FOLLOWS_FROM_FIELD.get(f.rule, set())]
     findings += _placement_findings(state, env, fan_out, has_sbatch, findings)
     unique = list({(f.field, f.rule, f.severity, f.message): f for f in findings}.values())
     order = {name: i for i, name in enumerate(SEVERITIES)}

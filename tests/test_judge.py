@@ -129,3 +129,34 @@ def test_the_gres_row_takes_the_severity_of_the_gpu_request(site, change, status
     # the gpus row never tells the GRES cause a second time
     gpus = wizard.state.probe_results["gpus"]
     assert gpus.status in ("ok", "skip") and gpus.fix_id in ("", "probe.fix.see_gres")
+
+
+# a refused value, the field's own rule, the validator's rule that would only follow from it
+REFUSED = [
+    ("partition", "small;rm -rf ~", "partition_bad_chars", "no_partition"),
+    ("max_cpus", -1, "max_cpus_low", "cpus_over_node"),
+    ("max_cpus", 0, "max_cpus_low", "cpus_over_node"),
+]
+
+
+@pytest.mark.parametrize("field, value, rule, consequence", REFUSED,
+                         ids=[f"{r[0]}={r[1]}" for r in REFUSED])
+def test_a_refused_value_is_told_once_not_again_as_what_ari_would_make_of_it(
+        field, value, rule, consequence, tmp_path):
+    """ARI reads an unreadable partition as none and a CPU count below 1 as its default (8):
+    the field's error names the cause; a finding about a value the user never gave would not."""
+    wizard = wizard_on("rccs-cloud", tmp_path)
+    setattr(wizard.state, field, value)
+    rules = [f.rule for f in wizard.ctx.problems()]
+    assert rules.count(rule) == 1, rules
+    assert consequence not in rules, rules
+
+
+def test_the_consequence_is_still_told_when_the_value_was_never_refused(tmp_path):
+    """Control: the rules left out above are real findings for values the user did give."""
+    wizard = wizard_on("rccs-cloud", tmp_path)
+    wizard.state.max_cpus = 12
+    assert "cpus_over_node" in [f.rule for f in wizard.ctx.problems()]
+    wizard.state.partition = ""
+    wizard.state.partition_source = ""
+    assert "no_partition" in [f.rule for f in wizard.ctx.problems()]
