@@ -109,3 +109,29 @@ def test_same_workspace_reads_spellings_of_one_folder_as_one(written, listed, sa
     from ari_jupyter.runs.service import same_workspace
 
     assert same_workspace(written, listed) is same
+
+
+def test_runs_on_a_demo_site_lists_what_emit_wrote_there(tmp_path):
+    """`emit --site NAME` writes to the demo site's local workspace: `runs --site NAME` lists
+    it; plain `runs` looks elsewhere and says how to find it; an unknown site is a usage error."""
+    env = {**NO_SLURM, "HOME": str(tmp_path), "USER": "u1"}
+    env = {k: v for k, v in {**os.environ, **env}.items()
+           if not k.startswith("SLURM_") and k != "ARI_JUPYTER_DEMO_SITE"}
+    written = subprocess.run(
+        [sys.executable, "-m", "ari_jupyter", "emit", "--site", "rccs-cloud", "--title", "Stencil",
+         "--goal", "g", "--metric", "GFlops", "--json"],
+        capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+    assert written.returncode == 0, written.stderr
+    run_id = os.path.basename(json.loads(written.stdout)["checkpoint_dir"])
+
+    listed = subprocess.run([sys.executable, "-m", "ari_jupyter", "runs", "--site", "rccs-cloud"],
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert listed.returncode == 0 and run_id in listed.stdout, listed.stdout + listed.stderr
+
+    plain = subprocess.run([sys.executable, "-m", "ari_jupyter", "runs"],
+                           capture_output=True, text=True, env=env, timeout=60)
+    assert run_id not in plain.stdout and "runs --site NAME" in plain.stderr, plain.stderr
+
+    unknown = subprocess.run([sys.executable, "-m", "ari_jupyter", "runs", "--site", "nosuch"],
+                             capture_output=True, text=True, env=env, timeout=60)
+    assert unknown.returncode == 2 and "unknown demo site 'nosuch'" in unknown.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 
 HELP = "list the workspace's ARI runs with phase, nodes, best metric and jobs"
 
@@ -12,6 +13,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("runs", help=HELP, description=HELP + ".")
     parser.add_argument("--workspace", metavar="W",
                         help="workspace root holding checkpoints/ (default: the wizard's workspace)")
+    parser.add_argument("--site", metavar="NAME|FILE",
+                        help="the runs written on this demo site (emit --site NAME): its local "
+                             "demo workspace")
     parser.add_argument("--json", action="store_true", help="print the JSON the Runs panel shows")
     parser.set_defaults(handler=run)
 
@@ -21,6 +25,20 @@ def run(args: argparse.Namespace) -> int:
     from . import output_lang
     from ._runs_text import runs_table
 
-    answer = asyncio.run(runs_json(args.workspace or default_workspace()))
-    print(json.dumps(answer, indent=2, ensure_ascii=False) if args.json else runs_table(answer, output_lang(args)))
+    from ..host import SiteError
+    from ..i18n import error_text, t
+
+    lang = output_lang(args)
+    try:
+        workspace = args.workspace or default_workspace(site=args.site)
+    except SiteError as exc:
+        print(f"ari-jupyter runs: error: {error_text(exc, lang)}", file=sys.stderr)
+        return 2
+    answer = asyncio.run(runs_json(workspace))
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        return 0
+    print(runs_table(answer, lang))
+    if not answer["runs"] and not args.workspace and not args.site:
+        print(t("runs.none_hint", lang), file=sys.stderr)
     return 0

@@ -15,10 +15,11 @@ from .status import NotACheckpoint, read_status
 from .workspace import checkpoint_dirs
 
 
-def default_workspace(env: Mapping[str, str] | None = None) -> str:
+def default_workspace(env: Mapping[str, str] | None = None, site: str | None = None) -> str:
     """The wizard's workspace: the site's ``AriWizard.workspace_template`` inside an allocation,
     the local demo workspace where the wizard starts on a demo site (``ari-jupyter lab`` on a
-    laptop), so the runs Write made there are the runs listed."""
+    laptop), so the runs Write made there are the runs listed. ``site`` names the demo site
+    looked at, as ``emit --site`` does (an unknown one raises ``SiteError``)."""
     import os
 
     from ..config import AriWizard, select_host, wizard_config
@@ -28,6 +29,9 @@ def default_workspace(env: Mapping[str, str] | None = None) -> str:
         config = wizard_config()
     except Exception:  # a broken site config must not hide the runs
         config = AriWizard()
+    if site:
+        host, _name, _reason = select_host(site, config=config, env=env)
+        return config.workspace_for_host(host, env)
     try:
         host, _name, _reason = select_host(config=config, env=env)
     except Exception:  # an unreadable demo site: the site's template, as before
