@@ -501,3 +501,25 @@ Also make sure that all modulefiles written in TCL start with the string #%Modul
 ])
 def test_the_telling_line_of_a_failed_module_load(output, line):
     assert _telling_line(output) == line
+
+
+@pytest.mark.parametrize("site_flag, said, fails", [
+    ([], "checking against demo site rccs-cloud, where this checkpoint was written", False),
+    (["--site", "rccs-cloud"], None, False),
+    (["--site", "sx40"], "written on demo site rccs-cloud; checking against sx40", True),
+])
+def test_a_demo_checkpoint_is_checked_on_the_site_it_was_written_on(
+        site_flag, said, fails, demo_checkpoint, capsys, monkeypatch):
+    """`emit --site rccs-cloud` then `check-handoff CHECKPOINT`: the site comes from the
+    checkpoint (said on stderr); another site is checked when asked, with a warning."""
+    home, checkpoint = demo_checkpoint
+    monkeypatch.setenv("HOME", str(home))
+    capsys.readouterr()
+    code = main(["check-handoff", str(checkpoint), *site_flag])
+    captured = capsys.readouterr()
+    assert (code == 1) is fails, captured.out
+    if said is None:
+        assert "demo site" not in captured.err, captured.err
+    else:
+        assert said in captured.err, captured.err
+    assert ("[FAIL] sbatch" in captured.out) is fails, captured.out

@@ -22,7 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help='print {"checks": [...], "steps": [...]}')
     parser.add_argument("--site", metavar="NAME|FILE",
                         help="check against a demo site instead of this machine (a checkpoint in "
-                             "the local demo workspace counts as being in the site's workspace)")
+                             "the local demo workspace counts as being in the site's workspace); "
+                             "default: the demo site the checkpoint was written on, else this "
+                             "machine; --site '' for this machine")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
                         help="per command (default 20)")
     parser.add_argument("--port", type=int, help="dashboard port (default: the first free pair from 8765)")
@@ -37,9 +39,11 @@ def run(args: argparse.Namespace) -> int:
     from . import output_lang
     from ._progress import LiveChecks, wants_live_line
 
+    lang = output_lang(args)
+    site = _site_to_check(args.site, _written_on(args.checkpoint), lang)
     try:
         # As `emit --site` does: the local demo workspace stands for the site's workspace.
-        host = open_host(args.site or None, _config())
+        host = open_host(site or None, _config())
     except SiteError as exc:
         from ..i18n import error_text
 
@@ -63,6 +67,35 @@ def run(args: argparse.Namespace) -> int:
         return 1 if failed else 0
     print(report(checks, steps, output_lang(args)))
     return 1 if failed else 0
+
+
+def _written_on(checkpoint: str) -> str:
+    """The bundled demo site a checkpoint was written on ("" for a real machine's, or when
+    the checkpoint cannot be read: the checks then say what is wrong with it)."""
+    from ..emit import EmitError, load_checkpoint
+    from ..host import list_sites
+
+    try:
+        name = load_checkpoint(checkpoint).site_name or ""
+    except (EmitError, OSError, ValueError):
+        return ""
+    return name if name in list_sites() else ""
+
+
+def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
+    """``--site`` as given; when left out, the demo site the checkpoint was written on (said
+    on stderr), so a demo run's hand-off is checked where it was made."""
+    from ..i18n import t
+
+    if given is None:
+        if written_on:
+            print(t("cli.handoff_site_recorded", lang, site=written_on), file=sys.stderr)
+        return written_on
+    if written_on and given and given != written_on:
+        print(f"{t('cli.warning', lang)} "
+              f"{t('cli.handoff_site_differs', lang, written=written_on, site=given)}",
+              file=sys.stderr)
+    return given
 
 
 def report(checks, steps, lang: str) -> str:
