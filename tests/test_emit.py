@@ -580,20 +580,23 @@ def test_cli_emit_json(tmp_path):
     assert "backed up to" in again.stdout
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--walltime", "1 hour"], "walltime"),
-    (["--title", ""], "title"),
-    (["--partition", "gpu.a100"], "partition"),
-    (["--preset", "warp"], "unknown preset"),
+@pytest.mark.parametrize("args, words, code", [
+    (["--walltime", "1 hour"], "walltime", 1),
+    (["--title", ""], "title", 1),
+    (["--partition", "gpu.a100"], "partition", 1),
+    (["--preset", "warp"], "error: unknown preset", 2),
+    (["--site", "nosuch"], "error: unknown demo site 'nosuch'", 2),
 ])
-def test_cli_emit_bad_input_exits_1_with_a_clear_message(tmp_path, args, words):
+def test_cli_emit_bad_input_exits_with_a_clear_message(tmp_path, args, words, code):
+    """A finding about the run: exit 1; input the command cannot use: exit 2 (a usage error,
+    as the README's exit codes say), "error:" as argparse says it."""
     base = {"--title": "T", "--goal": "G", "--metric": "x", "--partition": "small",
             "--max-cpus": "2", "--workspace": str(tmp_path / "ws")}
     for flag, value in zip(args[::2], args[1::2]):
         base[flag] = value
     flat = [item for pair in base.items() for item in pair]
     out = _cli(*flat, "--no-probes", "--force", cwd=tmp_path)
-    assert out.returncode == 1 and out.stderr.startswith("ari-jupyter emit:"), out.stderr
+    assert out.returncode == code and out.stderr.startswith("ari-jupyter emit:"), out.stderr
     assert words in out.stderr
     assert not (tmp_path / "ws" / "checkpoints").exists() or not any((tmp_path / "ws" / "checkpoints").iterdir())
 

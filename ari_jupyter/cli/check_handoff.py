@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     except SiteError as exc:
         from ..i18n import error_text
 
-        print(f"ari-jupyter check-handoff: {error_text(exc, output_lang(args))}", file=sys.stderr)
+        print(f"ari-jupyter check-handoff: error: {error_text(exc, output_lang(args))}", file=sys.stderr)
         return 2
     live = LiveChecks(SLOW_CHECK_IDS, enabled=wants_live_line(sys.stderr, args.json),
                       label="checking, still running")

@@ -218,7 +218,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines),
               file=sys.stderr)
         return 1
-    except (_BadInput, StateError, EmitError) as exc:
+    except _BadInput as exc:  # a usage error (README: exit 2), said as argparse says one
+        from ..i18n import error_text
+        from . import output_lang
+
+        print(f"ari-jupyter emit: error: {speak('emit', error_text(exc, output_lang(args)))}",
+              file=sys.stderr)
+        return 2
+    except (StateError, EmitError) as exc:
         from ..i18n import error_text
         from . import output_lang
 

@@ -141,7 +141,7 @@ def run(args) -> int:
         try:
             demo = RecordedSite.load(site)  # the wizard's own check: unknown, missing or malformed
         except SiteError as exc:
-            print(f"ari-jupyter lab: {error_text(exc, lang)}", file=sys.stderr)
+            print(f"ari-jupyter lab: error: {error_text(exc, lang)}", file=sys.stderr)
             return 2
     if args.print_command:
         for key, value in plan.env_changes.items():
