@@ -76,7 +76,7 @@ def render_placement(placement: Placement, tr: Translate) -> str:
     launcher = tr("placement_launcher_srun") if placement.fan_out else tr("placement_launcher_none")
     return (f'<div class="ari-placement ari-text">'
             f'<div>{html.escape(summary)} '
-            f'<span class="ari-muted">({html.escape(launcher)})</span></div>'
+            f'<span class="ari-muted">{html.escape(tr("placement_aside", text=launcher))}</span></div>'
             f'<div class="ari-node-boxes">{"".join(boxes)}</div>'
             f'</div>')
 
