@@ -213,7 +213,8 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         except OSError as exc:
             stderr.write(f"ari-jupyter probe: error: cannot write {record_to}: {exc.strerror or exc}\n")
             return 2
-        stderr.write(f"recorded {len(site['commands'])} commands to {record_to}; "
+        count = len(site["commands"])
+        stderr.write(f"recorded {count} command{'' if count == 1 else 's'} to {record_to}; "
                      f"replay with: ari-jupyter probe --site {record_to}\n")
     if args.json:
         order = {probe_id: n for n, probe_id in enumerate(PROBE_IDS)}
