@@ -205,14 +205,14 @@ def test_emit_flags_reach_env_and_launch_config_and_from_json_keeps_them(tmp_pat
     assert state2 == {**state1, "allow_web": False}
 
 
-@pytest.mark.parametrize("flags, message", [
-    (("--max-nodes", "-5"), "(max_nodes) must be at least 1, got -5. (Set “Max nodes” (Run settings, Advanced)"),
-    (("--phase-model", "coding"), "PHASE=MODEL"),
-    (("--gpus-per-job", "-1"), "GPUs per job must be 0 or more"),
+@pytest.mark.parametrize("flags, message, code", [
+    (("--max-nodes", "-5"), "(max_nodes) must be at least 1, got -5. (Set “Max nodes” (Run settings, Advanced)", 1),
+    (("--phase-model", "coding"), "error: --phase-model 'coding': write PHASE=MODEL", 2),  # unreadable: usage
+    (("--gpus-per-job", "-1"), "GPUs per job must be 0 or more", 1),
 ])
-def test_emit_refuses_bad_settings(tmp_path, flags, message):
+def test_emit_refuses_bad_settings(tmp_path, flags, message, code):
     done = _emit(tmp_path, *flags)
-    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert done.returncode == code and message in done.stderr, done.stderr
 
 
 def test_a_written_checkpoint_reopens_with_its_run_settings(tmp_path):
