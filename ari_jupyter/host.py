@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -95,9 +96,14 @@ class LocalHost(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
-        from .process import run_local
+        from .process import command_argv, not_found, run_in_group
 
-        return await run_local(self, argv, timeout, env)
+        argv, started = command_argv(argv), time.monotonic()
+        run_env = dict(self.env if env is None else env)
+        executable = self.which(argv[0], run_env)
+        if executable is None:
+            return not_found(argv, started)
+        return await run_in_group(argv, executable, run_env, timeout, self.output_cap, started)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 cancellation the whole process group killed (TERM, then KILL), so that nothing a probe
 started outlives it.
 
-Apart from ``host``: ``LocalHost`` loads this module at its first command, and a kernel's cold
-start of the wizard, which only schedules its probes, does not read it.
+A module of its own so that ``host`` stays small: ``LocalHost.run`` loads it at the first
+command, and a kernel's cold start of the wizard, which only schedules its probes, never does.
 """
 from __future__ import annotations
 
@@ -13,11 +13,7 @@ import os
 import shlex
 import signal
 import time
-from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
-
-if TYPE_CHECKING:
-    from .host import LocalHost
-
+from typing import Mapping, NamedTuple, Sequence
 
 KILL_GRACE = 0.2
 """Seconds between SIGTERM and SIGKILL for a timed-out process group."""
@@ -77,19 +73,7 @@ def not_found(argv: tuple[str, ...], started: float, message: str | None = None)
     )
 
 
-async def run_local(host: LocalHost, argv: Sequence[str], timeout: float,
-                    env: Mapping[str, str] | None = None) -> CommandResult:
-    """``LocalHost.run``: ``argv`` found on the PATH of ``env`` (default the host's) and run
-    in a process group of its own."""
-    argv, started = command_argv(argv), time.monotonic()
-    run_env = dict(host.env if env is None else env)
-    executable = host.which(argv[0], run_env)
-    if executable is None:
-        return not_found(argv, started)
-    return await run_in_group(argv, executable, run_env, timeout, host.output_cap, started)
-
-
-class Capture:
+class _Capture:
     """Keeps the first ``cap`` bytes of a stream and counts the rest, which is drained anyway
     so that a chatty child never blocks on a full pipe."""
 
@@ -112,12 +96,12 @@ class Capture:
 
 
 def cap_text(text: str, cap: int) -> str:
-    capture = Capture(cap)
+    capture = _Capture(cap)
     capture.add(text.encode("utf-8", errors="replace"))
     return capture.text()
 
 
-async def _drain(stream: asyncio.StreamReader | None, capture: Capture) -> None:
+async def _drain(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
     if stream is None:
         return
     while True:
@@ -195,7 +179,7 @@ def _close_transport(proc: asyncio.subprocess.Process) -> None:
 
 
 async def run_in_group(argv: tuple[str, ...], executable: str, env: Mapping[str, str],
-                   timeout: float, output_cap: int, started: float) -> CommandResult:
+                       timeout: float, output_cap: int, started: float) -> CommandResult:
     """Run ``argv`` (found at ``executable``) to completion or ``timeout`` seconds, whichever
     comes first; ``started`` is when the caller began (``elapsed`` counts from there)."""
     try:
@@ -208,7 +192,7 @@ async def run_in_group(argv: tuple[str, ...], executable: str, env: Mapping[str,
             elapsed=time.monotonic() - started,
         )
 
-    out, err = Capture(output_cap), Capture(output_cap)
+    out, err = _Capture(output_cap), _Capture(output_cap)
     readers = [asyncio.ensure_future(_drain(proc.stdout, out)),
                asyncio.ensure_future(_drain(proc.stderr, err))]
     leader = asyncio.ensure_future(_exited(proc))

@@ -40,24 +40,28 @@ def run(args: argparse.Namespace) -> int:
     from ._progress import LiveChecks, wants_live_line
 
     lang = output_lang(args)
-    site = _site_to_check(args.site, _written_on(args.checkpoint), lang)
+    try:
+        state = load_checkpoint(args.checkpoint)
+    except (EmitError, OSError, ValueError):
+        state = None  # the checks say what is wrong with it
+    site = _site_to_check(args.site, _written_on(state), lang)
     try:
         # As `emit --site` does: the local demo workspace stands for the site's workspace.
         host = open_host(site or None, _config())
     except SiteError as exc:
         from ..i18n import error_text
 
-        print(f"ari-jupyter check-handoff: error: {error_text(exc, output_lang(args))}", file=sys.stderr)
+        print(f"ari-jupyter check-handoff: error: {error_text(exc, lang)}", file=sys.stderr)
         return 2
     live = LiveChecks(SLOW_CHECK_IDS, enabled=wants_live_line(sys.stderr, args.json),
                       label="checking, still running")
     with live:
         checks = check_handoff(args.checkpoint, host=host, timeout=args.timeout, on_done=live.done)
     if len(checks) == 1 and (checks[0].data or {}).get("not_a_checkpoint"):
-        return _not_a_checkpoint(checks[0], args.json, output_lang(args))
+        return _not_a_checkpoint(checks[0], args.json, lang)
     try:
-        state = load_checkpoint(args.checkpoint)
-        steps = handoff_checklist(state, args.checkpoint, port=args.port, env=host.env)
+        steps = [] if state is None else handoff_checklist(state, args.checkpoint,
+                                                           port=args.port, env=host.env)
     except (EmitError, ValueError):
         steps = []
     failed = any(c.status == "fail" for c in checks)
@@ -65,20 +69,16 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"checks": [_spoken(c) for c in checks],
                           "steps": [s.to_json() for s in steps]}, indent=2, ensure_ascii=False))
         return 1 if failed else 0
-    print(report(checks, steps, output_lang(args)))
+    print(report(checks, steps, lang))
     return 1 if failed else 0
 
 
-def _written_on(checkpoint: str) -> str:
-    """The bundled demo site a checkpoint was written on ("" for a real machine's, or when
-    the checkpoint cannot be read: the checks then say what is wrong with it)."""
-    from ..emit import EmitError, load_checkpoint
+def _written_on(state) -> str:
+    """The bundled demo site a checkpoint's state was written on ("" for a real machine's,
+    or when the checkpoint could not be read)."""
     from ..host import list_sites
 
-    try:
-        name = load_checkpoint(checkpoint).site_name or ""
-    except (EmitError, OSError, ValueError):
-        return ""
+    name = (state.site_name or "") if state is not None else ""
     return name if name in list_sites() else ""
 
 

@@ -21,12 +21,11 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..host import SiteError
+    from ..i18n import error_text, t
     from ..runs.service import default_workspace, runs_json
     from . import output_lang
     from ._runs_text import runs_table
-
-    from ..host import SiteError
-    from ..i18n import error_text, t
 
     lang = output_lang(args)
     try:
