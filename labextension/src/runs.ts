@@ -199,30 +199,42 @@ export class RunsPanel extends Widget {
 
   /** At start-up: follow the newest active run, so the status bar shows its phase at once. */
   async startup(): Promise<void> {
+    const selections = this._selections;
     const list = await this.refreshList();
     const active = list?.runs.find(r => ['exploring', 'paper', 'reproduce'].includes(r.phase));
-    if (active && !this._selected) {
+    if (active && this._selections === selections) {  // unless the user opened a run meanwhile
       await this.select(active.run_id);
     }
   }
 
+  /**
+   * List the runs and show them, unless another list or a run was asked for meanwhile: a late
+   * answer never replaces what the user chose since. Resolves null when nothing could be listed.
+   */
   async refreshList(): Promise<IRunsList | null> {
     this.cancelTimer();
     this._selected = null;
     this._last = '';
+    const request = ++this._request;
     let list: IRunsList;
     try {
       list = await runsAPI<IRunsList>('');
     } catch (reason) {
-      this.renderError(this._trans.__('The runs could not be listed: %1', String(reason)));
+      if (request === this._request) {
+        this.renderError(this._trans.__('The runs could not be listed: %1', String(reason)));
+      }
       return null;
     }
-    this.renderList(list);
+    if (request === this._request) {
+      this.renderList(list);
+    }
     return list;
   }
 
   async select(runId: string): Promise<void> {
     this.cancelTimer();
+    ++this._request;
+    ++this._selections;
     this._selected = runId;
     this._last = '';
     this._delay = POLL_FIRST_MS;
@@ -497,6 +509,8 @@ export class RunsPanel extends Widget {
   private _trans: TranslationBundle;
   private _lang: () => string;
   private _selected: string | null = null;
+  private _request = 0; // every list or run asked for: only the latest is rendered
+  private _selections = 0;
   private _last = '';
   private _delay = POLL_FIRST_MS;
   private _timer: number | undefined;

@@ -24,23 +24,36 @@ def open_lab(page, lab, tree: str = "") -> None:
     page.wait_for_selector(LAUNCHER_CARD, timeout=60_000)
 
 
-# Every element the selector names is rendered (has a box); else the chain of its ancestors
-# with their display, to say which one hid it.
-_LAID_OUT = "sel => { const els = [...document.querySelectorAll(sel)];" \
-    " return els.length > 0 && els.every(e => e.getClientRects().length > 0); }"
+# The chain of an element's ancestors with their display, to say which one hid it.
 _ANCESTORS = "sel => { const out = []; let e = document.querySelector(sel); while (e) {" \
     " out.push(e.tagName + '#' + e.id + '.' + e.className + ' ' + getComputedStyle(e).display);" \
     " e = e.parentElement; } return out; }"
 
 
-def wait_laid_out(page, selector: str, timeout: float = 15_000) -> None:
-    """Wait until what is measured is on screen: a hidden panel measures no wrap and no overflow."""
+# Who hid a widget of the shell's left area since the page loaded (installed by
+# measure_laid_out): the widget, the time and the caller, for a failure message.
+_WATCH_HIDES = """() => { const app = window.jupyterapp; window.__ariHides = window.__ariHides || [];
+  for (const w of app.shell.widgets('left')) { for (const t of [w, w.parent]) {
+    if (!t || t.__ariWatched) { continue; } t.__ariWatched = true; const hide = t.hide.bind(t);
+    t.hide = () => { window.__ariHides.push([t.id || t.node.className, Math.round(performance.now()),
+      (new Error().stack || '').split('\\n').slice(2, 8).join(' < ')]); return hide(); }; } } }"""
+
+
+def measure_laid_out(page, measure: str, selector: str, timeout: float = 15_000):
+    """The result of ``measure(element)``, a JS function that returns null until the element is
+    on screen, taken in the same turn as its visibility check. Hides of the left area's widgets
+    are recorded meanwhile and named when it never comes on screen."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    page.evaluate(_WATCH_HIDES)
     try:
-        page.wait_for_function(_LAID_OUT, arg=selector, timeout=timeout)
+        handle = page.wait_for_function(
+            f"sel => {{ const e = document.querySelector(sel); return e ? ({measure})(e) : null; }}",
+            arg=selector, timeout=timeout)
     except PlaywrightTimeout:
-        raise AssertionError(f"{selector} is not rendered: {page.evaluate(_ANCESTORS, selector)}") from None
+        raise AssertionError(f"{selector} is not rendered: {page.evaluate(_ANCESTORS, selector)};"
+                             f" hidden by: {page.evaluate('() => window.__ariHides')}") from None
+    return handle.json_value()
 
 
 def visible_terminal_text(page) -> str:
