@@ -273,6 +273,10 @@ class WizardState(HasTraits):
         self._check_workspace(add)
         if self.run_id and not re.fullmatch(RUN_ID, self.run_id):
             add("run_id_bad", "run_id", "error", run_id=self.run_id)
+        elif not self.run_id and self._title_slug_is_hashed():
+            from .ari.naming import slug_for_title
+
+            add("run_id_hashed", "run_id", "info", slug=slug_for_title(self.title))
         from .ari import run_settings
 
         out += run_settings.problems(self.run_settings, partition=self.partition,
@@ -449,12 +453,19 @@ class WizardState(HasTraits):
             values["ARI_SLURM_CPUS"] = str(self.max_cpus)
         if self.walltime and not render.env_value_problem(self.walltime):
             values["ARI_SLURM_WALLTIME"] = self.walltime
+        if self.mem_gb is not None and self.mem_gb > 0:
+            values["ARI_SLURM_MEM_GB"] = str(self.mem_gb)
         values["ARI_PHASE1_SANDBOX"] = "slurm"
         if self.allow_no_gres:
             values["ARI_SLURM_ALLOW_NO_GRES"] = "1"
         return values
 
     # -- helpers ---------------------------------------------------------------------------
+    def _title_slug_is_hashed(self) -> bool:
+        from .ari.naming import slug_is_hashed
+
+        return slug_is_hashed(self.title)
+
     def _probe_data(self, probe_id: str, key: str) -> Any:
         result = self.probe(probe_id)
         if result is None or result.status in ("unknown", "skip"):

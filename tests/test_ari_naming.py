@@ -8,7 +8,7 @@ import pytest
 
 from ari_jupyter.ari.naming import (
     DASHBOARD_RE, WorkspaceError, check_run_id, check_workspace, checkpoint_dir, display_name,
-    infer_workspace_root, make_run_id, slug_for_title, slugify,
+    infer_workspace_root, make_run_id, slug_for_title, slug_is_hashed, slugify,
 )
 
 NOW = datetime(2026, 11, 29, 16, 5, 9)
@@ -37,6 +37,22 @@ def test_cjk_only_titles_fall_back_deterministically():
     assert first == slug_for_title("並列疎行列積の再現")
     assert first == "experiment_" + hashlib.sha256("並列疎行列積の再現".encode()).hexdigest()[:8]
     assert first != slug_for_title("別の実験")
+
+
+@pytest.mark.parametrize("title, hashed", [
+    ("並列疎行列積の再現", True),
+    ("## 並列疎行列積\n", True),
+    ("—— · ——", True),
+    ("並列疎行列積 spmv", False),
+    ("ＧＰＵ ベンチマーク", False),  # full-width letters survive as "gpu"
+    ("Experiment 1", False),  # a slug that merely starts with "experiment"
+    ("", False),  # no title: "experiment", which the title's own error tells
+])
+def test_slug_is_hashed_exactly_when_nothing_of_the_title_survives(title, hashed):
+    assert slug_is_hashed(title) == hashed
+    assert slug_for_title(title).startswith("experiment_" if hashed else "") and \
+        (slug_for_title(title) == "experiment_" + hashlib.sha256(
+            title.strip().lstrip("#").strip().encode()).hexdigest()[:8]) == hashed
 
 
 def test_slugify_is_aris_character_rule_and_idempotent():

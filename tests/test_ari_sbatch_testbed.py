@@ -145,6 +145,26 @@ def test_validator_agrees_with_real_sbatch(testbed_any, tmp_path, profile, args,
     assert ("ok" if accepted else "refused") == outcome, detail
 
 
+@pytest.mark.parametrize("mem_gb", [3, 8])
+def test_bfts_memory_is_refused_by_real_sbatch_exactly_when_flagged(testbed_any, mem_gb):
+    """ARI_SLURM_MEM_GB reaches no reproduce job: the HPC skill puts --mem=<v>G in the header
+    of every BFTS job (spec §3.3). The test bed's nodes have less than 8 GB."""
+    bed = testbed_any
+    env = scenario_env(bed, {"ARI_SLURM_MEM_GB": str(mem_gb)})
+    probes, bind_flags = site_facts(bed)
+    problems = validate(ExecutionProfile(), ReproduceArgs(), probes=probes, env=env,
+                        partition="small", bind_flags=bind_flags)
+    flagged = [p for p in problems if p.rule == "bfts_mem_over_node"]
+    header = ["--partition=small", "--nodes=1", "--time=00:10:00", "--cpus-per-task=2",
+              f"--mem={mem_gb}G"]
+    submitted = subprocess.run(["sbatch", "--test-only", *header, "--wrap", "true"],
+                               capture_output=True, text=True, env=env, timeout=60)
+    detail = f"sbatch said: {submitted.stderr.strip()!r}; validator: {problems}"
+    assert (submitted.returncode != 0) == bool(flagged), detail
+    assert bool(flagged) == (mem_gb == 8), detail
+    assert not [p for p in blocking(problems) if p.rule != "bfts_mem_over_node"], detail
+
+
 GPU_SCENARIOS = [s[:4] for s in SCENARIOS if any(k in s[1] for k in ("gpu_type",
                                                                   "requested_gpus_per_task",
                                                                   "requested_gpus_per_node"))

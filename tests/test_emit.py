@@ -407,8 +407,12 @@ def test_newlines_are_rejected(tmp_path, field, value):
 
 def test_non_ascii_title_gets_a_deterministic_run_id_and_valid_files(tmp_path):
     state = make_state(tmp_path, run_id="", title="疎行列積のスケーリング")
+    told = [f for f in state.field_problems() if f.field == "run_id"]
+    assert [(f.rule, f.severity) for f in told] == [("run_id_hashed", "info")]  # said, not refused
     result = emit_checkpoint(state)
     assert re.fullmatch(r"\d{14}_experiment_[0-9a-f]{8}", state.run_id)
+    assert state.run_id.endswith(told[0].params["slug"])
+    assert not [f for f in state.field_problems() if f.field == "run_id"]
     assert "# 疎行列積のスケーリング" in (Path(result.checkpoint_dir) / "experiment.md").read_text()
 
 
@@ -606,6 +610,9 @@ def test_cli_emit_against_a_demo_site(tmp_path):
             "GFlops", "--workspace", str(tmp_path / "ws"), "--module", "openmpi/4.1"]
     too_long = _cli(*base, "--walltime", "06:00:00", "--force", cwd=tmp_path)
     assert too_long.returncode == 1 and "time limit" in too_long.stderr
+    too_big = _cli(*base, "--mem-gb", "8", "--force", cwd=tmp_path)  # nodes of small: 4000 MB
+    assert too_big.returncode == 1 and "- --mem-gb: Memory per BFTS job is 8 GB" in too_big.stderr
+    assert "Memory GB to at most 3" in too_big.stderr
     fitted = _cli(*base, "--force", "--json", cwd=tmp_path)  # the default fits partition small
     assert fitted.returncode == 0, fitted.stderr
     assert "ARI_SLURM_WALLTIME=01:00:00" in (Path(json.loads(fitted.stdout)["checkpoint_dir"])

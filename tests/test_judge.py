@@ -41,6 +41,10 @@ def _walltime_over_limit(state):
     state.walltime = "06:00:00"
 
 
+def _bfts_memory_over_node(state):
+    state.mem_gb = 8  # rccs-cloud's nodes have 4000 MB
+
+
 # cause, site, change, the one rule that tells it, rules of the same cause that must not appear
 CAUSES = [
     ("cpu-overcommit", "rccs-cloud", _cpu_overcommit, "cpus_over_node",
@@ -49,6 +53,7 @@ CAUSES = [
      {"placement_nodes_exceed_allocation", "nodes_over_allocation"}),
     ("gpu-without-gres", "sx40", _gpu_without_gres, "no_gres", {"placement_gpus_not_visible"}),
     ("walltime-over-limit", "rccs-cloud", _walltime_over_limit, "walltime_over_limit", set()),
+    ("bfts-memory-over-node", "rccs-cloud", _bfts_memory_over_node, "bfts_mem_over_node", set()),
 ]
 
 

@@ -42,10 +42,20 @@ def slugify(title: str, max_len: int = SLUG_MAX) -> str:
     return slug[:max_len].strip("_-")
 
 
+def _first_line(title: str) -> str:
+    return next((ln.strip().lstrip("#").strip() for ln in title.splitlines()
+                 if ln.strip().lstrip("#").strip()), "")
+
+
+def slug_is_hashed(title: str) -> bool:
+    """Whether nothing of ``title`` survives ARI's slug rule, so the run id gets the hash."""
+    first = _first_line(title)
+    return bool(first) and not slugify(first)
+
+
 def slug_for_title(title: str, max_len: int = SLUG_MAX) -> str:
     """A non-empty slug: ARI's rule, lower-cased, else a deterministic hash fallback."""
-    first = next((ln.strip().lstrip("#").strip() for ln in title.splitlines()
-                  if ln.strip().lstrip("#").strip()), "")
+    first = _first_line(title)
     slug = slugify(first, max_len).lower()
     if slug:
         return slug

@@ -359,6 +359,12 @@ def _check_memory(ctx: _Context) -> None:
     if a.memory_gb_per_cpu and ctx.cpus and a.memory_gb_per_cpu * 1024 * ctx.cpus > mem_mb:
         ctx.add("mem_cpu_over", "memory_gb_per_cpu", "error", gb=a.memory_gb_per_cpu,
                 cpus=ctx.cpus, mem_mb=mem_mb)
+    # ARI_SLURM_MEM_GB is not the reproduce job's: the HPC skill writes --mem=<v>G into the
+    # header of every BFTS job it submits to the chosen partition (spec §3.1, §3.3).
+    bfts_gb = ctx.env.get("ARI_SLURM_MEM_GB", "")
+    if bfts_gb.isdigit() and int(bfts_gb) * 1024 > mem_mb:
+        ctx.add("bfts_mem_over_node", "mem_gb", "error", gb=int(bfts_gb),
+                partition=ctx.partition_name, mem_mb=mem_mb, max_gb=mem_mb // 1024)
 
 
 def _check_bind(ctx: _Context) -> None:
