@@ -57,7 +57,7 @@ def _rows(demo):
                                       "--metric", "m", "--walltime", "00:30:00", "--no-probes",
                                       "--run-id", demo["checkpoint"].name], {}),
         "lab --print-command": (["lab", "--print-command"], {}),
-        "lab (unknown site)": (["lab", "--demo-site", "atlantis", "--print-command"], {}),
+        "lab (unknown site)": (["lab", "--site", "atlantis", "--print-command"], {}),
         "lint": (["lint", f"{ckpt}/experiment.md"], {}),
         "preview sbatch": (["preview", "sbatch", "--repo-dir", "/tmp/repro_sandbox", "--profile",
                             str(demo["profile"]), "--gres", "no", "--bind-flags", "no",

@@ -81,6 +81,10 @@ def test_print_command_does_not_start_anything(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "ARI_JUPYTER_DEMO_SITE=rccs-cloud" in proc.stdout
     assert not (tmp_path / NOTEBOOK_NAME).exists()
+    named = subprocess.run([sys.executable, "-m", "ari_jupyter", "lab", "--dir", str(tmp_path),
+                            "--site", "sx40", "--print-command"], capture_output=True, text=True,
+                           timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert named.returncode == 0 and "ARI_JUPYTER_DEMO_SITE=sx40" in named.stdout, named.stderr
 
 
 def test_the_packaged_notebook_is_the_repository_notebook_without_outputs():
@@ -91,9 +95,10 @@ def test_the_packaged_notebook_is_the_repository_notebook_without_outputs():
         assert cell.get("outputs", []) == [] and cell.get("execution_count") is None
 
 
-def test_an_unknown_demo_site_is_refused_before_jupyterlab_starts(tmp_path):
+@pytest.mark.parametrize("flag", ["--site", "--demo-site"])  # every command's name; lab's first
+def test_an_unknown_demo_site_is_refused_before_jupyterlab_starts(tmp_path, flag):
     proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "lab", "--dir", str(tmp_path),
-                           "--demo-site", "atlantis", "--print-command"], capture_output=True,
+                           flag, "atlantis", "--print-command"], capture_output=True,
                           text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert proc.returncode == 2
     assert "unknown demo site 'atlantis'" in proc.stderr and "rccs-cloud" in proc.stderr

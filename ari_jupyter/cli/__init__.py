@@ -7,7 +7,8 @@ so adding a command never touches this file. Handlers import heavy code lazily.
 Exit codes: 0 success, 1 a finding/failure, 2 usage error (argparse's own), 130 Ctrl-C.
 
 Every command takes ``--lang en|ja|zh`` (default: the locale, LC_ALL/LC_MESSAGES/LANG) for
-the sentences it prints; ``--json`` keeps English text and adds each message's id and params.
+the sentences it prints, its ``--help`` and argparse's errors (``_localized``); ``--json`` keeps
+English text and adds each message's id and params.
 """
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from ..i18n import LANGUAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from ._localized import LocalizedParser
+
+    parser = LocalizedParser(
         prog="ari-jupyter",
         description="Check a SLURM site and prepare an ARI checkpoint for a multi-node run.",
     )
@@ -79,8 +82,11 @@ def output_lang(args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ._localized import language_of, localize
+
     parser = build_parser()
     _own_usage(parser)
+    localize(parser, language_of(sys.argv[1:] if argv is None else argv))
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # argparse would report them with the top-level usage
         getattr(args, "_usage_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")

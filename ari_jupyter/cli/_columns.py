@@ -16,3 +16,44 @@ def columns(text: str) -> int:
 def pad(text: str, width: int) -> str:
     """``text`` left-justified to ``width`` terminal columns, and at least one space after it."""
     return text + " " * max(1, width - columns(text))
+
+
+_NO_LINE_START = frozenset("、。，．）」』】：；！？ーぁぃぅぇぉっゃゅょァィゥェォッャュョ")
+
+
+def _wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in "WF"
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns (textwrap counts characters and
+    breaks only at spaces, so a Japanese sentence would run on as one line twice too wide).
+    A line may break at a space or next to a wide character, never inside an ASCII word."""
+    lines, line = [], ""
+    for token in _tokens(" ".join(text.split())):
+        candidate = line + token
+        if line and columns(candidate.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = token.lstrip()
+        else:
+            line = candidate
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+def _tokens(text: str) -> list[str]:
+    """Unbreakable pieces: each wide character alone (one that may not start a line stays with
+    the character before it), each ASCII word with the space before it."""
+    out: list[str] = []
+    for ch in text:
+        if out and not _wide(ch) and not ch.isspace() and not _wide(out[-1][-1]) \
+                and not out[-1][-1].isspace():
+            out[-1] += ch  # inside an ASCII word
+        elif out and ch in _NO_LINE_START:
+            out[-1] += ch  # no line starts with closing punctuation, ー or a small kana
+        elif out and out[-1].isspace():
+            out[-1] += ch  # a space starts the next piece
+        else:
+            out.append(ch)
+    return out

@@ -33,7 +33,8 @@ def register(subparsers) -> None:
     parser.add_argument("--dir", default=None,
                         help="folder for the notebook and JupyterLab's root (default: the "
                         "workspace, or ~/.local/share/ari-jupyter when it cannot be created)")
-    parser.add_argument("--demo-site", default=None,
+    # --site as every other command names it; --demo-site, its first name, still works.
+    parser.add_argument("--site", "--demo-site", dest="demo_site", default=None, metavar="NAME|FILE",
                         help="demo site to use when not inside an allocation "
                         f"(default: $ARI_JUPYTER_DEMO_SITE, c.AriWizard.demo_site, or {DEFAULT_DEMO_SITE})")
     parser.add_argument("--print-command", action="store_true",

@@ -1,0 +1,134 @@
+"""``--help`` and argparse's own errors in the language the command prints in.
+
+The help texts' Japanese and Chinese are kept beside the parser (``cli/help_text.json``); the
+catalog test fails when a flag is added or its English changes without them.
+"""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from ari_jupyter.cli import build_parser, main
+from ari_jupyter.cli._columns import columns, wrap
+from ari_jupyter.cli._localized import catalog, error_sentence, help_key, language_of
+from widget_text import english_sentences
+
+
+def _help_texts(parser, command=""):
+    """(key, English, fallback key) of every help text and description of the command line."""
+    if parser.description:
+        yield f"{command}:description", parser.description, None
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                yield f"{command} {choice.dest}".strip() + ":help", choice.help, None
+            for name, sub in action.choices.items():
+                yield from _help_texts(sub, f"{command} {name}".strip())
+        elif action.help and action.help is not argparse.SUPPRESS:
+            key = help_key(command, action)
+            yield key, action.help, f"* {key.split()[-1]}"
+
+
+def _commands():
+    parser = build_parser()
+    names = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                names.append([name])
+                names += [[name, s] for a in sub._actions
+                          if isinstance(a, argparse._SubParsersAction) for s in a.choices]
+    return [[]] + names
+
+
+def test_every_help_text_has_its_japanese_and_chinese_and_no_entry_is_stale():
+    helps = catalog()["help"]
+    used = set()
+    for key, english, fallback in _help_texts(build_parser()):
+        entry = helps.get(key) or (helps.get(fallback) if fallback else None)
+        assert entry is not None, f"no ja/zh for {key!r}: add it to cli/help_text.json"
+        assert entry["en"] == english, f"{key!r} changed in English: update its ja and zh"
+        for lang in ("ja", "zh"):
+            assert entry[lang].strip() and entry[lang].count("%") == english.count("%"), (key, lang)
+        used.add(key if key in helps else fallback)
+    assert set(helps) - used == set(), "entries no flag uses any more"
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: " ".join(c) or "top")
+def test_help_reads_in_the_language_with_no_english_sentence(command, lang, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--help", "--lang", lang])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith({"ja": "使い方: ", "zh": "用法："}[lang]), text
+    usage, _, rest = text.partition("\n\n")
+    prose = [line for line in rest.splitlines() if line.strip()]
+    assert english_sentences(prose) == [], prose
+    # lines fit 80 terminal columns (pytest's terminal), but a flag's own list of choices
+    assert all(columns(line) <= 80 for line in prose if "{" not in line), prose
+
+
+def test_english_help_is_the_parsers_own(capsys):
+    with pytest.raises(SystemExit):
+        main(["emit", "--help", "--lang", "en"])
+    text = capsys.readouterr().out
+    assert text.startswith("usage: ari-jupyter emit") and "one-line experiment title" in text
+
+
+# argv, lang, the sentence after "<prog>: error: "
+ERRORS = [
+    (["probe", "--bogus"], "ja", "認識できない引数です: --bogus"),
+    (["probe", "--bogus"], "zh", "无法识别的参数：--bogus"),
+    (["probe", "--lang", "ja", "--timeout", "x"], "ja", "引数 --timeout: float として無効な値です: 'x'"),
+    (["lint"], "ja", "次の引数が必要です: FILE"),
+    (["emit", "--goal", "a", "--goal-file", "b"], "zh", "参数 --goal-file：不能与参数 --goal 同时使用"),
+    (["nosuch"], "ja", "引数 COMMAND: 'nosuch' は選べません（選べるのは 'allocation', "),
+    (["probe", "--bogus"], "en", "unrecognized arguments: --bogus"),
+]
+
+
+@pytest.mark.parametrize("argv, lang, sentence", ERRORS)
+def test_argparse_errors_speak_the_language(argv, lang, sentence, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, "--lang", lang] if "--lang" not in argv else argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert sentence in err.splitlines()[-1], err
+    assert err.startswith({"ja": "使い方: ", "zh": "用法：", "en": "usage: "}[lang])
+
+
+def test_an_error_argparse_words_differently_stays_as_it_was():
+    assert error_sentence("something new: x", "ja") == "something new: x"
+
+
+@pytest.mark.parametrize("argv, env, lang", [
+    (["--lang", "ja", "probe"], {}, "ja"),
+    (["probe", "--lang=zh"], {}, "zh"),
+    (["probe", "--lang", "fr"], {"LANG": "ja_JP.UTF-8"}, "ja"),  # argparse refuses it, in Japanese
+    (["lab", "--", "--lang", "ja"], {"LANG": "C"}, "en"),  # JupyterLab's argument, not ours
+    (["probe"], {"LC_ALL": "zh_CN.UTF-8", "LANG": "ja_JP.UTF-8"}, "zh"),
+])
+def test_the_language_is_known_before_argparse_runs(argv, env, lang, monkeypatch):
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert language_of(argv) == lang
+
+
+@pytest.mark.parametrize("text, width", [
+    ("このマシンの代わりに記録されたデモサイトを調べます（sx40、rccs-cloud、またはサイトの JSON ファイル）", 24),
+    ("検査がこのマシンで実行し見たものを、デモサイトのファイルとしても記録します。", 17),
+    ("plain English words stay whole when wrapped", 12),
+    ("パーティション", 5),
+])
+def test_wrap_counts_terminal_columns_and_breaks_only_where_a_line_may(text, width):
+    lines = wrap(text, width)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert all(columns(line) <= width for line in lines if " " in line or columns(line) > 2), lines
+    assert not any(line[0] in "、。）ーァィゥェォッャュョ" for line in lines), lines
+    words = {w for w in text.split() if w.isascii()}
+    assert all(w in " ".join(lines).split() or not w.isalpha() for w in words), lines
