@@ -7,6 +7,7 @@ are compared with ``ari-jupyter runs|status --json`` run in the same environment
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -204,6 +205,55 @@ def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
                         "[data-mime-type='application/vnd.jupyter.error']").count() == 0
 
 
+LIST_URL = re.compile(r"/ari-jupyter/runs/?(\?[^/]*)?$")  # the list, not one run's status
+
+
+def _settled(page) -> None:
+    """Every answer the page has so far is rendered: a frame, then the tasks it queued."""
+    for _ in range(2):
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))")
+
+
+def _answer_late(page, held, click) -> None:
+    """``click``s, holding back the list request it makes until it is answered by the caller."""
+    before = len(held)
+    click()
+    deadline = time.monotonic() + 30
+    while len(held) == before:
+        assert time.monotonic() < deadline, "the panel never asked for the list"
+        page.wait_for_timeout(50)
+
+
+def test_a_list_that_answers_late_never_replaces_the_run_opened_since(plain_lab, page):
+    server, runs = plain_lab
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    held = []
+    page.route(LIST_URL, lambda route: held.append(route))
+
+    # Control: with nothing chosen meanwhile, the late list is shown when it comes.
+    open_run(page, runs["finished"].name)
+    _answer_late(page, held, lambda: page.locator(f"{PANEL} button", has_text="All runs").click())
+    assert page.locator(f"{PANEL}[data-view='status']").count() == 1  # still waiting for it
+    with page.expect_response(LIST_URL):
+        held[-1].continue_()
+    _settled(page)
+    assert page.locator(f"{PANEL}[data-view='list'] .ari-RunsPanel-row").count() == 3
+
+    # The user opens a run while the list is on its way: the list comes late and is not shown.
+    _answer_late(page, held, lambda: page.locator(f"{PANEL} button", has_text="Refresh").click())
+    open_run(page, runs["failed"].name)
+    with page.expect_response(LIST_URL):
+        held[-1].continue_()
+    _settled(page)
+    page.unroute(LIST_URL)
+    shown = page.locator(f"{PANEL} .ari-RunsPanel-runid")
+    assert page.locator(f"{PANEL}[data-view='status']").count() == 1
+    assert shown.inner_text() == runs["failed"].name
+    assert_no_console_errors(page)
+
+
 @pytest.fixture
 def japanese_lab(tmp_path):
     """JupyterLab in 日本語 (Settings → Language) on the same runs, outside the test bed."""
@@ -241,7 +291,6 @@ _LIST_LAYOUT = """panel => {
 
 def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_lab, page):
     """The panel asks the server for JupyterLab's language: no English sentence in a finding."""
-    import re
 
     from widget_text import english_sentences
 
