@@ -130,7 +130,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
 
     verdict = _shared_fs_verdict(state, str(checkpoint), host)
     if verdict is None:
-        notes.append("shared filesystem not checked: the probe could not run here")
+        notes.append(text("emit.note.shared_fs_unchecked"))
     elif verdict.status == "fail":
         if not force:
             raise NodeLocalWorkspace(text(
@@ -148,6 +148,8 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
                                             force, now, notes)
     except OSError as exc:
         raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None
+    if state.site_name:
+        notes.append(text("emit.note.demo_handoff", site=state.site_name, checkpoint=str(checkpoint)))
     return EmitResult(checkpoint_dir=str(checkpoint), files=tuple(files),
                       handoff_command=render.handoff_command(str(script)),
                       handoff_script=str(script), notes=tuple(notes), backup_dir=backup_dir,

@@ -257,4 +257,7 @@ def test_cli_lint_json_and_exit_1_on_errors(tmp_path):
 
 def test_cli_lint_unreadable_file_exits_2(tmp_path):
     out = _cli(str(tmp_path / "missing.md"))
-    assert out.returncode == 2 and "cannot read" in out.stderr
+    assert out.returncode == 2 and out.stderr.strip().endswith("missing.md does not exist")
+    (tmp_path / "folder.md").mkdir()  # exists, but cannot be read as a file
+    out = _cli(str(tmp_path / "folder.md"))
+    assert out.returncode == 2 and "cannot read" in out.stderr and "Is a directory" in out.stderr

@@ -627,6 +627,17 @@ def test_cli_emit_against_a_demo_site(tmp_path):
     assert {"sbatch", "partitions", "modules", "shared_fs"} <= set(state.probe_results)
 
 
+def test_cli_says_what_a_run_with_a_cjk_only_title_is_called_and_that_its_script_is_the_sites(tmp_path):
+    out = _cli("--site", "rccs-cloud", "--title", "熱伝導の再現", "--goal", "G", "--metric", "x",
+               "--walltime", "00:30:00", "--workspace", str(tmp_path / "ws"), "--force", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    run_id = Path(out.stdout.splitlines()[0].split()[-1]).name
+    assert re.fullmatch(r"\d{14}_experiment_[0-9a-f]{8}", run_id)
+    assert f"this run will be called …_{run_id[15:]}" in out.stdout
+    assert "written for the demo site rccs-cloud: the hand-off script loads that site's modules" \
+        in out.stdout
+
+
 def test_unwritable_workspace_is_a_clear_error(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")

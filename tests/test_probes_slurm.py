@@ -125,6 +125,28 @@ def test_sbatch_without_configuration_fails():
     result = probe(host, "sbatch")
     assert result.status == "fail"
     assert "cannot find the cluster" in result.summary and "SLURM_CONF" in result.fix
+    assert result.text("ja").startswith("/usr/bin/sbatch の sbatch がクラスタを見つけられません: ") \
+        or "の sbatch がクラスタを見つけられません: " in result.text("ja"), result.text("ja")
+    assert result.fix_text("zh").startswith("请把 SLURM_CONF 指向集群的 slurm.conf")
+
+
+# what a user on a misconfigured or overloaded site meets: said in Japanese too, never English
+UNANSWERED = [
+    ("partitions", ["sinfo", "--noheader", "-o", "%P|%a|%l|%D|%c|%m|%G"], UNCONFIGURED,
+     "ここの SLURM クライアントは設定されていません"),
+    ("partitions", ["sinfo", "--noheader", "-o", "%P|%a|%l|%D|%c|%m|%G"],
+     "sinfo: error: Unable to contact slurm controller (connect failure)",
+     "SLURM コントローラーが応答しませんでした"),
+]
+
+
+@pytest.mark.parametrize("probe_id, argv, stderr, japanese", UNANSWERED)
+def test_an_unanswered_question_is_told_in_the_users_language(probe_id, argv, stderr, japanese):
+    host = site(programs=[argv[0]], commands=[cmd(argv, "", stderr, 1)])
+    result = probe(host, probe_id)
+    assert result.status == "unknown" and result.message_id, result
+    assert japanese in result.text("ja") and "パーティションの一覧は不明です" in result.text("ja")
+    assert result.fix_text("ja") and not result.fix_text("ja").isascii()
 
 
 def test_sbatch_version_hang_is_unknown():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -79,6 +80,32 @@ def test_follow_prints_new_lines_and_stops_when_the_run_ends(tmp_path):
     assert "phase: exploring" in out
     assert "  a fresh line from ari" in out
     assert out.rstrip().endswith("run ended: interrupted")
+
+
+def test_follow_waits_for_a_written_run_to_start(tmp_path):
+    """Right after the hand-off is written, --follow waits for `ari run` instead of ending."""
+    source = copy_case("exploring", tmp_path / "source")
+    ckpt = tmp_path / "ws" / "checkpoints" / source.name
+    ckpt.mkdir(parents=True)
+    for name in ("experiment.md", "launch_config.json"):  # what the wizard writes
+        shutil.copy(source / name, ckpt / name)
+    follower = subprocess.Popen([sys.executable, "-m", "ari_jupyter", "status", "--follow",
+                                 "--interval", "0.2", str(ckpt)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, **NO_SLURM})
+    try:
+        time.sleep(2.0)
+        assert follower.poll() is None, follower.communicate()  # still watching
+        for path in source.iterdir():  # `ari run` starts: its files appear
+            if not (ckpt / path.name).exists():
+                shutil.copy(path, ckpt / path.name)
+        with live_ari(ckpt):
+            time.sleep(2.0)
+        out, err = follower.communicate(timeout=60)
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+    assert "waiting for the run to start" in out, (out, err)
+    assert "exploring" in out and out.rstrip().endswith("run ended: interrupted"), out
 
 
 @pytest.mark.parametrize("env,expected", [

@@ -1,6 +1,7 @@
 """Defaults that fit the site, and a site switch equal to a fresh wizard on the new site."""
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 
@@ -159,10 +160,28 @@ def test_a_reopened_state_follows_the_new_site_after_a_demo_button(tmp_path):
     assert restored.state.max_cpus == sx40.state.max_cpus
 
 
+@pytest.mark.parametrize("given, code", [("0", 0), ("-1", 1)])
+def test_memory_0_is_the_partitions_default_as_in_the_wizard(given, code, tmp_path, capsys):
+    """The wizard's Memory GB 0 means no --mem; so does --mem-gb 0, even over a JSON's value."""
+    base = ["emit", "--site", "rccs-cloud", "--title", "x", "--goal", "y", "--metric", "GFlops",
+            "--workspace", str(tmp_path), "--walltime", "00:30:00", "--force", "--json"]
+    assert main([*base, "--mem-gb", "2"]) == 0
+    written = json.loads(capsys.readouterr().out)["checkpoint_dir"]
+    assert "ARI_SLURM_MEM_GB=2" in (Path(written) / ".env").read_text()
+    again = main([*base, "--from-json", f"{written}/launch_config.json", "--run-id",
+                  "20261203120000_again", "--mem-gb", given])
+    captured = capsys.readouterr()
+    assert again == code, captured.err
+    if code == 0:
+        env = (Path(json.loads(captured.out)["checkpoint_dir"]) / ".env").read_text()
+        assert "ARI_SLURM_MEM_GB" not in env
+    else:
+        assert "Memory must be at least 1 GB, got -1" in captured.err
+
+
 @pytest.mark.parametrize("flag, field, rule", [
     ("--max-cpus", "max_cpus", "max_cpus_low"),
     ("--nodes", "nodes", "nodes_low"),
-    ("--mem-gb", "mem_gb", "mem_low"),
 ])
 @pytest.mark.parametrize("given", ["0", "-1"])
 def test_a_number_below_one_is_refused_never_replaced_by_a_default(flag, field, rule, given,

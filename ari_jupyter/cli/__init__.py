@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ari-jupyter {__version__}")
     parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help="language of the printed messages, before or after the command "
-                        "(default: from LC_ALL/LANG)")
+                        "(default: from LC_ALL/LC_MESSAGES/LANG)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
@@ -67,7 +67,7 @@ def _add_lang(parser: argparse.ArgumentParser) -> None:
             action.default = argparse.SUPPRESS
     else:
         parser.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS,
-                            help="language of the printed messages (default: from LC_ALL/LANG)")
+                            help="language of the printed messages (default: from LC_ALL/LC_MESSAGES/LANG)")
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():

@@ -18,7 +18,8 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(1, width - columns(text))
 
 
-_NO_LINE_START = frozenset("、。，．）」』】：；！？ーぁぃぅぇぉっゃゅょァィゥェォッャュョ")
+_NO_LINE_START = frozenset("、。，．）」』】：；！？ーぁぃぅぇぉっゃゅょァィゥェォッャュョ:;,.!?)")
+_NO_LINE_END = frozenset("（「『【(")
 
 
 def _wide(ch: str) -> bool:
@@ -50,8 +51,8 @@ def _tokens(text: str) -> list[str]:
         if out and not _wide(ch) and not ch.isspace() and not _wide(out[-1][-1]) \
                 and not out[-1][-1].isspace():
             out[-1] += ch  # inside an ASCII word
-        elif out and ch in _NO_LINE_START:
-            out[-1] += ch  # no line starts with closing punctuation, ー or a small kana
+        elif out and (ch in _NO_LINE_START or out[-1][-1] in _NO_LINE_END):
+            out[-1] += ch  # no line starts with closing punctuation or ends with an opening one
         elif out and out[-1].isspace():
             out[-1] += ch  # a space starts the next piece
         else:

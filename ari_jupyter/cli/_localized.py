@@ -145,6 +145,10 @@ def localize(parser: argparse.ArgumentParser, lang: str, command: str = "") -> N
     for group in parser._action_groups:
         if group.title in ("positional arguments", "options"):
             group.title = word(group.title, lang)
+        elif group.title:  # a group of the command's own ("ARI run settings")
+            key = f"{command} group:{group.title}"
+            group.description = _said(f"{key}:description", group.description, lang)
+            group.title = _said(key, group.title, lang)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for choice in action._choices_actions:

@@ -112,10 +112,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = _read(path)
         except OSError as exc:
-            from ..i18n import t
+            from ..i18n import render
+            from ._errors import cannot_read
 
-            print("ari-jupyter doctor: " + t("cli.cannot_read", output_lang(args), path=path,
-                                             error=exc.strerror or str(exc)), file=sys.stderr)
+            print("ari-jupyter doctor: " + render(cannot_read(path, exc), output_lang(args)),
+                  file=sys.stderr)
             return 2
         name = None if path == "-" else os.path.basename(path)
         kind = args.kind or detect_kind(text, name)

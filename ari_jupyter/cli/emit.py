@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-cpus", type=int, metavar="N", help="CPUs per job (Max CPUs, ARI_SLURM_CPUS)")
     p.add_argument("--walltime", metavar="HH:MM:SS", help="job time limit")
     p.add_argument("--nodes", type=int, metavar="N", help="nodes for the reproduce job (default: the allocation's)")
-    p.add_argument("--mem-gb", type=int, metavar="N", help="memory per BFTS job in GB")
+    p.add_argument("--mem-gb", type=int, metavar="N",
+                   help="memory per BFTS job in GB (0: the partition's default, as in the wizard)")
     p.add_argument("--module", action="append", metavar="NAME", help="module to load before `ari run`; repeatable")
     profile = p.add_mutually_exclusive_group()
     profile.add_argument("--profile", metavar="FILE", help="execution_profile JSON file")
@@ -90,7 +91,9 @@ def _load_state(path: str):
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise _BadInput(f"cannot read {path}: {exc}") from None
+        from ._errors import cannot_read
+
+        raise _BadInput(cannot_read(path, exc)) from None
     if isinstance(data, dict) and isinstance(data.get(LAUNCH_CONFIG_KEY), dict):
         data = data[LAUNCH_CONFIG_KEY].get("state")
     return WizardState.from_json(data)
@@ -98,6 +101,7 @@ def _load_state(path: str):
 
 def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     from ..ari.profile import PRESETS, ExecutionProfile
+    from ..i18n import Text
 
     simple = {"title": args.title, "goal": args.goal, "min_expected_metric": args.min_expected_metric,
               "partition": args.partition, "max_cpus": args.max_cpus, "walltime": args.walltime,
@@ -106,13 +110,17 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     for name, value in simple.items():
         if value is not None:
             setattr(state, name, value)
+    if args.mem_gb == 0:
+        state.mem_gb = None  # as the wizard's 0: no --mem, the partition's default
     if args.partition is not None:
         state.partition_source = "explicit"
     if args.goal_file is not None:
         try:
             state.goal = sys.stdin.read() if args.goal_file == "-" else Path(args.goal_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise _BadInput(f"cannot read goal file {args.goal_file}: {exc}") from None
+            from ._errors import cannot_read
+
+            raise _BadInput(cannot_read(args.goal_file, exc)) from None
     if args.metric:
         state.metrics = [m.strip() for item in args.metric for m in item.split(",") if m.strip()]
     if args.provided_file:
@@ -128,12 +136,17 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         raise _BadInput(str(exc)) from None
     if args.preset is not None:
         if args.preset not in PRESETS:
-            raise _BadInput(f"unknown preset {args.preset!r}; choose one of {', '.join(PRESETS)}")
+            raise _BadInput(Text("cli.emit.unknown_preset",
+                                 {"preset": repr(args.preset), "presets": ", ".join(PRESETS)}))
         state.profile = PRESETS[args.preset]()
     if args.profile is not None:
         try:
             state.profile = ExecutionProfile.from_json(json.loads(Path(args.profile).read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:  # ProfileError is a ValueError
+        except OSError as exc:
+            from ._errors import cannot_read
+
+            raise _BadInput(cannot_read(args.profile, exc)) from None
+        except ValueError as exc:  # ProfileError is a ValueError
             raise _BadInput(f"--profile {args.profile}: {exc}") from None
 
 
@@ -206,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_probes and not node_local:
             _probe(state, host, config, args)
             seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
+        # What the wizard says beside Run id before Write (the run id is minted by the write).
+        named = [p for p in state.field_problems() if p.rule == "run_id_hashed"]
         result = emit_checkpoint(state, force=args.force, host=host)
     except EmitBlocked as exc:
         from ..i18n import t
@@ -236,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
 
     lang = output_lang(args)
     notes = [t("cli.note", lang, note=speak("emit", render(note, lang))) for note in result.notes]
+    notes += [t("cli.note", lang, note=t("cli.emit.problem_fix", lang, text=p.text(lang),
+                                         fix=p.fix_text(lang))) for p in named]
     if args.json:
         print(json.dumps({"checkpoint_dir": result.checkpoint_dir, "files": list(result.files),
                           "handoff_command": result.handoff_command}, indent=2, ensure_ascii=False))

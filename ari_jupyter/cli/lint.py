@@ -60,12 +60,11 @@ def run(args: argparse.Namespace) -> int:
             text = path.read_text(encoding="utf-8")
             env_file = path.resolve().parent / ".env"
     except (OSError, UnicodeDecodeError) as exc:
-        from ..i18n import t
+        from ..i18n import render
         from . import output_lang
+        from ._errors import cannot_read
 
-        error = getattr(exc, "strerror", None) or str(exc)
-        print("ari-jupyter lint: " + t("cli.cannot_read", output_lang(args), path=args.file, error=error),
-              file=sys.stderr)
+        print("ari-jupyter lint: " + render(cannot_read(args.file, exc), output_lang(args)), file=sys.stderr)
         return 2
     env = read_dotenv(env_file) if env_file is not None and env_file.is_file() else {}
     env.update(os.environ)

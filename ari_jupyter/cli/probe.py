@@ -56,17 +56,20 @@ class UsageError(ValueError):
 
 
 def _parse_only(text: Optional[str]) -> Optional[list[str]]:
-    from ..probes import selected_ids
+    from ..i18n import Text
+    from ..probes import PROBE_IDS, selected_ids
 
     if text is None:
         return None
     ids = [part.strip() for part in text.split(",") if part.strip()]
     if not ids:
-        raise UsageError("--only needs at least one probe id")
+        raise UsageError(Text("cli.probe.only_empty"))
     try:
         selected_ids(ids)
     except ValueError as exc:
-        raise UsageError(str(exc)) from exc
+        unknown = [i for i in ids if i not in PROBE_IDS]
+        raise UsageError(Text("cli.probe.unknown_ids", {"ids": ", ".join(unknown),
+                                                        "known": ", ".join(PROBE_IDS)})) from exc
     return ids
 
 

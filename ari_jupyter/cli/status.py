@@ -66,7 +66,10 @@ def _follow(args: argparse.Namespace, status: dict) -> dict:
     from ._runs_text import phase_text
 
     wait = max(0.1, args.interval)
-    while status["active"]:
+    if status["phase"] == "not-started" and not args.json:
+        # Written, not yet run: the user follows before starting `ari run` in another terminal.
+        print(t("runs.status.waiting", output_lang(args)), flush=True)
+    while status["active"] or status["phase"] == "not-started":
         time.sleep(wait)
         try:
             fresh = asyncio.run(status_json(args.checkpoint))

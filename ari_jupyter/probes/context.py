@@ -48,10 +48,6 @@ SLURM_UNCONFIGURED = re.compile(
     r"fetch_config: dns srv lookup failed|slurm\.conf.*no such file",
     re.IGNORECASE,
 )
-UNCONFIGURED_FIX = (
-    "Point SLURM_CONF at the cluster's slurm.conf (or run where the SLURM client is set up: "
-    "inside the allocation, a login node)."
-)
 
 
 @dataclass
@@ -199,33 +195,30 @@ def first_line(text: str, limit: int = 200) -> str:
     return ""
 
 
-def unanswered(probe_id: str, host: Host, result: CommandResult, what: str) -> ProbeResult | None:
+def unanswered(probe_id: str, host: Host, result: CommandResult, what: dict | str) -> ProbeResult | None:
     """The ``unknown`` verdict when a command timed out or the controller hiccupped, else None.
 
-    ``what`` names the question in words ("the partition list").
+    ``what`` names the question, as a message (``message("probe.what.partition_list")``), or as
+    a word every language writes alike ("GRES").
     """
     if result.timed_out:
-        return ProbeResult(
-            probe_id, "unknown",
-            f"`{result.argv[0]}` did not answer within {result.elapsed:.1f}s: {what} is unknown",
+        return ProbeResult.of(
+            probe_id, "unknown", "probe.unanswered.timeout", fix_id="probe.unanswered.timeout.fix",
+            params={"command": result.argv[0], "seconds": f"{result.elapsed:.1f}", "what": what},
             command=result.command, evidence=evidence_of(host, result),
-            fix="Retry later; a busy controller answers slowly. Raise the probe timeout "
-                "(--timeout or c.AriWizard.probe_timeouts) on slow sites.",
         )
     if not result.ok and is_controller_hiccup(result):
-        return ProbeResult(
-            probe_id, "unknown",
-            f"the SLURM controller did not answer ({first_line(result.output, 120)}): "
-            f"{what} is unknown",
+        return ProbeResult.of(
+            probe_id, "unknown", "probe.unanswered.controller",
+            fix_id="probe.unanswered.controller.fix",
+            params={"answer": first_line(result.output, 120), "what": what},
             command=result.command, evidence=evidence_of(host, result),
-            fix="Retry in a minute (`scontrol ping` shows whether slurmctld is up).",
         )
     if is_unconfigured(result):
-        return ProbeResult(
-            probe_id, "unknown",
-            f"the SLURM client here is not configured ({last_line(result.output, 120)}): "
-            f"{what} is unknown",
-            command=result.command, evidence=evidence_of(host, result), fix=UNCONFIGURED_FIX,
+        return ProbeResult.of(
+            probe_id, "unknown", "probe.unanswered.unconfigured", fix_id="probe.unconfigured.fix",
+            params={"answer": last_line(result.output, 120), "what": what},
+            command=result.command, evidence=evidence_of(host, result),
         )
     return None
 

@@ -122,7 +122,7 @@ def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
         "has_openmpi": bool(openmpi_modules(listing.modules)),
         "cached": listing.cached,
     }
-    hiccup = unanswered("modules", host, result, "the module list")
+    hiccup = unanswered("modules", host, result, message("probe.what.module_list"))
     if hiccup is not None:
         return ProbeResult(**{**hiccup.to_json(), "data": data})
     # Lmod's stdout is shell code for the caller's environment, not something to show.

@@ -94,11 +94,11 @@ async def _verdict(probe_id: str, host: Host, ctx: ProbeContext) -> ProbeResult:
     try:
         return await asyncio.wait_for(PROBES[probe_id](host, ctx), timeout + SAFETY_MARGIN)
     except asyncio.TimeoutError:
-        return ProbeResult(probe_id, "unknown", f"timed out after {timeout:g}s",
-                           fix="Retry, or raise this probe's timeout (--timeout).")
+        return ProbeResult.of(probe_id, "unknown", "probe.runner.timed_out",
+                              fix_id="probe.runner.timed_out.fix", params={"seconds": f"{timeout:g}"})
     except Exception as exc:  # a probe bug must not take the other verdicts down
-        return ProbeResult(
-            probe_id, "unknown", f"probe error: {type(exc).__name__}: {exc}",
+        return ProbeResult.of(
+            probe_id, "unknown", "probe.runner.error", params={"error": f"{type(exc).__name__}: {exc}"},
             evidence="".join(traceback.format_exception_only(type(exc), exc)).strip(),
         )
 

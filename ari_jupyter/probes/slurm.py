@@ -10,7 +10,6 @@ from ..i18n import message, t
 from ..host import Host
 from ..process import CommandResult
 from .context import (
-    UNCONFIGURED_FIX,
     ProbeContext,
     chosen_partition,
     evidence_of,
@@ -102,21 +101,19 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
     data = {"path": path, "version": version, "bind_flags": None, "partition": None,
             "test_only": None}
     if version_run.timed_out:
-        return ProbeResult(
-            "sbatch", "unknown",
-            f"sbatch at {path} did not answer `sbatch --version` within {version_run.elapsed:.1f}s",
+        return ProbeResult.of(
+            "sbatch", "unknown", "probe.sbatch.version_timeout",
+            params={"path": path, "seconds": f"{version_run.elapsed:.1f}"},
             command=version_run.command, evidence=evidence_of(host, version_run), data=data,
         )
     if not version_run.ok:
         unconfigured = is_unconfigured(version_run)
-        return ProbeResult(
-            "sbatch", "fail",
-            (f"sbatch at {path} cannot find the cluster: {last_line(version_run.output)}"
-             if unconfigured else
-             f"sbatch at {path} does not run (exit {version_run.returncode}): "
-             f"{last_line(version_run.output)}"),
+        return ProbeResult.of(
+            "sbatch", "fail", "probe.sbatch.unconfigured" if unconfigured else "probe.sbatch.broken",
+            fix_id="probe.unconfigured.fix" if unconfigured else "probe.no_slurm.fix",
+            params={"path": path, "code": version_run.returncode,
+                    "answer": last_line(version_run.output)},
             command=version_run.command, evidence=evidence_of(host, version_run), data=data,
-            fix=UNCONFIGURED_FIX if unconfigured else NO_SLURM_FIX,
         )
     if not partition:
         data["bind_flags"] = advertised_bind_flags(help_run)
@@ -132,7 +129,7 @@ async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:
     data["partition"], data["partition_source"] = partition, source
     test, = tests
     data["bind_flags"] = advertised_bind_flags(help_run)
-    hiccup = unanswered("sbatch", host, test, f"whether this node may submit to {partition}")
+    hiccup = unanswered("sbatch", host, test, message("probe.what.may_submit", partition=partition))
     if hiccup is not None:
         return ProbeResult(**{**hiccup.to_json(), "data": data})
     answer = first_line(test.stderr or test.stdout) or f"exit {test.returncode}"
@@ -172,14 +169,14 @@ async def probe_partitions(host: Host, ctx: ProbeContext) -> ProbeResult:
             message_id="probe.sinfo_missing", fix_id="probe.no_slurm.fix",
         )
     result = await ctx.run_shared(host, SINFO_PARTITIONS)
-    hiccup = unanswered("partitions", host, result, "the partition list")
+    hiccup = unanswered("partitions", host, result, message("probe.what.partition_list"))
     if hiccup is not None:
         return hiccup
     evidence = evidence_of(host, result)
     if not result.ok:
-        return ProbeResult(
-            "partitions", "unknown",
-            f"sinfo failed (exit {result.returncode}): {first_line(result.output)}",
+        return ProbeResult.of(
+            "partitions", "unknown", "probe.partitions.sinfo_failed",
+            params={"code": result.returncode, "answer": first_line(result.output)},
             command=result.command, evidence=evidence,
             data={"partitions": [], "default": None},
         )
@@ -187,15 +184,15 @@ async def probe_partitions(host: Host, ctx: ProbeContext) -> ProbeResult:
     data = {"partitions": parsed.partitions, "default": parsed.default}
     if not parsed.partitions:
         if parsed.rejected:
-            return ProbeResult(
-                "partitions", "unknown",
-                f"could not read sinfo's output ({len(parsed.rejected)} unexpected lines)",
+            return ProbeResult.of(
+                "partitions", "unknown", "probe.partitions.unreadable",
+                params={"count": len(parsed.rejected)},
                 command=result.command, evidence=evidence, data=data,
             )
-        return ProbeResult(
-            "partitions", "warn", "sinfo lists no partitions visible to this user",
+        return ProbeResult.of(
+            "partitions", "warn", "probe.partitions.none_visible",
+            fix_id="probe.partitions.none_visible.fix",
             command=result.command, evidence=evidence, data=data,
-            fix="Ask the site which partition your account may use (hidden partitions: `sinfo --all`).",
         )
     names = [p["name"] for p in parsed.partitions]
     listing = ", ".join(
@@ -208,24 +205,26 @@ async def probe_partitions(host: Host, ctx: ProbeContext) -> ProbeResult:
     partition, source = chosen_partition(host, ctx)
     data["chosen"], data["chosen_source"] = partition, source
     if partition and partition not in names:
-        return ProbeResult(
-            "partitions", "fail" if source == "chosen" else "warn",
-            f"partition {partition} (from {source}) is not among {', '.join(names)}",
+        return ProbeResult.of(
+            "partitions", "fail" if source == "chosen" else "warn", "probe.partitions.not_listed",
+            fix_id="probe.partitions.not_listed.fix",
+            params={"partition": partition, "names": ", ".join(names),
+                    "source": message("probe.partition_source.chosen") if source == "chosen"
+                    else source},
             command=result.command, evidence=evidence, data=data,
-            fix=f"Choose one of: {', '.join(names)} (sbatch rejects it: invalid partition).",
         )
     down = [p["name"] for p in parsed.partitions if p["avail"].lower() != "up"]
     if partition and partition in down:
-        return ProbeResult(
-            "partitions", "warn",
-            f"partition {partition} is not up ({dict((p['name'], p['avail']) for p in parsed.partitions)[partition]}); "
-            f"{len(names)} partitions: {listing}",
+        return ProbeResult.of(
+            "partitions", "warn", "probe.partitions.chosen_down",
+            fix_id="probe.partitions.chosen_down.fix",
+            params={"partition": partition, "count": len(names), "listing": listing,
+                    "state": dict((p["name"], p["avail"]) for p in parsed.partitions)[partition]},
             command=result.command, evidence=evidence, data=data,
-            fix="Jobs queue until the partition is up again; choose an available one.",
         )
     if len(down) == len(names):
-        return ProbeResult(
-            "partitions", "warn", f"no partition is up: {listing}",
+        return ProbeResult.of(
+            "partitions", "warn", "probe.partitions.none_up", params={"listing": listing},
             command=result.command, evidence=evidence, data=data,
         )
     return ProbeResult(
@@ -291,7 +290,7 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
     except BaseException:
         listing_task.cancel()
         raise
-    hiccup = unanswered("gres", host, result, "GRES")
+    hiccup = unanswered("gres", host, result, "GRES")  # the same word in every language
     if hiccup is not None:
         listing_task.cancel()
         return ProbeResult(**{**hiccup.to_json(), "data": {"has_gres": None}})
@@ -319,7 +318,7 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
     if partition:
         data["partition"], data["partition_source"] = partition, source
         runs.append(listing)
-        hiccup = unanswered("gres", host, listing, f"GRES on partition {partition}")
+        hiccup = unanswered("gres", host, listing, message("probe.what.gres_on", partition=partition))
         if hiccup is not None:
             # The cluster-wide answer (ARI's own check) stands; the partition's is unknown.
             return ProbeResult(**{**hiccup.to_json(), "data": data,
@@ -400,33 +399,34 @@ async def probe_time_left(host: Host, ctx: ProbeContext) -> ProbeResult:
         )
     job_id = str(job_id)
     if not job_id.isdigit():
-        return ProbeResult(
-            "time_left", "unknown", f"SLURM_JOB_ID={job_id!r} is not a job id",
+        return ProbeResult.of(
+            "time_left", "unknown", "probe.time_left.bad_job_id", params={"job_id": repr(job_id)},
             data={"job_id": None, "seconds": None},
         )
     if host.which("squeue") is None:
-        return ProbeResult(
-            "time_left", "unknown", f"squeue is not on PATH: time left in job {job_id} unknown",
+        return ProbeResult.of(
+            "time_left", "unknown", "probe.time_left.no_squeue", params={"job_id": job_id},
             command="which squeue", data={"job_id": job_id, "seconds": None},
         )
     result = await run_command(host, ["squeue", "-h", "-j", job_id, "-o", "%L"])
     data = {"job_id": job_id, "seconds": None, "raw": None, "unlimited": False}
-    hiccup = unanswered("time_left", host, result, f"the time left in job {job_id}")
+    hiccup = unanswered("time_left", host, result, message("probe.what.time_left", job_id=job_id))
     if hiccup is not None:
         return ProbeResult(**{**hiccup.to_json(), "data": data})
     evidence = evidence_of(host, result)
     if not result.ok or not result.stdout.strip():
-        return ProbeResult(
-            "time_left", "unknown",
-            f"squeue does not know job {job_id}: {first_line(result.output) or 'empty answer'}",
+        return ProbeResult.of(
+            "time_left", "unknown", "probe.time_left.unknown_job",
+            fix_id="probe.time_left.unknown_job.fix",
+            params={"job_id": job_id,
+                    "answer": first_line(result.output) or message("probe.answer.empty")},
             command=result.command, evidence=evidence, data=data,
-            fix="SLURM_JOB_ID may be stale (a notebook started outside this job?).",
         )
     try:
         left = parse_squeue_time(result.stdout)
     except ValueError as exc:
-        return ProbeResult(
-            "time_left", "unknown", f"cannot read squeue's time left: {exc}",
+        return ProbeResult.of(
+            "time_left", "unknown", "probe.time_left.unreadable", params={"error": str(exc)},
             command=result.command, evidence=evidence, data=data,
         )
     data.update(raw=left.raw, seconds=left.seconds, unlimited=left.unlimited)
