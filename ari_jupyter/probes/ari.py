@@ -26,11 +26,10 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
     data = {"path": path, "version": version}
     evidence = evidence_of(host, result)
     if result.timed_out:
-        return ProbeResult(
-            "ari", "warn", f"ari at {path} did not answer `ari --version` within "
-            f"{result.elapsed:.1f}s (a slow import or a broken install)",
+        return ProbeResult.of(
+            "ari", "warn", "probe.ari.version_timeout", fix_id="probe.ari.version_timeout.fix",
+            params={"path": path, "seconds": f"{result.elapsed:.1f}"},
             command=result.command, evidence=evidence, data=data,
-            fix="Run `ari --help` in a terminal to see what it is waiting for.",
         )
     if not result.ok:
         answer = first_line(result.output) or f"exit {result.returncode}"
@@ -40,9 +39,10 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
             return ProbeResult("ari", "ok", f"ari at {path} (version not reported: {answer})",
                                command=result.command, evidence=evidence, data=data,
                                message_id="probe.ari.no_version_option", params={"path": path})
-        return ProbeResult(
-            "ari", "warn", f"ari at {path} does not start: {answer}",
-            command=result.command, evidence=evidence, data=data, fix=INSTALL_HINT,
+        return ProbeResult.of(
+            "ari", "warn", "probe.ari.broken", fix_id="probe.ari.install.fix",
+            params={"path": path, "answer": answer},
+            command=result.command, evidence=evidence, data=data,
         )
     return ProbeResult("ari", "ok", f"ari {version or '(version unknown)'} at {path}",
                        command=result.command, evidence=evidence, data=data,

@@ -65,8 +65,7 @@ def _target(host: Host, ctx: ProbeContext) -> tuple[str | None, str]:
 async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
     path, source = _target(host, ctx)
     if path is None:
-        return ProbeResult("shared_fs", "unknown",
-                           "no checkpoint directory, workspace or $HOME to judge")
+        return ProbeResult.of("shared_fs", "unknown", "probe.shared_fs.nothing_to_judge")
     resolved = host.realpath(path)
     home = host.realpath(host.home) if host.home else None
     ari_view = ari_thinks_shared(path, host.home, realpath=host.realpath)  # resolved as ARI does
@@ -85,9 +84,9 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
     ) + f"\nARI's prefix rule ({', '.join(ARI_SHARED_PREFIXES)} or $HOME={home}): " + (
         "shared" if ari_view else "not shared")
     if mount is None:
-        return ProbeResult("shared_fs", "unknown",
-                           f"cannot tell which filesystem holds {shown}: mount table unreadable",
-                           command="/proc/self/mountinfo", evidence=evidence, data=data)
+        return ProbeResult.of("shared_fs", "unknown", "probe.shared_fs.no_mount_table",
+                              params={"path": shown},
+                              command="/proc/self/mountinfo", evidence=evidence, data=data)
     shared = classify(mount.fstype, resolved)
     data["shared"] = shared
     where = f"{shown} is on {mount.fstype} ({mount.mountpoint})"
@@ -106,12 +105,11 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
             params=place,
         )
     if shared is None:
-        return ProbeResult(
+        return ProbeResult.of(
             "shared_fs", "warn",
-            f"{where}: unknown filesystem type, cannot tell whether other nodes see it"
-            + ("; ARI assumes shared (prefix rule)" if ari_view else "; ARI will warn"),
+            "probe.shared_fs.unknown_type_assumed" if ari_view else "probe.shared_fs.unknown_type",
+            fix_id="probe.shared_fs.unknown_type.fix", params=place,
             command="/proc/self/mountinfo", evidence=evidence, data=data,
-            fix="Check with the site that this path is mounted on every compute node.",
         )
     if not ari_view:
         return ProbeResult(

@@ -42,26 +42,25 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
     if smi.timed_out or not gpus:
         gres.cancel()  # only GPUs seen here make the GRES answer matter
     if smi.timed_out:
-        return ProbeResult(
-            "gpus", "unknown", f"nvidia-smi did not answer within {smi.elapsed:.1f}s",
+        return ProbeResult.of(
+            "gpus", "unknown", "probe.gpus.smi_timeout", fix_id="probe.gpus.smi_timeout.fix",
+            params={"seconds": f"{smi.elapsed:.1f}"},
             command=smi.command, evidence=evidence_of(host, smi), data=data,
-            fix="A hung nvidia-smi usually means a driver problem on this node; ask the site.",
         )
     if not smi.ok and not gpus:
         if "no devices were found" in smi.output.lower():
             data["count"] = 0
-            return ProbeResult("gpus", "skip", "nvidia-smi finds no GPU on this node",
-                               command=smi.command, evidence=evidence_of(host, smi), data=data)
-        return ProbeResult(
-            "gpus", "unknown",
-            f"nvidia-smi failed (exit {smi.returncode}): {first_line(smi.output)}",
+            return ProbeResult.of("gpus", "skip", "probe.gpus.none_found",
+                                  command=smi.command, evidence=evidence_of(host, smi), data=data)
+        return ProbeResult.of(
+            "gpus", "unknown", "probe.gpus.smi_failed", fix_id="probe.gpus.smi_failed.fix",
+            params={"code": smi.returncode, "answer": first_line(smi.output)},
             command=smi.command, evidence=evidence_of(host, smi), data=data,
-            fix="The NVIDIA driver is not reachable from this node; GPU availability is unknown.",
         )
     data.update(count=len(gpus), gpus=gpus, models=sorted({g["model"] for g in gpus}))
     if not gpus:
-        return ProbeResult("gpus", "skip", "nvidia-smi lists no GPU on this node",
-                           command=smi.command, evidence=evidence_of(host, smi), data=data)
+        return ProbeResult.of("gpus", "skip", "probe.gpus.none_listed",
+                              command=smi.command, evidence=evidence_of(host, smi), data=data)
     sinfo, has_gres = await gres
     data["has_gres"] = has_gres
     evidence = evidence_of(host, smi, sinfo) if sinfo is not None else evidence_of(host, smi)
@@ -79,9 +78,10 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
             params={"seen": seen_msg},
         )
     if has_gres is None:
-        why = "no SLURM client" if sinfo is None else "sinfo did not answer"
-        return ProbeResult("gpus", "ok", f"{seen}; GRES unknown ({why})",
-                           command=smi.command, evidence=evidence, data=data)
+        why = message("probe.gpus.why.no_slurm" if sinfo is None else "probe.gpus.why.sinfo_silent")
+        return ProbeResult.of("gpus", "ok", "probe.gpus.gres_unknown",
+                              params={"seen": seen_msg, "why": why},
+                              command=smi.command, evidence=evidence, data=data)
     specs = [parse_gres_spec(s) for s in gres_lines(sinfo.stdout)]
     gpu_specs = [s for s in specs if s and s.name == "gpu"]
     data["gres_gpu_types"] = gpu_types([s.raw for s in gpu_specs])

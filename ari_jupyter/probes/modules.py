@@ -130,15 +130,15 @@ def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
     evidence = evidence_of(host, shown_result if shown_result.output else result)
     if not listing.modules:
         if not result.ok:
-            return ProbeResult(
-                "modules", "unknown",
-                f"`module -t avail` failed (exit {result.returncode}): {first_line(result.output)}",
+            return ProbeResult.of(
+                "modules", "unknown", "probe.modules.avail_failed",
+                params={"code": result.returncode, "answer": first_line(result.output)},
                 command=result.command, evidence=evidence, data=data,
             )
-        return ProbeResult(
-            "modules", "warn", f"{listing.system} is set up but lists no modules (empty MODULEPATH?)",
+        return ProbeResult.of(
+            "modules", "warn", "probe.modules.empty", fix_id="probe.modules.empty.fix",
+            params={"system": listing.system},
             command=result.command, evidence=evidence, data=data,
-            fix="Check MODULEPATH in the terminal that will run `ari` (`module avail`).",
         )
     shown = ", ".join(listing.modules[:8]) + (" ..." if len(listing.modules) > 8 else "")
     mpi = (f"MPI module: {', '.join(data['mpi_modules'])}" if data["mpi_modules"]
