@@ -112,7 +112,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     backup name); ``ari_workflow`` points at ARI's packaged workflow.yaml instead of looking
     for an importable ARI.
     """
-    from .ari.naming import make_run_id
+    from .ari.naming import make_run_id, slug_is_hashed
 
     now = now or datetime.now().astimezone()
     notes: list[str] = []
@@ -122,6 +122,10 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
         raise EmitBlocked(blocking)
     if not state.run_id:
         state.run_id = make_run_id(state.title, now)
+        if slug_is_hashed(state.title):  # what step 4 said beside Run id, now that it is minted
+            notes.append(text("emit.note.run_id_hashed", problem=message(
+                "field.run_id_hashed", slug=state.run_id.split("_", 1)[1]),
+                fix=message("field.run_id_hashed.fix")))
 
     workspace = Path(state.workspace)
     checkpoint = workspace / "checkpoints" / state.run_id

@@ -273,10 +273,11 @@ class WizardState(HasTraits):
         self._check_workspace(add)
         if self.run_id and not re.fullmatch(RUN_ID, self.run_id):
             add("run_id_bad", "run_id", "error", run_id=self.run_id)
-        elif not self.run_id and self._title_slug_is_hashed():
-            from .ari.naming import slug_for_title
+        elif not self.run_id:
+            from .ari.naming import slug_for_title, slug_is_hashed
 
-            add("run_id_hashed", "run_id", "info", slug=slug_for_title(self.title))
+            if slug_is_hashed(self.title):
+                add("run_id_hashed", "run_id", "info", slug=slug_for_title(self.title))
         from .ari import run_settings
 
         out += run_settings.problems(self.run_settings, partition=self.partition,
@@ -461,11 +462,6 @@ class WizardState(HasTraits):
         return values
 
     # -- helpers ---------------------------------------------------------------------------
-    def _title_slug_is_hashed(self) -> bool:
-        from .ari.naming import slug_is_hashed
-
-        return slug_is_hashed(self.title)
-
     def _probe_data(self, probe_id: str, key: str) -> Any:
         result = self.probe(probe_id)
         if result is None or result.status in ("unknown", "skip"):

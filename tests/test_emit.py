@@ -412,6 +412,8 @@ def test_non_ascii_title_gets_a_deterministic_run_id_and_valid_files(tmp_path):
     result = emit_checkpoint(state)
     assert re.fullmatch(r"\d{14}_experiment_[0-9a-f]{8}", state.run_id)
     assert state.run_id.endswith(told[0].params["slug"])
+    said = [n for n in result.notes if getattr(n, "message_id", "") == "emit.note.run_id_hashed"]
+    assert len(said) == 1 and told[0].message in said[0]  # step 4's words, once written
     assert not [f for f in state.field_problems() if f.field == "run_id"]
     assert "# 疎行列積のスケーリング" in (Path(result.checkpoint_dir) / "experiment.md").read_text()
 

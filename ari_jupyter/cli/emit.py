@@ -219,8 +219,6 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_probes and not node_local:
             _probe(state, host, config, args)
             seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
-        # What the wizard says beside Run id before Write (the run id is minted by the write).
-        named = [p for p in state.field_problems() if p.rule == "run_id_hashed"]
         result = emit_checkpoint(state, force=args.force, host=host)
     except EmitBlocked as exc:
         from ..i18n import t
@@ -251,8 +249,6 @@ def run(args: argparse.Namespace) -> int:
 
     lang = output_lang(args)
     notes = [t("cli.note", lang, note=speak("emit", render(note, lang))) for note in result.notes]
-    notes += [t("cli.note", lang, note=t("cli.emit.problem_fix", lang, text=p.text(lang),
-                                         fix=p.fix_text(lang))) for p in named]
     if args.json:
         print(json.dumps({"checkpoint_dir": result.checkpoint_dir, "files": list(result.files),
                           "handoff_command": result.handoff_command}, indent=2, ensure_ascii=False))

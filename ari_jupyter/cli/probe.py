@@ -57,7 +57,7 @@ class UsageError(ValueError):
 
 def _parse_only(text: Optional[str]) -> Optional[list[str]]:
     from ..i18n import Text
-    from ..probes import PROBE_IDS, selected_ids
+    from ..probes import selected_ids
 
     if text is None:
         return None
@@ -66,10 +66,8 @@ def _parse_only(text: Optional[str]) -> Optional[list[str]]:
         raise UsageError(Text("cli.probe.only_empty"))
     try:
         selected_ids(ids)
-    except ValueError as exc:
-        unknown = [i for i in ids if i not in PROBE_IDS]
-        raise UsageError(Text("cli.probe.unknown_ids", {"ids": ", ".join(unknown),
-                                                        "known": ", ".join(PROBE_IDS)})) from exc
+    except ValueError as exc:  # its Text names the unknown ids
+        raise UsageError(*exc.args) from exc
     return ids
 
 

@@ -12,6 +12,7 @@ from typing import AsyncIterator, Awaitable, Callable
 
 from .._async import run_sync
 from ..host import Host
+from ..i18n import Text
 from ..redact import redact
 from . import PROBE_IDS
 from .ari import probe_ari
@@ -53,10 +54,8 @@ def selected_ids(only) -> list[str]:
         return list(PROBE_IDS)
     unknown = [i for i in only if i not in PROBES]
     if unknown:
-        raise UnknownProbeError(
-            f"unknown probe id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-            f"known: {', '.join(PROBE_IDS)}"
-        )
+        raise UnknownProbeError(Text("probe.unknown_ids" if len(unknown) > 1 else "probe.unknown_id",
+                                     {"ids": ", ".join(unknown), "known": ", ".join(PROBE_IDS)}))
     return [i for i in PROBE_IDS if i in set(only)]
 
 
