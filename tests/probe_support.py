@@ -69,3 +69,28 @@ ALLOCATION_ENV = {
     "SLURM_JOB_ID": "77", "SLURM_JOB_PARTITION": "small", "SLURM_JOB_NODELIST": "n[1-2]",
     "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "4", "SLURM_TASKS_PER_NODE": "3,1",
 }
+
+
+def said_in_every_language(result: ProbeResult) -> None:
+    """The verdict and its fix read as Japanese and Chinese, not as English left in place (tool
+    output quoted inside a sentence aside)."""
+    import re
+
+    from widget_text import english_sentences
+
+    cjk = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+    assert result.message_id, result
+    assert result.text("en") == result.summary and result.fix_text("en") == result.fix, result
+    quoted = [line for line in result.evidence.splitlines() if line.strip()]
+    for lang in ("ja", "zh"):
+        said = [result.text(lang)] + ([result.fix_text(lang)] if result.fix else [])
+        for sentence in said:
+            assert cjk.search(sentence), (lang, sentence)
+        bare = [_without(sentence, quoted) for sentence in said]
+        assert english_sentences(bare) == [], (lang, said)
+
+
+def _without(sentence: str, quoted: list[str]) -> str:
+    for line in quoted:
+        sentence = sentence.replace(line.strip(), " ")
+    return sentence

@@ -151,3 +151,27 @@ def test_a_sentence_parameter_is_rendered_in_the_same_language():
 def test_message_keys_named_like_translate_arguments_are_allowed():
     assert "'k'" in i18n.t("validate.profile_key_unknown", "en", key="k")
     assert "'xx'" in i18n.t("field.lang_bad", "en", lang="xx")
+
+
+def _probe_results_without_catalog_text() -> list[str]:
+    """Every ``ProbeResult(...)`` the package builds by hand whose summary (or fix) has no
+    catalog id: a verdict that would stay English in a Japanese or Chinese session."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "ProbeResult"):
+                continue
+            keywords = {k.arg for k in node.keywords}
+            if None in keywords:  # ProbeResult(**fields): a copy of a result made elsewhere
+                continue
+            where = f"{path.relative_to(PACKAGE)}:{node.lineno}"
+            if "message_id" not in keywords:
+                found.append(f"{where} has no message_id")
+            if "fix" in keywords and "fix_id" not in keywords:
+                found.append(f"{where} has a fix without fix_id")
+    return found
+
+
+def test_every_probe_verdict_has_its_text_in_the_catalogs():
+    assert _probe_results_without_catalog_text() == []

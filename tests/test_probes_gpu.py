@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from probe_support import cmd, output, probe, site
+from probe_support import cmd, output, probe, said_in_every_language, site
 
 SMI = ("nvidia-smi", "-L")
 SINFO_G = ("sinfo", "-h", "-o", "%G")
@@ -39,6 +39,7 @@ def test_gpus(smi, smi_rc, gres, status, count, has_gres, words):
     assert result.data["count"] == count
     assert result.data.get("has_gres") is has_gres
     assert words in result.summary
+    said_in_every_language(result)
 
 
 def test_sx40_pattern_says_what_to_do():

@@ -5,7 +5,7 @@ import pytest
 
 from ari_jupyter.probes import modules as modules_probe
 
-from probe_support import cmd, output, probe, site
+from probe_support import cmd, output, probe, said_in_every_language, site
 
 SRUN_VERSION = cmd(["srun", "--version"], output("sbatch/version_debian.txt"))
 SRUN_LIST = cmd(["srun", "--mpi=list"], "", output("srun/mpi_list_22.05.txt"))
@@ -45,6 +45,7 @@ def test_mpi(programs, commands, status, launcher, words):
     assert result.status == status, result
     assert result.data["launcher"] == launcher
     assert words in result.summary
+    said_in_every_language(result)
 
 
 def test_srun_plugins_and_versions_are_data():

@@ -8,7 +8,7 @@ import pytest
 
 from ari_jupyter.probes.parsers import SINFO_FORMAT
 
-from probe_support import ALLOCATION_ENV, OUTPUTS, cmd, output, probe, site
+from probe_support import ALLOCATION_ENV, OUTPUTS, cmd, output, probe, said_in_every_language, site
 
 SINFO_PARTS = ("sinfo", "--noheader", "-o", SINFO_FORMAT)
 SINFO_G = ("sinfo", "-h", "-o", "%G")
@@ -66,6 +66,7 @@ def test_sbatch_test_submission_reports_the_schedulers_answer(stderr, rc, delay,
     assert words in result.summary
     assert result.data["partition"] == "small"
     assert result.data["partition_source"] == "ARI_SLURM_PARTITION"
+    said_in_every_language(result)
 
 
 # Each refusal the scheduler gives, recorded on the test bed for an unprivileged user
@@ -232,6 +233,7 @@ def test_partitions(stdout, stderr, rc, delay, status, words):
     result = probe(partitions_site(stdout, stderr, rc, delay), "partitions", timeout=0.4)
     assert result.status == status, result
     assert words in result.summary
+    said_in_every_language(result)
 
 
 def test_partitions_data_for_the_wizard():
@@ -301,6 +303,7 @@ def test_gres_cluster_wide(fixture, status, has_gres, gpu_types):
     assert result.data["has_gres"] is has_gres
     assert result.data["gpu_types"] == gpu_types
     assert result.command == "sinfo -h -o %G"
+    said_in_every_language(result)
 
 
 def test_no_gres_fix_says_what_ari_does():
@@ -325,6 +328,7 @@ def test_gres_cpu_only_partition_on_a_gres_cluster(partition, status):
     assert result.status == status
     assert result.data["has_gres"] is True
     assert result.data["partition_has_gres"] is (partition == "gpu")
+    said_in_every_language(result)
 
 
 @pytest.mark.parametrize(
@@ -341,6 +345,7 @@ def test_gres_unanswered_is_unknown(stderr, rc, delay, words):
     assert result.status == "unknown"
     assert result.data["has_gres"] is None
     assert words in result.summary
+    said_in_every_language(result)
 
 
 @pytest.mark.parametrize("stderr, rc, delay, words", [
@@ -358,6 +363,7 @@ def test_gres_partition_question_unanswered_is_unknown(stderr, rc, delay, words)
     assert result.status == "unknown"
     assert words in result.summary and "partition small" in result.summary
     assert result.data["has_gres"] is True and result.data["partition_has_gres"] is None
+    said_in_every_language(result)
 
 
 def test_gres_without_sinfo_is_skip():
@@ -405,6 +411,7 @@ def test_time_left_errors_are_unknown(stderr, delay, words):
     result = probe(squeue_site("", stderr, 1 if stderr else 0, delay), "time_left", timeout=0.3)
     assert result.status == "unknown"
     assert words in result.summary
+    said_in_every_language(result)
 
 
 def test_time_left_outside_an_allocation_is_skip():

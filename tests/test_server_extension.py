@@ -254,7 +254,10 @@ def test_a_probe_that_hangs_gives_unknown(monkeypatch):
                                             time_left_probe=CountingProbe(delay=30))
     result = asyncio.run(asyncio.wait_for(status.snapshot(), 10))
     assert result["time_left"]["status"] == "unknown"
-    assert "did not answer" in result["time_left"]["summary"]
+    assert result["time_left"]["summary"] == "`squeue` did not answer within 0.05s: the time left in job " \
+        + captured_alloc_env()["SLURM_JOB_ID"] + " is unknown"
+    assert result["time_left"]["message_id"] == "probe.unanswered.timeout"
+    json.dumps(result)  # what the endpoint sends
 
 
 def test_the_shipped_config_enables_the_extension():

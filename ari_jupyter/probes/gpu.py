@@ -86,12 +86,10 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
     gpu_specs = [s for s in specs if s and s.name == "gpu"]
     data["gres_gpu_types"] = gpu_types([s.raw for s in gpu_specs])
     if not gpu_specs:
-        return ProbeResult(
-            "gpus", "warn",
-            f"{seen} but SLURM's GRES ({', '.join(s.raw for s in specs if s)}) has no gpu entry: "
-            "ARI's check passes yet sbatch rejects GPU requests",
+        return ProbeResult.of(
+            "gpus", "warn", "probe.gpus.no_gpu_gres", fix_id="probe.gpus.no_gpu_gres.fix",
+            params={"seen": seen_msg, "gres": ", ".join(s.raw for s in specs if s)},
             command=smi.command, evidence=evidence, data=data,
-            fix="Do not request GPUs through SLURM here; ask the site to configure gpu GRES.",
         )
     types = data["gres_gpu_types"]
     hint = f"; gpu_type may be {' or '.join(types)}" if types else "; untyped GRES: leave gpu_type empty"

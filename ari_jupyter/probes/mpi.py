@@ -11,17 +11,6 @@ from .modules import list_modules
 from .parsers import mpi_flavour, mpi_modules, parse_srun_mpi_list, parse_version
 from .result import ProbeResult
 
-NO_MPI_FIX = (
-    "Load an MPI module (`module load openmpi/...`, and add it to module_loads so "
-    "reproduce.sh loads it on the compute nodes too) or run where srun exists; otherwise "
-    "`mpirun: command not found` on the compute nodes."
-)
-MPIRUN_FIX = (
-    "Prefer `srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS` where the SLURM client works; "
-    "with mpirun, add the MPI module to module_loads."
-)
-
-
 async def _describe(host: Host, program: str):
     """``(info, result)`` for a launcher on PATH, ``(None, None)`` otherwise. A launcher that
     cannot even print its version (e.g. srun without a SLURM configuration) does not work."""
@@ -33,13 +22,26 @@ async def _describe(host: Host, program: str):
         "path": path,
         "version": parse_version(result.output) if result.ok else None,
         "works": result.ok or result.timed_out,
-        "error": None if result.ok else (
-            "timed out" if result.timed_out else last_line(result.output) or f"exit {result.returncode}"
-        ),
+        "error": None if result.ok else _error(result),
     }
     if program != "srun":
         info["flavour"] = mpi_flavour(result.output)
     return info, result
+
+
+def _error(result) -> str:
+    """Why a launcher does not run, as said in the probe's data (English)."""
+    if result.timed_out:
+        return "timed out"
+    return last_line(result.output) or f"exit {result.returncode}"
+
+
+def _error_message(result):
+    """The same reason for the sentence: the tool's own last line as it printed it, our words
+    in the user's language."""
+    if result.timed_out:
+        return message("probe.mpi.error.timed_out")
+    return last_line(result.output) or message("probe.mpi.error.exit", code=result.returncode)
 
 
 async def _nothing() -> None:
@@ -86,30 +88,23 @@ async def probe_mpi(host: Host, ctx: ProbeContext) -> ProbeResult:
                                if pmi else "",
                                "also": message("probe.mpi.also", others=", ".join(others))
                                if others else ""})
-    broken_srun = f"srun does not run ({srun['error']}); " if srun is not None else "no srun; "
+    broken_srun = (message("probe.mpi.srun_broken", error=_error_message(srun_run))
+                   if srun is not None else message("probe.mpi.no_srun"))
     if others:
-        return ProbeResult(
-            "mpi", "warn",
-            f"{broken_srun}{', '.join(others)} on PATH — ranks are placed by mpirun, which must "
-            "also exist on the compute nodes",
-            command=command, evidence=evidence, data=data, fix=MPIRUN_FIX,
-            message_id="probe.mpi.mpirun_only", fix_id="probe.mpi.mpirun_only.fix",
-            params={"others": ", ".join(others),
-                    "srun": message("probe.mpi.srun_broken", error=srun["error"])
-                    if srun is not None else message("probe.mpi.no_srun")},
+        return ProbeResult.of(
+            "mpi", "warn", "probe.mpi.mpirun_only", fix_id="probe.mpi.mpirun_only.fix",
+            params={"others": ", ".join(others), "srun": broken_srun},
+            command=command, evidence=evidence, data=data,
         )
     listing = await list_modules(host, ctx)
     data["mpi_modules"] = mpi_modules(listing.modules)
     if data["mpi_modules"]:
         module = data["mpi_modules"][0]
-        return ProbeResult(
-            "mpi", "warn",
-            f"{broken_srun}no MPI launcher on PATH yet; module {module} should provide mpirun",
+        return ProbeResult.of(
+            "mpi", "warn", "probe.mpi.module_only", fix_id="probe.mpi.module_only.fix",
+            params={"srun": broken_srun, "module": module},
             command=command, evidence=evidence, data=data,
-            fix=f"Add \"{module}\" to module_loads (the hand-off script and reproduce.sh load "
-                "it), or use srun where the SLURM client works.",
         )
-    return ProbeResult(
-        "mpi", "fail", f"{broken_srun}no working MPI launcher (srun, mpirun, mpiexec) on PATH",
-        command=command, evidence=evidence, fix=NO_MPI_FIX, data=data,
-    )
+    return ProbeResult.of("mpi", "fail", "probe.mpi.none", fix_id="probe.mpi.none.fix",
+                          params={"srun": broken_srun},
+                          command=command, evidence=evidence, data=data)

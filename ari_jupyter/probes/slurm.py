@@ -296,10 +296,9 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
         return ProbeResult(**{**hiccup.to_json(), "data": {"has_gres": None}})
     if has_gres is None:
         listing_task.cancel()
-        return ProbeResult(
-            "gres", "unknown",
-            f"sinfo failed (exit {result.returncode}): {first_line(result.output)}; ARI would "
-            "treat this as no GRES",
+        return ProbeResult.of(
+            "gres", "unknown", "probe.gres.sinfo_failed",
+            params={"code": result.returncode, "answer": first_line(result.output)},
             command=result.command, evidence=evidence_of(host, result),
             data={"has_gres": None, "ari_sees_gres": False},
         )
@@ -345,28 +344,22 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
     parsed = [(spec, parse_gres_spec(spec)) for spec in cluster_specs]
     data["unparsed"] = [spec for spec, p in parsed if p is None]
     if data["unparsed"]:
-        return ProbeResult(
-            "gres", "warn",
-            f"sinfo -h -o %G printed something that is not a GRES list "
-            f"({first_line(data['unparsed'][0], 60)}); ARI counts any such line as GRES",
+        return ProbeResult.of(
+            "gres", "warn", "probe.gres.unparsed", fix_id="probe.gres.unparsed.fix",
+            params={"line": first_line(data["unparsed"][0], 60)},
             command=command, evidence=evidence, data=data,
-            fix="Check `sinfo -h -o %G` by hand; a wrapper or login banner may print extra lines.",
         )
     if not any(p.name == "gpu" for _, p in parsed):
-        return ProbeResult(
-            "gres", "warn",
-            f"GRES configured ({listing}) but none of kind gpu: ARI's check passes, yet sbatch "
-            "rejects GPU requests",
-            command=command, evidence=evidence, data=data,
-            fix="Do not request GPUs through SLURM here (leave the GPU fields of the profile at 0).",
+        return ProbeResult.of(
+            "gres", "warn", "probe.gres.no_gpu_kind", fix_id="probe.gres.no_gpu_kind.fix",
+            params={"listing": listing}, command=command, evidence=evidence, data=data,
         )
     if partition and data["partition_has_gres"] is False:
-        return ProbeResult(
-            "gres", "warn",
-            f"GRES exist ({listing}) but not on partition {partition}: ARI's check is "
-            "cluster-wide, so it will pass GPU flags that sbatch then rejects there",
+        return ProbeResult.of(
+            "gres", "warn", "probe.gres.not_on_partition",
+            fix_id="probe.gres.not_on_partition.fix",
+            params={"listing": listing, "partition": partition},
             command=command, evidence=evidence, data=data,
-            fix=f"Do not request GPUs on {partition}; choose a partition with GPUs for GPU runs.",
         )
     where = (f"; partition {partition} has {', '.join(data['partition_gres'])}"
              if data["partition_gres"] and data["partition_gres"] != cluster_specs else "")

@@ -31,13 +31,13 @@ async def probe_time_left(allocation) -> dict[str, Any]:
     async for result in run_probes(LocalHost(), context):
         if result.id == "time_left":
             return result.to_json()
-    return _unknown("the time_left probe gave no result")
+    return _unknown("probe.time_left.no_result")
 
 
-def _unknown(summary: str) -> dict[str, Any]:
+def _unknown(message_id: str, **params: Any) -> dict[str, Any]:
     from ..probes.result import ProbeResult
 
-    return ProbeResult("time_left", "unknown", summary).to_json()
+    return ProbeResult.of("time_left", "unknown", message_id, params=params).to_json()
 
 
 class AllocationStatus:
@@ -68,7 +68,12 @@ class AllocationStatus:
                     result = await asyncio.wait_for(self._probe(self.allocation),
                                                     TIME_LEFT_TIMEOUT + PROBE_GRACE)
                 except asyncio.TimeoutError:
-                    result = _unknown(f"squeue did not answer within {TIME_LEFT_TIMEOUT:g} s")
+                    from ..i18n import message
+
+                    result = _unknown("probe.unanswered.timeout", command="squeue",
+                                      seconds=f"{TIME_LEFT_TIMEOUT:g}",
+                                      what=message("probe.what.time_left",
+                                                   job_id=self.allocation.job_id))
                 self._cached = (now, result)
             return self._cached[1]
 
