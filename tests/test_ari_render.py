@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from ari_jupyter.ari import render
 from ari_jupyter.ari.lint_experiment import lint_experiment, parse_experiment
 from ari_jupyter.ari.profile import PRESETS
 from ari_jupyter.ari.run_settings import RunSettings
+from ari_jupyter.i18n import t as i18n_t
 from ari_jupyter.model import WizardState
 from ari_jupyter.probes.result import ProbeResult
 
@@ -178,6 +180,48 @@ def test_handoff_script_is_bash_n_clean(tmp_path):
     script = tmp_path / "handoff.sh"
     script.write_text(_rendered()["handoff.sh"])
     subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "ari-jupyter hand-off: 'ari' is not on PATH; activate ARI's environment first."),
+    ("ja", "ari-jupyter ハンドオフ: PATH に 'ari' がありません。先に ARI の環境を有効にしてください。"),
+    ("zh", "ari-jupyter 交接：PATH 中没有 'ari'；请先激活 ARI 的环境。"),
+])
+def test_the_handoff_script_speaks_the_runs_language(tmp_path, lang, said):
+    """Run for real where nothing is on PATH but bash's own: it stops at ``ari`` in the
+    language the run was written in."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    checkpoint = workspace / "checkpoints" / "r"
+    script = tmp_path / "handoff.sh"
+    script.write_text(render.render_handoff_script(
+        golden_state(lang=lang, module_loads=[], workspace=str(workspace)), str(checkpoint),
+        str(script)), encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("date", "tee"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    ran = subprocess.run(["/bin/bash", str(script)], capture_output=True, text=True, timeout=30,
+                         env={"PATH": str(bin_dir), "LANG": "C.UTF-8"})
+    assert ran.returncode == 127
+    assert ran.stderr.strip() == said
+
+
+def test_a_script_sentence_bash_would_expand_is_refused(monkeypatch):
+    from ari_jupyter import i18n
+
+    real = i18n.t
+    monkeypatch.setattr(i18n, "t", lambda key, lang=None, **kw: "costs $5" if key == "handoff.script.no_ari"
+                        else real(key, lang, **kw))
+    with pytest.raises(render.RenderError, match="double quotes"):
+        render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT)
+
+
+def test_every_script_sentence_is_safe_inside_double_quotes():
+    for key in ("handoff.script.no_ari", "handoff.script.log", "handoff.script.module_load_failed"):
+        for lang in ("en", "ja", "zh"):
+            bare = i18n_t(key, lang, log="", checkpoint="")
+            assert not any(ch in bare for ch in '"$`\\!'), (key, lang, bare)
 
 
 def test_handoff_quotes_every_value():

@@ -96,3 +96,31 @@ def test_check_handoff_loads_the_modules_with_environment_modules(envmodules, tm
         assert "Unable to locate a modulefile for 'nosuch/1.0'" in got.summary and got.fix
     else:
         assert got.summary.endswith("openmpi/4.1")
+
+
+@pytest.mark.parametrize("modules, rc, last_line", [
+    (["openmpi/4.1", "nosuch/1.0"], 1,
+     "ari-jupyter ハンドオフ: module load が失敗しました（上の出力を参照）。この実行のモジュールは次で"
+     "確かめられます: ari-jupyter check-handoff {checkpoint}"),
+    (["openmpi/4.1"], 127,
+     "ari-jupyter ハンドオフ: PATH に 'ari' がありません。先に ARI の環境を有効にしてください。"),
+])
+def test_the_handoff_script_says_in_the_runs_language_where_it_stopped(envmodules, tmp_path, modules,
+                                                                       rc, last_line):
+    """The hand-off script, run as the second terminal runs it (non-login bash, no `ari`): an
+    unknown module stops it after the module system's own words, then the run's sentence."""
+    from ari_jupyter.ari.render import render_handoff_script
+
+    checkpoint = tmp_path / "checkpoints" / "r"
+    script = tmp_path / "handoff.sh"
+    script.write_text(render_handoff_script(
+        golden_state(lang="ja", module_loads=modules, workspace=str(tmp_path)), str(checkpoint),
+        str(script)), encoding="utf-8")
+    env = {k: envmodules[k] for k in ("HOME", "LANG", "MODULESHOME", "MODULEPATH")}
+    env["PATH"] = os.pathsep.join(d for d in envmodules["PATH"].split(os.pathsep)
+                                  if not (Path(d) / "ari").exists())  # where ARI is installed too
+    done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == rc, done.stderr
+    said = done.stderr.strip().splitlines()
+    assert said[-1] == last_line.format(checkpoint=checkpoint)
+    assert (UNKNOWN in said) is (rc == 1)

@@ -372,7 +372,10 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> 
         lines += [
             "# Modules for this run; reproduce jobs inherit them (sbatch --export ALL).",
             *module_init_lines(),
-            "module load " + " ".join(q(name) for name in state.module_loads),
+            "module load " + " ".join(q(name) for name in state.module_loads) + " || {",
+            f"  echo {_said(state, 'handoff.script.module_load_failed', checkpoint='$ARI_CHECKPOINT_DIR')} >&2",
+            "  exit 1",
+            "}",
             "",
         ]
     lines += [
@@ -382,15 +385,30 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> 
         f"cd {q(state.workspace)}",
         "",
         "if ! command -v ari >/dev/null 2>&1; then",
-        "  echo \"ari-jupyter hand-off: 'ari' is not on PATH; activate ARI's environment first.\" >&2",
+        f"  echo {_said(state, 'handoff.script.no_ari')} >&2",
         "  exit 127",
         "fi",
         'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
-        'echo "ari run log: $log"',
+        f"echo {_said(state, 'handoff.script.log', log='$log')}",
         f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"',
         "",
     ]
     return "\n".join(lines)
+
+
+def _said(state: Any, message_id: str, **variables: str) -> str:
+    """A sentence of the script's in the run's language, inside double quotes so that its
+    ``$name`` parameters expand. The catalogs' sentences hold nothing else bash would read
+    inside double quotes (a test keeps them so); this refuses one that would."""
+    from ..i18n import t
+
+    sentence = t(message_id, getattr(state, "lang", None) or "en", **variables)
+    bare = sentence
+    for variable in variables.values():
+        bare = bare.replace(variable, "")
+    _require(not any(ch in bare for ch in '"$`\\!'),
+             f"catalog sentence {message_id!r} cannot go inside double quotes: {sentence!r}")
+    return f'"{sentence}"'
 
 
 def handoff_command(script_path: str) -> str:

@@ -209,6 +209,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         state = _load_state(args.from_json) if args.from_json else WizardState()
         _apply_flags(state, args)
+        if not args.from_json and getattr(args, "lang", None) is None:
+            from . import output_lang
+
+            state.lang = output_lang(args)  # the hand-off script speaks as this command does
         config = _config()
         host = _host(args, config)
         if args.site:

@@ -18,7 +18,10 @@ if ! command -v module >/dev/null 2>&1; then
   done
   if [ -n "$ari_nounset" ]; then set -u; fi
 fi
-module load openmpi/4.1
+module load openmpi/4.1 || {
+  echo "ari-jupyter hand-off: module load failed (see the lines above); check this run's modules with: ari-jupyter check-handoff $ARI_CHECKPOINT_DIR" >&2
+  exit 1
+}
 
 # Memory settings inherited from the notebook's own job make srun inside reproduce jobs fail.
 unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE
