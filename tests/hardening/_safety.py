@@ -42,6 +42,9 @@ def handoff_words(script: str) -> dict[str, list[str]]:
             if line.startswith(prefix):
                 assert prefix not in words, f"two {prefix!r} lines: newline injection?"
                 words[prefix] = shlex.split(line, comments=False, posix=True)
+                if prefix == "module load ":  # ``module load ... || {`` says why it stopped
+                    assert words[prefix][-2:] == ["||", "{"], line
+                    del words[prefix][-2:]
     return words
 
 
