@@ -213,6 +213,19 @@ def test_e8_slurm_mode(files):
     assert any(f.rule == "E8" and "nothing switches" in f.message for f in no_trigger)
 
 
+@pytest.mark.parametrize("text, expected", [
+    # a blank line above the Metrics line is not an empty Metrics line (R1's ^\s* spans it)
+    ("# t\n\nPartition: small, Max CPUs: 8\n\nMetrics: GFlops\n", []),
+    ("# t\n\nPartition: small, Max CPUs: 8\n\n\n\nMetrics: GFlops, GB/s\n", []),
+    # a bare Metrics line whose value ARI reads from the next line: named on the Metrics line
+    ("# t\n\nPartition: small, Max CPUs: 8\n\nMetrics:\nGFlops\n", [("E4", "error", 5)]),
+])
+def test_e4_empty_metrics_line_is_the_line_of_the_word(text, expected):
+    findings = lint_experiment(text, partition="small", cpus=8, check_files=False,
+                               env={"ARI_SLURM_PARTITION": "small"})
+    assert [(f.rule, f.severity, f.line) for f in findings if f.rule == "E4"] == expected
+
+
 def test_pasted_file_lines_are_reported(files):
     pasted = ("# My run\n\nWe partition the work.\n\nPartition: small, Max CPUs: 8\n"
               "- Metrics: acc\n")

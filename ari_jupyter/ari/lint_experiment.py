@@ -337,9 +337,13 @@ def _lint_metrics(text: str, parsed: ParsedExperiment) -> list[Finding]:
         return out
     both_line = line_of(text, both.start(1))
     r1 = R1_METRICS.search(text)
-    if r1 is not None and parsed.primary_metric and line_of(text, r1.start()) != parsed.primary_metric_line:
+    # R1's leading ``^\s*`` may start the match on blank lines above: the line that matters is
+    # the one holding the word Metrics.
+    keyword_line = line_of(text, r1.start() + len(r1.group(0)) - len(r1.group(0).lstrip())) \
+        if r1 is not None else None
+    if r1 is not None and parsed.primary_metric and keyword_line != parsed.primary_metric_line:
         out.append(Finding.of(
-            "E4", "error", "lint.E4.empty", line=line_of(text, r1.start()), fix_id="lint.E4.empty.fix",
+            "E4", "error", "lint.E4.empty", line=keyword_line, fix_id="lint.E4.empty.fix",
             metric=repr(parsed.primary_metric), metric_line=parsed.primary_metric_line))
     if parsed.primary_metric_line is not None and parsed.primary_metric_line < both_line:
         out.append(Finding.of(
