@@ -46,7 +46,8 @@ _MODULE_INIT = "\n".join(prelude.module_init_lines())
 class ChecklistItem:
     id: str
     title: str
-    state: str  # "ready", "written", "env only" (.env without workflow.yaml), "not written"
+    state: str  # "ready", "not ready" (with_checks), "written", "env only" (.env without
+    # workflow.yaml), "not written"
     command: str = ""
     detail: str = ""
     warning: str = ""
@@ -162,6 +163,26 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
         detail=text("handoff.reproduce.two", first=parts[0], second=parts[1]) if len(parts) == 2
         else parts[0])
     return [dashboard, handoff, reproduce]
+
+
+STEP_NEEDS = {"dashboard": ("checkpoint", "ari")}
+"""The checks a step's own command needs (``ari viz`` needs ari and a readable checkpoint); a
+failed one makes the step "not ready" rather than "ready"."""
+
+
+def with_checks(items: Sequence[ChecklistItem], checks: Sequence[Any]) -> list[ChecklistItem]:
+    """``items`` as the hand-off checks found them: a ready step whose command needs a check
+    that failed is "not ready", and its detail names those checks first."""
+    failed = {check.id for check in checks if check.status == "fail"}
+    out = []
+    for item in items:
+        blocking = [check_id for check_id in STEP_NEEDS.get(item.id, ()) if check_id in failed]
+        if item.state == "ready" and blocking:
+            item = replace(item, state="not ready",
+                           detail=text("handoff.step.blocked", checks=", ".join(blocking),
+                                       detail=item.detail))
+        out.append(item)
+    return out
 
 
 # -- the check -----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from ari_jupyter.config import AriWizard, open_host
 from ari_jupyter.emit import emit_checkpoint
 from ari_jupyter.handoff import (
     CHECK_IDS, _telling_line, check_handoff, dashboard_command, free_port, handoff_checklist,
-    ssh_tunnel_command,
+    ssh_tunnel_command, with_checks,
 )
 from ari_jupyter.host import LocalHost
 from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
@@ -523,3 +523,48 @@ def test_a_demo_checkpoint_is_checked_on_the_site_it_was_written_on(
     else:
         assert said in captured.err, captured.err
     assert ("[FAIL] sbatch" in captured.out) is fails, captured.out
+
+
+# -- a step whose command needs a failed check ---------------------------------------------------
+
+@pytest.mark.parametrize("failed, dashboard_state", [
+    ((), "ready"),
+    (("ari",), "not ready"),          # `ari viz` needs ari in the terminal
+    (("checkpoint",), "not ready"),   # ... and a checkpoint it can read
+    (("sbatch", "api_key"), "ready"),  # the dashboard needs neither
+])
+def test_with_checks_marks_a_step_not_ready_when_its_command_needs_a_failed_check(
+        site, failed, dashboard_state):
+    state, result = _emit(site)
+    steps = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files,
+                              port=9100, env=site.env)
+    checks = [ProbeResult(check_id, "fail" if check_id in failed else "ok", "x")
+              for check_id in CHECK_IDS]
+    seen = with_checks(steps, checks)
+    assert [s.state for s in seen] == [dashboard_state, *(s.state for s in steps[1:])]
+    if dashboard_state == "not ready":
+        assert ", ".join(failed) in seen[0].detail and seen[0].detail.endswith(steps[0].detail)
+        from ari_jupyter.i18n import render
+        assert "失敗したチェック" in render(seen[0].detail, "ja")
+    assert seen[1:] == steps[1:]
+
+
+def test_sx40_without_ari_says_the_dashboard_is_not_ready(demo_home, capsys):
+    checkpoint = _emit_on_site(capsys, "sx40", "--walltime", "00:30:00")
+    assert main(["check-handoff", checkpoint, "--port", "9300"]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] ari:" in out
+    assert "1. Start ARI's dashboard from the notebook (optional) [not ready]" in out
+    assert "First fix the failed check (ari) above" in out
+    assert main(["--lang", "ja", "check-handoff", checkpoint, "--port", "9300"]) == 1
+    assert "[未準備]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("port", ["-5", "0", "65535", "99999"])
+def test_cli_check_handoff_refuses_a_port_the_dashboard_cannot_use(tmp_path, capsys, port):
+    assert main(["check-handoff", str(tmp_path), "--port", port]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ari-jupyter check-handoff: error: --port must be from 1 to 65534")
+    assert err.rstrip().endswith(f"got {port}")
+    assert main(["--lang", "ja", "check-handoff", str(tmp_path), "--port", port]) == 2
+    assert "1 から 65534" in capsys.readouterr().err

@@ -296,3 +296,32 @@ def test_a_node_local_workspace_is_asked_about_in_the_wizards_words(tmp_path, la
     assert panel.confirm.layout.display == "none"
     assert _html.unescape(panel.write_reason.value).startswith(
         '<span class="ari-write-reason ari-text ari-sev-ok">')
+
+
+def test_the_checklist_says_not_ready_once_the_check_finds_no_ari(tmp_path):
+    """The dashboard step is "ready" after Write; when the hand-off check then finds no `ari`
+    in a login shell, the step turns "not ready" and says which check to fix first."""
+    site_file, workspace = site_and_workspace(tmp_path)
+    data = json.loads(site_file.read_text(encoding="utf-8"))
+    for command in data["commands"]:
+        if command["argv"][:2] == ["bash", "-lc"] and command["argv"][2].endswith("command -v ari"):
+            command.update(returncode=1, stdout="")
+    site_file.write_text(json.dumps(data), encoding="utf-8")
+    wizard = ready_wizard(site_file)
+
+    async def write_then_check():
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+        panel = wizard.experiment_panel
+        panel.write.click()
+        before = panel.checklist.value
+        panel.check_handoff.click()
+        await panel.handoff_task
+        return before, panel
+
+    before, panel = run(write_then_check())
+    assert "[ready]" in before and "not ready" not in before
+    assert {r.id: r.status for r in panel.handoff_results}["ari"] == "fail"
+    dashboard = panel.checklist.value.split('<li class="ari-checklist-handoff">')[0]
+    assert '<span class="ari-checklist-state ari-sev-error">[not ready]</span>' in dashboard
+    assert "First fix the failed check (ari) above" in dashboard

@@ -31,15 +31,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+MAX_DASHBOARD_PORT = 65534
+"""The dashboard listens on --port (HTTP) and the port after it (WebSocket)."""
+
+
 def run(args: argparse.Namespace) -> int:
     from ..config import open_host
     from ..emit import EmitError, load_checkpoint
-    from ..handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist
+    from ..handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist, with_checks
     from ..host import SiteError
     from . import output_lang
     from ._progress import LiveChecks, wants_live_line
 
     lang = output_lang(args)
+    if args.port is not None and not 1 <= args.port <= MAX_DASHBOARD_PORT:
+        from ..i18n import t
+
+        print(f"ari-jupyter check-handoff: error: {t('cli.handoff_port_range', lang, port=args.port)}",
+              file=sys.stderr)
+        return 2
     try:
         state = load_checkpoint(args.checkpoint)
     except (EmitError, OSError, ValueError):
@@ -60,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
     if len(checks) == 1 and (checks[0].data or {}).get("not_a_checkpoint"):
         return _not_a_checkpoint(checks[0], args.json, lang)
     try:
-        steps = [] if state is None else handoff_checklist(state, args.checkpoint,
-                                                           port=args.port, env=host.env)
+        steps = [] if state is None else with_checks(
+            handoff_checklist(state, args.checkpoint, port=args.port, env=host.env), checks)
     except (EmitError, ValueError):
         steps = []
     failed = any(c.status == "fail" for c in checks)

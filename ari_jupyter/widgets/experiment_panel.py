@@ -417,7 +417,9 @@ class ExperimentPanel(Panel, widgets.VBox):
             items = handoff.handoff_checklist(self.state, emitted.checkpoint_dir, notes=emitted.notes,
                                               files=emitted.files, env=self.ctx.host.env)
             self._checklist = (emitted, items)
-        return _render_checklist(self._checklist[1], self.tr, self.ctx.site_name, self.ctx.lang)
+        # once the hand-off checks answered, a step whose command needs a failed one is not ready
+        items = handoff.with_checks(self._checklist[1], self.handoff_results)
+        return _render_checklist(items, self.tr, self.ctx.site_name, self.ctx.lang)
 
     def start_handoff_check(self):
         """Run the hand-off checks as a task on the kernel's loop; results render as they come."""
@@ -434,6 +436,7 @@ class ExperimentPanel(Panel, widgets.VBox):
                                                         timeout=self.ctx.config.probe_timeout * 2)
             self.handoff_results = results
             self.handoff_checks.value = _render_verdicts(results, self.tr, self.ctx.lang)
+            self.checklist.value = self._checklist_html()
 
         self.handoff_task = asyncio.get_running_loop().create_task(run())
         return self.handoff_task
@@ -459,8 +462,8 @@ def _copy_button(text: str, label: str, done: str) -> str:
             f'onclick="{esc(script)}">{esc(label)}</button>')
 
 
-CHECKLIST_LOOK = {"ready": "ari-sev-info", "written": "ari-sev-ok", "env only": "ari-sev-warning",
-                  "not written": "ari-sev-error"}
+CHECKLIST_LOOK = {"ready": "ari-sev-info", "not ready": "ari-sev-error", "written": "ari-sev-ok",
+                  "env only": "ari-sev-warning", "not written": "ari-sev-error"}
 
 
 def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
