@@ -113,3 +113,45 @@ def test_a_misspelled_option_shows_the_usage_of_its_own_command(argv, usage, cap
     assert stopped.value.code == 2
     assert err.startswith(usage), err
     assert f"error: unrecognized arguments: {argv[-1] if argv[-1] != 'x' else '--titel'}" in err
+
+
+@pytest.mark.parametrize("flags, line_starts", [
+    # a field with a flag is named by the flag the user typed (not the profile key)
+    (("--site", "sx40", "--nodes", "2"), ["- --nodes: 2 nodes requested"]),
+    (("--site", "sx40", "--max-nodes", "0", "--parallel", "-1", "--phase-model", "foo=bar"),
+     ["- --phase-model: Phase 'foo'", "- --max-nodes: ", "- --parallel: "]),
+    # a profile key emit has no flag for: named with the preset that set it
+    (("--site", "sx40", "--preset", "mpi"), ["- --preset mpi (ntasks_per_node): "]),
+    # a module the preset loads is the preset's, not --module's (the user gave another)
+    (("--site", "gres-cluster", "--preset", "mpi_gpu", "--module", "openmpi/4.1.6"),
+     ["- --preset mpi_gpu (gpu_type): ", "- --preset mpi_gpu (module_loads): Module 'openmpi/4.1'"]),
+    # a module the user gave is theirs
+    (("--site", "gres-cluster", "--module", "nosuch/1.0"), ["- --module: Module 'nosuch/1.0'"]),
+])
+def test_emit_names_what_the_user_changes_for_each_problem(tmp_path, flags, line_starts):
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": "/nonexistent", "HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "ari_jupyter", "emit", "--title", "t", "--goal",
+                          "g", "--metric", "m", "--lang", "en", *flags], capture_output=True,
+                         text=True, timeout=120, env=env)
+    assert out.returncode == 1, out.stderr
+    problems = [line for line in out.stderr.splitlines() if line.startswith("- ")]
+    for start in line_starts:
+        assert any(line.startswith(start) for line in problems), (start, problems)
+    assert not any(line.split(":")[0] in ("- requested_nodes", "- run_settings.max_nodes",
+                                          "- min_ranks", "- ntasks_per_node") for line in problems)
+
+
+@pytest.mark.parametrize("flags, warning", [
+    (("--llm-backend", "openai", "--llm-model", "nosuch-model"),
+     "warning: --llm-model: Model 'nosuch-model' is not one ARI offers for openai"),
+    (("--llm-backend", "foo", "--llm-model", "bar"), "warning: --llm-backend: "),
+])
+def test_emit_says_the_warnings_the_wizard_shows_and_still_writes(tmp_path, flags, warning):
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": "/nonexistent", "HOME": str(tmp_path)}
+    for json_flag, stream in (((), "stdout"), (("--json",), "stderr")):
+        out = subprocess.run([sys.executable, "-m", "ari_jupyter", "emit", "--site", "rccs-cloud",
+                              "--title", "t", "--goal", "g", "--metric", "m", "--walltime",
+                              "00:30:00", "--lang", "en", "--force", *json_flag, *flags],
+                             capture_output=True, text=True, timeout=120, env=env)
+        assert out.returncode == 0, out.stderr
+        assert any(line.startswith(warning) for line in getattr(out, stream).splitlines()), out

@@ -63,17 +63,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _EMIT_FLAGS.update(option for action in p._actions for option in action.option_strings)
 
 
-_FIELD_FLAGS = {"metrics": "--metric", "module_loads": "--module", "provided_files": "--provided-file"}
-"""Wizard fields whose emit flag is not the field's name with dashes."""
+_FIELD_FLAGS = {"metrics": "--metric", "module_loads": "--module", "provided_files": "--provided-file",
+                "requested_nodes": "--nodes", "run_settings.phase_models": "--phase-model"}
+"""Fields whose emit flag is not the field's name with dashes."""
 
 
-def _flag_of(field: str) -> str:
-    """The emit flag that sets a wizard field (the finding names the field), else the field:
-    someone at the command line reads which of their flags to change."""
+def _flag_of(problem: Any, args: argparse.Namespace) -> str:
+    """What a person at the command line changes for ``problem``: the emit flag that sets its
+    field, else the profile key with where the profile came from (``--preset mpi
+    (min_ranks)``): emit has no flag for it, the preset or the --profile file sets it."""
+    field = problem.field
+    source = (f"--preset {args.preset}" if args.preset else
+              f"--profile {args.profile}" if args.profile else "")
+    if field == "module_loads" and source and problem.params.get("module") \
+            and problem.params["module"] not in (args.module or ()):
+        return f"{source} ({field})"  # a module the preset or profile loads, not a --module
     if field in _FIELD_FLAGS:
         return _FIELD_FLAGS[field]
-    flag = "--" + field.replace("_", "-")
-    return flag if flag in _EMIT_FLAGS else field
+    flag = "--" + field.removeprefix("run_settings.").replace("_", "-")
+    if flag in _EMIT_FLAGS:
+        return flag
+    from ..ari.profile import ExecutionProfile
+
+    if source and ExecutionProfile.class_traits().get(field) is not None:
+        return f"{source} ({field})"
+    return field
+
+
+def _problem_line(problem: Any, args: argparse.Namespace, lang: str) -> str:
+    """``<flag>: <what is wrong> (<fix>)`` in ``lang``."""
+    from ..i18n import t
+
+    fix = problem.fix_text(lang)
+    said = t("cli.emit.problem_fix", lang, text=problem.text(lang), fix=fix) if fix \
+        else problem.text(lang)
+    return f"{_flag_of(problem, args)}: {said}"
 
 
 _EMIT_FLAGS: set[str] = set()
@@ -229,9 +253,7 @@ def run(args: argparse.Namespace) -> int:
         from . import output_lang
 
         lang = output_lang(args)
-        lines = [f"- {_flag_of(p.field)}: "
-                 + (t("cli.emit.problem_fix", lang, text=p.text(lang), fix=p.fix_text(lang))
-                    if p.fix_text(lang) else p.text(lang)) for p in exc.problems]
+        lines = [f"- {_problem_line(p, args, lang)}" for p in exc.problems]
         print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines),
               file=sys.stderr)
         return 1
@@ -252,7 +274,10 @@ def run(args: argparse.Namespace) -> int:
     from . import output_lang
 
     lang = output_lang(args)
-    notes = [t("cli.note", lang, note=speak("emit", render(note, lang))) for note in result.notes]
+    # What the wizard shows as warnings beside its fields (Write goes ahead, as here).
+    notes = [t("cli.warning_line", lang, warning=_problem_line(p, args, lang))
+             for p in state.problems() if p.severity == "warning"]
+    notes += [t("cli.note", lang, note=speak("emit", render(note, lang))) for note in result.notes]
     if args.json:
         print(json.dumps({"checkpoint_dir": result.checkpoint_dir, "files": list(result.files),
                           "handoff_command": result.handoff_command}, indent=2, ensure_ascii=False))
