@@ -63,6 +63,27 @@ def test_runs_lists_newest_first(tmp_path):
         ["20261201094500_stream_triad", "failed", "0/1/0/1"],
         ["20261201093000_stream_triad", "interrupted", "0/1/0/1"]]
     assert lines[3] == "(no SLURM here: jobs are not listed)"
+    assert [line.split()[4] for line in lines[1:3]] == ["?", "?"]  # unknown, as status says
+
+
+def test_runs_says_job_counts_are_unknown_when_squeue_fails(tmp_path):
+    (tmp_path / "checkpoints").mkdir()
+    copy_case("failed", tmp_path / "case").rename(tmp_path / "checkpoints" / "20261201094500_stream_triad")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    squeue = bindir / "squeue"
+    squeue.write_text("#!/bin/sh\necho 'slurm_load_jobs error: Unable to contact slurm controller' >&2\n"
+                      "exit 1\n")
+    squeue.chmod(0o755)
+    env = {"PATH": f"{bindir}:/usr/bin:/bin"}
+    lines = cli("runs", "--workspace", str(tmp_path), env=env).stdout.splitlines()
+    assert lines[1].split()[4] == "?"
+    assert lines[2].startswith("(squeue did not answer, so the job counts are unknown: ")
+    assert "Unable to contact slurm controller" in lines[2]
+    ja = cli("--lang", "ja", "runs", "--workspace", str(tmp_path), env=env).stdout.splitlines()
+    assert ja[2].startswith("（squeue が応答しないため、ジョブ数は不明です: ")
+    answer = json.loads(cli("runs", "--json", "--workspace", str(tmp_path), env=env).stdout)
+    assert answer["scheduler"] == "error" and "slurm controller" in answer["problem"]
 
 
 def test_follow_prints_new_lines_and_stops_when_the_run_ends(tmp_path):

@@ -20,15 +20,21 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
     if not rows:
         return t("runs.none", lang, path=f"{answer['workspace']}/checkpoints")
     header = tuple(t(f"runs.header.{name}", lang) for name in _HEADER)
+    # without an answer from squeue no count is known: "?" as `status` says "unknown", never 0
+    known = answer.get("scheduler") not in ("absent", "error")
     body = [(r["run_id"], phase_text(r["phase"], lang),
              f"{r['nodes']['done']}/{r['nodes']['failed']}/{r['nodes']['running']}/{r['nodes']['total']}",
-             best_text(r["best_metric"]), str(r["jobs"]), r["updated_at"][:19], r["title"])
+             best_text(r["best_metric"]), str(r["jobs"]) if known else "?", r["updated_at"][:19],
+             r["title"])
             for r in rows]
     widths = [max(columns(row[i]) for row in [header, *body]) for i in range(len(header) - 1)]
     lines = ["  ".join(cell + " " * (w - columns(cell)) for cell, w in zip(row[:-1], widths))
              + "  " + row[-1] for row in [header, *body]]
     if answer.get("scheduler") == "absent":
         lines.append(t("runs.no_slurm", lang))
+    elif answer.get("scheduler") == "error":
+        lines.append(t("runs.squeue_failed", lang, problem=_in_lang(
+            answer.get("problem", ""), answer.get("problem_message"), lang)))
     return "\n".join(lines)
 
 

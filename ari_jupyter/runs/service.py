@@ -54,7 +54,8 @@ def _local_host() -> Host:
 
 
 async def runs_json(workspace: str | Path, host: Host | None = None) -> dict[str, Any]:
-    """``{"workspace", "runs": [row...], "scheduler", "accounting"}``, newest run first."""
+    """``{"workspace", "runs": [row...], "scheduler", "accounting"}``, newest run first; with
+    ``problem`` (and ``problem_message``) when squeue failed: no run's job count is known."""
     host = host or _local_host()
     paths = checkpoint_dirs(workspace)
     views = await jobs_of_runs(paths, host) if paths else {}
@@ -70,9 +71,13 @@ async def runs_json(workspace: str | Path, host: Host | None = None) -> dict[str
 
     rows = await asyncio.to_thread(read_all)
     first = next(iter(views.values()), None)
-    return {"workspace": str(Path(workspace).expanduser()), "runs": rows,
-            "scheduler": first.scheduler if first else "not-asked",
-            "accounting": first.accounting if first else "unknown"}
+    answer = {"workspace": str(Path(workspace).expanduser()), "runs": rows,
+              "scheduler": first.scheduler if first else "not-asked",
+              "accounting": first.accounting if first else "unknown"}
+    if first is not None and first.scheduler == "error":  # every run's job count is unknown
+        answer.update({key: value for key, value in first.to_json().items()
+                       if key in ("problem", "problem_message")})
+    return answer
 
 
 async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[str, Any]:

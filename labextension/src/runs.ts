@@ -23,6 +23,8 @@ export interface IRunsList {
   runs: IRunRow[];
   scheduler: string;
   accounting: string;
+  /** why squeue failed (scheduler 'error'): no run's job count is known */
+  problem?: string;
 }
 
 export interface IJob {
@@ -306,6 +308,8 @@ export class RunsPanel extends Widget {
 
   private renderList(list: IRunsList): void {
     const trans = this._trans;
+    // without squeue's answer no count is known: '?' (as the run's own view says unknown), never 0
+    const jobsKnown = list.scheduler !== 'absent' && list.scheduler !== 'error';
     const rows = list.runs.map(run => {
       const row = el(
         'tr',
@@ -314,7 +318,7 @@ export class RunsPanel extends Widget {
         el('td', { title: run.run_id }, run.title || run.run_id),
         el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
         el('td', {}, bestText(run.best_metric)),
-        el('td', {}, String(run.jobs))
+        jobsKnown ? el('td', {}, String(run.jobs)) : el('td', { title: trans.__('unknown') }, '?')
       );
       const open = () => void this.select(run.run_id);
       row.addEventListener('click', open);
@@ -351,6 +355,10 @@ export class RunsPanel extends Widget {
     body.push(rows.length ? table : el('p', {}, this._trans.__('No runs in this workspace yet.')));
     if (list.scheduler === 'absent') {
       body.push(el('p', { class: 'ari-RunsPanel-note' }, this._trans.__('No SLURM here: jobs are not listed.')));
+    } else if (list.scheduler === 'error') {
+      body.push(
+        el('p', { class: 'ari-RunsPanel-error' }, this._trans.__('squeue did not answer, so the job counts are unknown: %1', list.problem ?? ''))
+      );
     }
     this.node.replaceChildren(...body);
     this.node.dataset.view = 'list';

@@ -329,3 +329,31 @@ def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_l
     lines = [line for text in findings for line in text.splitlines()]
     assert english_sentences(lines + [process]) == [], lines + [process]
     assert refused == []
+
+
+@pytest.mark.parametrize("scheduler, note", [
+    ("error", "squeue did not answer, so the job counts are unknown: slurm_load_jobs error"),
+    ("absent", "No SLURM here: jobs are not listed."),
+])
+def test_the_list_shows_unknown_job_counts_when_squeue_did_not_answer(plain_lab, page, scheduler, note):
+    """The server's list as it comes when squeue failed or is missing: every Jobs cell is '?'
+    (the run's own view says unknown), never 0, and a note says why."""
+    server, runs = plain_lab
+
+    def as_without_squeue(route):
+        response = route.fetch()
+        answer = response.json()
+        answer["scheduler"] = scheduler
+        if scheduler == "error":
+            answer["problem"] = "slurm_load_jobs error: Unable to contact slurm controller"
+        route.fulfill(response=response, json=answer)
+
+    page.route(LIST_URL, as_without_squeue)
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    jobs = page.locator(f"{PANEL} .ari-RunsPanel-row td:last-child").all_inner_texts()
+    assert jobs == ["?"] * len(runs)
+    assert note in page.locator(f"{PANEL}[data-view='list']").inner_text()
+    page.unroute_all(behavior="wait")  # the panel polls: let a list on its way be answered
+    assert_no_console_errors(page)
