@@ -142,8 +142,9 @@ CASES = [
      {("cpu_bind", "info")}),
     ("module-missing", {"module_loads": ["openmpi/5.0"]}, {}, {}, {}, {},
      {("module_loads", "error")}),
+    # `module load openmpi` loads the site's default version: it works, and is said
     ("module-without-version-matches", {"module_loads": ["openmpi", "cuda"]}, {}, {}, {}, {},
-     set()),
+     {("module_loads", "warning")}),
     ("site-module-missing", {}, {}, {}, {}, {"modules": ["gcc/12"]}, {("module_loads", "error")}),
     # No module system: `module load` fails in reproduce.sh, so Write is blocked.
     ("no-module-system", {"module_loads": ["openmpi/4.1"]}, {}, {"modules": []}, {}, {},
@@ -299,3 +300,12 @@ def test_validate_state_uses_the_env_the_checkpoint_will_carry():
     state.allow_no_gres = True  # written to .env as ARI_SLURM_ALLOW_NO_GRES=1
     assert {(p.field, p.severity) for p in validate_state(state)} == {
         ("requested_gpus_per_task", "info")}
+
+
+def test_a_module_without_version_names_what_it_may_load():
+    found = [f for f in _run({"module_loads": ["openmpi/4.1", "cuda"]}, {}, {"modules": [
+        "openmpi/4.1", "cuda/11.8", "cuda/12.4", "cudnn/9"]}, {}, {}) if f.field == "module_loads"]
+    assert [(f.rule, f.severity) for f in found] == [("module_default_version", "warning")]
+    assert "'cuda' names no version" in found[0].message
+    assert found[0].params["versions"] == "cuda/11.8, cuda/12.4"  # not cudnn/9
+    assert "cuda/<version>" in found[0].fix

@@ -405,6 +405,12 @@ def _check_modules(ctx: _Context) -> None:
                 modules=", ".join(wanted))
         return
     for name in wanted:
+        versions = [m for m in available if "/" not in name and m.startswith(name + "/")]
+        if name not in available and versions:
+            # `module load openmpi` loads whichever version the site marks default: it works
+            # today, and may load another version after the site installs one.
+            ctx.add("module_default_version", "module_loads", "warning", module=name,
+                    versions=", ".join(versions[:MODULES_NAMED]))
         if not _module_available(name, available):
             close = difflib.get_close_matches(name, available, n=3)
             offered = ", ".join(close or available[:MODULES_NAMED])

@@ -274,9 +274,12 @@ def run(args: argparse.Namespace) -> int:
     from . import output_lang
 
     lang = output_lang(args)
-    # What the wizard shows as warnings beside its fields (Write goes ahead, as here).
+    # What the wizard shows as warnings beside its fields (Write goes ahead, as here); the
+    # shared-filesystem verdict is emit's own note below.
+    from ..emit import _is_shared_fs_problem
+
     notes = [t("cli.warning_line", lang, warning=_problem_line(p, args, lang))
-             for p in state.problems() if p.severity == "warning"]
+             for p in state.problems() if p.severity == "warning" and not _is_shared_fs_problem(p)]
     notes += [t("cli.note", lang, note=speak("emit", render(note, lang))) for note in result.notes]
     if args.json:
         print(json.dumps({"checkpoint_dir": result.checkpoint_dir, "files": list(result.files),
