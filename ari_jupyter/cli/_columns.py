@@ -58,3 +58,32 @@ def _tokens(text: str) -> list[str]:
         else:
             out.append(ch)
     return out
+
+
+MIN_ROOM = 24
+"""Below this many columns beside a prefix, wrapping would make a ribbon: the line stays whole."""
+
+
+def hang(prefix: str, text: str, width: int | None, indent: int | None = None) -> str:
+    """``prefix`` + ``text``; with a ``width``, ``text`` wrapped to it and its further lines
+    indented by ``indent`` columns (default: under its first word, so a verdict's text stays
+    in its column and a fix under its label)."""
+    indent = columns(prefix) if indent is None else indent
+    room = (width or 0) - max(columns(prefix), indent)
+    if not width or room < MIN_ROOM:
+        return prefix + text
+    lines = wrap(text, room) or [""]
+    return "\n".join([prefix + lines[0], *(" " * indent + line for line in lines[1:])])
+
+
+def terminal_width(stream) -> int | None:
+    """The terminal's columns when ``stream`` is one (prose is wrapped to fit), else None: a
+    pipe, a file or a test reads each message on one line, as grep expects."""
+    import shutil
+
+    try:
+        if stream.isatty():
+            return shutil.get_terminal_size().columns
+    except (AttributeError, ValueError):  # closed or not a real stream
+        pass
+    return None

@@ -79,7 +79,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"checks": [_spoken(c) for c in checks],
                           "steps": [s.to_json() for s in steps]}, indent=2, ensure_ascii=False))
         return 1 if failed else 0
-    print(report(checks, steps, lang))
+    from ._columns import terminal_width
+
+    print(report(checks, steps, lang, terminal_width(sys.stdout)))
     return 1 if failed else 0
 
 
@@ -96,39 +98,46 @@ def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
     """``--site`` as given; when left out, the demo site the checkpoint was written on (said
     on stderr), so a demo run's hand-off is checked where it was made."""
     from ..i18n import t
+    from ._columns import hang, terminal_width
 
+    width = terminal_width(sys.stderr)
     if given is None:
         if written_on:
-            print(t("cli.handoff_site_recorded", lang, site=written_on), file=sys.stderr)
+            print(hang("", t("cli.handoff_site_recorded", lang, site=written_on), width, indent=2),
+                  file=sys.stderr)
         return written_on
     if written_on and given and given != written_on:
-        print(f"{t('cli.warning', lang)} "
-              f"{t('cli.handoff_site_differs', lang, written=written_on, site=given)}",
+        print(hang(f"{t('cli.warning', lang)} ",
+                   t("cli.handoff_site_differs", lang, written=written_on, site=given), width),
               file=sys.stderr)
     return given
 
 
-def report(checks, steps, lang: str) -> str:
-    """Every check line (with its fix) and the numbered steps, in ``lang``."""
-    from ..i18n import render, t
+def report(checks, steps, lang: str, columns: int | None = None) -> str:
+    """Every check line (with its fix) and the numbered steps, in ``lang``; with ``columns``
+    (a terminal's) the prose is wrapped to fit, never a command (it is copied as one line)."""
+    from ..i18n import Text, render, t
+    from ._columns import hang
     from ._flags import speak
 
     lines = []
     for check in checks:
         mark = _MARK.get(check.status, check.status) if lang == "en" else t(f"status_{check.status}", lang)
-        lines.append(f"[{mark}] {check.id}: {check.text(lang)}")
+        lines.append(hang(f"[{mark}] {check.id}: ", check.text(lang), columns))
         if check.fix and check.status in ("fail", "warn", "unknown"):
-            lines.append("       " + t("cli.fix_line", lang, fix=speak("check-handoff", check.fix_text(lang))))
+            fix = t("cli.fix_line", lang, fix=speak("check-handoff", check.fix_text(lang)))
+            lines.append(hang("       ", fix, columns))
     for number, step in enumerate(steps, start=1):
         state = t("handoff.state." + step.state.replace(" ", "_"), lang)
-        lines.append(f"\n{number}. {render(step.title, lang)} [{state}]")
+        lines.append("\n" + hang(f"{number}. ", f"{render(step.title, lang)} [{state}]", columns))
         if step.command:
             lines.append(f"   {step.command}")
         if step.warning:
-            lines.append(f"   {t('cli.warning', lang)} {render(step.warning, lang)}")
-        lines += [f"   {render(extra, lang)}" for extra in step.extra_commands]
+            lines.append(hang("   ", f"{t('cli.warning', lang)} {render(step.warning, lang)}", columns))
+        lines += [hang("   ", render(extra, lang), columns) if isinstance(extra, Text)
+                  else f"   {extra}" for extra in step.extra_commands]
         if step.detail:
-            lines.append(f"   {render(step.detail, lang)}")
+            lines.append(hang("   ", render(step.detail, lang), columns))
     return "\n".join(lines)
 
 

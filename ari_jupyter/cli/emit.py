@@ -253,7 +253,10 @@ def run(args: argparse.Namespace) -> int:
         from . import output_lang
 
         lang = output_lang(args)
-        lines = [f"- {_problem_line(p, args, lang)}" for p in exc.problems]
+        from ._columns import hang, terminal_width
+
+        width = terminal_width(sys.stderr)
+        lines = [hang("- ", _problem_line(p, args, lang), width) for p in exc.problems]
         print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines),
               file=sys.stderr)
         return 1
@@ -278,9 +281,13 @@ def run(args: argparse.Namespace) -> int:
     # shared-filesystem verdict is emit's own note below.
     from ..emit import _is_shared_fs_problem
 
+    from ._columns import hang, terminal_width
+
+    width = terminal_width(sys.stderr if args.json else sys.stdout)
     notes = [t("cli.warning_line", lang, warning=_problem_line(p, args, lang))
              for p in state.problems() if p.severity == "warning" and not _is_shared_fs_problem(p)]
     notes += [t("cli.note", lang, note=speak("emit", render(note, lang))) for note in result.notes]
+    notes = [hang("", note, width, indent=2) for note in notes]
     if args.json:
         print(json.dumps({"checkpoint_dir": result.checkpoint_dir, "files": list(result.files),
                           "handoff_command": result.handoff_command}, indent=2, ensure_ascii=False))

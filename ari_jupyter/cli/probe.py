@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Optional, TextIO
 
-from ._columns import columns, pad
+from ._columns import columns, hang, pad, terminal_width
 
 MAX_TIMEOUT = 600.0
 RECORD_MODE = 0o600
@@ -119,16 +119,17 @@ def open_site(site: Optional[str], config=None):
         raise UsageError(*exc.args) from exc
 
 
-def format_line(result, lang: str = "en") -> str:
+def format_line(result, lang: str = "en", columns: int | None = None) -> str:
+    """A verdict line and its fix; with ``columns`` (a terminal's), wrapped under the text."""
     from ..i18n import t
 
     status = result.status if lang == "en" else t(f"status_{result.status}", lang)
     width = _status_width(lang)
-    lines = [f"{pad(status, width)}{result.id:<11}{result.text(lang)}"]
+    lines = [hang(f"{pad(status, width)}{result.id:<11}", result.text(lang), columns)]
     fix = result.fix_text(lang)
     if fix and result.status in ("warn", "fail", "unknown"):
         label = "fix:" if lang == "en" else t("checks_fix", lang)
-        lines.append(f"{'':<{width + 11}}{label} {fix}")
+        lines.append(hang(f"{'':<{width + 11}}{label} ", fix, columns))
     return "\n".join(lines)
 
 
@@ -194,7 +195,8 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
 
     ids = selected_ids(ctx.only)
     live = LiveChecks(ids, enabled=wants_live_line(stderr, args.json), stream=stderr)
-    printer = InOrder(ids, lambda result: live.write(stdout, format_line(result, lang) + "\n"))
+    width = terminal_width(stdout)
+    printer = InOrder(ids, lambda result: live.write(stdout, format_line(result, lang, width) + "\n"))
 
     def arrived(result) -> None:
         live.done(result.id)
