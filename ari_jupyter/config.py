@@ -146,13 +146,13 @@ class AriWizard(Configurable):
                 raise TraitError(f"probe_timeouts has unknown probe id {probe_id!r}; "
                                  f"known: {', '.join(PROBE_IDS)}")
             if not 0 < seconds <= 600:
-                raise TraitError(f"probe_timeouts[{probe_id!r}] must be between 0 and 600 seconds")
+                raise TraitError(f"probe_timeouts[{probe_id!r}] must be more than 0 and at most 600 seconds")
         return proposal["value"]
 
     @validate("probe_timeout")
     def _check_probe_timeout(self, proposal):
         if not 0 < proposal["value"] <= 600:
-            raise TraitError("probe_timeout must be between 0 and 600 seconds")
+            raise TraitError("probe_timeout must be more than 0 and at most 600 seconds")
         return proposal["value"]
 
     def workspace_for(self, env: Mapping[str, str] | None = None) -> str:

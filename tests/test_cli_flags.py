@@ -155,3 +155,22 @@ def test_emit_says_the_warnings_the_wizard_shows_and_still_writes(tmp_path, flag
                              capture_output=True, text=True, timeout=120, env=env)
         assert out.returncode == 0, out.stderr
         assert any(line.startswith(warning) for line in getattr(out, stream).splitlines()), out
+
+
+@pytest.mark.parametrize("argv, said", [
+    (("probe", "--site", "laptop", "--timeout", "0"),
+     "ari-jupyter probe: error: --timeout must be more than 0 and at most 600 seconds, got 0"),
+    (("emit", "--site", "laptop", "--probe-timeout", "700", "--title", "t"),  # before any probe
+     "ari-jupyter emit: error: --probe-timeout must be more than 0 and at most 600 seconds, got 700"),
+    (("doctor", "--nodes", "-1", "/etc/hostname"),
+     "ari-jupyter doctor: error: --nodes must be at least 1, got -1"),
+    (("status", "--interval", "-1", "/nonexistent"),
+     "ari-jupyter status: error: --interval must be more than 0 seconds, got -1"),
+])
+def test_a_value_out_of_range_is_a_usage_error_that_says_the_range(argv, said):
+    out = run("--lang", "en", *argv)
+    assert out.returncode == 2 and out.stderr.strip() == said, out.stderr
+    flag = said.split("error: ")[1].split()[0]
+    ja = run("--lang", "ja", *argv)
+    assert ja.returncode == 2 and ja.stderr.startswith(f"ari-jupyter {argv[0]}: error: {flag} は ")
+    assert "してください" in ja.stderr, ja.stderr

@@ -129,7 +129,7 @@ BAD_VALUES = [
     ("c.AriWizard.workspace_template = '/work/{usr}/ari'\n", "workspace_template",
      ["['usr']", "allowed: ['user', 'home', 'cluster', 'job_id']"]),
     ("c.AriWizard.probe_timeout = 'ten'\n", "probe_timeout", ["expected a float", "'ten'"]),
-    ("c.AriWizard.probe_timeout = 0\n", "probe_timeout", ["between 0 and 600 seconds"]),
+    ("c.AriWizard.probe_timeout = 0\n", "probe_timeout", ["more than 0 and at most 600 seconds"]),
     ("c.AriWizard.module_filter = '([unclosed'\n", "module_filter", ["not a valid regular expression"]),
     ("c.AriWizard.default_preset = 'gpu_hpc'\n", "default_preset", ["one of: cpu_single", "mpi"]),
     ("c.AriWizard.language = 'fr'\n", "language", ["one of: en, ja, zh"]),

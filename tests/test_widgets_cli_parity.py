@@ -187,5 +187,5 @@ def test_a_broken_config_file_does_not_stop_emit(tmp_path, monkeypatch):
                "--goal", "g", "--metric", "m", "--walltime", "00:10:00", "--max-cpus", "1",
                "--workspace", str(workspace), "--run-id", RUN_ID)
     assert ("ari_jupyter_config.json: c.AriWizard.probe_timeout ignored: -1: probe_timeout must "
-            "be between 0 and 600 seconds") in proc.stderr
+            "be more than 0 and at most 600 seconds") in proc.stderr
     assert proc.returncode == 0, proc.stderr

@@ -103,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             print(f"ari-jupyter doctor: cannot read profile: {exc}", file=sys.stderr)
             return 2
+    if args.nodes is not None and args.nodes < 1:  # as emit refuses it: no check silently gone
+        from ..i18n import t
+
+        print(f"ari-jupyter doctor: error: {t('cli.at_least_one', output_lang(args), flag='--nodes', value=args.nodes)}",
+              file=sys.stderr)
+        return 2
     nodes = args.nodes if args.nodes is not None else _default_nodes()
     has_gres = {"yes": True, "no": False}.get(args.gres or "")
     allow_no_gres = os.environ.get("ARI_SLURM_ALLOW_NO_GRES") == "1"

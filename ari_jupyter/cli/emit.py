@@ -127,6 +127,10 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     from ..ari.profile import PRESETS, ExecutionProfile
     from ..i18n import Text
 
+    if args.probe_timeout is not None and not 0 < args.probe_timeout <= 600:
+        raise _BadInput(Text("cli.timeout_range", {"flag": "--probe-timeout", "max": "600",
+                                                   "value": f"{args.probe_timeout:g}"}))
+
     simple = {"title": args.title, "goal": args.goal, "min_expected_metric": args.min_expected_metric,
               "partition": args.partition, "max_cpus": args.max_cpus, "walltime": args.walltime,
               "nodes": args.nodes, "mem_gb": args.mem_gb, "workspace": args.workspace,
@@ -199,8 +203,6 @@ def _probe(state, host, config, args: argparse.Namespace) -> None:
     from ..probes import selected_ids
     from ._progress import LiveChecks, wants_live_line
 
-    if args.probe_timeout is not None and not 0 < args.probe_timeout <= 600:
-        raise _BadInput("--probe-timeout must be between 0 and 600 seconds")
     ctx = probe_context(state, config, timeout=args.probe_timeout)
     live = LiveChecks(selected_ids(ctx.only), enabled=wants_live_line(sys.stderr, args.json),
                       label="probing the site, still running")

@@ -86,12 +86,14 @@ def _site_defaults(host, config):
 def build_context(args, host, config=None):
     """The ProbeContext for these arguments (raises UsageError)."""
     from ..allocation import Allocation
+    from ..i18n import Text
     from ..probes import ProbeContext
     from ..probes.context import valid_partition
 
     only = _parse_only(args.only)
     if args.timeout is not None and not 0 < args.timeout <= MAX_TIMEOUT:
-        raise UsageError(f"--timeout must be between 0 and {MAX_TIMEOUT:g} seconds")
+        raise UsageError(Text("cli.timeout_range", {"flag": "--timeout", "max": f"{MAX_TIMEOUT:g}",
+                                                    "value": f"{args.timeout:g}"}))
     if args.partition is not None and not valid_partition(args.partition):
         raise UsageError(f"--partition {args.partition!r} is not a partition name")
     workspace, timeout, timeouts = _site_defaults(host, config or _load_config())

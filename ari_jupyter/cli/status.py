@@ -36,6 +36,13 @@ def run(args: argparse.Namespace) -> int:
     from . import output_lang
     from ._runs_text import status_text
 
+    if args.interval <= 0:
+        from ..i18n import t
+
+        print(f"ari-jupyter status: error: "
+              f"{t('cli.more_than_zero', output_lang(args), flag='--interval', value=f'{args.interval:g}')}",
+              file=sys.stderr)
+        return 2
     try:
         status = asyncio.run(status_json(args.checkpoint))
     except NotACheckpoint as exc:
