@@ -244,3 +244,14 @@ def test_launch_config_written_by_emit_previews_the_wizards_line(ckpt):
     argv = json.loads(out)["argv"]
     assert argv[2:8] == ["--partition", "small", "--cpus-per-task", "1", "--time", "01:00:00"]
     assert argv[-7:-1] == ["--nodes", "2", "--ntasks", "8", "--ntasks-per-node", "4"]
+
+
+@pytest.mark.parametrize("content", [None, "not json"])
+def test_a_flag_file_that_cannot_be_read_is_a_usage_error(ckpt, tmp_path, content):
+    path = tmp_path / "profile.json"
+    if content is not None:
+        path.write_text(content)
+    code, out, _ = preview("--json", "--repo-dir", str(ckpt / "repro_sandbox"), "--gres", "no",
+                           "--sbatch", "yes", "--bind-flags", "no", "--profile", str(path))
+    assert code == 2  # as emit says of an unreadable --profile (README: exit codes)
+    assert str(path) in json.loads(out)["error"]

@@ -183,3 +183,13 @@ def test_runs_on_a_demo_site_lists_what_emit_wrote_there(tmp_path):
     unknown = subprocess.run([sys.executable, "-m", "ari_jupyter", "runs", "--site", "nosuch"],
                              capture_output=True, text=True, env=env, timeout=60)
     assert unknown.returncode == 2 and "unknown demo site 'nosuch'" in unknown.stderr
+
+
+@pytest.mark.parametrize("target", ["missing", "file"])
+def test_runs_of_a_workspace_that_is_not_a_directory_is_a_verdict(tmp_path, target):
+    path = tmp_path / "ws"
+    if target == "file":
+        path.write_text("x")
+    done = cli("runs", "--workspace", str(path), env=NO_SLURM)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("ari-jupyter runs: ") and str(path) in done.stderr

@@ -59,6 +59,10 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=lambda args: (parser.print_help(sys.stderr), 2)[1])
 
 
+class _Unreadable(ValueError):
+    """A flag's file that cannot be read or is not JSON: a usage error (exit 2), as in emit."""
+
+
 def _load_json(path: str, what: str) -> Any:
     from ..i18n import text
 
@@ -66,10 +70,10 @@ def _load_json(path: str, what: str) -> Any:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except OSError as exc:
-        raise ValueError(text("cli.preview.cannot_read", what=what, path=path,
-                              error=exc.strerror or str(exc))) from None
+        raise _Unreadable(text("cli.preview.cannot_read", what=what, path=path,
+                               error=exc.strerror or str(exc))) from None
     except json.JSONDecodeError as exc:
-        raise ValueError(text("cli.preview.not_json", what=what, path=path, error=str(exc))) from None
+        raise _Unreadable(text("cli.preview.not_json", what=what, path=path, error=str(exc))) from None
 
 
 def _profile_and_runtime(data: Any) -> tuple[Any, Any]:
@@ -156,7 +160,7 @@ def run(args) -> int:
             lang = output_lang(args)
             key = "cli.preview.ari_refuses" if ari else "cli.preview.error"
             print(t(key, lang, message=error_text(exc, lang)), file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, _Unreadable) else 1
 
     coerced: list[str] = []
     env = dict(os.environ)

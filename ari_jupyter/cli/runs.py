@@ -5,6 +5,7 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 HELP = "list the workspace's ARI runs with phase, nodes, best metric and jobs"
 
@@ -33,6 +34,10 @@ def run(args: argparse.Namespace) -> int:
     except SiteError as exc:
         print(f"ari-jupyter runs: error: {error_text(exc, lang)}", file=sys.stderr)
         return 2
+    if args.workspace and not Path(workspace).expanduser().is_dir():
+        # a workspace named on the command line that is not there is a verdict, as for status
+        print(f"ari-jupyter runs: {t('runs.not_a_directory', lang, path=workspace)}", file=sys.stderr)
+        return 1
     answer = asyncio.run(runs_json(workspace))
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
