@@ -374,6 +374,15 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
     return contents
 
 
+def _no_ari_note(state: WizardState) -> str:
+    """The note's id: this machine, a demo site whose recording found ARI, or one without it."""
+    if not state.site_name:
+        return "emit.note.no_ari"
+    ari = (state.probe_results or {}).get("ari")
+    return "emit.note.no_ari_demo_site_lacks" if ari is not None and ari.status != "ok" \
+        else "emit.note.no_ari_demo"  # found, or not asked (--no-probes)
+
+
 def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
                      notes: list[str]) -> str | None:
     if ari_workflow is not None:
@@ -382,8 +391,8 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
         source, how = find_ari_workflow()
     if source is None:
         if how == _NO_ARI:  # the usual case on a laptop or a demo site: not a fault
-            # On a demo site "here" would read as the site, whose probes did find ARI.
-            notes.append(text("emit.note.no_ari_demo" if state.site_name else "emit.note.no_ari"))
+            # On a demo site "here" would read as the site: say whether its recording has ARI.
+            notes.append(text(_no_ari_note(state)))
         else:
             notes.append(text("emit.note.no_workflow", why=how))
         return None

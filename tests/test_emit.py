@@ -157,20 +157,27 @@ def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(
     assert "workflow.yaml not written" in reproduce.detail
 
 
-@pytest.mark.parametrize("site_name, ari_note, port_note", [
-    ("", "emit.note.no_ari", "handoff.dashboard.detail"),
-    ("rccs-cloud", "emit.note.no_ari_demo", "handoff.dashboard.detail_demo"),
+@pytest.mark.parametrize("site_name, site_ari, ari_note, port_note", [
+    ("", None, "emit.note.no_ari", "handoff.dashboard.detail"),
+    ("rccs-cloud", "ok", "emit.note.no_ari_demo", "handoff.dashboard.detail_demo"),
+    ("rccs-cloud", None, "emit.note.no_ari_demo", "handoff.dashboard.detail_demo"),  # not asked
+    # sx40's recording has no `ari` either: the note must not say the site has one
+    ("sx40", "skip", "emit.note.no_ari_demo_site_lacks", "handoff.dashboard.detail_demo"),
 ])
 def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, monkeypatch, site_name,
-                                                                  ari_note, port_note):
-    """The demo site's probes found ARI; the missing ARI and the free port are this machine's."""
+                                                                  site_ari, ari_note, port_note):
+    """The missing ARI and the free port are this machine's; whether the demo site has ARI is
+    what its recording's ari probe said."""
     from ari_jupyter import emit as emit_module
     from ari_jupyter.handoff import handoff_checklist
     from ari_jupyter.i18n import render as in_lang
+    from ari_jupyter.probes.result import ProbeResult
 
     monkeypatch.setattr(emit_module, "find_ari_workflow", lambda: (None, emit_module._NO_ARI))
     state = make_state(tmp_path)
     state.site_name = site_name
+    if site_ari is not None:
+        state.set_probe_result(ProbeResult("ari", site_ari, "ari"))
     result = emit_checkpoint(state)
     assert [getattr(n, "message_id", "") for n in result.notes if "ARI_ROOT" in n] == [ari_note]
     dashboard = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files)[0]
