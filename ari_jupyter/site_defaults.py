@@ -45,8 +45,11 @@ def derive(config: Any, host: Any, env: Mapping[str, str] | None, state: Any) ->
             lookup.setdefault("SLURM_JOB_PARTITION", allocation.partition)
         choice = resolve_partition(None, lookup, None, for_wizard=True, sinfo_default=sinfo_default)
     out["partition"], out["partition_source"] = choice.partition or "", choice.source or ""
+    # CPUs, walltime and nodes fit the partition the jobs will go to: the one the user chose,
+    # else the default (an untouched Max CPUs follows a pick of a partition with smaller nodes).
+    chosen = state.partition if state.partition and state.partition_source == "explicit" else ""
     part = next((p for p in partitions.get("partitions") or []
-                 if p.get("name") == out["partition"]), None)
+                 if p.get("name") == (chosen or out["partition"])), None)
 
     cpus = _positive_int(host_env.get("ARI_SLURM_CPUS", ""))
     if cpus is None and allocation is not None:

@@ -193,3 +193,32 @@ def test_a_number_below_one_is_refused_never_replaced_by_a_default(flag, field, 
     said = captured.out + captured.err
     assert code != 0 and not list(tmp_path.glob("checkpoints/*")), said
     assert rule in said or "at least 1" in said, said
+
+
+def test_an_untouched_max_cpus_follows_the_partition_the_user_picks(tmp_path, monkeypatch, capsys):
+    """sx40: the default partition's nodes have 40 CPUs, cpu's 36. Picking cpu must not leave
+    a 40 nobody typed that sbatch refuses; a value the user typed stays. emit agrees."""
+    async def scenario():
+        wizard = await _settled("sx40", tmp_path)
+        assert (wizard.state.partition, wizard.state.max_cpus) == ("sx40", 40)
+        wizard.ctx.choose_partition("cpu")
+        await wizard.wait()
+        picked = wizard.state.max_cpus
+        wizard.ctx.choose_partition("sx40")
+        await wizard.wait()
+        back = wizard.state.max_cpus
+        wizard.state.max_cpus = 12  # typed
+        wizard.ctx.choose_partition("cpu")
+        await wizard.wait()
+        return wizard, picked, back
+
+    wizard, picked, back = run(scenario())
+    assert (picked, back, wizard.state.max_cpus) == (36, 40, 12)
+    assert not [f for f in wizard.ctx.problems() if f.field == "max_cpus"]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    code = main(["emit", "--site", "sx40", "--partition", "cpu", "--title", USER_TEXT["title"],
+                 "--goal", USER_TEXT["goal"], "--metric", "GFlops", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    with open(json.loads(captured.out)["checkpoint_dir"] + "/.env") as handle:
+        assert "ARI_SLURM_CPUS=36\n" in handle.read()
