@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ._async import run_sync
 from .ari import prelude, render
-from .i18n import Text, message, t, text
+from .i18n import Text, message, message_of, t, text
 from .probes.result import ProbeResult
 
 DEFAULT_DASHBOARD_PORT = 8765
@@ -66,7 +66,7 @@ class ChecklistItem:
 
 
 def _said_as(value: Text) -> dict[str, Any]:
-    return {"message_id": value.message_id, "params": dict(value.params)}
+    return message_of(value)  # a sentence inside another (a step's blocked detail) nests
 
 
 def free_port(start: int = DEFAULT_DASHBOARD_PORT, attempts: int = 200,

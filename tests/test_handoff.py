@@ -544,8 +544,11 @@ def test_with_checks_marks_a_step_not_ready_when_its_command_needs_a_failed_chec
     assert [s.state for s in seen] == [dashboard_state, *(s.state for s in steps[1:])]
     if dashboard_state == "not ready":
         assert ", ".join(failed) in seen[0].detail and seen[0].detail.endswith(steps[0].detail)
-        from ari_jupyter.i18n import render
+        from ari_jupyter.i18n import render, render_message
         assert "失敗したチェック" in render(seen[0].detail, "ja")
+        said = json.loads(json.dumps(seen[0].to_json()))  # --json: the nested detail too
+        assert render_message(said["detail"], said["messages"]["detail"], "ja") == \
+            render(seen[0].detail, "ja")
     assert seen[1:] == steps[1:]
 
 

@@ -253,10 +253,9 @@ def run(args: argparse.Namespace) -> int:
     except EmitBlocked as exc:
         from ..i18n import t
         from . import output_lang
-
-        lang = output_lang(args)
         from ._columns import hang, terminal_width
 
+        lang = output_lang(args)
         width = terminal_width(sys.stderr)
         lines = [hang("- ", _problem_line(p, args, lang), width) for p in exc.problems]
         print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines),
@@ -279,12 +278,11 @@ def run(args: argparse.Namespace) -> int:
     from . import output_lang
 
     lang = output_lang(args)
-    # What the wizard shows as warnings beside its fields (Write goes ahead, as here); the
-    # shared-filesystem verdict is emit's own note below.
     from ..emit import _is_shared_fs_problem
-
     from ._columns import hang, terminal_width
 
+    # What the wizard shows as warnings beside its fields (Write goes ahead, as here); the
+    # shared-filesystem verdict is emit's own note below.
     width = terminal_width(sys.stderr if args.json else sys.stdout)
     notes = [t("cli.warning_line", lang, warning=_problem_line(p, args, lang))
              for p in state.problems() if p.severity == "warning" and not _is_shared_fs_problem(p)]
