@@ -381,10 +381,10 @@ def _check_bind(ctx: _Context) -> None:
             ctx.add("bind_unsupported", key, "warning", flag=flag, value=value)
 
 
-def _module_available(name: str, available: Sequence[str]) -> bool:
-    if name in available:
-        return True
-    return "/" not in name and any(m.startswith(name + "/") for m in available)
+def _versions_of(name: str, available: Sequence[str]) -> list[str]:
+    """The modules ``module load name`` may mean when ``name`` has no version (Lmod and
+    Environment Modules load the site's default of them)."""
+    return [] if "/" in name else [m for m in available if m.startswith(name + "/")]
 
 
 MODULES_NAMED = 8
@@ -405,13 +405,15 @@ def _check_modules(ctx: _Context) -> None:
                 modules=", ".join(wanted))
         return
     for name in wanted:
-        versions = [m for m in available if "/" not in name and m.startswith(name + "/")]
-        if name not in available and versions:
+        if name in available:
+            continue
+        versions = _versions_of(name, available)
+        if versions:
             # `module load openmpi` loads whichever version the site marks default: it works
             # today, and may load another version after the site installs one.
             ctx.add("module_default_version", "module_loads", "warning", module=name,
                     versions=", ".join(versions[:MODULES_NAMED]))
-        if not _module_available(name, available):
+        else:
             close = difflib.get_close_matches(name, available, n=3)
             offered = ", ".join(close or available[:MODULES_NAMED])
             if not close and len(available) > MODULES_NAMED:
