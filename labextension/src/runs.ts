@@ -117,6 +117,11 @@ export function bestText(best: IRunRow['best_metric']): string {
   return best ? `${best.name} ${best.value} (${best.node_id})` : '–';
 }
 
+/** The best metric without its node, for the list's narrow column. */
+export function bestShort(best: IRunRow['best_metric']): string {
+  return best ? `${best.name} ${best.value}` : '–';
+}
+
 /** A finding's severity in the panel's language (the badge class keeps the English word). */
 function severityText(trans: TranslationBundle, severity: string): string {
   const words: Record<string, string> = {
@@ -314,10 +319,16 @@ export class RunsPanel extends Widget {
       const row = el(
         'tr',
         { class: 'ari-RunsPanel-row', 'data-run-id': run.run_id, tabindex: '0' },
-        el('td', {}, phaseBadge(trans, run.phase)),
-        el('td', { title: run.run_id }, run.title || run.run_id),
+        // four columns fit the default side panel: the phase sits above the run's title
+        el(
+          'td',
+          { class: 'ari-RunsPanel-title', title: run.run_id },
+          phaseBadge(trans, run.phase),
+          el('div', {}, run.title || run.run_id)
+        ),
         el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
-        el('td', {}, bestText(run.best_metric)),
+        // and the best metric's node is its tooltip (the run's own view shows it)
+        el('td', { class: 'ari-RunsPanel-best', title: bestText(run.best_metric) }, bestShort(run.best_metric)),
         jobsKnown ? el('td', {}, String(run.jobs)) : el('td', { title: trans.__('unknown') }, '?')
       );
       const open = () => void this.select(run.run_id);
@@ -338,7 +349,6 @@ export class RunsPanel extends Widget {
         el(
           'tr',
           {},
-          el('th', {}, trans.__('Phase')),
           el('th', {}, trans.__('Run')),
           // the legend of the d/f/r/t cells is the header's tooltip: a narrow panel keeps one line
           el('th', { title: trans.__('done/failed/running/total') }, trans.__('Nodes')),

@@ -135,3 +135,15 @@ def wait_saved_with_outputs(path: Path, timeout: float = 20) -> dict:
                 return last
         time.sleep(0.25)
     raise AssertionError(f"{path} was not saved with outputs: {last}")
+
+
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+
+
+def set_theme(page, theme: str, settle_ms: int = 500) -> None:
+    """Switch JupyterLab to ``theme`` ("light" or "dark") and wait until it is applied."""
+    page.evaluate("(t) => window.jupyterapp.commands.execute('apputils:change-theme', {theme: t})",
+                  THEMES[theme])
+    page.wait_for_function("(light) => document.body.dataset.jpThemeLight === light",
+                           arg="true" if theme == "light" else "false", timeout=30_000)
+    page.wait_for_timeout(settle_ms)

@@ -11,23 +11,13 @@ from pathlib import Path
 import pytest
 
 from .conftest import assert_no_console_errors
-from .lab_helpers import LAUNCHER_CARD, open_lab, wizard_button
+from .lab_helpers import LAUNCHER_CARD, THEMES, open_lab, set_theme, wizard_button
 
 pytestmark = pytest.mark.e2e
-
-THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 
 
 def _part(page):
     return page.locator(".ari-wizard .ari-run-settings").first
-
-
-def _set_theme(page, theme: str) -> None:
-    page.evaluate("(t) => window.jupyterapp.commands.execute('apputils:change-theme', {theme: t})",
-                  THEMES[theme])
-    page.wait_for_function("(light) => document.body.dataset.jpThemeLight === light",
-                           arg="true" if theme == "light" else "false", timeout=30_000)
-    page.wait_for_timeout(500)
 
 
 def _set_lang(page, lang: str) -> None:
@@ -71,12 +61,12 @@ def test_run_settings_are_shown_changed_refused_and_written(lab, page, tmp_path)
     # The finding and the button's state are separate widget updates: wait for the second too.
     page.wait_for_function("(b) => b.disabled", arg=write.element_handle(), timeout=30_000)
     for theme in THEMES:
-        _set_theme(page, theme)
+        set_theme(page, theme)
         for lang in ("en", "ja"):
             _set_lang(page, lang)
             page.set_viewport_size({"width": 1400, "height": 1800})
             _part(page).screenshot(path=str(shots / f"run-settings-{lang}-{theme}.png"))
-    _set_theme(page, "light")
+    set_theme(page, "light")
     _set_lang(page, "en")
 
     max_nodes.fill("40")

@@ -20,7 +20,7 @@ from runs_support import copy_case, finished_with_success
 
 from .conftest import ARTIFACTS, LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env
 from .jupyter_process import start_jupyter
-from .lab_helpers import execute_command, measure_laid_out, open_lab
+from .lab_helpers import THEMES, execute_command, measure_laid_out, open_lab, set_theme
 
 pytestmark = [pytest.mark.e2e]
 
@@ -107,7 +107,7 @@ def test_runs_panel(runs_lab, page):
     shown = page.eval_on_selector_all(
         f"{PANEL} .ari-RunsPanel-row",
         "rows => rows.map(r => [r.dataset.runId, r.querySelector('[data-phase]').dataset.phase,"
-        " r.children[2].textContent, r.children[4].textContent])")
+        " r.children[1].textContent, r.children[3].textContent])")
     expected = [[r["run_id"], r["phase"],
                  f"{r['nodes']['done']}/{r['nodes']['failed']}/{r['nodes']['running']}/{r['nodes']['total']}",
                  str(r["jobs"])] for r in listed["runs"]]
@@ -171,8 +171,7 @@ def test_runs_panel(runs_lab, page):
     assert_no_console_errors(page)
 
 
-@pytest.fixture
-def plain_lab(tmp_path):
+def _plain_lab(tmp_path):
     """JupyterLab outside the test bed (the wizard's own e2e setting) on a finished run."""
     ws, runs = _workspace(tmp_path)
     (tmp_path / "config").mkdir()
@@ -180,7 +179,21 @@ def plain_lab(tmp_path):
         json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
     server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=LAB_SETTINGS,
                            args=LAB_ARGS)
+    return server, runs
+
+
+@pytest.fixture
+def plain_lab(tmp_path):
+    server, runs = _plain_lab(tmp_path)
     yield server, runs
+    server.stop()
+
+
+@pytest.fixture(params=["en", "ja"])
+def lab_in_each_language(request, tmp_path):
+    """The plain lab, in English and in 日本語."""
+    server, runs = (_plain_lab if request.param == "en" else _japanese_lab)(tmp_path)
+    yield request.param, server, runs
     server.stop()
 
 
@@ -254,8 +267,7 @@ def test_a_list_that_answers_late_never_replaces_the_run_opened_since(plain_lab,
     assert_no_console_errors(page)
 
 
-@pytest.fixture
-def japanese_lab(tmp_path):
+def _japanese_lab(tmp_path):
     """JupyterLab in 日本語 (Settings → Language) on the same runs, outside the test bed."""
     from .test_lab_conventions_e2e import _has_language_pack
 
@@ -268,6 +280,12 @@ def japanese_lab(tmp_path):
     settings = {**LAB_SETTINGS, "@jupyterlab/translation-extension/plugin": {"locale": "ja_JP"}}
     server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path, {"LANG": "C.UTF-8"}),
                            settings=settings, args=LAB_ARGS)
+    return server, runs
+
+
+@pytest.fixture
+def japanese_lab(tmp_path):
+    server, runs = _japanese_lab(tmp_path)
     yield server, runs
     server.stop()
 
@@ -356,4 +374,60 @@ def test_the_list_shows_unknown_job_counts_when_squeue_did_not_answer(plain_lab,
     assert jobs == ["?"] * len(runs)
     assert note in page.locator(f"{PANEL}[data-view='list']").inner_text()
     page.unroute_all(behavior="wait")  # the panel polls: let a list on its way be answered
+    assert_no_console_errors(page)
+
+
+def _unknown_jobs(route):
+    """The server's list as it comes when squeue failed: every Jobs cell is '?'."""
+    response = route.fetch()
+    answer = response.json()
+    answer["scheduler"] = "error"
+    answer["problem"] = "slurm_load_jobs error: Unable to contact slurm controller"
+    route.fulfill(response=response, json=answer)
+
+
+# WCAG's contrast ratio of each phase badge's text on its own background.
+_BADGE_CONTRAST = """panel => [...panel.querySelectorAll('.ari-RunsPanel-row [data-phase]')].map(e => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = c => { const [r, g, b] = rgb(c).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const s = getComputedStyle(e);
+  const [a, b] = [lum(s.color), lum(s.backgroundColor)].sort((x, y) => y - x);
+  return [e.dataset.phase, Math.round((a + 0.05) / (b + 0.05) * 10) / 10];
+})"""
+
+
+def _list_fits(page) -> dict:
+    try:
+        return measure_laid_out(page, _LIST_LAYOUT, PANEL)
+    except AssertionError as hidden:  # the lab's start-up hid the panel again
+        print(hidden)
+        execute_command(page, "ari-jupyter:runs")
+        return measure_laid_out(page, _LIST_LAYOUT, PANEL)
+
+
+def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_language, page):
+    """At the side panel's default width every column is seen, the Jobs column too, with a run
+    that has a best metric and with squeue failed ('?'); each phase badge is readable; pictured
+    in Light and Dark."""
+    lang, server, runs = lab_in_each_language
+    page.route(LIST_URL, _unknown_jobs)
+    page.goto(server.url("/lab?reset"))
+    page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for theme in THEMES:
+        set_theme(page, theme)
+        layout = _list_fits(page)
+        assert layout["past_edge"] == [], (theme, layout)  # nothing hides at the panel's edge
+        assert layout["tall_headers"] == [], (theme, layout)
+        faint = [badge for badge in page.eval_on_selector(PANEL, _BADGE_CONTRAST) if badge[1] < 4.5]
+        assert faint == [], (theme, faint)  # every phase word readable on its badge
+        jobs = page.locator(f"{PANEL} .ari-RunsPanel-row td:last-child").all_inner_texts()
+        assert jobs == ["?"] * len(runs)
+        page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"runs-panel-list-{lang}-{theme}.png"))
+    set_theme(page, "light")
+    page.unroute_all(behavior="wait")
     assert_no_console_errors(page)

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from .conftest import assert_no_console_errors
+from .lab_helpers import THEMES, set_theme
 
 pytestmark = pytest.mark.e2e
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
-THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 LANGS = ("en", "ja", "zh")
 STEPS = ("allocation", "checks", "profile", "experiment", "doctor")
 SHOT_LANGS = ("en", "ja")
@@ -198,13 +198,6 @@ def _step(page, index: int) -> None:
     page.wait_for_timeout(500)
 
 
-def _set_theme(page, theme: str) -> None:
-    page.evaluate("(t) => window.jupyterapp.commands.execute('apputils:change-theme', {theme: t})",
-                  THEMES[theme])
-    page.wait_for_function("(light) => document.body.dataset.jpThemeLight === light",
-                           arg="true" if theme == "light" else "false", timeout=30_000)
-    page.wait_for_timeout(500)
-
 
 def _set_lang(page, lang: str) -> None:
     _wizard(page).locator("select").first.select_option(label={
@@ -264,7 +257,7 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
 
     violations, contrasts, cut, misaligned = {}, {}, {}, {}
     for theme in THEMES:
-        _set_theme(page, theme)
+        set_theme(page, theme)
         for lang in LANGS:
             _set_lang(page, lang)
             for index, step in enumerate(STEPS):
@@ -284,7 +277,7 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
                     contrasts[f"{theme}/{lang}"] = page.evaluate(CONTRAST, ".ari-sbatch-line pre")
                 if lang in SHOT_LANGS:
                     _shot(page, shots, f"{index + 1:02d}-{step}-{lang}-{theme}")
-    _set_theme(page, "light")
+    set_theme(page, "light")
 
     # Every step is reachable from the keyboard: Tab moves along the step buttons, Enter opens one.
     buttons = _wizard(page).locator(".ari-steps button")
