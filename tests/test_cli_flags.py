@@ -172,5 +172,28 @@ def test_a_value_out_of_range_is_a_usage_error_that_says_the_range(argv, said):
     assert out.returncode == 2 and out.stderr.strip() == said, out.stderr
     flag = said.split("error: ")[1].split()[0]
     ja = run("--lang", "ja", *argv)
-    assert ja.returncode == 2 and ja.stderr.startswith(f"ari-jupyter {argv[0]}: error: {flag} は ")
+    assert ja.returncode == 2 and ja.stderr.startswith(f"ari-jupyter {argv[0]}: エラー: {flag} は ")
     assert "してください" in ja.stderr, ja.stderr
+
+
+@pytest.mark.parametrize("argv, english, japanese", [
+    (("probe", "--site", "sx40", "--record-site", "{tmp}/site.json"),
+     "--record-site records this machine; it cannot be used with --site",
+     "--record-site はこのマシンを記録します。--site と一緒には使えません"),
+    (("probe", "--record-site", "{tmp}/exists.json"),
+     "{tmp}/exists.json exists; use --force to replace it",
+     "{tmp}/exists.json は既にあります。置き換えるには --force を付けてください"),
+    (("probe", "--site", "sx40", "--partition", "a b"),
+     "--partition 'a b' is not a partition name", "--partition 'a b' はパーティション名ではありません"),
+    (("doctor", "--profile", "{tmp}/missing.json", "/etc/hostname"),
+     "cannot read --profile {tmp}/missing.json: No such file or directory",
+     "--profile {tmp}/missing.json を読めません: "),
+])
+def test_usage_errors_of_our_own_speak_the_language_as_argparses_do(argv, english, japanese, tmp_path):
+    """The line a usage error prints, its word "error" included, in English and in Japanese."""
+    (tmp_path / "exists.json").write_text("{}")
+    argv = [arg.format(tmp=tmp_path) for arg in argv]
+    for lang, word, sentence in (("en", "error: ", english), ("ja", "エラー: ", japanese)):
+        out = run("--lang", lang, *argv)
+        expected = f"ari-jupyter {argv[0]}: {word}{sentence.format(tmp=tmp_path)}"
+        assert out.returncode == 2 and out.stderr.strip().startswith(expected), out.stderr

@@ -83,7 +83,7 @@ def test_english_help_is_the_parsers_own(capsys):
     assert text.startswith("usage: ari-jupyter emit") and "one-line experiment title" in text
 
 
-# argv, lang, the sentence after "<prog>: error: "
+# argv, lang, the sentence after "<prog>: error: " (the word "error" in the language too)
 ERRORS = [
     (["probe", "--bogus"], "ja", "認識できない引数です: --bogus"),
     (["probe", "--bogus"], "zh", "无法识别的参数：--bogus"),
@@ -101,7 +101,9 @@ def test_argparse_errors_speak_the_language(argv, lang, sentence, capsys):
         main([*argv, "--lang", lang] if "--lang" not in argv else argv)
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert sentence in err.splitlines()[-1], err
+    command = "ari-jupyter" if argv[0] == "nosuch" else f"ari-jupyter {argv[0]}"
+    prefix = {"ja": "エラー: ", "zh": "错误：", "en": "error: "}[lang]
+    assert err.splitlines()[-1].startswith(f"{command}: {prefix}{sentence}"), err
     assert err.startswith({"ja": "使い方: ", "zh": "用法：", "en": "usage: "}[lang])
 
 

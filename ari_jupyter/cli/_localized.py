@@ -97,6 +97,12 @@ def error_sentence(message: str, lang: str) -> str:
     return message
 
 
+def error_line(command: str, sentence: str, lang: str) -> str:
+    """``ari-jupyter <command>: error: <sentence>``, the word "error" in ``lang`` as argparse's
+    own usage errors say it."""
+    return f"ari-jupyter {command}: {word('error: ', lang)}{sentence}"
+
+
 class _Formatter(argparse.HelpFormatter):
     """argparse's formatter with the usage prefix in ``lang`` and lines wrapped by terminal
     columns (a CJK character takes two)."""
@@ -132,7 +138,7 @@ class LocalizedParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {error_sentence(message, self.lang)}\n")
+        self.exit(2, f"{self.prog}: {word('error: ', self.lang)}{error_sentence(message, self.lang)}\n")
 
 
 def localize(parser: argparse.ArgumentParser, lang: str, command: str = "") -> None:

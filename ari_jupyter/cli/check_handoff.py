@@ -41,13 +41,14 @@ def run(args: argparse.Namespace) -> int:
     from ..handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist, with_checks
     from ..host import SiteError
     from . import output_lang
+    from ._localized import error_line
     from ._progress import LiveChecks, wants_live_line
 
     lang = output_lang(args)
     if args.port is not None and not 1 <= args.port <= MAX_DASHBOARD_PORT:
         from ..i18n import t
 
-        print(f"ari-jupyter check-handoff: error: {t('cli.handoff_port_range', lang, port=args.port)}",
+        print(error_line("check-handoff", t("cli.handoff_port_range", lang, port=args.port), lang),
               file=sys.stderr)
         return 2
     try:
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     except SiteError as exc:
         from ..i18n import error_text
 
-        print(f"ari-jupyter check-handoff: error: {error_text(exc, lang)}", file=sys.stderr)
+        print(error_line("check-handoff", error_text(exc, lang), lang), file=sys.stderr)
         return 2
     live = LiveChecks(SLOW_CHECK_IDS, enabled=wants_live_line(sys.stderr, args.json),
                       label="checking, still running")

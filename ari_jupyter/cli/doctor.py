@@ -101,12 +101,21 @@ def run(args: argparse.Namespace) -> int:
         try:
             profile, artifacts = _load_profile(args.profile)
         except (OSError, ValueError) as exc:
-            print(f"ari-jupyter doctor: cannot read profile: {exc}", file=sys.stderr)
+            from ..i18n import t
+            from ._localized import error_line
+
+            lang = output_lang(args)
+            said = t("cli.preview.cannot_read", lang, what="--profile", path=args.profile,
+                     error=exc.strerror or str(exc)) if isinstance(exc, OSError) else \
+                t("cli.preview.not_json", lang, what="--profile", path=args.profile, error=str(exc))
+            print(error_line("doctor", said, lang), file=sys.stderr)
             return 2
     if args.nodes is not None and args.nodes < 1:  # as emit refuses it: no check silently gone
         from ..i18n import t
+        from ._localized import error_line
 
-        print(f"ari-jupyter doctor: error: {t('cli.at_least_one', output_lang(args), flag='--nodes', value=args.nodes)}",
+        lang = output_lang(args)
+        print(error_line("doctor", t("cli.at_least_one", lang, flag="--nodes", value=args.nodes), lang),
               file=sys.stderr)
         return 2
     nodes = args.nodes if args.nodes is not None else _default_nodes()

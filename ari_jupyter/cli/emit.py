@@ -264,9 +264,10 @@ def run(args: argparse.Namespace) -> int:
     except _BadInput as exc:  # a usage error (README: exit 2), said as argparse says one
         from ..i18n import error_text
         from . import output_lang
+        from ._localized import error_line
 
-        print(f"ari-jupyter emit: error: {speak('emit', error_text(exc, output_lang(args)))}",
-              file=sys.stderr)
+        lang = output_lang(args)
+        print(error_line("emit", speak("emit", error_text(exc, lang)), lang), file=sys.stderr)
         return 2
     except (StateError, EmitError) as exc:
         from ..i18n import error_text

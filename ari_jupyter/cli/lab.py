@@ -138,11 +138,12 @@ def run(args) -> int:
     if site:
         from ..host import SiteError
         from ..i18n import error_text
+        from ._localized import error_line
 
         try:
             demo = RecordedSite.load(site)  # the wizard's own check: unknown, missing or malformed
         except SiteError as exc:
-            print(f"ari-jupyter lab: error: {error_text(exc, lang)}", file=sys.stderr)
+            print(error_line("lab", error_text(exc, lang), lang), file=sys.stderr)
             return 2
     if args.print_command:
         for key, value in plan.env_changes.items():

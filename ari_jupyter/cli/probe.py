@@ -9,6 +9,7 @@ usage errors.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -95,7 +96,7 @@ def build_context(args, host, config=None):
         raise UsageError(Text("cli.timeout_range", {"flag": "--timeout", "max": f"{MAX_TIMEOUT:g}",
                                                     "value": f"{args.timeout:g}"}))
     if args.partition is not None and not valid_partition(args.partition):
-        raise UsageError(f"--partition {args.partition!r} is not a partition name")
+        raise UsageError(Text("cli.probe.not_a_partition", {"value": repr(args.partition)}))
     workspace, timeout, timeouts = _site_defaults(host, config or _load_config())
     if args.timeout is not None:
         timeout, timeouts = args.timeout, {}
@@ -159,6 +160,7 @@ class InOrder:
 
 
 def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
+    from ..i18n import Text
     from ..probes import PROBE_IDS, run_probes_sync
 
     stdout = stdout or sys.stdout
@@ -166,9 +168,9 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     record_to = getattr(args, "record_site", None)
     try:
         if record_to and args.site:
-            raise UsageError("--record-site records this machine; it cannot be used with --site")
+            raise UsageError(Text("cli.probe.record_needs_this_machine"))
         if record_to and Path(record_to).exists() and not args.force:
-            raise UsageError(f"{record_to} exists; use --force to replace it")
+            raise UsageError(Text("cli.probe.record_exists", {"path": record_to}))
         config = _load_config()
         host = open_site(args.site, config)
         if record_to:
@@ -178,12 +180,14 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     except UsageError as exc:
         from ..i18n import error_text
         from . import output_lang
+        from ._localized import error_line
 
-        stderr.write(f"ari-jupyter probe: error: {error_text(exc, output_lang(args))}\n")
+        stderr.write(error_line("probe", error_text(exc, output_lang(args)), output_lang(args)) + "\n")
         return 2
 
     from ..i18n import t
     from . import output_lang
+    from ._localized import error_line
 
     lang = output_lang(args)
     started = time.monotonic()
@@ -216,11 +220,12 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         try:
             atomic_write(Path(record_to), (json.dumps(site, indent=2) + "\n").encode(), RECORD_MODE)
         except OSError as exc:
-            stderr.write(f"ari-jupyter probe: error: cannot write {record_to}: {exc.strerror or exc}\n")
+            said = t("cli.cannot_write", lang, path=record_to, error=exc.strerror or str(exc))
+            stderr.write(error_line("probe", said, lang) + "\n")
             return 2
-        count = len(site["commands"])
-        stderr.write(f"recorded {count} command{'' if count == 1 else 's'} to {record_to}; "
-                     f"replay with: ari-jupyter probe --site {record_to}\n")
+        replay = f"ari-jupyter probe --site {shlex.quote(record_to)}"
+        stderr.write(t("cli.probe.recorded", lang, count=len(site["commands"]), path=record_to,
+                       command=replay) + "\n")
     if args.json:
         order = {probe_id: n for n, probe_id in enumerate(PROBE_IDS)}
         payload = {

@@ -26,13 +26,14 @@ def run(args: argparse.Namespace) -> int:
     from ..i18n import error_text, t
     from ..runs.service import default_workspace, runs_json
     from . import output_lang
+    from ._localized import error_line
     from ._runs_text import runs_table
 
     lang = output_lang(args)
     try:
         workspace = args.workspace or default_workspace(site=args.site)
     except SiteError as exc:
-        print(f"ari-jupyter runs: error: {error_text(exc, lang)}", file=sys.stderr)
+        print(error_line("runs", error_text(exc, lang), lang), file=sys.stderr)
         return 2
     if args.workspace and not Path(workspace).expanduser().is_dir():
         # a workspace named on the command line that is not there is a verdict, as for status

@@ -38,10 +38,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.interval <= 0:
         from ..i18n import t
+        from ._localized import error_line
 
-        print(f"ari-jupyter status: error: "
-              f"{t('cli.more_than_zero', output_lang(args), flag='--interval', value=f'{args.interval:g}')}",
-              file=sys.stderr)
+        lang = output_lang(args)
+        said = t("cli.more_than_zero", lang, flag="--interval", value=f"{args.interval:g}")
+        print(error_line("status", said, lang), file=sys.stderr)
         return 2
     try:
         status = asyncio.run(status_json(args.checkpoint))
