@@ -153,6 +153,35 @@ def test_open_in_terminal_only_after_the_extension_answers(tmp_path):
     assert "3" in panel.terminal_status.value
 
 
+def test_a_new_write_does_not_say_its_command_was_typed_into_the_terminal(tmp_path):
+    """The terminal still holds the first Write's command: "typed, press Enter" would now run
+    the wrong script, so the note goes until Open in terminal types the new one."""
+    site_file, workspace = site_and_workspace(tmp_path)
+    bridge, comms = fake_bridge()
+    wizard = ready_wizard(site_file, bridge)
+    fill_and_settle(wizard, workspace)
+    panel = wizard.experiment_panel
+    panel.write.click()
+    comms[0].reply({"type": READY, "protocol": 1})
+
+    def open_and_answer(terminal: str) -> dict:
+        panel.open_terminal.click()
+        message = comms[0].sent[-1]
+        comms[0].reply({"type": TERMINAL_OPENED, "request_id": message["request_id"], "ok": True,
+                        "terminal": terminal})
+        return message
+
+    open_and_answer("1")
+    first = panel.handoff_command.value
+    assert t("exp_terminal_opened", "en", terminal="1") in html.unescape(panel.terminal_status.value)
+    panel.run_id.value = "20261129130000_second_run"
+    panel.write.click()
+    assert panel.handoff_command.value != first
+    assert panel.terminal_status.value == ""
+    assert open_and_answer("2")["command"] == panel.handoff_command.value
+    assert t("exp_terminal_opened", "en", terminal="2") in html.unescape(panel.terminal_status.value)
+
+
 def test_typing_in_the_workspace_reruns_only_the_shared_fs_probe(tmp_path):
     site_file, workspace = site_and_workspace(tmp_path)
     wizard = ready_wizard(site_file)
@@ -193,6 +222,8 @@ def test_after_write_the_checklist_and_check_handoff_appear(tmp_path):
     assert "rc01" in checklist  # the tunnel goes to the allocation's first node
     assert f"bash {workspace}/launch/{RUN_ID}.sh" in checklist.replace("&#x27;", "'")
     assert "ari-checklist-reproduce" in checklist
+    # an ordered list numbers its steps: a title of its own number would read "1. 1. ..."
+    assert re.findall(r"<li[^>]*><b>\d", checklist) == [], checklist
     from ari_jupyter.handoff import CHECK_IDS
     assert [r.id for r in panel.handoff_results] == list(CHECK_IDS)
     for result in panel.handoff_results:

@@ -89,6 +89,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         self.handoff_checks = widgets.HTML()
         self.last_emit = None
         self._written_as = None  # the state as it was written (one status after Write)
+        self._typed = None  # the hand-off command the terminal was last given
         self._write_error = None  # the latest Write's failure, shown until a Write succeeds
         self.handoff_task = None
         self.handoff_results = []
@@ -309,7 +310,11 @@ class ExperimentPanel(Panel, widgets.VBox):
         bridge = self.ctx.bridge
         available = bool(bridge is not None and bridge.available)
         self.open_terminal.layout.display = "" if available else "none"
-        if bridge is not None and bridge.last_result:
+        if bridge is not None and bridge.last_result and self._typed != emitted.handoff_command:
+            # what the terminal holds is an earlier Write's command: saying "typed, press
+            # Enter" now would run the wrong script
+            self.terminal_status.value = ""
+        elif bridge is not None and bridge.last_result:
             res = bridge.last_result
             text = (self.tr("exp_terminal_opened", terminal=res.get("terminal", "")) if res.get("ok")
                     else self.tr("exp_terminal_failed", error=res.get("error", "")))
@@ -395,6 +400,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         if emitted is None or self.ctx.bridge is None:
             return
         try:
+            self._typed = emitted.handoff_command
             self.ctx.bridge.open_terminal(emitted.handoff_command, cwd=self.state.workspace, run=False)
         except (RuntimeError, ValueError) as exc:
             self.terminal_status.value = f'<span class="ari-text ari-sev-error">{esc(exc)}</span>'
