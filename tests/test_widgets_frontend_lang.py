@@ -35,6 +35,25 @@ def test_language_follows_the_frontend_when_none_is_given(given, config_lang, lo
     assert wizard.state.lang == expected
 
 
+@pytest.mark.parametrize("written_in, locale, given, expected", [
+    ("en", "ja", None, "ja"),   # reopened from the Runs panel in a Japanese lab: Japanese
+    ("ja", "", None, "ja"),     # the frontend has no preference: the run's own language
+    ("ja", "zh", "en", "en"),   # Wizard.from_checkpoint(path, lang=...) still wins
+])
+def test_a_reopened_run_speaks_the_language_of_the_lab_it_is_reopened_in(written_in, locale, given,
+                                                                          expected):
+    from ari_jupyter.model import WizardState
+
+    bridge, comms = fake_bridge()
+    state = WizardState()
+    state.lang = written_in
+    wizard = Wizard(state=state, site="rccs-cloud", lang=given, run_probes=False, bridge=bridge,
+                    env={"LANG": "C.UTF-8"})
+    assert wizard.ctx.lang == (given or written_in)  # before the frontend answers
+    comms[0].reply({"type": READY, "protocol": 1, "locale": locale})
+    assert wizard.ctx.lang == expected and wizard.state.lang == expected
+
+
 def _extension_strings() -> set[str]:
     strings = set()
     for source in (REPO / "labextension" / "src").glob("*.ts"):

@@ -57,9 +57,11 @@ class Wizard(widgets.VBox):
         host, site_name, reason = select_host(site, self.config, env)
         fresh = state is None
         state = state if state is not None else WizardState()
-        given = normalize_lang(lang) or (state.lang if not fresh else None) \
-            or normalize_lang(self.config.language)
-        lang = given or default_lang(env)
+        # A reopened run's language is where it starts, not a choice: the interface language is
+        # the user's (JupyterLab's), so a run written in English reopens in a Japanese lab in
+        # Japanese, as a new wizard would.
+        given = normalize_lang(lang) or normalize_lang(self.config.language)
+        lang = given or (None if fresh else normalize_lang(state.lang)) or default_lang(env)
         state.lang = lang
         if fresh:
             self._seed(state, host, env)
