@@ -2,7 +2,7 @@
 
 ``derive(config, host, env, state)`` computes every site-derived value from what is known so
 far (the site's config, the machine's environment, the allocation, the probes' answers):
-CPUs that fit a node of the partition, a walltime within the partition's limit, nodes the
+CPUs that fit a node of the partition (with the profile's tasks per node), a walltime within the partition's limit, nodes the
 partition has, the kind its hardware suggests, the admin's suggested modules this site offers.
 
 ``follow(state, defaults)`` applies them to the fields the user has not touched: a field
@@ -59,6 +59,11 @@ def derive(config: Any, host: Any, env: Mapping[str, str] | None, state: Any) ->
         cpus = node_cpus
     if cpus is not None:
         out["max_cpus"] = min(int(cpus), node_cpus) if node_cpus else int(cpus)
+    per_node = getattr(state.profile, "ntasks_per_node", 0) if state.profile is not None else 0
+    if node_cpus and per_node and "max_cpus" in out:
+        # a profile with N tasks per node (the mpi preset: 4) leaves each task a 1/N share of a
+        # node: sbatch refuses tasks x CPUs beyond the node's CPUs
+        out["max_cpus"] = max(1, min(out["max_cpus"], node_cpus // per_node))
 
     out["walltime"] = _walltime_within(part)
 

@@ -222,3 +222,34 @@ def test_an_untouched_max_cpus_follows_the_partition_the_user_picks(tmp_path, mo
     assert code == 0, captured.err
     with open(json.loads(captured.out)["checkpoint_dir"] + "/.env") as handle:
         assert "ARI_SLURM_CPUS=36\n" in handle.read()
+
+
+def test_an_untouched_max_cpus_fits_the_tasks_per_node_of_the_preset(tmp_path, monkeypatch, capsys):
+    """rccs-cloud's nodes have 4 CPUs; the mpi preset puts 4 tasks on each. Applying it must
+    not leave a Max CPUs nobody typed that makes sbatch refuse the job; a typed one stays (and
+    is refused, saying why). emit --preset mpi agrees."""
+    async def scenario(typed):
+        wizard = await _settled("rccs-cloud", tmp_path)
+        for name, value in USER_TEXT.items():
+            setattr(wizard.state, name, value)
+        if typed is not None:
+            wizard.state.max_cpus = typed
+        wizard.ctx.apply_preset("mpi")
+        await wizard.wait()
+        return wizard
+
+    untouched = run(scenario(None))
+    assert untouched.state.max_cpus == 1
+    assert [f.message for f in untouched.ctx.problems() if f.severity == "error"] == []
+    typed = run(scenario(2))  # (3 is the site's default: typing it back is not a choice)
+    assert typed.state.max_cpus == 2
+    assert [f.field for f in typed.ctx.problems() if f.severity == "error"] == ["ntasks_per_node"]
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    argv = ["emit", "--site", "rccs-cloud", "--preset", "mpi", "--title", USER_TEXT["title"],
+            "--goal", USER_TEXT["goal"], "--metric", "GFlops", "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    with open(json.loads(capsys.readouterr().out)["checkpoint_dir"] + "/.env") as handle:
+        assert "ARI_SLURM_CPUS=1\n" in handle.read()
+    assert main([*argv, "--max-cpus", "2", "--run-id", "20260101000000_typed"]) == 1
+    assert "4 tasks × 2 CPUs = 8 per node, nodes have 4" in capsys.readouterr().err

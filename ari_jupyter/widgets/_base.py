@@ -326,9 +326,13 @@ class WizardContext(HasTraits):
         self.runner.start(only=("sbatch", "partitions", "gres"))
 
     def apply_preset(self, name: str) -> None:
+        """The preset's profile; untouched fields that depend on it (Max CPUs with its tasks
+        per node) follow, as ``emit --preset`` derives them."""
         from ..ari.profile import PRESETS
+        from ..config import seed_defaults
 
         self.state.profile = PRESETS[name]()
+        seed_defaults(self.state, self.config, self.host, self.local_env, keep_profile=True)
 
 
 class Panel:
