@@ -205,3 +205,50 @@ def test_simple_first_labels_are_words_and_the_rest_is_advanced(lang):
         label = field.widget.description if field.name is None else \
             re.sub(r"<[^>]+>", "", text(field.name))
         assert label == t("label_" + key, lang) and label != key, key
+
+
+def test_after_a_site_switch_step_3_says_what_blocks_write_where_it_is_seen():
+    """rccs-cloud with the mpi preset and openmpi/4.1, then sx40 (no module system): the
+    module's error is under the Modules box, not in the closed Advanced field of the same name;
+    the preset shown is the new profile's, not "mpi"; the help says there is no module system."""
+    from ari_jupyter.i18n import t
+
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", lang="en", bridge=fake_bridge()[0])
+        await wizard.wait()
+        panel = wizard.profile_panel
+        panel.preset.value = "mpi"
+        panel.modules.value = ["openmpi/4.1"]
+        await wizard.wait()
+        wizard.use_site("sx40")
+        await wizard.wait()
+        return wizard, panel
+
+    wizard, panel = run(scenario())
+    blocking = [p for p in wizard.ctx.step_problems("profile") if p.severity == "error"]
+    assert [p.rule for p in blocking] == ["modules_no_system"]
+    assert blocking[0].text("en") in html.unescape(panel.problems.value)
+    assert panel.fields["module_loads"].message.value == ""
+    assert panel.preset.value != "mpi"
+    assert PRESETS[panel.preset.value]().to_json() == wizard.state.profile.to_json()
+    assert t("profile_modules_none", "en") in html.unescape(panel.modules_help.value)
+
+
+def test_an_error_in_an_advanced_field_opens_advanced():
+    """A profile from elsewhere (a file, a reopened run) whose memory per node is more than the
+    site's nodes have: the error blocks Write, so the Advanced section it is in opens by itself."""
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", lang="en", bridge=fake_bridge()[0])
+        await wizard.wait()
+        panel = wizard.profile_panel
+        assert panel.advanced.selected_index is None
+        profile = PRESETS["mpi"]()
+        profile.memory_gb_per_node = 100_000
+        wizard.state.profile = profile
+        return wizard, panel
+
+    wizard, panel = run(scenario())
+    rules = {(p.field, p.rule) for p in wizard.ctx.step_problems("profile") if p.severity == "error"}
+    assert ("memory_gb_per_node", "mem_node_over") in rules
+    assert panel.advanced.selected_index == 0
+    assert "ari-msg-error" in panel.fields["memory_gb_per_node"].message.value

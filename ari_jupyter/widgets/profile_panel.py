@@ -21,6 +21,8 @@ from ._base import Panel, esc, pre, probe_results
 CUSTOM = "custom"
 # The execution_profile keys a person decides; the rest is under "Advanced".
 SIMPLE_KEYS = ("min_ranks", "ntasks_per_node", "requested_gpus_per_node", "gpu_type")
+SHOWN_ABOVE = ("module_loads",)
+"""Findings on these fields are said under the Modules box, outside Advanced."""
 LABEL_STYLE = {"description_width": "13em"}
 FIELD_WIDTH = "27em"
 
@@ -260,6 +262,7 @@ class ProfilePanel(Panel, widgets.VBox):
         name = change["name"]
         if name == "profile":
             self._watch_profile()
+            self._show_preset_of_profile()
         elif name == "partition" and self.partition.value != (change["new"] or ""):
             self.partition.value = change["new"] or ""
         elif name == "max_cpus" and change["new"]:
@@ -306,6 +309,17 @@ class ProfilePanel(Panel, widgets.VBox):
         name = self.preset.value
         self.preset_doc.value = ("" if name == CUSTOM else
                                  f'<span class="ari-help">{esc(self.tr("preset_" + name))}</span>')
+
+    def _show_preset_of_profile(self) -> None:
+        """A new profile (a site switch, a reopened run): the preset it equals, else custom,
+        never the name of the preset picked for the profile before."""
+        profile = self.state.profile.to_json()
+        name = next((n for n in PRESETS if PRESETS[n]().to_json() == profile), CUSTOM)
+        if name != self.preset.value:
+            self.preset.unobserve(self._on_preset, names="value")
+            self.preset.value = name
+            self._render_preset_doc()
+            self.preset.observe(self._on_preset, names="value")
 
     def mark_custom(self) -> None:
         """A field edited by hand no longer matches the preset it started from."""
@@ -403,6 +417,9 @@ class ProfilePanel(Panel, widgets.VBox):
             text = self.tr("profile_modules_help", count=len(offered))
             shown = ", ".join(offered[:12]) + (" …" if len(offered) > 12 else "")
             suggest = f'<div class="ari-help ari-module-suggest">{esc(self.tr("profile_modules_suggest", names=shown))}</div>'
+        elif modules_result is not None and modules_result.status == "skip":
+            text = self.tr("profile_modules_none")  # as the validator reads a skipped check
+            suggest = ""
         else:
             text = self.tr("profile_modules_unknown")
             suggest = ""
@@ -414,10 +431,17 @@ class ProfilePanel(Panel, widgets.VBox):
         general = []
         lang = self.ctx.lang
         for problem in self.ctx.step_problems("profile"):
-            if problem.field in self.fields:
+            # "module_loads" names the modules of the hand-off (the box above) and the
+            # profile's own list alike: the finding goes where the user sees it, not into the
+            # Advanced field of the same name
+            if problem.field in self.fields and problem.field not in SHOWN_ABOVE:
                 by_field.setdefault(problem.field, []).append(problem)
             else:
                 general.append(problem)
+        if self.advanced.selected_index is None and any(
+                p.severity == "error" for key, found in by_field.items() if key not in SIMPLE_KEYS
+                for p in found):
+            self.advanced.selected_index = 0  # an error that blocks Write is never out of sight
         for key, field in self.fields.items():
             lines = []
             if field.parse_error:
