@@ -148,3 +148,21 @@ def test_without_an_event_loop_the_probes_run_synchronously_at_the_first_look():
     assert wizard.ctx.state.probe_results == {}  # Wizard() returned without waiting for them
     assert len(wizard.state.probe_results) == 9
     assert wizard.ctx.runner.running == [] and wizard.ctx.runner.deferred == ()
+
+
+def _gpus_row(wizard) -> str:
+    facts = html.unescape(wizard.allocation_panel.facts.value)
+    return re.search(r"<th scope=\"row\">GPUs</th><td[^>]*>([^<]*)</td>", facts).group(1)
+
+
+def test_the_gpus_row_says_slurm_allocated_none_and_what_the_node_has():
+    """sx40 has no GRES: SLURM gives the job no GPU while nvidia-smi sees 4 on the node (the
+    GPUs check). Step 1 says both rather than "none visible" beside step 2's "4 visible"."""
+    async def settled(site):
+        wizard = Wizard(site=site, lang="en", bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+
+    assert _gpus_row(run(settled("sx40"))) == "none allocated by SLURM · 4 on this node (nvidia-smi)"
+    assert _gpus_row(run(settled("rccs-cloud"))) == "none allocated by SLURM"  # no nvidia-smi there
+    assert _gpus_row(run(settled("gres-cluster"))) == "0,1,2,3"

@@ -93,6 +93,13 @@ class AllocationPanel(Panel, widgets.VBox):
     def _demo_value(self, options) -> str | None:
         return self.ctx.site_name if self._demo() and self.ctx.site_name in options else None
 
+    def _gpus_not_allocated(self) -> str:
+        """SLURM gave the job no GPU; the GPUs check may still see some on the node (a site
+        without GRES): say both, so step 1 and step 2 do not seem to disagree."""
+        seen = self.ctx.probe_data("gpus").get("count")
+        text = self.tr("alloc_gpus_none")
+        return f"{text} · {self.tr('alloc_gpus_seen', count=seen)}" if isinstance(seen, int) and seen else text
+
     def _render_facts(self) -> None:
         if self.facts is not None:
             self.facts.value = self._facts_html()
@@ -115,7 +122,7 @@ class AllocationPanel(Panel, widgets.VBox):
             ("alloc_tasks_per_node", tasks),
             ("alloc_cpus", cpus + (f" · {self.tr('alloc_cpus_per_task', n=a.cpus_per_task)}"
                                    if a.cpus_per_task else "")),
-            ("alloc_gpus", gpus or self.tr("alloc_gpus_none")),
+            ("alloc_gpus", gpus or self._gpus_not_allocated()),
             ("alloc_memory", _memory(a, self.tr) or dash),
             ("alloc_time_left", self._time_left()),
         ]
