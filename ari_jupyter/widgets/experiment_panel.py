@@ -68,7 +68,9 @@ class ExperimentPanel(Panel, widgets.VBox):
         self.confirm = widgets.HBox([self.confirm_text, self.overwrite, self.cancel],
                                     layout=widgets.Layout(display="none", align_items="center"))
         self.result = widgets.HTML()
-        self.handoff_command = widgets.Text(value="", layout=widgets.Layout(width="560px"))
+        # as wide as the row allows (a demo workspace's path is long): the buttons wrap below
+        self.handoff_command = widgets.Text(value="", layout=widgets.Layout(flex="1 1 40em",
+                                                                          min_width="20em"))
         self.copy = widgets.HTML()
         self.open_terminal = widgets.Button(icon="terminal", layout=widgets.Layout(display="none"))
         self.label(self.open_terminal, "description", "exp_open_terminal")
