@@ -363,6 +363,10 @@ export class RunsPanel extends Widget {
       el('p', { class: 'ari-RunsPanel-workspace' }, this._trans.__('Workspace: %1', list.workspace))
     ];
     body.push(rows.length ? table : el('p', {}, this._trans.__('No runs in this workspace yet.')));
+    if (rows.length) {
+      // the Nodes cells' legend, seen without hovering (a tooltip is lost on a touch screen)
+      body.push(el('p', { class: 'ari-RunsPanel-note ari-RunsPanel-legend' }, trans.__('Nodes: done/failed/running/total')));
+    }
     if (list.scheduler === 'absent') {
       body.push(el('p', { class: 'ari-RunsPanel-note' }, this._trans.__('No SLURM here: jobs are not listed.')));
     } else if (list.scheduler === 'error') {
