@@ -6,7 +6,8 @@ per-user folder. JupyterLab can only open files below its root and, by default, 
 hidden folder; when neither folder is reachable that way, the folder the file browser shows is
 used instead, unless it is inside a git work tree (the notebook would be litter there), in which
 case the card refuses and says how to get the notebook. The notebook is copied when absent and
-never overwritten, so a user's edits survive and a second click opens the same file. Nothing
+never overwritten once edited, so a user's edits survive and a second click opens the same
+file; an unedited one in another language is replaced by the one in the user's language. Nothing
 here imports ipywidgets or jupyter_server.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from .cli.lab import (NOTEBOOK_NAME, default_directory, demo_site_for, packaged_notebook,
-                      user_data_dir)
+                      replace_atomically, should_retranslate, user_data_dir)
 
 
 class PlacementRefused(Exception):
@@ -76,6 +77,15 @@ def git_work_tree(folder: Path) -> Path | None:
     return None
 
 
+def place_in(source: Path, target: Path, lang: str) -> bool:
+    """Copy ``source`` to ``target`` unless a notebook is there; an unedited packaged notebook
+    in another language is replaced by ``lang``'s. True when the file was (re)written."""
+    if target.is_file() and should_retranslate(target, lang):
+        replace_atomically(source, target)
+        return True
+    return copy_exclusive(source, target)
+
+
 def copy_exclusive(source: Path, target: Path) -> bool:
     """Copy ``source`` to ``target`` atomically unless ``target`` exists; True when copied."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -105,7 +115,7 @@ def place_wizard_notebook(root: Path, cwd: str, env: Mapping[str, str], *,
         if relative is None:
             continue
         try:
-            created = copy_exclusive(source, folder / NOTEBOOK_NAME)
+            created = place_in(source, folder / NOTEBOOK_NAME, lang)
         except OSError:
             continue  # an uncreatable workspace: try the next folder, as ``ari-jupyter lab``
         return Placement(path="/".join(p for p in (relative, NOTEBOOK_NAME) if p),
@@ -119,7 +129,7 @@ def place_wizard_notebook(root: Path, cwd: str, env: Mapping[str, str], *,
             f"{folder} is inside the git work tree {tree}, and neither {reachable} is below "
             f"this JupyterLab's root {root}; start JupyterLab with `ari-jupyter lab`, or browse "
             "to a folder outside the work tree and click the card again")
-    created = copy_exclusive(source, folder / NOTEBOOK_NAME)
+    created = place_in(source, folder / NOTEBOOK_NAME, lang)
     relative = api_path(folder, root, allow_hidden=True)
     return Placement(path="/".join(p for p in (relative, NOTEBOOK_NAME) if p),
                      folder="browsed", created=created)

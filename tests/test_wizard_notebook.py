@@ -1,5 +1,5 @@
 """Where the launcher card's wizard notebook goes: the workspace, the per-user folder, the
-browsed folder, or nowhere (a git work tree); copied once, never overwritten."""
+browsed folder, or nowhere (a git work tree); copied once, never overwritten once edited."""
 from __future__ import annotations
 
 import json
@@ -81,6 +81,55 @@ def test_a_second_placement_keeps_the_users_edits(tmp_path):
     assert (root / first.path).read_text() == '{"edited": true}'
 
 
+def _ran(notebook: Path) -> None:
+    """What the card does to a placed notebook: run its cell and save (outputs, a count)."""
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    code = next(c for c in data["cells"] if c["cell_type"] == "code")
+    code["execution_count"] = 1
+    code["outputs"] = [{"output_type": "display_data", "data": {"text/plain": ["Wizard(...)"]},
+                        "metadata": {}}]
+    notebook.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _edited(notebook: Path) -> None:
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    data["cells"].append({"cell_type": "markdown", "metadata": {}, "source": ["my notes"]})
+    notebook.write_text(json.dumps(data), encoding="utf-8")
+
+
+# first placed in, then what happened to it, then asked for in: is it re-placed, and in which language
+@pytest.mark.parametrize("first, change, then, replaced, ends_in", [
+    ("en", _ran, "ja", True, "ja"),      # opened in English once, now the lab speaks Japanese
+    ("ja", None, "zh", True, "zh"),
+    ("ja", _ran, "ja", False, "ja"),     # the same language: opened as it is
+    ("en", _edited, "ja", False, "en"),  # the user wrote in it: never replaced
+])
+def test_an_unedited_notebook_follows_the_users_language(tmp_path, first, change, then, replaced,
+                                                         ends_in):
+    from ari_jupyter.cli.lab import _cell_sources
+
+    root, env, config = _setup(tmp_path, "workspace-below-root")
+    placed = place_wizard_notebook(root, "browsed", env, config=config, lang=first)
+    notebook = root / placed.path
+    if change is not None:
+        change(notebook)
+    before = notebook.read_bytes()
+    again = place_wizard_notebook(root, "browsed", env, config=config, lang=then)
+    assert (again.path, again.created) == (placed.path, replaced)
+    if replaced:
+        assert notebook.read_bytes() == packaged_notebook(ends_in).read_bytes()
+    else:
+        assert notebook.read_bytes() == before
+    assert [p.name for p in notebook.parent.iterdir() if p.name.startswith(".")] == []
+    # ``ari-jupyter lab`` decides the same way
+    from ari_jupyter.cli.lab import plan_lab
+
+    plan = plan_lab(str(notebook.parent), "rccs-cloud", [], env, lang="zh" if ends_in == "ja" else "ja",
+                    config=config)
+    expected_copy = _cell_sources(notebook) in (_cell_sources(packaged_notebook(lang)) for lang in ("en", "ja", "zh"))
+    assert (plan.copy_from is not None) == expected_copy
+
+
 @pytest.mark.parametrize("cwd", ["../outside", "/etc", "browsed/../../x", "missing", "a\0b"])
 def test_the_browsed_folder_must_be_a_folder_below_the_root(tmp_path, cwd):
     root, _, _ = _setup(tmp_path, "out-of-reach")
@@ -121,7 +170,9 @@ def test_the_endpoint_places_and_answers_the_path(tmp_path):
                           "created": True}
         placed = server.root_dir / answer["path"]
         assert placed.read_bytes() == packaged_notebook("ja").read_bytes()
-        assert post(b'{"cwd": ""}')[1]["created"] is False
+        assert post(b'{"cwd": "", "lang": "ja"}')[1]["created"] is False  # opened as it is
+        assert post(b'{"cwd": ""}')[1]["created"] is True  # no language named: English, unedited
+        assert placed.read_bytes() == packaged_notebook("en").read_bytes()
         assert post(b'{"cwd": 3}')[0] == 400
         assert post(b'not json')[0] == 400
         assert post(b'{}', token=False)[0] in (401, 403)

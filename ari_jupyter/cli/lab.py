@@ -3,8 +3,8 @@
 The notebook lives in the workspace (the one the wizard writes checkpoints to: the site's
 ``workspace_template`` inside an allocation, the demo workspace outside one), or in a per-user
 folder when the workspace cannot be created; never in the current directory, so starting it
-from a git work tree leaves nothing behind. It is copied there when absent (never overwritten,
-so a user's edits survive). JupyterLab is rooted at that folder and its URL (printed and opened)
+from a git work tree leaves nothing behind. It is copied there when absent (never overwritten
+once edited, so a user's edits survive; an unedited one in another language is replaced). JupyterLab is rooted at that folder and its URL (printed and opened)
 is the notebook itself. Outside a SLURM allocation the demo site is handed to the kernel through
 ``ARI_JUPYTER_DEMO_SITE`` so the wizard has something real to show.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +60,46 @@ def packaged_notebook(lang: str = "en") -> Path:
     return translated if lang != "en" and translated.is_file() else folder / NOTEBOOK_NAME
 
 
+def _cell_sources(path: Path) -> list[tuple[str, str]] | None:
+    """Each cell's type and text (outputs, counts and metadata left out); None: unreadable."""
+    import json
+
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return [(c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+                for c in cells]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def should_retranslate(placed: Path, lang: str) -> bool:
+    """Whether the notebook at ``placed`` is a packaged one, unedited, in another language than
+    ``lang``: then it is replaced by ``lang``'s (only its outputs are lost, and running the cell
+    makes them again); a notebook the user edited is never replaced."""
+    from ..i18n import LANGUAGES
+
+    wanted = packaged_notebook(lang)
+    sources = _cell_sources(placed)
+    if sources is None or sources == _cell_sources(wanted):
+        return False
+    return any(sources == _cell_sources(packaged_notebook(other)) for other in LANGUAGES
+               if packaged_notebook(other) != wanted)
+
+
+def replace_atomically(source: Path, target: Path) -> None:
+    """``target`` becomes a copy of ``source`` in one step (a reader never sees half a file)."""
+    import tempfile
+
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(source.read_bytes())
+        os.replace(temp, target)
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
 def user_data_dir(env: Mapping[str, str]) -> Path:
     """The per-user folder used when the workspace cannot be created (XDG data home)."""
     base = env.get("XDG_DATA_HOME") or os.path.join(env.get("HOME") or str(Path.home()),
@@ -98,7 +137,8 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
     folder = Path(directory) if directory else default_directory(inside, site, env, config)
     folder = Path(os.path.abspath(os.path.expanduser(str(folder))))
     notebook = folder / NOTEBOOK_NAME
-    copy_from = None if notebook.exists() else packaged_notebook(lang)
+    copy_from = packaged_notebook(lang) if not notebook.exists() or should_retranslate(notebook, lang) \
+        else None
     argv = [sys.executable, "-m", "jupyter", "lab",
             f"--ServerApp.root_dir={folder}",
             # The printed URL and the browser open the notebook, not the launcher.
@@ -118,7 +158,7 @@ def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
 
     plan.notebook.parent.mkdir(parents=True, exist_ok=True)
     if plan.copy_from is not None:
-        shutil.copyfile(plan.copy_from, plan.notebook)
+        replace_atomically(plan.copy_from, plan.notebook)
         print(t("cli.lab.copied", lang, path=str(plan.notebook)), file=sys.stderr)
 
 
