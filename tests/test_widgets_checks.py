@@ -148,3 +148,19 @@ def test_a_slow_answer_about_an_old_choice_never_replaces_a_newer_verdict(tmp_pa
     sbatch = wizard.state.probe_results["sbatch"]
     assert sbatch.data["partition"] == "large"  # the late answer about small was dropped
     assert wizard.ctx.runner.running == []
+
+
+def test_an_ok_verdicts_advice_is_a_note_not_a_fix():
+    """sx40's gres check is ok (no GRES, fine without GPUs) and says how a GPU job runs there:
+    labelled as a note; a skipped check's install hint stays a fix."""
+    async def scenario():
+        wizard = Wizard(site="sx40", lang="en", bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    rows, results = wizard.checks_panel.rows, wizard.state.probe_results
+    assert results["gres"].status == "ok" and results["gres"].fix
+    assert '<b>Note:</b>' in rows["gres"].details.value and "Fix:" not in rows["gres"].details.value
+    assert results["modules"].status == "skip"
+    assert '<b>Fix:</b>' in rows["modules"].details.value

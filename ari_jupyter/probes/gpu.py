@@ -73,7 +73,8 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
         return ProbeResult(
             "gpus", "ok",
             f"{seen} but SLURM has no GRES (see the gres check)",
-            command=smi.command, evidence=evidence, fix="See the fix of the gres check.",
+            command=smi.command, evidence=evidence,
+            fix="See the gres check: how GPU jobs run without GRES.",
             data=data, message_id="probe.gpus.no_gres", fix_id="probe.fix.see_gres",
             params={"seen": seen_msg},
         )

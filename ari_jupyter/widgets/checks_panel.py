@@ -58,7 +58,9 @@ class ProbeRow(widgets.VBox):
             parts.append(f'<div><b>{esc(tr("checks_evidence"))}</b></div>' + pre(result.evidence))
         if result.fix:
             fix = result.fix_text(self.panel.ctx.lang)
-            parts.append(f'<div class="ari-fix"><b>{esc(tr("checks_fix"))}</b> {esc(fix)}</div>')
+            # an ok verdict's advice is not a repair to make: it reads as a note
+            label = tr("checks_note" if result.status == "ok" else "checks_fix")
+            parts.append(f'<div class="ari-fix"><b>{esc(label)}</b> {esc(fix)}</div>')
         self.details.value = f'<div class="ari-text">{"".join(parts)}</div>'
 
 
