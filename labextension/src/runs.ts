@@ -150,6 +150,11 @@ function phaseBadge(trans: TranslationBundle, phase: string): HTMLElement {
   return el('span', { class: `ari-RunPhase ari-mod-${phase}`, 'data-phase': phase }, phaseText(trans, phase));
 }
 
+/** The file name of the notebook that reopens or clones a run: it says which run it is for. */
+export function wizardNotebookName(runId: string, clone: boolean): string {
+  return `${clone ? 'clone' : 'reopen'}-${runId.replace(/[^A-Za-z0-9_.-]/g, '_')}.ipynb`;
+}
+
 /** Python for a notebook cell that reopens or clones a checkpoint in the wizard. */
 export function wizardSource(path: string, clone: boolean): string {
   const literal = JSON.stringify(path); // a JSON string is a valid Python string literal
@@ -159,7 +164,7 @@ export function wizardSource(path: string, clone: boolean): string {
     : `from ari_jupyter import Wizard\nWizard.from_checkpoint(${literal})`;
 }
 
-export type NotebookOpener = (source: string) => Promise<unknown>;
+export type NotebookOpener = (source: string, name: string) => Promise<unknown>;
 
 /**
  * The Runs side panel: the workspace's runs, one run's live status, its jobs with Cancel.
@@ -521,7 +526,7 @@ export class RunsPanel extends Widget {
 
   private async openWizard(s: IRunStatus, clone: boolean): Promise<void> {
     try {
-      await this._openNotebook(wizardSource(s.checkpoint_dir, clone));
+      await this._openNotebook(wizardSource(s.checkpoint_dir, clone), wizardNotebookName(s.run_id, clone));
     } catch (reason) {
       Notification.error(this._trans.__('ARI: could not open the wizard: %1', String(reason)));
     }

@@ -23,7 +23,7 @@ export function registerRuns(
 ): RunsPanel {
   const trans = bundle(translator);
   const panel = new RunsPanel(
-    source => createWizardNotebook(app, browser?.model.path ?? '', source),
+    (source, name) => createWizardNotebook(app, browser?.model.path ?? '', source, name),
     trans,
     () => wizardLanguage('', translator)  // JupyterLab's own language, e.g. ja-JP -> ja
   );

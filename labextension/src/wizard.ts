@@ -7,12 +7,15 @@ import { fetchJSON } from './fetch_json';
 export const WIZARD_SOURCE = 'from ari_jupyter import Wizard; Wizard()';
 
 /**
- * Create a notebook in `cwd`, put `source` in its first cell, run it and save.
+ * Create a notebook in `cwd`, put `source` in its first cell, run it and save. With `name`
+ * (e.g. `reopen-<run id>.ipynb`) the new notebook is renamed to it when no file has that name,
+ * so it says which run it is for; otherwise it keeps JupyterLab's Untitled name.
  */
 export async function createWizardNotebook(
   app: JupyterFrontEnd,
   cwd: string,
-  source: string = WIZARD_SOURCE
+  source: string = WIZARD_SOURCE,
+  name = ''
 ): Promise<NotebookPanel> {
   const specs = app.serviceManager.kernelspecs.specs;
   const kernelName = specs?.default || 'python3';
@@ -21,6 +24,16 @@ export async function createWizardNotebook(
     kernelName
   })) as NotebookPanel;
   await panel.context.ready;
+  if (name) {
+    const target = cwd ? `${cwd}/${name}` : name;
+    const taken = await app.serviceManager.contents
+      .get(target, { content: false })
+      .then(() => true)
+      .catch(() => false);
+    if (!taken) {
+      await panel.context.rename(name).catch(() => undefined); // a race: keep Untitled
+    }
+  }
 
   const model = panel.content.model;
   if (!model) {

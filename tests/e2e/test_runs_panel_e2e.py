@@ -213,6 +213,12 @@ def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
     # The kernel built the wizard from the checkpoint: a widget (or its text form), no error.
     # How the widget then renders is the wizard's own e2e tests' business.
     assert output.get_attribute("data-mime-type") != "application/vnd.jupyter.stderr"
+    # the notebook is named after the run it reopens or clones, not Untitled
+    kind = "clone" if call == "clone_state" else "reopen"
+    page.wait_for_function(
+        "name => [...document.querySelectorAll('.lm-DockPanel-tabBar .lm-TabBar-tabLabel')]"
+        ".some(label => label.textContent === name)",
+        arg=f"{kind}-{runs['finished'].name}.ipynb", timeout=30_000)
     assert "Traceback" not in output.inner_text() and "Error" not in output.inner_text()
     assert page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output.jp-RenderedText"
                         "[data-mime-type='application/vnd.jupyter.error']").count() == 0
