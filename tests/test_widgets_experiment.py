@@ -85,6 +85,8 @@ def test_previews_show_exactly_what_write_produces(tmp_path):
     assert "Metrics: GFlops" in md
     import html
     assert html.escape(md.splitlines()[0]) in md_preview
+    # the line a reader would not expect first is explained above the preview
+    assert md_preview.startswith(f'<div class="ari-help">{html.escape(t("exp_preview_first_line", "en"))}</div>')
     assert html.escape("ARI_SLURM_PARTITION=small") in env_preview and "ARI_SLURM_PARTITION=small" in env
     state = json.loads((checkpoint / "launch_config.json").read_text())["ari_jupyter"]["state"]
     assert state["title"] == "Sparse GEMM scaling"

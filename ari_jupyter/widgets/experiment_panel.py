@@ -245,9 +245,11 @@ class ExperimentPanel(Panel, widgets.VBox):
                 return self.tr("exp_preview_no_partition")
             return errors[0].text(self.ctx.lang) if errors else str(exc)
 
-        for child, make in zip(self.previews.children, renderers):
+        notes = (self.tr("exp_preview_first_line"), "", "", "")  # why "Partition: ..." leads
+        for child, make, note in zip(self.previews.children, renderers, notes):
             try:
-                child.value = pre(make(), tall=True)
+                child.value = (f'<div class="ari-help">{esc(note)}</div>' if note else "") \
+                    + pre(make(), tall=True)
             except (render.RenderError, ValueError, TypeError) as exc:
                 child.value = (f'<div class="ari-text ari-sev-error">'
                                f'{esc(self.tr("exp_preview_unavailable", reason=reason(exc)))}</div>')
