@@ -16,6 +16,7 @@ import { registerRuns } from './runs_plugin';
 import { bundle, wizardLanguage } from './i18n';
 import { IAriSettings, readSettings } from './settings';
 import { AllocationStatusItem } from './status';
+import { enterAddsTags } from './tags_enter';
 import { openTerminal, parseTerminalRequest } from './terminal';
 import { openWizardNotebook } from './wizard';
 
@@ -69,6 +70,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     registry: ISettingRegistry | null
   ) => {
     const trans = bundle(translator);
+    enterAddsTags();
     let settings: ISettingRegistry.ISettings | null = null;
     try {
       settings = registry ? await registry.load(PLUGIN_ID) : null;

@@ -106,6 +106,10 @@ def fill_experiment_and_press_write(page, *, title: str, goal: str, metric: str,
     tag_input.click()
     tag_input.type(metric)
     tag_input.press("Enter")
+    # Enter itself adds the metric (the box still has the focus: no blur has added it)
+    page.locator(".ari-wizard .jupyter-widget-tagsinput .jupyter-widget-tag",
+                 has_text=metric).first.wait_for(timeout=10_000)
+    assert page.evaluate("() => document.activeElement?.tagName") == "INPUT"
     workspace_input = page.get_by_label("Workspace", exact=True)
     workspace_input.fill(str(workspace))
     workspace_input.press("Enter")
