@@ -120,8 +120,9 @@ def test_a_misspelled_option_shows_the_usage_of_its_own_command(argv, usage, cap
     (("--site", "sx40", "--nodes", "2"), ["- --nodes: 2 nodes requested"]),
     (("--site", "sx40", "--max-nodes", "0", "--parallel", "-1", "--phase-model", "foo=bar"),
      ["- --phase-model: Phase 'foo'", "- --max-nodes: ", "- --parallel: "]),
-    # a profile key emit has no flag for: named with the preset that set it
-    (("--site", "sx40", "--preset", "mpi"), ["- --preset mpi (ntasks_per_node): "]),
+    # a profile key emit has no flag for: named with the preset that set it (sx40's one node
+    # cannot hold the preset's 2 nodes x 4 ranks)
+    (("--site", "sx40", "--preset", "mpi"), ["- --preset mpi (min_ranks): "]),
     # a module the preset loads is the preset's, not --module's (the user gave another)
     (("--site", "gres-cluster", "--preset", "mpi_gpu", "--module", "openmpi/4.1.6"),
      ["- --preset mpi_gpu (gpu_type): ", "- --preset mpi_gpu (module_loads): Module 'openmpi/4.1'"]),
