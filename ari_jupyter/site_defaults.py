@@ -2,8 +2,9 @@
 
 ``derive(config, host, env, state)`` computes every site-derived value from what is known so
 far (the site's config, the machine's environment, the allocation, the probes' answers):
-CPUs that fit a node of the partition (with the profile's tasks per node), a walltime within the partition's limit, nodes the
-partition has, the kind its hardware suggests, the admin's suggested modules this site offers.
+CPUs that fit a node of the partition (and the profile's tasks per node), a walltime within
+the partition's limit, nodes the partition has, the kind its hardware suggests, the admin's
+suggested modules this site offers.
 
 ``follow(state, defaults)`` applies them to the fields the user has not touched: a field
 follows the site while it is empty or still holds the default applied last, so a late probe

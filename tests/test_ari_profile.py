@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from traitlets import TraitError
 
-from ari_jupyter.ari.profile import PRESETS, PROFILE_KEYS, ExecutionProfile, ProfileError
+from ari_jupyter.ari.profile import PRESETS, PROFILE_KEYS, ExecutionProfile, ProfileError, preset_of
 
 # A profile using every key (ARI's own "full profile" schema test, spec §3.5 test_schema.py).
 FULL = {
@@ -150,3 +150,11 @@ def test_preset_shapes():
     assert (spgemm.requested_nodes, spgemm.ntasks_per_node, spgemm.min_ranks) == (4, 8, 32)
     assert spgemm.gpu_type == "v100" and spgemm.exclusive
     assert spgemm.module_loads == ["cuda/12.4", "openmpi/4.1"]
+
+
+def test_preset_of_names_the_preset_a_profile_equals_and_nothing_else():
+    assert {name: preset_of(make()) for name, make in PRESETS.items()} == {n: n for n in PRESETS}
+    edited = PRESETS["mpi"]()
+    edited.ntasks_per_node = 2
+    assert preset_of(edited) is None
+    assert preset_of(ExecutionProfile()) is None

@@ -86,7 +86,8 @@ def test_previews_show_exactly_what_write_produces(tmp_path):
     import html
     assert html.escape(md.splitlines()[0]) in md_preview
     # the line a reader would not expect first is explained above the preview
-    assert md_preview.startswith(f'<div class="ari-help">{html.escape(t("exp_preview_first_line", "en"))}</div>')
+    why_first = html.escape(t("exp_preview_first_line", "en"))
+    assert md_preview.startswith(f'<div class="ari-help">{why_first}</div>')
     assert html.escape("ARI_SLURM_PARTITION=small") in env_preview and "ARI_SLURM_PARTITION=small" in env
     state = json.loads((checkpoint / "launch_config.json").read_text())["ari_jupyter"]["state"]
     assert state["title"] == "Sparse GEMM scaling"
@@ -134,53 +135,51 @@ def test_a_blocking_problem_found_by_the_core_disables_write(tmp_path):
     assert t("exp_write_blocked_above", "en") in html.unescape(panel.write_reason.value)
 
 
-def test_open_in_terminal_only_after_the_extension_answers(tmp_path):
+def _written_with_a_terminal_bridge(tmp_path):
+    """Step 4 filled and written, with the extension's terminal bridge not yet answering."""
     site_file, workspace = site_and_workspace(tmp_path)
     bridge, comms = fake_bridge()
     wizard = ready_wizard(site_file, bridge)
-
     fill_and_settle(wizard, workspace)
     panel = wizard.experiment_panel
     panel.write.click()
-    assert panel.open_terminal.layout.display == "none"  # no extension yet: Copy only
-    comms[0].reply({"type": READY, "protocol": 1})
-    assert panel.open_terminal.layout.display == ""
+    return panel, comms[0], workspace
+
+
+def _open_in_terminal(panel, comm, terminal: str) -> dict:
+    """Click Open in terminal and answer as the extension does; the request it sent."""
     panel.open_terminal.click()
-    message = comms[0].sent[-1]
+    message = comm.sent[-1]
+    comm.reply({"type": TERMINAL_OPENED, "request_id": message["request_id"], "ok": True,
+                "terminal": terminal})
+    return message
+
+
+def test_open_in_terminal_only_after_the_extension_answers(tmp_path):
+    panel, comm, workspace = _written_with_a_terminal_bridge(tmp_path)
+    assert panel.open_terminal.layout.display == "none"  # no extension yet: Copy only
+    comm.reply({"type": READY, "protocol": 1})
+    assert panel.open_terminal.layout.display == ""
+    message = _open_in_terminal(panel, comm, "3")
     assert message["type"] == OPEN_TERMINAL
     assert message["command"] == panel.handoff_command.value
     assert message["cwd"] == str(workspace) and message["run"] is False
-    comms[0].reply({"type": TERMINAL_OPENED, "request_id": message["request_id"], "ok": True,
-                    "terminal": "3"})
     assert "3" in panel.terminal_status.value
 
 
 def test_a_new_write_does_not_say_its_command_was_typed_into_the_terminal(tmp_path):
     """The terminal still holds the first Write's command: "typed, press Enter" would now run
     the wrong script, so the note goes until Open in terminal types the new one."""
-    site_file, workspace = site_and_workspace(tmp_path)
-    bridge, comms = fake_bridge()
-    wizard = ready_wizard(site_file, bridge)
-    fill_and_settle(wizard, workspace)
-    panel = wizard.experiment_panel
-    panel.write.click()
-    comms[0].reply({"type": READY, "protocol": 1})
-
-    def open_and_answer(terminal: str) -> dict:
-        panel.open_terminal.click()
-        message = comms[0].sent[-1]
-        comms[0].reply({"type": TERMINAL_OPENED, "request_id": message["request_id"], "ok": True,
-                        "terminal": terminal})
-        return message
-
-    open_and_answer("1")
+    panel, comm, _ = _written_with_a_terminal_bridge(tmp_path)
+    comm.reply({"type": READY, "protocol": 1})
+    _open_in_terminal(panel, comm, "1")
     first = panel.handoff_command.value
     assert t("exp_terminal_opened", "en", terminal="1") in html.unescape(panel.terminal_status.value)
     panel.run_id.value = "20261129130000_second_run"
     panel.write.click()
     assert panel.handoff_command.value != first
     assert panel.terminal_status.value == ""
-    assert open_and_answer("2")["command"] == panel.handoff_command.value
+    assert _open_in_terminal(panel, comm, "2")["command"] == panel.handoff_command.value
     assert t("exp_terminal_opened", "en", terminal="2") in html.unescape(panel.terminal_status.value)
 
 

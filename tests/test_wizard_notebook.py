@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook
+from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook, plan_lab
 from ari_jupyter.config import AriWizard
 from ari_jupyter.wizard_notebook import (PlacementRefused, api_path, browsed_folder,
                                          place_wizard_notebook)
@@ -106,8 +106,6 @@ def _edited(notebook: Path) -> None:
 ])
 def test_an_unedited_notebook_follows_the_users_language(tmp_path, first, change, then, replaced,
                                                          ends_in):
-    from ari_jupyter.cli.lab import _cell_sources
-
     root, env, config = _setup(tmp_path, "workspace-below-root")
     placed = place_wizard_notebook(root, "browsed", env, config=config, lang=first)
     notebook = root / placed.path
@@ -122,12 +120,9 @@ def test_an_unedited_notebook_follows_the_users_language(tmp_path, first, change
         assert notebook.read_bytes() == before
     assert [p.name for p in notebook.parent.iterdir() if p.name.startswith(".")] == []
     # ``ari-jupyter lab`` decides the same way
-    from ari_jupyter.cli.lab import plan_lab
-
-    plan = plan_lab(str(notebook.parent), "rccs-cloud", [], env, lang="zh" if ends_in == "ja" else "ja",
-                    config=config)
-    expected_copy = _cell_sources(notebook) in (_cell_sources(packaged_notebook(lang)) for lang in ("en", "ja", "zh"))
-    assert (plan.copy_from is not None) == expected_copy
+    other = "zh" if ends_in == "ja" else "ja"
+    plan = plan_lab(str(notebook.parent), "rccs-cloud", [], env, lang=other, config=config)
+    assert plan.copy_from == (None if change is _edited else packaged_notebook(other))
 
 
 @pytest.mark.parametrize("cwd", ["../outside", "/etc", "browsed/../../x", "missing", "a\0b"])

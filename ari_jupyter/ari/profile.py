@@ -368,3 +368,8 @@ PRESETS: dict[str, Callable[[], ExecutionProfile]] = {
     "mpi_gpu": _mpi_gpu,
 }
 """Preset name -> factory returning a fresh ExecutionProfile."""
+
+
+def preset_of(profile: ExecutionProfile) -> str | None:
+    """The name of the preset ``profile`` equals (every key), or None for any other profile."""
+    return next((name for name, make in PRESETS.items() if make() == profile), None)

@@ -4,8 +4,8 @@ The notebook lives in the workspace (the one the wizard writes checkpoints to: t
 ``workspace_template`` inside an allocation, the demo workspace outside one), or in a per-user
 folder when the workspace cannot be created; never in the current directory, so starting it
 from a git work tree leaves nothing behind. It is copied there when absent (never overwritten
-once edited, so a user's edits survive; an unedited one in another language is replaced). JupyterLab is rooted at that folder and its URL (printed and opened)
-is the notebook itself. Outside a SLURM allocation the demo site is handed to the kernel through
+once edited, so a user's edits survive; an unedited one in another language is replaced).
+JupyterLab is rooted at that folder and its URL (printed and opened) is the notebook itself. Outside a SLURM allocation the demo site is handed to the kernel through
 ``ARI_JUPYTER_DEMO_SITE`` so the wizard has something real to show.
 """
 from __future__ import annotations
@@ -86,18 +86,14 @@ def should_retranslate(placed: Path, lang: str) -> bool:
                if packaged_notebook(other) != wanted)
 
 
+NOTEBOOK_MODE = 0o644
+
+
 def replace_atomically(source: Path, target: Path) -> None:
     """``target`` becomes a copy of ``source`` in one step (a reader never sees half a file)."""
-    import tempfile
+    from ..emit import atomic_write
 
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(source.read_bytes())
-        os.replace(temp, target)
-    except BaseException:
-        os.unlink(temp)
-        raise
+    atomic_write(target, source.read_bytes(), NOTEBOOK_MODE)
 
 
 def user_data_dir(env: Mapping[str, str]) -> Path:

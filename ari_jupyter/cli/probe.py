@@ -182,7 +182,8 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         from . import output_lang
         from ._localized import error_line
 
-        stderr.write(error_line("probe", error_text(exc, output_lang(args)), output_lang(args)) + "\n")
+        lang = output_lang(args)
+        stderr.write(error_line("probe", error_text(exc, lang), lang) + "\n")
         return 2
 
     from ..i18n import t

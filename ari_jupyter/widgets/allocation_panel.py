@@ -98,7 +98,9 @@ class AllocationPanel(Panel, widgets.VBox):
         without GRES): say both, so step 1 and step 2 do not seem to disagree."""
         seen = self.ctx.probe_data("gpus").get("count")
         text = self.tr("alloc_gpus_none")
-        return f"{text} · {self.tr('alloc_gpus_seen', count=seen)}" if isinstance(seen, int) and seen else text
+        if isinstance(seen, int) and seen:
+            return f"{text} · {self.tr('alloc_gpus_seen', count=seen)}"
+        return text
 
     def _render_facts(self) -> None:
         if self.facts is not None:

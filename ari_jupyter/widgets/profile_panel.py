@@ -14,7 +14,7 @@ import re
 import ipywidgets as widgets
 from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
-from ..ari.profile import PRESETS, PROFILE_KEYS
+from ..ari.profile import PRESETS, PROFILE_KEYS, preset_of
 from ..module_choice import choose_module
 from ._base import Panel, esc, pre, probe_results
 
@@ -97,7 +97,7 @@ class ProfileField:
             setattr(self.panel.state.profile, self.key, value)
         except TraitError as exc:
             self.parse_error = str(exc).split("\n")[0]
-        self.panel.mark_custom()
+        self.panel.show_preset_of_profile()
         self.panel.refresh_messages()
 
     def _parse(self, raw):
@@ -262,7 +262,7 @@ class ProfilePanel(Panel, widgets.VBox):
         name = change["name"]
         if name == "profile":
             self._watch_profile()
-            self._show_preset_of_profile()
+            self.show_preset_of_profile()
         elif name == "partition" and self.partition.value != (change["new"] or ""):
             self.partition.value = change["new"] or ""
         elif name == "max_cpus" and change["new"]:
@@ -310,24 +310,14 @@ class ProfilePanel(Panel, widgets.VBox):
         self.preset_doc.value = ("" if name == CUSTOM else
                                  f'<span class="ari-help">{esc(self.tr("preset_" + name))}</span>')
 
-    def _show_preset_of_profile(self) -> None:
-        """A new profile (a site switch, a reopened run): the preset it equals, else custom,
-        never the name of the preset picked for the profile before."""
-        profile = self.state.profile.to_json()
-        name = next((n for n in PRESETS if PRESETS[n]().to_json() == profile), CUSTOM)
+    def show_preset_of_profile(self) -> None:
+        """The preset the profile equals, else custom: after a field edited by hand, a site
+        switch or a reopened run, never the name of a preset the profile no longer is."""
+        name = preset_of(self.state.profile) or CUSTOM
         if name != self.preset.value:
             self.preset.unobserve(self._on_preset, names="value")
             self.preset.value = name
             self._render_preset_doc()
-            self.preset.observe(self._on_preset, names="value")
-
-    def mark_custom(self) -> None:
-        """A field edited by hand no longer matches the preset it started from."""
-        name = self.preset.value
-        if name != CUSTOM and PRESETS[name]().to_json() != self.state.profile.to_json():
-            self.preset.unobserve(self._on_preset, names="value")
-            self.preset.value = CUSTOM
-            self.preset_doc.value = ""
             self.preset.observe(self._on_preset, names="value")
 
     def _on_modules(self, change) -> None:

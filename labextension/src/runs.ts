@@ -333,7 +333,11 @@ export class RunsPanel extends Widget {
         ),
         el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
         // and the best metric's node is its tooltip (the run's own view shows it)
-        el('td', { class: 'ari-RunsPanel-best', title: bestText(run.best_metric) }, bestShort(run.best_metric)),
+        el(
+          'td',
+          { class: 'ari-RunsPanel-best', title: bestText(run.best_metric) },
+          bestShort(run.best_metric)
+        ),
         jobsKnown ? el('td', {}, String(run.jobs)) : el('td', { title: trans.__('unknown') }, '?')
       );
       const open = () => void this.select(run.run_id);
@@ -370,7 +374,13 @@ export class RunsPanel extends Widget {
     body.push(rows.length ? table : el('p', {}, this._trans.__('No runs in this workspace yet.')));
     if (rows.length) {
       // the Nodes cells' legend, seen without hovering (a tooltip is lost on a touch screen)
-      body.push(el('p', { class: 'ari-RunsPanel-note ari-RunsPanel-legend' }, trans.__('Nodes: done/failed/running/total')));
+      body.push(
+        el(
+          'p',
+          { class: 'ari-RunsPanel-note ari-RunsPanel-legend' },
+          trans.__('Nodes: done/failed/running/total')
+        )
+      );
     }
     if (list.scheduler === 'absent') {
       body.push(el('p', { class: 'ari-RunsPanel-note' }, this._trans.__('No SLURM here: jobs are not listed.')));
@@ -526,7 +536,10 @@ export class RunsPanel extends Widget {
 
   private async openWizard(s: IRunStatus, clone: boolean): Promise<void> {
     try {
-      await this._openNotebook(wizardSource(s.checkpoint_dir, clone), wizardNotebookName(s.run_id, clone));
+      await this._openNotebook(
+        wizardSource(s.checkpoint_dir, clone),
+        wizardNotebookName(s.run_id, clone)
+      );
     } catch (reason) {
       Notification.error(this._trans.__('ARI: could not open the wizard: %1', String(reason)));
     }

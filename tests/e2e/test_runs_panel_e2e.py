@@ -433,7 +433,8 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
         assert faint == [], (theme, faint)  # every phase word readable on its badge
         jobs = page.locator(f"{PANEL} .ari-RunsPanel-row td:last-child").all_inner_texts()
         assert jobs == ["?"] * len(runs)
-        legend = {"en": "Nodes: done/failed/running/total", "ja": "ノード: 完了/失敗/実行中/全体"}[lang]
+        legend = {"en": "Nodes: done/failed/running/total",
+                  "ja": "ノード: 完了/失敗/実行中/全体"}[lang]
         assert page.locator(f"{PANEL} .ari-RunsPanel-legend").inner_text() == legend
         page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"runs-panel-list-{lang}-{theme}.png"))
     set_theme(page, "light")
