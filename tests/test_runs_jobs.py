@@ -135,13 +135,34 @@ def test_run_jobs_with_accounting_adds_finished_jobs(ckpt):
     assert view.accounting == "yes"
 
 
-def test_no_scheduler_here(ckpt):
-    class NoSlurm(FakeHost):
-        async def run(self, argv, timeout, env=None):
-            return CommandResult(tuple(argv), None, "", "", not_found=True)
+UNCONFIGURED = ("squeue: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host\n"
+                "squeue: error: fetch_config: DNS SRV lookup failed\n"
+                "squeue: fatal: Could not establish a configuration source\n")
+# name, squeue's answer (returncode None: not found), scheduler, words in the problem
+SQUEUE_ANSWERS = [
+    ("not-installed", CommandResult(("squeue",), None, "", "", not_found=True), "absent",
+     "not on PATH"),
+    # installed (slurm-client) but no slurm.conf and no DNS record: a laptop or a class room,
+    # not a cluster whose controller is down
+    ("installed-unconfigured", CommandResult(("squeue",), 1, "", UNCONFIGURED), "absent",
+     "no SLURM configuration"),
+    ("controller-down", CommandResult(("squeue",), 1, "", "squeue: error: Unable to contact "
+                                      "slurm controller (connect failure)"), "error",
+     "Unable to contact slurm controller"),
+    ("hung", CommandResult(("squeue",), None, "", "", timed_out=True), "error", "did not answer"),
+]
 
-    view = asyncio.run(run_jobs(ckpt, NoSlurm(), user=ME))
-    assert view.scheduler == "absent" and "not on PATH" in view.problem and view.jobs == ()
+
+@pytest.mark.parametrize("name,answer,scheduler,said", SQUEUE_ANSWERS,
+                         ids=[c[0] for c in SQUEUE_ANSWERS])
+def test_what_squeue_failing_means(ckpt, name, answer, scheduler, said):
+    class Answering(FakeHost):
+        async def run(self, argv, timeout, env=None):
+            return answer if argv[0] == "squeue" else await super().run(argv, timeout, env)
+
+    view = asyncio.run(run_jobs(ckpt, Answering(), user=ME))
+    assert (view.scheduler, view.jobs) == (scheduler, ())
+    assert said in view.problem
 
 
 # name, job ids asked (None = all of the run's), vanish on scancel, expected {id: result}

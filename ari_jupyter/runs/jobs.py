@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 from ..host import Host
 from ..i18n import message_of, text
+from ..probes.context import is_unconfigured
 from .reading import read_small_text, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
@@ -198,6 +199,8 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[l
         return [], "absent", text("runs.squeue.absent")
     if result.timed_out:
         return [], "error", text("runs.squeue.timeout", seconds=f"{COMMAND_TIMEOUT:.0f}")
+    if is_unconfigured(result):  # slurm-client without a cluster: a laptop, a class room
+        return [], "absent", text("runs.squeue.unconfigured")
     if result.returncode != 0:
         said = result.output.strip()
         if job_ids and "Invalid job id" in said:
