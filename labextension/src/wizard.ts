@@ -8,8 +8,8 @@ export const WIZARD_SOURCE = 'from ari_jupyter import Wizard; Wizard()';
 
 /**
  * Create a notebook in `cwd`, put `source` in its first cell, run it and save. With `name`
- * (e.g. `reopen-<run id>.ipynb`) the new notebook is renamed to it when no file has that name,
- * so it says which run it is for; otherwise it keeps JupyterLab's Untitled name.
+ * (e.g. `reopen-<run id>.ipynb`) the new notebook is renamed to it, or to `reopen-<run id>-2.ipynb`
+ * and so on when that is taken, so it says which run it is for and never replaces a file.
  */
 export async function createWizardNotebook(
   app: JupyterFrontEnd,
@@ -25,13 +25,9 @@ export async function createWizardNotebook(
   })) as NotebookPanel;
   await panel.context.ready;
   if (name) {
-    const target = cwd ? `${cwd}/${name}` : name;
-    const taken = await app.serviceManager.contents
-      .get(target, { content: false })
-      .then(() => true)
-      .catch(() => false);
-    if (!taken) {
-      await panel.context.rename(name).catch(() => undefined); // a race: keep Untitled
+    const free = await freeName(app, cwd, name);
+    if (free) {
+      await panel.context.rename(free).catch(() => undefined); // a race: keep Untitled
     }
   }
 
@@ -120,4 +116,24 @@ export async function openWizardNotebook(
   await NotebookActions.run(panel.content, panel.sessionContext);
   await panel.context.save();
   return panel;
+}
+
+/** How many numbered names (`reopen-<run id>-2.ipynb`, …) are tried before Untitled. */
+const MAX_NUMBERED = 50;
+
+/** `name`, else `<stem>-2.ipynb`, `-3`, …: the first that no file in `cwd` has
+ * (a second Reopen of a run opens a notebook of its own; '' when all are taken). */
+async function freeName(app: JupyterFrontEnd, cwd: string, name: string): Promise<string> {
+  const stem = name.replace(/\.ipynb$/, '');
+  for (let n = 1; n <= MAX_NUMBERED; n++) {
+    const candidate = n === 1 ? name : `${stem}-${n}.ipynb`;
+    const taken = await app.serviceManager.contents
+      .get(cwd ? `${cwd}/${candidate}` : candidate, { content: false })
+      .then(() => true)
+      .catch(() => false);
+    if (!taken) {
+      return candidate;
+    }
+  }
+  return '';
 }

@@ -222,6 +222,12 @@ def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
     assert "Traceback" not in output.inner_text() and "Error" not in output.inner_text()
     assert page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output.jp-RenderedText"
                         "[data-mime-type='application/vnd.jupyter.error']").count() == 0
+    # the same button again: a notebook of its own, numbered, and the first one is kept
+    page.locator(f"{PANEL} button", has_text=button).click()
+    page.wait_for_function(
+        "name => [...document.querySelectorAll('.lm-DockPanel-tabBar .lm-TabBar-tabLabel')]"
+        ".some(label => label.textContent === name)",
+        arg=f"{kind}-{runs['finished'].name}-2.ipynb", timeout=90_000)
 
 
 LIST_URL = re.compile(r"/ari-jupyter/runs/?(\?[^/]*)?$")  # the list, not one run's status
