@@ -84,3 +84,21 @@ def test_registered_in_the_command_line():
 
     args = build_parser().parse_args(["allocation", "--json"])
     assert args.json is True and args.handler.__module__ == "ari_jupyter.cli.allocation"
+
+
+@pytest.mark.parametrize("site", ["rccs-cloud", "sx40", "laptop"])
+def test_a_demo_site_shows_the_allocation_the_wizard_shows_there(site):
+    from ari_jupyter.widgets import Wizard
+
+    # the shell's own job is not the demo's: --site replaces it
+    result = run_cli("--json", "--site", site, env=captured("alloc_env.txt"))
+    assert result.returncode == 0, result.stderr
+    wizard = Wizard(site=site, run_probes=False)
+    assert json.loads(result.stdout) == wizard.state.allocation.to_json()
+
+
+def test_an_unknown_demo_site_is_a_usage_error():
+    result = run_cli("--lang", "ja", "--site", "nope", env={})
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("ari-jupyter allocation: エラー: ")
+    assert "rccs-cloud" in result.stderr  # the sites that exist

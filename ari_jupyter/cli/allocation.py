@@ -1,4 +1,5 @@
-"""``ari-jupyter allocation [--json]``: what SLURM says about the job this shell runs in.
+"""``ari-jupyter allocation [--json] [--site NAME]``: what SLURM says about the job this
+shell runs in, or about the job of a recorded demo site (what the wizard's step 1 shows there).
 
 Reads only environment variables (no squeue: remaining time is the ``time_left``
 probe). Problems with individual variables go to stderr in human mode and into
@@ -20,6 +21,9 @@ def register(subparsers) -> None:
         "and CUDA_VISIBLE_DEVICES. Malformed variables are reported, never fatal.",
     )
     parser.add_argument("--json", action="store_true", help="print the allocation as one JSON object")
+    parser.add_argument("--site", metavar="NAME|FILE",
+                        help="the allocation of a recorded demo site instead of this shell's "
+                        "(sx40, rccs-cloud, gres-cluster, laptop, or a site JSON file)")
     parser.set_defaults(handler=run)
 
 
@@ -32,6 +36,16 @@ def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO
     lang = output_lang(args)
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    if getattr(args, "site", None):
+        from ..i18n import error_text
+        from ._localized import error_line
+        from .probe import UsageError, open_site
+
+        try:
+            env = open_site(args.site).env  # the demo's job, as the wizard reads it
+        except UsageError as exc:
+            stderr.write(error_line("allocation", error_text(exc, lang), lang) + "\n")
+            return 2
     allocation = Allocation.from_env(env)
     if args.json:
         json.dump(allocation.to_json(), stdout, indent=2)
