@@ -123,6 +123,11 @@ def test_a_misspelled_option_shows_the_usage_of_its_own_command(argv, usage, cap
     # a profile key emit has no flag for: named with the preset that set it (sx40's one node
     # cannot hold the preset's 2 nodes x 4 ranks)
     (("--site", "sx40", "--preset", "mpi"), ["- --preset mpi (min_ranks): "]),
+    # ... and by the flag when the user typed one, on a preset or on the site's default profile
+    (("--site", "sx40", "--preset", "mpi", "--ranks", "2", "--tasks-per-node", "64"),
+     ["- --tasks-per-node: "]),
+    (("--site", "sx40", "--ranks", "500"), ["- --ranks: "]),
+    (("--site", "gres-cluster", "--gpus-per-node", "1", "--gpu-type", "h100"), ["- --gpu-type: "]),
     # a module the preset loads is the preset's, not --module's (the user gave another)
     (("--site", "gres-cluster", "--preset", "mpi_gpu", "--module", "openmpi/4.1.6"),
      ["- --preset mpi_gpu (gpu_type): ", "- --preset mpi_gpu (module_loads): Module 'openmpi/4.1'"]),
@@ -165,6 +170,10 @@ def test_emit_says_the_warnings_the_wizard_shows_and_still_writes(tmp_path, flag
      "ari-jupyter emit: error: --probe-timeout must be more than 0 and at most 600 seconds, got 700"),
     (("doctor", "--nodes", "-1", "/etc/hostname"),
      "ari-jupyter doctor: error: --nodes must be at least 1, got -1"),
+    (("emit", "--site", "laptop", "--ranks", "0", "--title", "t"),
+     "ari-jupyter emit: error: --ranks must be at least 1, got 0"),
+    (("emit", "--site", "laptop", "--gpus-per-node", "-2", "--title", "t"),
+     "ari-jupyter emit: error: --gpus-per-node must be 0 or more, got -2"),
     (("status", "--interval", "-1", "/nonexistent"),
      "ari-jupyter status: error: --interval must be more than 0 seconds, got -1"),
 ])

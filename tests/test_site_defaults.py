@@ -253,3 +253,33 @@ def test_an_untouched_max_cpus_fits_the_tasks_per_node_of_the_preset(tmp_path, m
         assert "ARI_SLURM_CPUS=1\n" in handle.read()
     assert main([*argv, "--max-cpus", "2", "--run-id", "20260101000000_typed"]) == 1
     assert "4 tasks × 2 CPUs = 8 per node, nodes have 4" in capsys.readouterr().err
+
+
+def test_an_untouched_max_cpus_follows_the_tasks_per_node_typed_in_step_3(tmp_path, monkeypatch,
+                                                                          capsys):
+    """After the mpi preset (4 tasks on rccs-cloud's 4-CPU nodes: Max CPUs 1), typing 2 tasks
+    per node gives each task 2 CPUs while nobody typed Max CPUs. emit --tasks-per-node agrees,
+    with the same profile."""
+    async def scenario():
+        wizard = await _settled("rccs-cloud", tmp_path)
+        for name, value in USER_TEXT.items():
+            setattr(wizard.state, name, value)
+        wizard.ctx.apply_preset("mpi")
+        wizard.state.profile.min_ranks = 4
+        wizard.state.profile.ntasks_per_node = 2
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    assert wizard.state.max_cpus == 2
+    assert [f.message for f in wizard.ctx.problems() if f.severity == "error"] == []
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    argv = ["emit", "--site", "rccs-cloud", "--preset", "mpi", "--ranks", "4", "--tasks-per-node",
+            "2", "--title", USER_TEXT["title"], "--goal", USER_TEXT["goal"], "--metric", "GFlops",
+            "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    checkpoint = Path(json.loads(capsys.readouterr().out)["checkpoint_dir"])
+    assert "ARI_SLURM_CPUS=2\n" in (checkpoint / ".env").read_text()
+    written = json.loads((checkpoint / "launch_config.json").read_text())["ari_jupyter"]["state"]
+    assert written["profile"] == wizard.state.profile.to_json()

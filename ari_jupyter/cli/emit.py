@@ -41,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     profile = p.add_mutually_exclusive_group()
     profile.add_argument("--profile", metavar="FILE", help="execution_profile JSON file")
     profile.add_argument("--preset", metavar="NAME", help="execution_profile preset (cpu_single, mpi, ...)")
+    for flag, key, metavar, text in PROFILE_FLAGS:
+        p.add_argument(flag, dest=key, type=str if metavar == "TYPE" else int, metavar=metavar,
+                       help=text)
     p.add_argument("--allow-no-gres", action="store_true", help="write ARI_SLURM_ALLOW_NO_GRES=1")
     from ._run_settings_flags import add_run_settings_flags
     add_run_settings_flags(p)
@@ -63,6 +66,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _EMIT_FLAGS.update(option for action in p._actions for option in action.option_strings)
 
 
+PROFILE_FLAGS = (
+    ("--ranks", "min_ranks", "N", "ranks of the reproduce job (sbatch --ntasks)"),
+    ("--tasks-per-node", "ntasks_per_node", "N", "ranks per node (sbatch --ntasks-per-node; 0: not set)"),
+    ("--gpus-per-node", "requested_gpus_per_node", "N",
+     "GPUs per node (--gpus-per-node; with --gpu-type the GRES count)"),
+    ("--gpu-type", "gpu_type", "TYPE", "GPU type: ARI then asks --gres=gpu:TYPE:N"),
+)
+"""(flag, execution_profile key, metavar, help): the keys step 3 of the wizard shows outside
+"Advanced", set on top of --preset, --profile or the site's default profile."""
+
 _FIELD_FLAGS = {"metrics": "--metric", "module_loads": "--module", "provided_files": "--provided-file",
                 "requested_nodes": "--nodes", "run_settings.phase_models": "--phase-model"}
 """Fields whose emit flag is not the field's name with dashes."""
@@ -80,6 +93,10 @@ def _flag_of(problem: Any, args: argparse.Namespace) -> str:
         return f"{source} ({field})"  # a module the preset or profile loads, not a --module
     if field in _FIELD_FLAGS:
         return _FIELD_FLAGS[field]
+    given = _profile_overrides(args)
+    for flag, key, _, _ in PROFILE_FLAGS:
+        if field == key:
+            return flag if key in given or not source else f"{source} ({field})"
     flag = "--" + field.removeprefix("run_settings.").replace("_", "-")
     if flag in _EMIT_FLAGS:
         return flag
@@ -127,6 +144,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     from ..ari.profile import PRESETS, ExecutionProfile
     from ..i18n import Text
 
+    _check_profile_flags(args)
     if args.probe_timeout is not None and not 0 < args.probe_timeout <= 600:
         raise _BadInput(Text("cli.timeout_range", {"flag": "--probe-timeout", "max": "600",
                                                    "value": f"{args.probe_timeout:g}"}))
@@ -176,6 +194,30 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
             raise _BadInput(cannot_read(args.profile, exc)) from None
         except ValueError as exc:  # ProfileError is a ValueError
             raise _BadInput(f"--profile {args.profile}: {exc}") from None
+
+
+def _profile_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """{execution_profile key: value} of the profile flags given."""
+    return {key: getattr(args, key) for _, key, _, _ in PROFILE_FLAGS
+            if getattr(args, key, None) is not None}
+
+
+def _check_profile_flags(args: argparse.Namespace) -> None:
+    from ..i18n import Text
+
+    for flag, key, metavar, _ in PROFILE_FLAGS:
+        value = getattr(args, key, None)
+        if metavar == "N" and value is not None and value < (1 if key == "min_ranks" else 0):
+            message = "cli.at_least_one" if key == "min_ranks" else "cli.not_negative"
+            raise _BadInput(Text(message, {"flag": flag, "value": str(value)}))
+
+
+def _with_overrides(profile: Any, overrides: dict[str, Any]) -> Any:
+    """A copy of ``profile`` with the profile flags' values (the state notices a new profile)."""
+    changed = profile.copy()
+    for key, value in overrides.items():
+        setattr(changed, key, value)
+    return changed
 
 
 def _config():
@@ -245,6 +287,11 @@ def run(args: argparse.Namespace) -> int:
             state.site_name = getattr(host, "name", args.site)
         profile_given = bool(args.from_json or args.preset or args.profile)
         seed_defaults(state, config, host, keep_profile=profile_given)
+        overrides = _profile_overrides(args)
+        if overrides:  # on the profile given, else on the site's default, as edited in step 3
+            state.profile = _with_overrides(state.profile, overrides)
+            profile_given = True
+            seed_defaults(state, config, host, keep_profile=True)  # Max CPUs fits, as after a preset
         node_local = not args.force and _node_local_workspace(state, host)
         if not args.no_probes and not node_local:
             _probe(state, host, config, args)

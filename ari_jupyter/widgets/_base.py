@@ -223,6 +223,12 @@ class WizardContext(HasTraits):
         self._notify()
 
     def _on_profile_change(self, change) -> None:
+        if change["name"] == "ntasks_per_node":
+            # an untouched Max CPUs fits the tasks now on each node, as after a preset
+            # (emit --tasks-per-node does the same)
+            from ..config import seed_defaults
+
+            seed_defaults(self.state, self.config, self.host, self.local_env, keep_profile=True)
         self._notify()
 
     def _notify(self) -> None:
