@@ -76,6 +76,53 @@ def test_every_extension_string_is_translated(locale):
         assert data[msgid][0] and re.findall(r"%\d", data[msgid][0]) == re.findall(r"%\d", msgid)
 
 
+def _plural_strings() -> set[tuple[str, str]]:
+    """(singular, plural) of each ``trans._n(singular, plural, n)`` (the singular is the key)."""
+    quoted = r"'((?:[^'\\]|\\.)*)'"
+    strings = set()
+    for source in (REPO / "labextension" / "src").glob("*.ts"):
+        strings |= set(re.findall(rf"trans\._n\(\s*{quoted},\s*{quoted}",
+                                  source.read_text(encoding="utf-8")))
+    return strings
+
+
+def jupyterlab_gettext(data: dict, msgid: str, plural: str | None, n: int) -> str:
+    """What @jupyterlab/translation's Gettext.dcnpgettext shows: a plural call uses an entry
+    only when it has more than one form, a singular call only one with exactly one form;
+    otherwise the English msgid comes back (nplurals=1 languages included)."""
+    forms = data.get(msgid)
+    usable = bool(forms) and (len(forms) > 1 if plural is not None else len(forms) == 1)
+    if not usable:
+        return msgid if plural is None or n == 1 else plural
+    match = re.search(r"plural\s*=\s*([^;]+);", data[""]["plural_forms"])
+    index = int(eval(match.group(1), {"n": n}))  # noqa: S307 - the catalog's own header
+    return forms[index if index < len(forms) else 0]
+
+
+@pytest.mark.parametrize("locale", ["ja_JP", "zh_CN"])
+def test_every_plural_is_translated_as_jupyterlab_reads_it(locale):
+    path = REPO / "ari_jupyter" / "locale" / locale / "LC_MESSAGES" / "ari_jupyter.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    plurals = _plural_strings()
+    assert plurals  # the status bar's "%1 node"
+    for msgid, plural in plurals:
+        for n in (1, 2, 5):
+            shown = jupyterlab_gettext(data, msgid, plural, n)
+            assert shown not in (msgid, plural), (msgid, n)  # English in a translated lab
+            assert re.findall(r"%\d", shown) == re.findall(r"%\d", msgid)
+
+
+@pytest.mark.parametrize("forms, plural, n, expected", [
+    (["%1 ノード"], "%1 nodes", 2, "%1 nodes"),           # one form: Gettext falls back to English
+    (["%1 ノード", "%1 ノード"], "%1 nodes", 2, "%1 ノード"),
+    (["%1 ノード", "%1 ノード"], None, 1, "%1 node"),     # a singular call needs exactly one form
+    (["%1 ノード"], None, 1, "%1 ノード"),
+])
+def test_the_gettext_model_falls_back_as_jupyterlab_does(forms, plural, n, expected):
+    data = {"": {"plural_forms": "nplurals=1; plural=0;"}, "%1 node": forms}
+    assert jupyterlab_gettext(data, "%1 node", plural, n) == expected
+
+
 # A literal a person reads (an element's text, a button, a label, a title, a dialog body, a
 # notification, an aria-label) that does not go through trans.__: English in every language.
 _SHOWN_LITERAL = re.compile(
