@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -35,6 +37,28 @@ def live_ari(checkpoint: Path) -> Iterator[int]:
         yield proc.pid
     finally:
         proc.kill()
+        proc.wait()
+
+
+@contextlib.contextmanager
+def live_handoff(checkpoint: Path) -> Iterator[int]:
+    """A live ``bash <workspace>/launch/<run_id>.sh`` that recorded its PID as the hand-off does
+    and waits as it does while ``ari run`` loads; its log is started."""
+    launch = checkpoint.parent.parent / "launch"
+    launch.mkdir(exist_ok=True)
+    script = launch / f"{checkpoint.name}.sh"
+    script.write_text('echo $$ > "$1/.ari_handoff_pid"\nsleep 300 | cat\n')
+    (checkpoint / "ari_run_20261201100000.log").touch()
+    proc = subprocess.Popen(["bash", str(script), str(checkpoint)], stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while not (checkpoint / ".ari_handoff_pid").is_file():
+            assert time.monotonic() < deadline, "the stand-in hand-off did not start"
+            time.sleep(0.01)
+        yield proc.pid
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
 
 

@@ -338,6 +338,34 @@ def test_handoff_script_exports_checkpoint_and_runs_ari_there(tmp_path):
     assert re.fullmatch(r"ari_run_\d{14}\.log", logs[0].name)
 
 
+def test_runs_show_starting_while_the_handoff_loads_ari_and_interrupted_once_it_is_gone(tmp_path):
+    """Between the hand-off and ARI's .ari_pid (ARI importing, ~45 s on a cluster) the run is
+    starting, not interrupted: the script recorded its own PID before running ari."""
+    from ari_jupyter.runs import read_status
+
+    result = emit_checkpoint(make_state(tmp_path, module_loads=[]))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ari").write_text("#!/bin/sh\nexec sleep 300\n")  # loading, no .ari_pid yet
+    (bin_dir / "ari").chmod(0o755)
+    proc = subprocess.Popen(["bash", result.handoff_script], env={"PATH": f"{bin_dir}:/usr/bin:/bin"},
+                            stdout=subprocess.DEVNULL, start_new_session=True)
+    ckpt = Path(result.checkpoint_dir)
+    try:
+        deadline = time.monotonic() + 20
+        while not (ckpt / render.HANDOFF_PID_FILE).is_file() or not list(ckpt.glob("ari_run_*.log")):
+            assert time.monotonic() < deadline and proc.poll() is None, "the hand-off did not start"
+            time.sleep(0.05)
+        assert (ckpt / render.HANDOFF_PID_FILE).read_text().strip() == str(proc.pid)
+        starting = read_status(ckpt)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert (starting.phase, starting.active, starting.alive) == ("starting", True, True)
+    assert str(proc.pid) in starting.process and ".ari_pid" in starting.process
+    assert read_status(ckpt).phase == "interrupted"
+
+
 def test_handoff_fails_clearly_without_ari_on_path(tmp_path):
     result = emit_checkpoint(make_state(tmp_path, module_loads=[]))
     proc = subprocess.run(["bash", result.handoff_script], env={"PATH": "/usr/bin:/bin"},

@@ -5,8 +5,10 @@ it the way a run in progress or a crash would, and states the verdict.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -15,7 +17,8 @@ import pytest
 from ari_jupyter.runs import NotACheckpoint, read_status
 from ari_jupyter.runs.reading import tail
 
-from runs_support import append, ari_log_line, copy_case, finished_with_success, handoff_log, live_ari
+from runs_support import (append, ari_log_line, copy_case, finished_with_success, handoff_log,
+                          live_ari, live_handoff)
 
 
 def truncate_tree(ckpt: Path) -> None:
@@ -56,31 +59,64 @@ def garbage_pid(ckpt: Path) -> None:
     (ckpt / ".ari_pid").write_text("not-a-pid\n")
 
 
-# id, real case, change, live ari process, phase, (total, done, failed, running), rules, stage
+def handoff_ended(ckpt: Path) -> None:
+    """The hand-off ran and is gone before ARI wrote .ari_pid (module or import failure)."""
+    dead = _ended_pid()
+    (ckpt / ".ari_handoff_pid").write_text(f"{dead}\n")
+    (ckpt / "ari_run_20261201100000.log").write_text("Traceback ...\nImportError: no ari\n")
+
+
+def handoff_pid_reused(ckpt: Path) -> None:
+    (ckpt / ".ari_handoff_pid").write_text(str(os.getpid()))  # alive, but pytest, not the script
+    (ckpt / "ari_run_20261201100000.log").touch()
+
+
+def ari_pid_older(ckpt: Path) -> None:
+    """The .ari_pid a killed earlier run left, older than the new hand-off."""
+    os.utime(ckpt / ".ari_pid", (time.time() - 3600, time.time() - 3600))
+
+
+def _ended_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+# id, real case, change, live processes (ari, handoff), phase, (total, done, failed, running),
+# rules, stage
 CASES = [
-    ("emit-only", "not-started", None, False, "not-started", (0, 0, 0, 0), set(), ""),
-    ("bfts-live", "exploring", None, True, "exploring", (1, 0, 0, 1), set(), ""),
-    ("bfts-pid-left-behind", "exploring", None, False, "interrupted", (1, 0, 0, 1),
+    ("emit-only", "not-started", None, (), "not-started", (0, 0, 0, 0), set(), ""),
+    ("bfts-live", "exploring", None, ("ari",), "exploring", (1, 0, 0, 1), set(), ""),
+    ("bfts-pid-left-behind", "exploring", None, (), "interrupted", (1, 0, 0, 1),
      {"run-interrupted"}, ""),
-    ("bfts-pid-reused", "exploring", pid_reused, False, "interrupted", (1, 0, 0, 1),
+    ("bfts-pid-reused", "exploring", pid_reused, (), "interrupted", (1, 0, 0, 1),
      {"run-interrupted"}, ""),
-    ("bfts-pid-garbage", "exploring", garbage_pid, False, "interrupted", (1, 0, 0, 1),
+    ("bfts-pid-garbage", "exploring", garbage_pid, (), "interrupted", (1, 0, 0, 1),
      {"run-interrupted"}, ""),
-    ("bfts-tree-half-written", "exploring", truncate_tree, True, "exploring", (1, 0, 0, 1), set(), ""),
-    ("bfts-both-trees-cut", "exploring", truncate_both, True, "exploring", (1, 0, 0, 1), set(), ""),
-    ("paper-live", "failed", pipeline_started, True, "paper", (1, 0, 1, 0),
+    ("bfts-tree-half-written", "exploring", truncate_tree, ("ari",), "exploring", (1, 0, 0, 1), set(), ""),
+    ("bfts-both-trees-cut", "exploring", truncate_both, ("ari",), "exploring", (1, 0, 0, 1), set(), ""),
+    ("paper-live", "failed", pipeline_started, ("ari",), "paper", (1, 0, 1, 0),
      {"llm-unreachable"}, "write_paper"),
-    ("reproduce-live", "failed", reproducing, True, "reproduce", (1, 0, 1, 0), set(),
+    ("reproduce-live", "failed", reproducing, ("ari",), "reproduce", (1, 0, 1, 0), set(),
      "ors_run_reproduce"),
-    ("real-failed", "failed", None, False, "failed", (1, 0, 1, 0),
+    ("real-failed", "failed", None, (), "failed", (1, 0, 1, 0),
      {"run-no-successful-node", "llm-unreachable", "run-pipeline-ended"}, ""),
-    ("real-failed-no-handoff-log", "failed", handoff_log_removed, False, "failed", (1, 0, 1, 0),
+    ("real-failed-no-handoff-log", "failed", handoff_log_removed, (), "failed", (1, 0, 1, 0),
      {"run-no-successful-node"}, ""),
-    ("finished", "failed", finished_with_success, False, "finished", (3, 2, 1, 0), set(), ""),
-    ("real-interrupted-in-paper", "interrupted-paper", None, False, "interrupted", (1, 0, 1, 0),
+    ("finished", "failed", finished_with_success, (), "finished", (3, 2, 1, 0), set(), ""),
+    ("real-interrupted-in-paper", "interrupted-paper", None, (), "interrupted", (1, 0, 1, 0),
      {"run-interrupted", "llm-unreachable"}, ""),
-    ("ctrl-c", "failed", keyboard_interrupt, False, "interrupted", (1, 0, 1, 0),
+    ("ctrl-c", "failed", keyboard_interrupt, (), "interrupted", (1, 0, 1, 0),
      {"run-interrupted"}, ""),
+    ("handoff-loading-ari", "not-started", None, ("handoff",), "starting", (0, 0, 0, 0), set(), ""),
+    ("handoff-gone-before-ari", "not-started", handoff_ended, (), "interrupted", (0, 0, 0, 0),
+     {"run-interrupted"}, ""),
+    ("handoff-pid-reused", "not-started", handoff_pid_reused, (), "interrupted", (0, 0, 0, 0),
+     {"run-interrupted"}, ""),
+    ("handoff-after-a-killed-run", "exploring", ari_pid_older, ("handoff",), "starting",
+     (1, 0, 0, 1), set(), ""),
+    ("bfts-live-from-handoff", "exploring", None, ("ari", "handoff"), "exploring", (1, 0, 0, 1),
+     set(), ""),
 ]
 
 
@@ -90,10 +126,13 @@ def test_status_table(tmp_path, name, case, change, live, phase, nodes, rules, s
     ckpt = copy_case(case, tmp_path)
     if change:
         change(ckpt)
-    if live:
-        with live_ari(ckpt):
-            status = read_status(ckpt)
-    else:
+    with contextlib.ExitStack() as stack:
+        if "handoff" in live:
+            stack.enter_context(live_handoff(ckpt))
+            if change is ari_pid_older:  # the new hand-off started after the old .ari_pid
+                os.utime(ckpt / ".ari_handoff_pid")
+        if "ari" in live:
+            stack.enter_context(live_ari(ckpt))
         status = read_status(ckpt)
     assert status.phase == phase
     n = status.nodes
@@ -102,7 +141,7 @@ def test_status_table(tmp_path, name, case, change, live, phase, nodes, rules, s
     assert status.stage == stage
     assert status.run_id == ckpt.name
     assert status.title == "Stream triad"
-    if phase in ("not-started", "exploring", "paper", "reproduce", "finished"):
+    if phase in ("not-started", "starting", "exploring", "paper", "reproduce", "finished"):
         assert not any(f.rule == "run-interrupted" for f in status.findings)
 
 

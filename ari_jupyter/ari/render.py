@@ -19,6 +19,8 @@ from .prelude import module_init_lines, module_name_problem
 
 HANDOFF_ARI_PROFILE = "hpc"
 """``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
+HANDOFF_PID_FILE = ".ari_handoff_pid"
+"""The hand-off script's own PID, written into the checkpoint just before ``ari run``."""
 
 PARTITION_NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")
 """What ARI's partition hint can carry (R5 captures ``[\\w-]+``; kept ASCII for the shell)."""
@@ -390,6 +392,8 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> 
         "fi",
         'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
         f"echo {_said(state, 'handoff.script.log', log='$log')}",
+        "# This script's PID: while it runs and ARI has not written .ari_pid, ARI is starting.",
+        f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
         f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"',
         "",
     ]

@@ -3,6 +3,9 @@
 - ``.ari_pid`` (``ari-core/ari/pidfile.py``): the ``ari run`` PID, written before the BFTS loop
   and removed when the process exits (normally, on SIGTERM, or at exit); it stays behind only
   when the process was killed hard or its node died.
+- ``.ari_handoff_pid`` (ari-jupyter's hand-off script, not ARI): the script's own PID, written
+  just before it runs ``ari run``; the script stays alive while ``ari run`` does, so while it
+  is alive and ``.ari_pid`` is not written yet ARI is still starting (imports, config).
 - ``.pipeline_started`` (``pipeline/driver.py``): the paper pipeline has begun.
 - ``ari.log`` (``cli/run.py`` ``_setup_logging``): one JSON object per line,
   ``{"ts", "level", "logger", "msg", "run_id"}``; the pipeline logs ``=== Stage [<name>]: ... ===``
@@ -19,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..ari.render import HANDOFF_PID_FILE
 from ..i18n import text
 
 PID_FILE = ".ari_pid"
@@ -74,6 +78,26 @@ def ari_process(checkpoint: Path) -> Process:
     if not any(word.rsplit(b"/", 1)[-1] == b"ari" for word in argv[:3]):
         return Process(pid, False, text("runs.process.reused", pid=pid))
     return Process(pid, True, text("runs.process.ari_alive", pid=pid))
+
+
+def handoff_process(checkpoint: Path) -> Process:
+    """The hand-off script recorded in ``.ari_handoff_pid``, alive only when that PID still runs
+    this checkpoint's script (``bash <workspace>/launch/<run_id>.sh``): a reused PID is not it."""
+    try:
+        content = (checkpoint / HANDOFF_PID_FILE).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return Process(None, False, "")
+    if not content.isdigit() or int(content) <= 0:
+        return Process(None, False, "")
+    pid = int(content)
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:  # ended (or no /proc): no evidence that it runs
+        return Process(pid, False, "")
+    script = f"{checkpoint.name}.sh".encode()
+    if not any(word.rsplit(b"/", 1)[-1] == script for word in argv[:3]):
+        return Process(pid, False, "")
+    return Process(pid, True, text("runs.process.starting", pid=pid))
 
 
 def handoff_logs(checkpoint: Path) -> list[Path]:

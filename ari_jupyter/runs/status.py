@@ -1,6 +1,7 @@
 """One checkpoint -> ``RunStatus``: the phase, the nodes, the best metric, the log tail, why it failed.
 
-Phases: ``not-started`` (the wizard's files, ARI has not run), ``exploring`` (BFTS),
+Phases: ``not-started`` (the wizard's files, ARI has not run), ``starting`` (the hand-off script
+is alive and ``ari run`` has not written ``.ari_pid`` yet), ``exploring`` (BFTS),
 ``paper`` (the paper pipeline), ``reproduce`` (the ``ors_*`` stages / ARI's ``ari-ors`` job),
 ``finished``, ``failed``, ``interrupted`` (the logs stop without ARI's end and nothing of the
 run is alive). Everything is read with bounded cost (see :mod:`.reading`) and nothing here
@@ -21,8 +22,8 @@ from .tree import BestMetric, NodeCounts, read_tree
 from ..ari.finding import Finding, sort_findings
 from ..i18n import message, message_of, text
 
-PHASES = ("not-started", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
-ACTIVE_PHASES = frozenset({"exploring", "paper", "reproduce"})
+PHASES = ("not-started", "starting", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
+ACTIVE_PHASES = frozenset({"starting", "exploring", "paper", "reproduce"})
 LOG_TAIL_LINES = 40
 MARKER_WINDOW = 256 * 1024
 """How much of the end of each log is searched for the current stage and ARI's end."""
@@ -137,6 +138,7 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
     ari_log = tail(path / "ari.log", LOG_TAIL_LINES, MARKER_WINDOW)
     handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW) if handoff else None
     process = markers.ari_process(path)
+    handoff_process = markers.handoff_process(path)
     jobs_alive = any(job.active for job in jobs.jobs)
     alive = process.alive or jobs_alive
 
@@ -146,7 +148,7 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
     end_kind, end_line = markers.end_marker(list(handoff_tail.lines) if handoff_tail else [])
     if not end_kind:
         end_kind, end_line = markers.end_marker(list(ari_log.lines))
-    started = has_ari or bool(handoff)
+    started = has_ari or bool(handoff) or handoff_process.alive
     reproducing = (stage.startswith("ors_") or any(j.kind == "reproduce" and j.active for j in jobs.jobs))
     pipeline = (path / markers.PIPELINE_MARKER).exists()
 
@@ -160,6 +162,13 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
         phase = "interrupted"
     elif end_kind in ("ok", "bad"):
         phase = "finished" if tree.counts.done > 0 and end_kind == "ok" else "failed"
+    elif handoff_process.alive and not process.alive and (
+            process.pid is None or _mtime(path / markers.PID_FILE)
+            < _mtime(path / markers.HANDOFF_PID_FILE)):
+        # the hand-off runs `ari run`, which has not written its .ari_pid yet (it is loading);
+        # an .ari_pid older than the hand-off's is an earlier run's, left behind
+        phase = "starting"
+        alive, process = True, handoff_process
     elif (process.pid is None and tree.counts.total and tree.counts.running == 0
           and not pipeline and not handoff):
         # ``ari run`` started by hand (no hand-off log): the tree is all the evidence there is.

@@ -136,6 +136,7 @@ function severityText(trans: TranslationBundle, severity: string): string {
 export function phaseText(trans: TranslationBundle, phase: string): string {
   const words: Record<string, string> = {
     'not-started': trans.__('not-started'),
+    starting: trans.__('starting'),
     exploring: trans.__('exploring'),
     paper: trans.__('paper'),
     reproduce: trans.__('reproduce'),
@@ -213,7 +214,7 @@ export class RunsPanel extends Widget {
   async startup(): Promise<void> {
     const selections = this._selections;
     const list = await this.refreshList();
-    const active = list?.runs.find(r => ['exploring', 'paper', 'reproduce'].includes(r.phase));
+    const active = list?.runs.find(r => ['starting', 'exploring', 'paper', 'reproduce'].includes(r.phase));
     if (active && this._selections === selections) {  // unless the user opened a run meanwhile
       await this.select(active.run_id);
     }

@@ -16,7 +16,7 @@ import pytest
 
 from ari_jupyter.ari.sbatch import ReproduceArgs, build_sbatch_argv, wrapper_script
 
-from runs_support import copy_case, finished_with_success
+from runs_support import copy_case, finished_with_success, live_handoff
 
 from .conftest import ARTIFACTS, LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env
 from .jupyter_process import start_jupyter
@@ -424,25 +424,37 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
     that has a best metric and with squeue failed ('?'); each phase badge is readable; pictured
     in Light and Dark."""
     lang, server, runs = lab_in_each_language
-    page.route(LIST_URL, _unknown_jobs)
-    page.goto(server.url("/lab?reset"))
-    page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
-    execute_command(page, "ari-jupyter:runs")
-    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for theme in THEMES:
-        set_theme(page, theme)
-        layout = _list_fits(page)
-        assert layout["past_edge"] == [], (theme, layout)  # nothing hides at the panel's edge
-        assert layout["tall_headers"] == [], (theme, layout)
-        faint = [badge for badge in page.eval_on_selector(PANEL, _BADGE_CONTRAST) if badge[1] < 4.5]
-        assert faint == [], (theme, faint)  # every phase word readable on its badge
-        jobs = page.locator(f"{PANEL} .ari-RunsPanel-row td:last-child").all_inner_texts()
-        assert jobs == ["?"] * len(runs)
-        legend = {"en": "Nodes: done/failed/running/total",
-                  "ja": "ノード: 完了/失敗/実行中/全体"}[lang]
-        assert page.locator(f"{PANEL} .ari-RunsPanel-legend").inner_text() == legend
-        page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"runs-panel-list-{lang}-{theme}.png"))
-    set_theme(page, "light")
-    page.unroute_all(behavior="wait")
-    assert_no_console_errors(page)
+    # a run whose hand-off is loading ARI: its 'starting' badge is measured too
+    starting = runs["failed"].parent / "20261201110000_starting_triad"
+    copy_case("not-started", starting.parent.parent / "fourth").rename(starting)
+    with live_handoff(starting):
+        runs = {**runs, "starting": starting}
+        page.route(LIST_URL, _unknown_jobs)
+        page.goto(server.url("/lab?reset"))
+        page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
+        # at start-up the panel follows the starting run, and the status bar says it starts
+        page.wait_for_selector(f"{PANEL}[data-view='status'][data-phase='starting']", state="attached",
+                               timeout=60_000)
+        assert page.locator(".ari-RunPhaseStatus").inner_text() == {
+            "en": "ARI starting", "ja": "ARI 起動中"}[lang]
+        execute_command(page, "ari-jupyter:runs")
+        page.locator(f"{PANEL} .ari-RunsPanel-header button").click()  # All runs
+        page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{starting.name}'] "
+                               "[data-phase='starting']")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        for theme in THEMES:
+            set_theme(page, theme)
+            layout = _list_fits(page)
+            assert layout["past_edge"] == [], (theme, layout)  # nothing hides at the panel's edge
+            assert layout["tall_headers"] == [], (theme, layout)
+            faint = [badge for badge in page.eval_on_selector(PANEL, _BADGE_CONTRAST) if badge[1] < 4.5]
+            assert faint == [], (theme, faint)  # every phase word readable on its badge
+            jobs = page.locator(f"{PANEL} .ari-RunsPanel-row td:last-child").all_inner_texts()
+            assert jobs == ["?"] * len(runs)
+            legend = {"en": "Nodes: done/failed/running/total",
+                      "ja": "ノード: 完了/失敗/実行中/全体"}[lang]
+            assert page.locator(f"{PANEL} .ari-RunsPanel-legend").inner_text() == legend
+            page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"runs-panel-list-{lang}-{theme}.png"))
+        set_theme(page, "light")
+        page.unroute_all(behavior="wait")
+        assert_no_console_errors(page)

@@ -34,4 +34,6 @@ if ! command -v ari >/dev/null 2>&1; then
 fi
 log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"
 echo "ari run log: $log"
+# This script's PID: while it runs and ARI has not written .ari_pid, ARI is starting.
+echo $$ > "$ARI_CHECKPOINT_DIR/.ari_handoff_pid"
 ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile hpc 2>&1 | tee "$log"

@@ -76,6 +76,7 @@
 
 /* The coloured badges are JupyterLab's light (100) shades in Light and Dark alike, so their
    text is dark in both themes: Dark's white text on them could hardly be read. */
+.ari-RunPhase.ari-mod-starting,
 .ari-RunPhase.ari-mod-exploring,
 .ari-RunPhase.ari-mod-paper,
 .ari-RunPhase.ari-mod-reproduce,
@@ -85,6 +86,7 @@
   color: var(--md-grey-900, #212121);
 }
 
+.ari-RunPhase.ari-mod-starting,
 .ari-RunPhase.ari-mod-exploring,
 .ari-RunPhase.ari-mod-paper,
 .ari-RunPhase.ari-mod-reproduce {
