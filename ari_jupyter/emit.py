@@ -154,6 +154,9 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
         raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None
     if state.site_name:
         notes.append(text("emit.note.demo_handoff", site=state.site_name, checkpoint=str(checkpoint)))
+    from .runs.known_workspaces import record_workspace
+
+    record_workspace(workspace)  # the Runs panel lists it even when it is not the default
     return EmitResult(checkpoint_dir=str(checkpoint), files=tuple(files),
                       handoff_command=render.handoff_command(str(script)),
                       handoff_script=str(script), notes=tuple(notes), backup_dir=backup_dir,

@@ -19,6 +19,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,17 @@ from testbed import VARIANTS, Testbed, can_run  # noqa: E402
 import ari_env as _ari  # noqa: E402
 
 _FIXTURE_VARIANT = {f"testbed_{v}": v for v in VARIANTS}
+
+# Every checkpoint written records its workspace in a per-user list (runs.known_workspaces):
+# the tests' lists are their own, never the user's, and each test starts with an empty one.
+os.environ["ARI_JUPYTER_WORKSPACES_FILE"] = str(
+    Path(tempfile.mkdtemp(prefix="ari-known-workspaces-")) / "workspaces.json")
+
+
+@pytest.fixture(autouse=True)
+def _own_recorded_workspaces(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("ARI_JUPYTER_WORKSPACES_FILE",
+                       str(tmp_path_factory.mktemp("known-workspaces") / "workspaces.json"))
 
 
 def _variant_of(item: pytest.Item) -> str | None:

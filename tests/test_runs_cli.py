@@ -161,7 +161,8 @@ def test_same_workspace_reads_spellings_of_one_folder_as_one(written, listed, sa
 
 def test_runs_on_a_demo_site_lists_what_emit_wrote_there(tmp_path):
     """`emit --site NAME` writes to the demo site's local workspace: `runs --site NAME` lists
-    it; plain `runs` looks elsewhere and says how to find it; an unknown site is a usage error."""
+    it; plain `runs` lists it too (emit recorded the workspace) and says where it is; an
+    unknown site is a usage error."""
     env = {**NO_SLURM, "HOME": str(tmp_path), "USER": "u1"}
     env = {k: v for k, v in {**os.environ, **env}.items()
            if not k.startswith("SLURM_") and k != "ARI_JUPYTER_DEMO_SITE"}
@@ -178,7 +179,9 @@ def test_runs_on_a_demo_site_lists_what_emit_wrote_there(tmp_path):
 
     plain = subprocess.run([sys.executable, "-m", "ari_jupyter", "runs"],
                            capture_output=True, text=True, env=env, timeout=60)
-    assert run_id not in plain.stdout and "runs --site NAME" in plain.stderr, plain.stderr
+    workspace = os.path.dirname(os.path.dirname(json.loads(written.stdout)["checkpoint_dir"]))
+    row = next(line for line in plain.stdout.splitlines() if line.startswith(run_id))
+    assert workspace in row and "runs --site NAME" not in plain.stderr, plain.stdout + plain.stderr
 
     unknown = subprocess.run([sys.executable, "-m", "ari_jupyter", "runs", "--site", "nosuch"],
                              capture_output=True, text=True, env=env, timeout=60)

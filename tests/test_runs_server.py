@@ -201,3 +201,35 @@ def test_status_refuses_a_language_it_does_not_speak(lab, lang):
     server, _, runs, _ = lab
     status, body = get(server, f"/ari-jupyter/runs/{runs['failed'].name}?lang={urllib.parse.quote(lang)}")
     assert status == 400, body[:300]
+
+
+def test_a_run_written_to_another_workspace_is_listed_by_the_panel_and_the_cli_alike(tmp_path):
+    """Step 4's Workspace changed to a shared folder (the default one is node-local): the run
+    `emit` writes there is in the panel's list and in `ari-jupyter runs`, with no more to do;
+    `runs --workspace` still lists one workspace only."""
+    default, shared = tmp_path / "default", tmp_path / "shared"
+    old = copy_case("failed", default)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(default)}}))
+    env = {"PATH": f"{_fake_bin(tmp_path)}{os.pathsep}{os.environ.get('PATH', '')}",
+           "ARI_JUPYTER_WORKSPACES_FILE": str(tmp_path / "data" / "ari_jupyter" / "workspaces.json"),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "config")}
+    written = cli(env, "emit", "--site", "rccs-cloud", "--workspace", str(shared), "--force",
+                  "--title", "Stencil", "--goal", "g", "--metric", "GFlops", "--json")
+    new = Path(written["checkpoint_dir"])
+    server = start_jupyter(tmp_path, env=env)
+    try:
+        status, body = get(server, "/ari-jupyter/runs")
+        assert status == 200, body[:300]
+        answer = json.loads(body)
+        assert answer["workspaces"] == [str(default), str(shared)]
+        assert [(r["run_id"], r["workspace"]) for r in answer["runs"]] == [
+            (new.name, str(shared)), (old.name, str(default))]
+        assert answer == cli(env, "runs", "--json")  # the CLI and the panel agree
+        status, body = get(server, f"/ari-jupyter/runs/{new.name}")  # found in its workspace
+        assert status == 200 and json.loads(body)["checkpoint_dir"] == str(new)
+    finally:
+        server.stop()
+    only = cli(env, "runs", "--json", "--workspace", str(default))
+    assert only["workspaces"] == [str(default)] and [r["run_id"] for r in only["runs"]] == [old.name]

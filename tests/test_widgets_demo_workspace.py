@@ -72,8 +72,9 @@ def test_switching_sites_moves_a_default_workspace_but_keeps_a_typed_one(tmp_pat
 
 
 def test_a_workspace_the_runs_panel_does_not_list_is_said_with_the_command_that_does(tmp_path):
-    """The Runs panel (and ``ari-jupyter runs``) list one workspace: the one the server picks
-    from the same config and environment. Another one typed in step 4 gets a note naming both."""
+    """The Runs panel (and ``ari-jupyter runs``) list the default workspace, the one the server
+    picks from the same config and environment, and those runs were written to. Another one
+    typed in step 4 gets a note naming both: Write makes the panel list it too."""
     from ari_jupyter.runs.service import default_workspace
 
     env = {"HOME": str(tmp_path), "USER": "student", "LANG": "C", "ARI_JUPYTER_DEMO_SITE": "rccs-cloud"}
@@ -85,6 +86,7 @@ def test_a_workspace_the_runs_panel_does_not_list_is_said_with_the_command_that_
     assert "ARI runs" not in panel.shared_fs.value
     panel.workspace.value = str(tmp_path / "my runs")
     assert "ARI runs" in panel.shared_fs.value and listed in panel.shared_fs.value
+    assert "lists this workspace too" in panel.shared_fs.value
     assert f"ari-jupyter runs --workspace '{tmp_path / 'my runs'}'" in panel.shared_fs.value.replace("&#x27;", "'")
     panel.workspace.value = listed + "/"  # the same folder, written differently
     assert "ARI runs" not in panel.shared_fs.value

@@ -17,15 +17,18 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
     from ..i18n import t
 
     rows = answer["runs"]
+    workspaces = answer.get("workspaces") or [answer["workspace"]]
     if not rows:
-        return t("runs.none", lang, path=f"{answer['workspace']}/checkpoints")
-    header = tuple(t(f"runs.header.{name}", lang) for name in _HEADER)
+        return t("runs.none", lang, path=", ".join(f"{w}/checkpoints" for w in workspaces))
+    # several workspaces listed (runs written outside the default one): each row says where
+    names = _HEADER if len(workspaces) == 1 else (*_HEADER[:-1], "workspace", _HEADER[-1])
+    header = tuple(t(f"runs.header.{name}", lang) for name in names)
     # without an answer from squeue no count is known: "?" as `status` says "unknown", never 0
     known = answer.get("scheduler") not in ("absent", "error")
     body = [(r["run_id"], phase_text(r["phase"], lang),
              f"{r['nodes']['done']}/{r['nodes']['failed']}/{r['nodes']['running']}/{r['nodes']['total']}",
              best_text(r["best_metric"]), str(r["jobs"]) if known else "?", r["updated_at"][:19],
-             r["title"])
+             *((r["workspace"],) if len(workspaces) > 1 else ()), r["title"])
             for r in rows]
     widths = [max(columns(row[i]) for row in [header, *body]) for i in range(len(header) - 1)]
     lines = ["  ".join(cell + " " * (w - columns(cell)) for cell, w in zip(row[:-1], widths))

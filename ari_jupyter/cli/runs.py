@@ -13,7 +13,9 @@ HELP = "list the workspace's ARI runs with phase, nodes, best metric and jobs"
 def register(subparsers) -> None:
     parser = subparsers.add_parser("runs", help=HELP, description=HELP + ".")
     parser.add_argument("--workspace", metavar="W",
-                        help="workspace root holding checkpoints/ (default: the wizard's workspace)")
+                        help="only this workspace root holding checkpoints/ (default: the "
+                             "wizard's workspace and every workspace a checkpoint was written to, "
+                             "as the Runs panel)")
     parser.add_argument("--site", metavar="NAME|FILE",
                         help="the runs written on this demo site (emit --site NAME): its local "
                              "demo workspace")
@@ -24,7 +26,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..host import SiteError
     from ..i18n import error_text, t
-    from ..runs.service import default_workspace, runs_json
+    from ..runs.service import default_workspace, listed_workspaces, runs_json
     from . import output_lang
     from ._localized import error_line
     from ._runs_text import runs_table
@@ -39,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
         # a workspace named on the command line that is not there is a verdict, as for status
         print(f"ari-jupyter runs: {t('runs.not_a_directory', lang, path=workspace)}", file=sys.stderr)
         return 1
-    answer = asyncio.run(runs_json(workspace))
+    # as the Runs panel: the default workspace and those checkpoints were written to
+    answer = asyncio.run(runs_json([workspace] if args.workspace else listed_workspaces(workspace)))
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0

@@ -47,31 +47,52 @@ def same_workspace(a: str, b: str) -> bool:
     return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(os.path.expanduser(b))
 
 
+def listed_workspaces(default: str | Path, env: Mapping[str, str] | None = None) -> list[str]:
+    """The workspaces the Runs panel and ``ari-jupyter runs`` list: ``default`` first, then
+    each one a checkpoint was written to (see :mod:`.known_workspaces`) that still exists."""
+    from .known_workspaces import recorded_workspaces
+
+    listed = [str(Path(default).expanduser())]
+    for workspace in recorded_workspaces(env):
+        if Path(workspace).is_dir() and not any(same_workspace(workspace, w) for w in listed):
+            listed.append(workspace)
+    return listed
+
+
 def _local_host() -> Host:
     from ..host import LocalHost
 
     return LocalHost()
 
 
-async def runs_json(workspace: str | Path, host: Host | None = None) -> dict[str, Any]:
-    """``{"workspace", "runs": [row...], "scheduler", "accounting"}``, newest run first; with
-    ``problem`` (and ``problem_message``) when squeue failed: no run's job count is known."""
+async def runs_json(workspaces: str | Path | Sequence[str | Path],
+                    host: Host | None = None) -> dict[str, Any]:
+    """``{"workspace", "workspaces", "runs": [row...], "scheduler", "accounting"}`` over one
+    workspace or several (``workspace`` is the first), newest run first, each row with its
+    ``workspace``; with ``problem`` (and ``problem_message``) when squeue failed: no run's job
+    count is known."""
     host = host or _local_host()
-    paths = checkpoint_dirs(workspace)
+    if isinstance(workspaces, (str, Path)):
+        workspaces = [workspaces]
+    roots = [str(Path(w).expanduser()) for w in workspaces]
+    found = sorted(((path, root) for root in roots for path in checkpoint_dirs(root)),
+                   key=lambda pair: pair[0].name, reverse=True)
+    paths = [path for path, _root in found]
     views = await jobs_of_runs(paths, host) if paths else {}
 
     def read_all() -> list[dict[str, Any]]:
         rows = []
-        for path in paths:
+        for path, root in found:
             try:
-                rows.append(read_status(path, views.get(str(path))).summary_json())
+                rows.append({**read_status(path, views.get(str(path))).summary_json(),
+                             "workspace": root})
             except NotACheckpoint:
                 continue
         return rows
 
     rows = await asyncio.to_thread(read_all)
     first = next(iter(views.values()), None)
-    answer = {"workspace": str(Path(workspace).expanduser()), "runs": rows,
+    answer = {"workspace": roots[0], "workspaces": roots, "runs": rows,
               "scheduler": first.scheduler if first else "not-asked",
               "accounting": first.accounting if first else "unknown"}
     if first is not None and first.scheduler == "error":  # every run's job count is unknown

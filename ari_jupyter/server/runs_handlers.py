@@ -7,8 +7,9 @@
 The two run routes take ``?lang=en|ja|zh``: the findings, the process sentence and the notes
 come back in that language (ids and parameters kept); English without it.
 A request names a run id, never a path: ``<run_id>`` must look like ARI's
-(``YYYYmmddHHMMSS_<slug>``) and is looked up under ``<workspace>/checkpoints/``. The workspace
-is the wizard's (site config ``AriWizard.workspace_template``), as for ``ari-jupyter runs``.
+(``YYYYmmddHHMMSS_<slug>``) and is looked up under ``<workspace>/checkpoints/`` of the listed
+workspaces: the wizard's (site config ``AriWizard.workspace_template``) and each one a
+checkpoint was written to (``runs.known_workspaces``), as for ``ari-jupyter runs``.
 POST goes through jupyter_server's XSRF check; all routes need the server's token or login.
 """
 from __future__ import annotations
@@ -25,7 +26,8 @@ from tornado import web
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..runs import NotACheckpoint
 from ..runs.localize import cancel_in_language, status_in_language
-from ..runs.service import cancel_json, default_workspace, runs_json, status_json
+from ..runs.service import (cancel_json, default_workspace, listed_workspaces, runs_json,
+                            status_json)
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
 HOST_KEY = "ari_jupyter_runs_host"
@@ -41,16 +43,22 @@ class _RunsBase(APIHandler):
         return self.settings.get(WORKSPACE_KEY) or default_workspace()
 
     @property
+    def workspaces(self) -> list[str]:
+        return listed_workspaces(self.workspace)
+
+    @property
     def host(self):
         return self.settings.get(HOST_KEY)
 
     def checkpoint(self, run_id: str) -> Path:
         if not _RUN_ID.match(run_id) or ".." in run_id:
             raise web.HTTPError(400, f"not a run id: {run_id!r}")
-        path = Path(self.workspace).expanduser() / "checkpoints" / run_id
-        if not path.is_dir():
-            raise web.HTTPError(404, f"no run {run_id} in {self.workspace}")
-        return path
+        workspaces = self.workspaces
+        for workspace in workspaces:
+            path = Path(workspace) / "checkpoints" / run_id
+            if path.is_dir():
+                return path
+        raise web.HTTPError(404, f"no run {run_id} in {', '.join(workspaces)}")
 
     @property
     def lang(self) -> str:
@@ -68,7 +76,7 @@ class RunsHandler(_RunsBase):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        self.answer(await runs_json(self.workspace, self.host))
+        self.answer(await runs_json(self.workspaces, self.host))
 
 
 class RunStatusHandler(_RunsBase):

@@ -286,8 +286,9 @@ class ExperimentPanel(Panel, widgets.VBox):
         return result.fix_text(self.ctx.lang)
 
     def _runs_elsewhere(self) -> tuple[str, str] | None:
-        """When the workspace is not the one the Runs panel (and ``ari-jupyter runs``) lists:
-        the note, and the command that lists this one (shown on its own line, copyable)."""
+        """When the workspace is not the default one the Runs panel (and ``ari-jupyter runs``)
+        lists: the note that Write adds it to the list, and the command that lists this one
+        alone (shown on its own line, copyable)."""
         import shlex
 
         from ..runs.service import default_workspace, same_workspace

@@ -16,10 +16,15 @@ export interface IRunRow {
   best_metric: { name: string; value: number; node_id: string } | null;
   updated_at: string;
   jobs: number;
+  /** the workspace the run is in (one of the list's `workspaces`) */
+  workspace: string;
 }
 
 export interface IRunsList {
+  /** the default workspace */
   workspace: string;
+  /** every workspace listed: the default one, then each one a checkpoint was written to */
+  workspaces: string[];
   runs: IRunRow[];
   scheduler: string;
   accounting: string;
@@ -324,11 +329,11 @@ export class RunsPanel extends Widget {
     const rows = list.runs.map(run => {
       const row = el(
         'tr',
-        { class: 'ari-RunsPanel-row', 'data-run-id': run.run_id, tabindex: '0' },
+        { class: 'ari-RunsPanel-row', 'data-run-id': run.run_id, 'data-workspace': run.workspace, tabindex: '0' },
         // four columns fit the default side panel: the phase sits above the run's title
         el(
           'td',
-          { class: 'ari-RunsPanel-title', title: run.run_id },
+          { class: 'ari-RunsPanel-title', title: run.checkpoint_dir },
           phaseBadge(trans, run.phase),
           el('div', {}, run.title || run.run_id)
         ),
@@ -368,11 +373,22 @@ export class RunsPanel extends Widget {
       ),
       el('tbody', {}, ...rows)
     );
+    // runs written to another workspace (step 4's Workspace field) are listed too: say which
+    const several = (list.workspaces ?? []).length > 1;
     const body: (HTMLElement | string)[] = [
       this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
-      el('p', { class: 'ari-RunsPanel-workspace' }, this._trans.__('Workspace: %1', list.workspace))
+      el(
+        'p',
+        { class: 'ari-RunsPanel-workspace' },
+        several
+          ? this._trans.__('Workspaces: %1', list.workspaces.join(', '))
+          : this._trans.__('Workspace: %1', list.workspace)
+      )
     ];
-    body.push(rows.length ? table : el('p', {}, this._trans.__('No runs in this workspace yet.')));
+    const none = several
+      ? this._trans.__('No runs in these workspaces yet.')
+      : this._trans.__('No runs in this workspace yet.');
+    body.push(rows.length ? table : el('p', {}, none));
     if (rows.length) {
       // the Nodes cells' legend, seen without hovering (a tooltip is lost on a touch screen)
       body.push(

@@ -230,6 +230,30 @@ def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
         arg=f"{kind}-{runs['finished'].name}-2.ipynb", timeout=90_000)
 
 
+def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page, tmp_path):
+    """Step 4's Workspace set to a shared folder: the run written there is in the list, under a
+    heading naming both workspaces, and opens like the others."""
+    from ari_jupyter.runs.known_workspaces import record_workspace
+
+    server, runs = plain_lab
+    default = runs["failed"].parent.parent
+    shared = tmp_path / "shared"
+    elsewhere = copy_case("not-started", shared)
+    elsewhere = elsewhere.rename(elsewhere.parent / "20261202080000_shared_triad")
+    record_workspace(shared)  # what Write does
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    row = page.locator(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{elsewhere.name}']")
+    row.wait_for()
+    assert row.get_attribute("data-workspace") == str(shared)
+    assert page.locator(f"{PANEL} .ari-RunsPanel-workspace").inner_text() == \
+        f"Workspaces: {default}, {shared}"
+    assert page.locator(f"{PANEL} .ari-RunsPanel-row").count() == len(runs) + 1
+    open_run(page, elsewhere.name)
+    assert page.locator(f"{PANEL}[data-phase='not-started']").count() == 1
+    assert_no_console_errors(page)
+
+
 LIST_URL = re.compile(r"/ari-jupyter/runs/?(\?[^/]*)?$")  # the list, not one run's status
 
 
