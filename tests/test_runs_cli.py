@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from runs_support import append, copy_case, handoff_log, live_ari
+from runs_support import append, copy_case, handoff_log, live_ari, live_handoff
 
 NO_SLURM = {"PATH": "/nonexistent"}  # squeue not found: a machine without SLURM
 
@@ -30,6 +30,20 @@ def test_status_exit_codes_and_text(tmp_path, case, code, phase):
     assert f"phase: {phase}" in done.stdout
     assert "jobs: unknown (no squeue on this machine)" in done.stdout
     assert json.loads(cli("status", "--json", str(ckpt), env=NO_SLURM).stdout)["phase"] == phase
+
+
+@pytest.mark.parametrize("lang, phase, process", [
+    ("en", "phase: starting", "ARI is starting"),
+    ("ja", "起動中", "ARI は起動中です"),
+    ("zh", "启动中", "ARI 正在启动"),
+])
+def test_status_of_a_run_whose_handoff_is_loading_ari_says_starting(tmp_path, lang, phase, process):
+    """Not "interrupted" and not ".ari_pid is missing: ARI is not running" in the ~45 s ARI loads."""
+    ckpt = copy_case("not-started", tmp_path)
+    with live_handoff(ckpt):
+        done = cli("status", "--lang", lang, str(ckpt), env=NO_SLURM)
+    assert done.returncode == 0, done.stderr
+    assert phase in done.stdout and process in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("target", ["missing", "empty", "file"])
