@@ -306,6 +306,36 @@ def test_checklist_for_a_written_checkpoint(site):
     json.dumps([s.to_json() for s in steps])
 
 
+@pytest.mark.parametrize("we_wrote, then, state, said, inputs", [
+    (True, None, "written", "sets the reproduce inputs", "sandbox_kind=slurm, partition=small"),
+    # `ari run` copied ARI's packaged workflow.yaml into the checkpoint when it started
+    (False, "ari_copies", "env only", "not one ari-jupyter wrote", "sandbox_kind='', partition=''"),
+    (True, "edited", "env only", "changed since ari-jupyter wrote it", "sandbox_kind='', partition=''"),
+])
+@pytest.mark.parametrize("files_from_emit", [True, False])  # the wizard / check-handoff
+def test_checklist_claims_workflow_yaml_only_when_launch_config_records_it(
+        site, tmp_path, we_wrote, then, state, said, inputs, files_from_emit):
+    pytest.importorskip("yaml")
+    from test_ari_render import WORKFLOW
+    from ari_jupyter.i18n import render as in_lang
+
+    packaged = tmp_path / "packaged-workflow.yaml"
+    packaged.write_text(WORKFLOW)
+    ours = golden_state(workspace=str(site.workspace), provided_files=[])
+    ours.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": str(site.workspace)}))
+    result = emit_checkpoint(ours, ari_workflow=packaged if we_wrote else None)
+    if then is not None:
+        (Path(result.checkpoint_dir) / "workflow.yaml").write_text(WORKFLOW)
+    reproduce = handoff_checklist(ours, result.checkpoint_dir, notes=result.notes, port=9100,
+                                  files=result.files if files_from_emit else None, env=site.env)[2]
+    assert reproduce.state == state and said in reproduce.detail, reproduce.detail
+    assert inputs in reproduce.detail and "ARI_PHASE1_SANDBOX=slurm" in reproduce.detail
+    if state != "written":
+        assert "sets the reproduce inputs" not in reproduce.detail
+        for lang in ("ja", "zh"):
+            assert "ari-jupyter wrote" not in in_lang(reproduce.detail, lang)
+
+
 def test_free_port_skips_a_pair_whose_websocket_port_is_taken():
     with socket.socket() as busy:
         busy.bind(("0.0.0.0", 0))
