@@ -120,13 +120,25 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     blocking = [p for p in state.blocking_problems() if not _is_shared_fs_problem(p)]
     if blocking:
         raise EmitBlocked(blocking)
-    if not state.run_id:
-        state.run_id = make_run_id(state.title, now)
-        if slug_is_hashed(state.title):  # what step 4 said beside Run id, now that it is minted
-            notes.append(text("emit.note.run_id_hashed", problem=message(
-                "field.run_id_hashed", slug=state.run_id.split("_", 1)[1]),
-                fix=message("field.run_id_hashed.fix")))
+    if state.run_id:
+        return _emit(state, force, host, now, ari_workflow, notes)
+    # A minted id is kept only with the checkpoint it names: after a refusal the title the user
+    # edits next mints the id again (a frozen one would name the old title).
+    state.run_id = make_run_id(state.title, now)
+    if slug_is_hashed(state.title):  # what step 4 said beside Run id, now that it is minted
+        notes.append(text("emit.note.run_id_hashed", problem=message(
+            "field.run_id_hashed", slug=state.run_id.split("_", 1)[1]),
+            fix=message("field.run_id_hashed.fix")))
+    try:
+        return _emit(state, force, host, now, ari_workflow, notes)
+    except BaseException:
+        state.run_id = ""
+        raise
 
+
+def _emit(state: WizardState, force: bool, host: Any, now: datetime,
+          ari_workflow: str | Path | None, notes: list[str]) -> EmitResult:
+    """emit_checkpoint once ``state.run_id`` is known."""
     workspace = Path(state.workspace)
     checkpoint = workspace / "checkpoints" / state.run_id
     launch_dir = workspace / "launch"

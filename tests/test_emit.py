@@ -205,6 +205,38 @@ def test_run_id_is_minted_from_the_title_and_clock(tmp_path):
     assert result.checkpoint_dir.endswith("/checkpoints/20260706120000_sparse_gemm_two_nodes")
 
 
+def _refuse_node_local(state, tmp_path):
+    state.set_probe_result(ProbeResult("shared_fs", "fail", "node-local", fix="move it",
+                                       data={"path": state.workspace}))
+
+
+def _refuse_existing(state, tmp_path):
+    from datetime import datetime
+
+    emit_checkpoint(make_state(tmp_path, run_id=state.run_id, title=state.title),
+                    now=datetime(2026, 7, 6, 12, 0, 0))  # typed, or minted in the same second
+
+
+def _fail_to_write(state, tmp_path):
+    (tmp_path / "file").write_text("")
+    state.workspace = str(tmp_path / "file" / "ws")  # below a file: the write fails
+    state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": state.workspace}))
+
+
+@pytest.mark.parametrize("refusal", [_refuse_node_local, _refuse_existing, _fail_to_write])
+@pytest.mark.parametrize("typed", ["", "20260101000000_typed"])
+def test_a_refused_emit_keeps_the_run_id_as_it_was(tmp_path, refusal, typed):
+    """A minted id belongs to the checkpoint it names: after a refusal the next title mints
+    again, and an id the user typed stays."""
+    from datetime import datetime
+
+    state = make_state(tmp_path, run_id=typed, title="疎行列の積")
+    refusal(state, tmp_path)
+    with pytest.raises(EmitError):
+        emit_checkpoint(state, now=datetime(2026, 7, 6, 12, 0, 0))
+    assert state.run_id == typed
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o000])
 def test_permissions_whatever_the_umask(tmp_path, umask):
     old = os.umask(umask)

@@ -330,6 +330,31 @@ def test_a_node_local_workspace_is_asked_about_in_the_wizards_words(tmp_path, la
         '<span class="ari-write-reason ari-text ari-sev-ok">')
 
 
+def test_after_a_refused_write_a_new_title_mints_the_run_id_again(tmp_path):
+    """A Japanese-only title mints a hashed id; Write is refused (node-local, Cancel), the user
+    adds ASCII words: the Run id field is still empty and step 4 says the id is still to be
+    minted, and Write anyway writes under the new title's id."""
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", lang="ja", bridge=fake_bridge()[0])
+        fill_experiment(wizard, str(tmp_path / "on-tmpfs"), title="疎行列積のスケーリング", run_id="")
+        await wizard.wait()
+        return wizard
+    wizard = run(scenario())
+    panel = wizard.experiment_panel
+    assert panel.do_write() is None and panel.confirm.layout.display == ""
+    panel.cancel.click()
+    assert wizard.state.run_id == "" and panel.run_id.value == ""
+    assert "<run_id>" in _html.unescape(panel.write_reason.value)
+    panel.title.value = "SpGEMM scaling 疎行列積"
+    panel.write.click()
+    assert panel.confirm.layout.display == ""  # asked again
+    panel.overwrite.click()  # Write anyway
+    assert panel.last_emit is not None, panel.result.value
+    assert wizard.state.run_id.endswith("_spgemm_scaling"), wizard.state.run_id
+    assert panel.run_id.value == wizard.state.run_id
+    assert panel.last_emit.checkpoint_dir.endswith(wizard.state.run_id)
+
+
 def test_the_checklist_says_not_ready_once_the_check_finds_no_ari(tmp_path):
     """The dashboard step is "ready" after Write; when the hand-off check then finds no `ari`
     in a login shell, the step turns "not ready" and says which check to fix first."""
