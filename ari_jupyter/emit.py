@@ -151,7 +151,7 @@ def _emit(state: WizardState, force: bool, host: Any, now: datetime,
         if not force:
             raise NodeLocalWorkspace(text(
                 "emit.error.node_local_fix" if verdict.fix else "emit.error.node_local",
-                summary=verdict.summary, fix=verdict.fix or ""), verdict=verdict)
+                summary=_summary(verdict), fix=_fix(verdict)), verdict=verdict)
         notes.append(text("emit.note.forced", summary=_summary(verdict)))
     elif verdict.status in ("warn", "unknown"):
         notes.append(text("emit.note.shared_fs", summary=_summary(verdict)))
@@ -449,6 +449,11 @@ def _shared_fs_verdict(state: WizardState, checkpoint: str, host: Any):
 def _summary(verdict: Any):
     """A probe verdict's summary as a sentence parameter (translated when it has an id)."""
     return message(verdict.message_id, **verdict.params) if verdict.message_id else verdict.summary
+
+
+def _fix(verdict: Any):
+    """A probe verdict's fix as a sentence parameter, like ``_summary``."""
+    return message(verdict.fix_id, **verdict.params) if verdict.fix_id else verdict.fix or ""
 
 
 def _is_shared_fs_problem(problem: Any) -> bool:
