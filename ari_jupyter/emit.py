@@ -264,16 +264,16 @@ def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None
         package = Path(spec.origin).resolve().parent
         for candidate in (package.parent / "config" / "workflow.yaml", package / "config" / "workflow.yaml"):
             if candidate.is_file():
-                return candidate, f"ARI package at {package}"
+                return candidate, text("emit.how.package", package=str(package))
             looked.append(str(candidate))
     root = env.get("ARI_ROOT", "").strip()
     if root:
         candidate = Path(root) / "ari-core" / "config" / "workflow.yaml"
         if candidate.is_file():
-            return candidate, f"ARI_ROOT={root}"
+            return candidate, text("emit.how.ari_root", root=root)
         looked.append(str(candidate))
     if looked:
-        return None, "ARI's workflow.yaml not found (looked at " + ", ".join(looked) + ")"
+        return None, text("emit.why.not_found", looked=", ".join(looked))
     return None, _NO_ARI
 
 
@@ -398,7 +398,7 @@ def _no_ari_note(state: WizardState) -> str:
 def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
                      notes: list[str]) -> str | None:
     if ari_workflow is not None:
-        source, how = Path(ari_workflow), "given"
+        source, how = Path(ari_workflow), text("emit.how.given")
     else:
         source, how = find_ari_workflow()
     if source is None:

@@ -580,6 +580,28 @@ def test_workflow_yaml_written_when_ari_is_importable(tmp_path, fake_ari):
     assert "workflow.yaml" in config["ari_jupyter"]["files_sha256"]
 
 
+@pytest.mark.parametrize("found, english", [("given", "given"), ("package", "ARI package at"),
+                                            ("not_found", "not found (looked at")])
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_workflow_note_says_where_it_came_from_in_the_users_language(
+        tmp_path, fake_ari, found, english, lang):
+    """How workflow.yaml was found (or not) is part of the note's sentence, so it is in ``lang``
+    too, not English inside a translated note."""
+    pytest.importorskip("yaml")
+    from widget_text import english_sentences
+    from ari_jupyter.i18n import render as in_lang
+
+    packaged = fake_ari / "config" / "workflow.yaml"
+    given = packaged if found == "given" else None
+    if found == "not_found":  # an importable ari without its config
+        packaged.unlink()
+    result = emit_checkpoint(make_state(tmp_path), ari_workflow=given)
+    said = [n for n in result.notes if n.startswith("workflow.yaml")]
+    assert len(said) == 1 and english in said[0], result.notes
+    shown = in_lang(said[0], lang)
+    assert english not in shown and english_sentences([shown]) == [], shown
+
+
 def test_ari_root_locates_the_workflow(tmp_path):
     (tmp_path / "ari-core" / "config").mkdir(parents=True)
     (tmp_path / "ari-core" / "config" / "workflow.yaml").write_text(WORKFLOW)
