@@ -223,17 +223,27 @@ STEP_NEEDS = {"dashboard": ("checkpoint", "ari")}
 failed one makes the step "not ready" rather than "ready"."""
 
 
-def with_checks(items: Sequence[ChecklistItem], checks: Sequence[Any]) -> list[ChecklistItem]:
+def with_checks(items: Sequence[ChecklistItem], checks: Sequence[Any],
+                probes: Sequence[Any] = ()) -> list[ChecklistItem]:
     """``items`` as the hand-off checks found them: a ready step whose command needs a check
-    that failed is "not ready", and its detail names those checks first."""
+    that failed is "not ready", and its detail names those checks first.
+
+    ``probes`` are step 2's site checks (the state's probe results): until the hand-off check
+    of the same id has run, its verdict stands, so a site without ``ari`` is never "ready" for
+    ``ari viz`` while step 2 and check-handoff say it fails."""
+    checked = {check.id for check in checks}
     failed = {check.id for check in checks if check.status == "fail"}
+    failed_probes = {probe.id for probe in probes
+                     if probe.status == "fail" and probe.id not in checked}
     out = []
     for item in items:
-        blocking = [check_id for check_id in STEP_NEEDS.get(item.id, ()) if check_id in failed]
+        needs = STEP_NEEDS.get(item.id, ())
+        blocking, said = [i for i in needs if i in failed], "handoff.step.blocked"
+        if not blocking:
+            blocking, said = [i for i in needs if i in failed_probes], "handoff.step.blocked_site"
         if item.state == "ready" and blocking:
             item = replace(item, state="not ready",
-                           detail=text("handoff.step.blocked", checks=", ".join(blocking),
-                                       detail=item.detail))
+                           detail=text(said, checks=", ".join(blocking), detail=item.detail))
         out.append(item)
     return out
 

@@ -162,7 +162,7 @@ def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(
     ("rccs-cloud", "ok", "emit.note.no_ari_demo", "handoff.dashboard.detail_demo"),
     ("rccs-cloud", None, "emit.note.no_ari_demo", "handoff.dashboard.detail_demo"),  # not asked
     # sx40's recording has no `ari` either: the note must not say the site has one
-    ("sx40", "skip", "emit.note.no_ari_demo_site_lacks", "handoff.dashboard.detail_demo"),
+    ("sx40", "fail", "emit.note.no_ari_demo_site_lacks", "handoff.dashboard.detail_demo"),
 ])
 def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, monkeypatch, site_name,
                                                                   site_ari, ari_note, port_note):
