@@ -120,13 +120,25 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     blocking = [p for p in state.blocking_problems() if not _is_shared_fs_problem(p)]
     if blocking:
         raise EmitBlocked(blocking)
-    if not state.run_id:
-        state.run_id = make_run_id(state.title, now)
-        if slug_is_hashed(state.title):  # what step 4 said beside Run id, now that it is minted
-            notes.append(text("emit.note.run_id_hashed", problem=message(
-                "field.run_id_hashed", slug=state.run_id.split("_", 1)[1]),
-                fix=message("field.run_id_hashed.fix")))
+    if state.run_id:
+        return _emit(state, force, host, now, ari_workflow, notes)
+    # A minted id is kept only with the checkpoint it names: after a refusal the title the user
+    # edits next mints the id again (a frozen one would name the old title).
+    state.run_id = make_run_id(state.title, now)
+    if slug_is_hashed(state.title):  # what step 4 said beside Run id, now that it is minted
+        notes.append(text("emit.note.run_id_hashed", problem=message(
+            "field.run_id_hashed", slug=state.run_id.split("_", 1)[1]),
+            fix=message("field.run_id_hashed.fix")))
+    try:
+        return _emit(state, force, host, now, ari_workflow, notes)
+    except BaseException:
+        state.run_id = ""
+        raise
 
+
+def _emit(state: WizardState, force: bool, host: Any, now: datetime,
+          ari_workflow: str | Path | None, notes: list[str]) -> EmitResult:
+    """emit_checkpoint once ``state.run_id`` is known."""
     workspace = Path(state.workspace)
     checkpoint = workspace / "checkpoints" / state.run_id
     launch_dir = workspace / "launch"
@@ -139,7 +151,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
         if not force:
             raise NodeLocalWorkspace(text(
                 "emit.error.node_local_fix" if verdict.fix else "emit.error.node_local",
-                summary=verdict.summary, fix=verdict.fix or ""), verdict=verdict)
+                summary=_summary(verdict), fix=_fix(verdict)), verdict=verdict)
         notes.append(text("emit.note.forced", summary=_summary(verdict)))
     elif verdict.status in ("warn", "unknown"):
         notes.append(text("emit.note.shared_fs", summary=_summary(verdict)))
@@ -255,16 +267,16 @@ def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None
         package = Path(spec.origin).resolve().parent
         for candidate in (package.parent / "config" / "workflow.yaml", package / "config" / "workflow.yaml"):
             if candidate.is_file():
-                return candidate, f"ARI package at {package}"
+                return candidate, text("emit.how.package", package=str(package))
             looked.append(str(candidate))
     root = env.get("ARI_ROOT", "").strip()
     if root:
         candidate = Path(root) / "ari-core" / "config" / "workflow.yaml"
         if candidate.is_file():
-            return candidate, f"ARI_ROOT={root}"
+            return candidate, text("emit.how.ari_root", root=root)
         looked.append(str(candidate))
     if looked:
-        return None, "ARI's workflow.yaml not found (looked at " + ", ".join(looked) + ")"
+        return None, text("emit.why.not_found", looked=", ".join(looked))
     return None, _NO_ARI
 
 
@@ -389,7 +401,7 @@ def _no_ari_note(state: WizardState) -> str:
 def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
                      notes: list[str]) -> str | None:
     if ari_workflow is not None:
-        source, how = Path(ari_workflow), "given"
+        source, how = Path(ari_workflow), text("emit.how.given")
     else:
         source, how = find_ari_workflow()
     if source is None:
@@ -440,6 +452,11 @@ def _shared_fs_verdict(state: WizardState, checkpoint: str, host: Any):
 def _summary(verdict: Any):
     """A probe verdict's summary as a sentence parameter (translated when it has an id)."""
     return message(verdict.message_id, **verdict.params) if verdict.message_id else verdict.summary
+
+
+def _fix(verdict: Any):
+    """A probe verdict's fix as a sentence parameter, like ``_summary``."""
+    return message(verdict.fix_id, **verdict.params) if verdict.fix_id else verdict.fix or ""
 
 
 def _is_shared_fs_problem(problem: Any) -> bool:

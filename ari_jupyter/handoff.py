@@ -46,7 +46,7 @@ _MODULE_INIT = "\n".join(prelude.module_init_lines())
 class ChecklistItem:
     id: str
     title: str
-    state: str  # "ready", "not ready" (with_checks), "written", "env only" (.env without
+    state: str  # "ready", "not ready" (with_checks), "written", "env only" (.env without our
     # workflow.yaml), "not written"
     command: str = ""
     detail: str = ""
@@ -149,10 +149,19 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     parts = []
     if str(env_file) in present or env_file.is_file():
         parts.append(text("handoff.reproduce.env", partition=state.partition))
-    if str(workflow) in present or workflow.is_file():
-        shown = ", ".join(f"{k}={v}" for k, v in inputs.items() if k in ("sandbox_kind", "partition", "nodes", "cpus"))
-        parts.append(text("handoff.reproduce.workflow", inputs=shown))
+    owner = _workflow_owner(ckpt) if str(workflow) in present or workflow.is_file() else ""
+    if owner == "ours":
+        parts.append(text("handoff.reproduce.workflow", inputs=_shown_inputs(inputs)))
         reproduce_state = "written"
+    elif owner:
+        # ARI copies its packaged workflow.yaml here when `ari run` starts: not ours to claim
+        why = text("handoff.reproduce.workflow_changed" if owner == "changed"
+                   else "handoff.reproduce.workflow_foreign")
+        found = _reproduce_inputs_in(workflow)
+        parts.append(why if found is None
+                     else text("handoff.reproduce.workflow_holds", why=why,
+                               inputs=_shown_inputs(found, quote_empty=True)))
+        reproduce_state = "env only" if env_file.is_file() else "not written"
     else:
         parts.append(text("handoff.reproduce.rubric", why=why_not))
         # Only half of the reproduce inputs exist: say so rather than "written".
@@ -165,22 +174,76 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     return [dashboard, handoff, reproduce]
 
 
+_SHOWN_INPUTS = ("sandbox_kind", "partition", "nodes", "cpus")
+
+
+def _shown_inputs(inputs: Mapping[str, Any], quote_empty: bool = False) -> str:
+    """The reproduce inputs a reader checks first; an empty string shown as '' (ARI then takes
+    the rubric's value), not as nothing."""
+    return ", ".join(f"{k}={inputs[k]!r}" if quote_empty and inputs[k] == "" else f"{k}={inputs[k]}"
+                     for k in inputs if k in _SHOWN_INPUTS)
+
+
+def _workflow_owner(ckpt: Path) -> str:
+    """Who wrote ``workflow.yaml``, by evidence: "ours" when launch_config.json records its
+    sha256 and the file still has it, "changed" when the hash differs, "foreign" when it is not
+    recorded (ARI copies its packaged one into the checkpoint when ``ari run`` starts)."""
+    try:
+        config = json.loads((ckpt / "launch_config.json").read_text(encoding="utf-8"))
+        recorded = config[render.LAUNCH_CONFIG_KEY]["files_sha256"]["workflow.yaml"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "foreign"
+    try:
+        actual = hashlib.sha256((ckpt / "workflow.yaml").read_bytes()).hexdigest()
+    except OSError:
+        return "changed"
+    return "ours" if actual == recorded else "changed"
+
+
+def _reproduce_inputs_in(workflow: Path) -> dict[str, Any] | None:
+    """The reproduce stage's inputs a workflow.yaml really holds; None when they cannot be read
+    here (no YAML parser without ARI, not YAML, no such stage)."""
+    try:
+        import yaml  # ARI's dependency, not ours
+
+        document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    except Exception:  # ImportError, OSError, any YAML error: then only "not ours" is said
+        return None
+    stages = document.get("pipeline") if isinstance(document, dict) else None
+    stage = next((s for s in stages or () if isinstance(s, dict)
+                  and s.get("stage") == render.REPRODUCE_STAGE), None)
+    inputs = stage.get("inputs") if stage is not None else None
+    if not isinstance(inputs, dict):
+        return None
+    return {k: inputs[k] for k in _SHOWN_INPUTS if k in inputs}
+
+
 STEP_NEEDS = {"dashboard": ("checkpoint", "ari")}
 """The checks a step's own command needs (``ari viz`` needs ari and a readable checkpoint); a
 failed one makes the step "not ready" rather than "ready"."""
 
 
-def with_checks(items: Sequence[ChecklistItem], checks: Sequence[Any]) -> list[ChecklistItem]:
+def with_checks(items: Sequence[ChecklistItem], checks: Sequence[Any],
+                probes: Sequence[Any] = ()) -> list[ChecklistItem]:
     """``items`` as the hand-off checks found them: a ready step whose command needs a check
-    that failed is "not ready", and its detail names those checks first."""
+    that failed is "not ready", and its detail names those checks first.
+
+    ``probes`` are step 2's site checks (the state's probe results): until the hand-off check
+    of the same id has run, its verdict stands, so a site without ``ari`` is never "ready" for
+    ``ari viz`` while step 2 and check-handoff say it fails."""
+    checked = {check.id for check in checks}
     failed = {check.id for check in checks if check.status == "fail"}
+    failed_probes = {probe.id for probe in probes
+                     if probe.status == "fail" and probe.id not in checked}
     out = []
     for item in items:
-        blocking = [check_id for check_id in STEP_NEEDS.get(item.id, ()) if check_id in failed]
+        needs = STEP_NEEDS.get(item.id, ())
+        blocking, said = [i for i in needs if i in failed], "handoff.step.blocked"
+        if not blocking:
+            blocking, said = [i for i in needs if i in failed_probes], "handoff.step.blocked_site"
         if item.state == "ready" and blocking:
             item = replace(item, state="not ready",
-                           detail=text("handoff.step.blocked", checks=", ".join(blocking),
-                                       detail=item.detail))
+                           detail=text(said, checks=", ".join(blocking), detail=item.detail))
         out.append(item)
     return out
 

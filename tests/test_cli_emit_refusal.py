@@ -59,3 +59,18 @@ def test_control_a_forced_emit_still_waits_for_the_hung_probes(tmp_path, hung_pa
     capsys.readouterr()
     assert elapsed >= 1.5
     assert code in (0, 1)
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_refusal_is_said_wholly_in_the_users_language(tmp_path, hung_path, capsys, lang):
+    """The verdict and its fix inside the refusal are the probe's own sentences in ``lang``,
+    not its English summary and fix."""
+    from widget_text import english_sentences
+
+    assert main(["--lang", lang, "emit", "--title", "t", "--goal", "g", "--metric", "accuracy",
+                 "--partition", "small", "--max-cpus", "4", "--walltime", "01:00:00",
+                 "--workspace", str(tmp_path / "ws"), "--probe-timeout", "5"]) == 1
+    err = capsys.readouterr().err
+    assert {"ja": "ノードローカル", "zh": "节点本地"}[lang] in err, err
+    lines = [line.split(": ", 1)[-1] for line in err.splitlines()]  # after "ari-jupyter emit: "
+    assert english_sentences(lines) == [], err

@@ -162,7 +162,7 @@ def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(
     ("rccs-cloud", "ok", "emit.note.no_ari_demo", "handoff.dashboard.detail_demo"),
     ("rccs-cloud", None, "emit.note.no_ari_demo", "handoff.dashboard.detail_demo"),  # not asked
     # sx40's recording has no `ari` either: the note must not say the site has one
-    ("sx40", "skip", "emit.note.no_ari_demo_site_lacks", "handoff.dashboard.detail_demo"),
+    ("sx40", "fail", "emit.note.no_ari_demo_site_lacks", "handoff.dashboard.detail_demo"),
 ])
 def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, monkeypatch, site_name,
                                                                   site_ari, ari_note, port_note):
@@ -203,6 +203,38 @@ def test_run_id_is_minted_from_the_title_and_clock(tmp_path):
     result = emit_checkpoint(state, now=datetime(2026, 7, 6, 12, 0, 0))
     assert state.run_id == "20260706120000_sparse_gemm_two_nodes"
     assert result.checkpoint_dir.endswith("/checkpoints/20260706120000_sparse_gemm_two_nodes")
+
+
+def _refuse_node_local(state, tmp_path):
+    state.set_probe_result(ProbeResult("shared_fs", "fail", "node-local", fix="move it",
+                                       data={"path": state.workspace}))
+
+
+def _refuse_existing(state, tmp_path):
+    from datetime import datetime
+
+    emit_checkpoint(make_state(tmp_path, run_id=state.run_id, title=state.title),
+                    now=datetime(2026, 7, 6, 12, 0, 0))  # typed, or minted in the same second
+
+
+def _fail_to_write(state, tmp_path):
+    (tmp_path / "file").write_text("")
+    state.workspace = str(tmp_path / "file" / "ws")  # below a file: the write fails
+    state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": state.workspace}))
+
+
+@pytest.mark.parametrize("refusal", [_refuse_node_local, _refuse_existing, _fail_to_write])
+@pytest.mark.parametrize("typed", ["", "20260101000000_typed"])
+def test_a_refused_emit_keeps_the_run_id_as_it_was(tmp_path, refusal, typed):
+    """A minted id belongs to the checkpoint it names: after a refusal the next title mints
+    again, and an id the user typed stays."""
+    from datetime import datetime
+
+    state = make_state(tmp_path, run_id=typed, title="疎行列の積")
+    refusal(state, tmp_path)
+    with pytest.raises(EmitError):
+        emit_checkpoint(state, now=datetime(2026, 7, 6, 12, 0, 0))
+    assert state.run_id == typed
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o000])
@@ -574,6 +606,28 @@ def test_workflow_yaml_written_when_ari_is_importable(tmp_path, fake_ari):
     assert any(n.startswith("workflow.yaml written from") for n in result.notes)
     config = json.loads((Path(result.checkpoint_dir) / "launch_config.json").read_text())
     assert "workflow.yaml" in config["ari_jupyter"]["files_sha256"]
+
+
+@pytest.mark.parametrize("found, english", [("given", "given"), ("package", "ARI package at"),
+                                            ("not_found", "not found (looked at")])
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_workflow_note_says_where_it_came_from_in_the_users_language(
+        tmp_path, fake_ari, found, english, lang):
+    """How workflow.yaml was found (or not) is part of the note's sentence, so it is in ``lang``
+    too, not English inside a translated note."""
+    pytest.importorskip("yaml")
+    from widget_text import english_sentences
+    from ari_jupyter.i18n import render as in_lang
+
+    packaged = fake_ari / "config" / "workflow.yaml"
+    given = packaged if found == "given" else None
+    if found == "not_found":  # an importable ari without its config
+        packaged.unlink()
+    result = emit_checkpoint(make_state(tmp_path), ari_workflow=given)
+    said = [n for n in result.notes if n.startswith("workflow.yaml")]
+    assert len(said) == 1 and english in said[0], result.notes
+    shown = in_lang(said[0], lang)
+    assert english not in shown and english_sentences([shown]) == [], shown
 
 
 def test_ari_root_locates_the_workflow(tmp_path):

@@ -306,6 +306,36 @@ def test_checklist_for_a_written_checkpoint(site):
     json.dumps([s.to_json() for s in steps])
 
 
+@pytest.mark.parametrize("we_wrote, then, state, said, inputs", [
+    (True, None, "written", "sets the reproduce inputs", "sandbox_kind=slurm, partition=small"),
+    # `ari run` copied ARI's packaged workflow.yaml into the checkpoint when it started
+    (False, "ari_copies", "env only", "not one ari-jupyter wrote", "sandbox_kind='', partition=''"),
+    (True, "edited", "env only", "changed since ari-jupyter wrote it", "sandbox_kind='', partition=''"),
+])
+@pytest.mark.parametrize("files_from_emit", [True, False])  # the wizard / check-handoff
+def test_checklist_claims_workflow_yaml_only_when_launch_config_records_it(
+        site, tmp_path, we_wrote, then, state, said, inputs, files_from_emit):
+    pytest.importorskip("yaml")
+    from test_ari_render import WORKFLOW
+    from ari_jupyter.i18n import render as in_lang
+
+    packaged = tmp_path / "packaged-workflow.yaml"
+    packaged.write_text(WORKFLOW)
+    ours = golden_state(workspace=str(site.workspace), provided_files=[])
+    ours.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": str(site.workspace)}))
+    result = emit_checkpoint(ours, ari_workflow=packaged if we_wrote else None)
+    if then is not None:
+        (Path(result.checkpoint_dir) / "workflow.yaml").write_text(WORKFLOW)
+    reproduce = handoff_checklist(ours, result.checkpoint_dir, notes=result.notes, port=9100,
+                                  files=result.files if files_from_emit else None, env=site.env)[2]
+    assert reproduce.state == state and said in reproduce.detail, reproduce.detail
+    assert inputs in reproduce.detail and "ARI_PHASE1_SANDBOX=slurm" in reproduce.detail
+    if state != "written":
+        assert "sets the reproduce inputs" not in reproduce.detail
+        for lang in ("ja", "zh"):
+            assert "ari-jupyter wrote" not in in_lang(reproduce.detail, lang)
+
+
 def test_free_port_skips_a_pair_whose_websocket_port_is_taken():
     with socket.socket() as busy:
         busy.bind(("0.0.0.0", 0))
@@ -527,25 +557,30 @@ def test_a_demo_checkpoint_is_checked_on_the_site_it_was_written_on(
 
 # -- a step whose command needs a failed check ---------------------------------------------------
 
-@pytest.mark.parametrize("failed, dashboard_state", [
-    ((), "ready"),
-    (("ari",), "not ready"),          # `ari viz` needs ari in the terminal
-    (("checkpoint",), "not ready"),   # ... and a checkpoint it can read
-    (("sbatch", "api_key"), "ready"),  # the dashboard needs neither
+@pytest.mark.parametrize("failed, checked, probe_ari, dashboard_state, said", [
+    ((), True, "ok", "ready", ""),
+    (("ari",), True, "ok", "not ready", "失敗したチェック"),  # `ari viz` needs ari in the terminal
+    (("checkpoint",), True, "ok", "not ready", "失敗したチェック"),  # ... and a readable checkpoint
+    (("sbatch", "api_key"), True, "ok", "ready", ""),  # the dashboard needs neither
+    # before the hand-off checks ran, step 2's verdict on ari stands (as check-handoff's would)
+    ((), False, "fail", "not ready", "サイトチェック"),
+    ((), False, "ok", "ready", ""),
+    ((), True, "fail", "ready", ""),  # the login shell found ari: the check replaces the probe
 ])
 def test_with_checks_marks_a_step_not_ready_when_its_command_needs_a_failed_check(
-        site, failed, dashboard_state):
+        site, failed, checked, probe_ari, dashboard_state, said):
     state, result = _emit(site)
     steps = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files,
                               port=9100, env=site.env)
     checks = [ProbeResult(check_id, "fail" if check_id in failed else "ok", "x")
-              for check_id in CHECK_IDS]
-    seen = with_checks(steps, checks)
+              for check_id in CHECK_IDS] if checked else []
+    seen = with_checks(steps, checks, [ProbeResult("ari", probe_ari, "x")])
     assert [s.state for s in seen] == [dashboard_state, *(s.state for s in steps[1:])]
     if dashboard_state == "not ready":
-        assert ", ".join(failed) in seen[0].detail and seen[0].detail.endswith(steps[0].detail)
+        assert ", ".join(failed or ["ari"]) in seen[0].detail
+        assert seen[0].detail.endswith(steps[0].detail)
         from ari_jupyter.i18n import render, render_message
-        assert "失敗したチェック" in render(seen[0].detail, "ja")
+        assert said in render(seen[0].detail, "ja")
         said = json.loads(json.dumps(seen[0].to_json()))  # --json: the nested detail too
         assert render_message(said["detail"], said["messages"]["detail"], "ja") == \
             render(seen[0].detail, "ja")
@@ -553,6 +588,9 @@ def test_with_checks_marks_a_step_not_ready_when_its_command_needs_a_failed_chec
 
 
 def test_sx40_without_ari_says_the_dashboard_is_not_ready(demo_home, capsys):
+    """Step 2's probe, the checklist and check-handoff say the same of a site without ari."""
+    assert main(["probe", "--site", "sx40", "--only", "ari"]) == 1
+    assert capsys.readouterr().out.splitlines()[1].split()[:2] == ["fail", "ari"]
     checkpoint = _emit_on_site(capsys, "sx40", "--walltime", "00:30:00")
     assert main(["check-handoff", checkpoint, "--port", "9300"]) == 1
     out = capsys.readouterr().out

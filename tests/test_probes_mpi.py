@@ -84,7 +84,19 @@ def test_ari(commands, status, version, words):
     assert words in result.summary
 
 
-def test_ari_missing_is_skip_with_install_hint():
-    result = probe(site(), "ari")
-    assert result.status == "skip"
-    assert "kotama7/ARI" in result.fix and "pip install" in result.fix
+@pytest.mark.parametrize("where, says, fix_says", [
+    # this machine: the hand-off's `ari run` stops with exit 127, as check-handoff says
+    ("here", "not on PATH here", ("pip install", "~/.bash_profile", "check-handoff")),
+    # a recording: its site has no ARI, and nothing is to be installed for a lesson
+    ("recorded", "the recording of table", ("Nothing to install", "your own cluster")),
+])
+def test_ari_missing_fails_as_the_handoff_would(tmp_path, where, says, fix_says):
+    from ari_jupyter.host import LocalHost
+
+    host = LocalHost(env={"PATH": str(tmp_path), "HOME": str(tmp_path)}) if where == "here" \
+        else site()
+    result = probe(host, "ari")
+    assert result.status == "fail" and "exit 127" in result.summary
+    assert says in result.summary, result.summary
+    assert "kotama7/ARI" in result.fix and all(words in result.fix for words in fix_says), result.fix
+    said_in_every_language(result)

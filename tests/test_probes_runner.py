@@ -117,7 +117,7 @@ def test_a_crashing_probe_becomes_unknown_and_the_others_still_report(monkeypatc
     assert set(results) == set(PROBE_IDS)
     assert results["gpus"].status == "unknown"
     assert results["gpus"].summary == "probe error: KeyError: 'surprise'"
-    assert results["ari"].status == "skip"
+    assert results["ari"].status == "fail"  # the recording has no ari
 
 
 def test_sync_wrapper_works_inside_a_running_event_loop():
@@ -125,7 +125,7 @@ def test_sync_wrapper_works_inside_a_running_event_loop():
         return run_probes_sync(site(), ProbeContext(allocation=None, only=["ari"]))
 
     (result,) = asyncio.run(from_a_notebook_cell())
-    assert result.id == "ari" and result.status == "skip"
+    assert result.id == "ari" and result.status == "fail"
 
 
 def test_on_result_sees_every_result_in_arrival_order():

@@ -330,14 +330,48 @@ def test_a_node_local_workspace_is_asked_about_in_the_wizards_words(tmp_path, la
         '<span class="ari-write-reason ari-text ari-sev-ok">')
 
 
-def test_the_checklist_says_not_ready_once_the_check_finds_no_ari(tmp_path):
-    """The dashboard step is "ready" after Write; when the hand-off check then finds no `ari`
-    in a login shell, the step turns "not ready" and says which check to fix first."""
+def test_after_a_refused_write_a_new_title_mints_the_run_id_again(tmp_path):
+    """A Japanese-only title mints a hashed id; Write is refused (node-local, Cancel), the user
+    adds ASCII words: the Run id field is still empty and step 4 says the id is still to be
+    minted, and Write anyway writes under the new title's id."""
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", lang="ja", bridge=fake_bridge()[0])
+        fill_experiment(wizard, str(tmp_path / "on-tmpfs"), title="疎行列積のスケーリング", run_id="")
+        await wizard.wait()
+        return wizard
+    wizard = run(scenario())
+    panel = wizard.experiment_panel
+    assert panel.do_write() is None and panel.confirm.layout.display == ""
+    panel.cancel.click()
+    assert wizard.state.run_id == "" and panel.run_id.value == ""
+    assert "<run_id>" in _html.unescape(panel.write_reason.value)
+    panel.title.value = "SpGEMM scaling 疎行列積"
+    panel.write.click()
+    assert panel.confirm.layout.display == ""  # asked again
+    panel.overwrite.click()  # Write anyway
+    assert panel.last_emit is not None, panel.result.value
+    assert wizard.state.run_id.endswith("_spgemm_scaling"), wizard.state.run_id
+    assert panel.run_id.value == wizard.state.run_id
+    assert panel.last_emit.checkpoint_dir.endswith(wizard.state.run_id)
+
+
+@pytest.mark.parametrize("site_has_ari, before_state, before_says", [
+    (True, "ready", ""),
+    # step 2 already found no `ari`: the dashboard step is not "ready" before the check either
+    (False, "not ready", "First fix what the site checks found (ari failed)"),
+])
+def test_the_checklist_says_not_ready_once_the_check_finds_no_ari(
+        tmp_path, site_has_ari, before_state, before_says):
+    """The dashboard step is "ready" after Write only while nothing says `ari` is missing: the
+    step-2 probe, then the hand-off check in a login shell (which replaces it) turn it "not
+    ready", naming the check to fix first."""
     site_file, workspace = site_and_workspace(tmp_path)
     data = json.loads(site_file.read_text(encoding="utf-8"))
     for command in data["commands"]:
         if command["argv"][:2] == ["bash", "-lc"] and command["argv"][2].endswith("command -v ari"):
             command.update(returncode=1, stdout="")
+    if not site_has_ari:
+        del data["which"]["ari"]
     site_file.write_text(json.dumps(data), encoding="utf-8")
     wizard = ready_wizard(site_file)
 
@@ -346,13 +380,15 @@ def test_the_checklist_says_not_ready_once_the_check_finds_no_ari(tmp_path):
         await wizard.wait()
         panel = wizard.experiment_panel
         panel.write.click()
-        before = panel.checklist.value
+        before = _html.unescape(panel.checklist.value)
         panel.check_handoff.click()
         await panel.handoff_task
         return before, panel
 
     before, panel = run(write_then_check())
-    assert "[ready]" in before and "not ready" not in before
+    assert wizard.state.probe("ari").status == ("ok" if site_has_ari else "fail")
+    before = before.split('<li class="ari-checklist-handoff">')[0]
+    assert f"[{before_state}]" in before and before_says in before, before
     assert {r.id: r.status for r in panel.handoff_results}["ari"] == "fail"
     dashboard = panel.checklist.value.split('<li class="ari-checklist-handoff">')[0]
     assert '<span class="ari-checklist-state ari-sev-error">[not ready]</span>' in dashboard

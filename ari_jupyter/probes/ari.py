@@ -6,20 +6,17 @@ from .context import ProbeContext, evidence_of, first_line, run_command
 from .parsers import parse_version
 from .result import ProbeResult
 
-INSTALL_HINT = (
-    "Install ARI (github.com/kotama7/ARI): `git clone https://github.com/kotama7/ARI && "
-    "pip install -e ARI/ari-core` in the environment of the terminal that will run `ari run`, "
-    "then check `which ari`."
-)
-
 
 async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
     path = host.which("ari")
     if path is None:
-        return ProbeResult(
-            "ari", "skip", "ari is not on PATH here (the hand-off terminal needs it)",
-            command="which ari", fix=INSTALL_HINT, data={"path": None, "version": None},
-            message_id="probe.ari.missing", fix_id="probe.ari.install.fix",
+        # "fail", as check-handoff says: the hand-off's `ari run` cannot start without it. A
+        # demo site's ARI exists only in its recording: the verdict is about that site.
+        demo = "_demo" if host.is_demo else ""
+        return ProbeResult.of(
+            "ari", "fail", f"probe.ari.missing{demo}", fix_id=f"probe.ari.missing{demo}.fix",
+            params={"site": host.name} if demo else {},
+            command="which ari", data={"path": None, "version": None},
         )
     result = await run_command(host, ["ari", "--version"])
     version = parse_version(result.output) if result.ok else None

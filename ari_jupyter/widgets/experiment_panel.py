@@ -428,8 +428,10 @@ class ExperimentPanel(Panel, widgets.VBox):
             items = handoff.handoff_checklist(self.state, emitted.checkpoint_dir, notes=emitted.notes,
                                               files=emitted.files, env=self.ctx.host.env)
             self._checklist = (emitted, items)
-        # once the hand-off checks answered, a step whose command needs a failed one is not ready
-        items = handoff.with_checks(self._checklist[1], self.handoff_results)
+        # a step whose command needs a failed check is not ready: step 2's verdict until the
+        # hand-off check of the same id answers
+        items = handoff.with_checks(self._checklist[1], self.handoff_results,
+                                    self.state.probe_list())
         return _render_checklist(items, self.tr, self.ctx.site_name, self.ctx.lang)
 
     def start_handoff_check(self):
