@@ -9,6 +9,7 @@ from ari_jupyter.judge import for_step, judge
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, run
+from widget_text import as_shown, shown
 
 
 def wizard_on(site, tmp_path):
@@ -74,8 +75,8 @@ def test_step_1_and_step_4_show_one_cause_with_one_severity(cause, site, change,
 
     panel = wizard.experiment_panel
     assert panel.write.disabled
-    reason = html.unescape(panel.write_reason.value)
-    assert told[0].message in reason or f"{len(for_step(verdict, 'experiment'))}" in reason
+    reason = shown(panel.write_reason.value)
+    assert as_shown(told[0].message) in reason or f"{len(for_step(verdict, 'experiment'))}" in reason
     assert told[0] in for_step(verdict, "experiment")
     # the core and the widgets agree: the same list, the same severity
     assert {(f.rule, f.severity) for f in judge(wizard.state, env=wizard.ctx.host.env)} == \

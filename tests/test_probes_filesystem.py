@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from ari_jupyter.mounts import parse_mountinfo
-from ari_jupyter.probes.filesystem import classify
+from ari_jupyter.mounts import Mount
+from ari_jupyter.probes.filesystem import classify, network_mounts
 
 from probe_support import output, probe, site
 
@@ -53,6 +54,36 @@ def test_shared_fs(mounts, checkpoint, home, status, fstype, shared, ari):
     assert result.data["shared"] is shared
     assert result.data["ari_thinks_shared"] is ari
     assert result.data["path_source"] == "checkpoint directory"
+
+
+def _mount(point: str, fstype: str) -> Mount:
+    return parse_mountinfo(f"1 1 0:1 / {point} rw - {fstype} src rw")[0]
+
+
+@pytest.mark.parametrize("mounts, found", [
+    ([("/", "ext4"), ("/home", "nfs4"), ("/work", "lustre")], ["/home", "/work"]),
+    ([("/", "overlay"), ("/tmp", "tmpfs")], []),
+    ([("/proc/fs/nfsd", "nfsd"), ("/home", "nfs")], ["/home"]),  # the NFS server's control fs
+    ([("/tmp/nfs", "nfs4"), ("/data", "beegfs")], ["/data"]),  # under /tmp: node-local anyway
+    ([("/home", "nfs4"), ("/home", "nfs4")], ["/home"]),  # mounted twice, said once
+    ([(f"/n{i}", "nfs") for i in range(9)], [f"/n{i}" for i in range(5)]),  # at most five
+])
+def test_network_mounts_are_where_a_shared_workspace_can_go(mounts, found):
+    assert network_mounts([_mount(point, fstype) for point, fstype in mounts]) == found
+
+
+def test_a_node_local_verdict_lists_the_network_mounts_it_saw():
+    result = probe(site(env={"HOME": "/home/alice"}, mounts=CLUSTER), "shared_fs",
+                   checkpoint_dir="/tmp/ckpt")
+    assert result.data["network_mounts"] == ["/home", "/work", "/work/projects/big data",
+                                             "/gpfs", "/scratch"]
+    assert result.evidence.endswith(
+        "network filesystems mounted here: /home, /work, /work/projects/big data, /gpfs, /scratch")
+    alone = probe(site(env={"HOME": "/root"}, mounts=[_mount("/", "ext4")]), "shared_fs",
+                  checkpoint_dir="/work/root/ari")
+    assert alone.status == "fail"
+    assert alone.data["network_mounts"] == []
+    assert alone.evidence.endswith("network filesystems mounted here: none")
 
 
 def test_node_local_failure_names_the_seed_symptom_and_the_fix():

@@ -242,7 +242,7 @@ def test_after_write_one_status_shows_and_it_follows_the_language(tmp_path):
     panel.title.value, panel.goal.value = "Scaling", "Measure scaling from one to two nodes."
     panel.metrics.value = ["GFlops"]
     panel.workspace.value = str(tmp_path / "ws")
-    assert "Ready to write" in panel.write_reason.value
+    assert "asks first" in panel.write_reason.value  # /tmp is tmpfs on the demo site
     assert panel.do_write(force=True) is not None
     assert panel.write_reason.value == "" and "ari-write-ok" in panel.result.value
     wizard.language.value = "ja"
@@ -309,6 +309,9 @@ def test_a_node_local_workspace_is_asked_about_in_the_wizards_words(tmp_path, la
     panel = wizard.experiment_panel
     verdict = wizard.state.probe("shared_fs")
     assert verdict.status == "fail"
+    asks = ('<span class="ari-write-reason ari-text ari-sev-warning">'
+            + wizard.ctx.tr("exp_write_asks", path=panel._target_dir()))
+    assert _html.unescape(panel.write_reason.value).startswith(asks)  # not a green "ready"
     assert panel.do_write() is None and panel.confirm.layout.display == ""
     question = _html.unescape(re.sub(r"<[^>]+>", "", panel.confirm_text.value))
     assert verdict.text(lang).rstrip(".。") in question and field in question, question
@@ -323,11 +326,16 @@ def test_a_node_local_workspace_is_asked_about_in_the_wizards_words(tmp_path, la
     below_field = _html.unescape(panel.shared_fs.value)
     assert verdict.text(lang) in below_field and field in below_field, below_field
     assert "--checkpoint-dir" not in below_field
+    mounts = verdict.data["network_mounts"]  # where to go instead: this node's network mounts
+    assert mounts and wizard.ctx.tr("exp_shared_fs_mounts", mounts=", ".join(mounts)) in below_field
     assert verdict.text(lang) not in _html.unescape(panel.problems.value)
     panel.cancel.click()
     assert panel.confirm.layout.display == "none"
+    assert _html.unescape(panel.write_reason.value).startswith(asks)
+    panel.workspace.value = f"{mounts[0]}/student/ari"  # on a network mount: ready again
+    run(wizard.wait())
     assert _html.unescape(panel.write_reason.value).startswith(
-        '<span class="ari-write-reason ari-text ari-sev-ok">')
+        '<span class="ari-write-reason ari-text ari-sev-ok">'), panel.write_reason.value
 
 
 def test_after_a_refused_write_a_new_title_mints_the_run_id_again(tmp_path):

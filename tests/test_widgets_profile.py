@@ -227,11 +227,13 @@ def test_after_a_site_switch_step_3_says_what_blocks_write_where_it_is_seen():
     wizard, panel = run(scenario())
     blocking = [p for p in wizard.ctx.step_problems("profile") if p.severity == "error"]
     assert [p.rule for p in blocking] == ["modules_no_system"]
-    assert blocking[0].text("en") in html.unescape(panel.problems.value)
+    from widget_text import as_shown, shown
+
+    assert as_shown(blocking[0].text("en")) in shown(panel.problems.value)
     assert panel.fields["module_loads"].message.value == ""
     assert panel.preset.value != "mpi"
     assert PRESETS[panel.preset.value]().to_json() == wizard.state.profile.to_json()
-    assert t("profile_modules_none", "en") in html.unescape(panel.modules_help.value)
+    assert as_shown(t("profile_modules_none", "en")) in shown(panel.modules_help.value)
 
 
 def test_an_error_in_an_advanced_field_opens_advanced():
@@ -252,3 +254,17 @@ def test_an_error_in_an_advanced_field_opens_advanced():
     assert ("memory_gb_per_node", "mem_node_over") in rules
     assert panel.advanced.selected_index == 0
     assert "ari-msg-error" in panel.fields["memory_gb_per_node"].message.value
+
+
+def test_max_cpus_not_set_shows_zero_not_a_made_up_one():
+    """A state without Max CPUs (nothing allocated, nothing typed) shows 0 beside "Max CPUs is
+    not set", as Nodes shows 0 for "not set"; typing 0 clears it again."""
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.profile_panel
+    wizard.state.max_cpus = None
+    assert panel.max_cpus.value == 0
+    assert "max_cpus_unset" in [p.rule for p in wizard.state.problems()]
+    panel.max_cpus.value = 3
+    assert wizard.state.max_cpus == 3
+    panel.max_cpus.value = 0
+    assert wizard.state.max_cpus is None

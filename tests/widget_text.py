@@ -59,3 +59,13 @@ ENGLISH = re.compile(r"\b[A-Za-z]{2,}(?:\s+[A-Za-z]{2,}){2,}\b")
 def english_sentences(strings) -> list[str]:
     """The strings that still read as English prose once code and names are taken out."""
     return [s for s in strings if ENGLISH.search(_NOT_PROSE.sub(" ", s))]
+
+
+def shown(value: str) -> str:
+    """The text a person reads in an HTML value: tags dropped, entities decoded."""
+    return html.unescape(_TAG.sub("", value))
+
+
+def as_shown(message: str) -> str:
+    """A catalog message as the wizard shows it: its `commands` become code, without the marks."""
+    return message.replace("`", "")

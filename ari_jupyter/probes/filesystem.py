@@ -49,6 +49,20 @@ def classify(fstype: str, resolved: str) -> bool | None:
     return None
 
 
+def network_mounts(mounts, limit: int = 5) -> list[str]:
+    """Mount points of network filesystems on this node, each once: where a workspace every
+    node sees can go (told with a node-local verdict; a guess like /work may be the very mount
+    that failed)."""
+    found: list[str] = []
+    for mount in mounts:
+        network = mount.fstype in SHARED_FSTYPES or (
+            mount.fstype.startswith("nfs") and mount.fstype != "nfsd")  # nfsd: the server's control fs
+        if network and mount.mountpoint not in found and not any(
+                _under(mount.mountpoint, prefix) for prefix in NODE_LOCAL_PREFIXES):
+            found.append(mount.mountpoint)
+    return found[:limit]
+
+
 def _target(host: Host, ctx: ProbeContext) -> tuple[str | None, str]:
     for value, source in (
         (ctx.checkpoint_dir, "checkpoint directory"),
@@ -69,20 +83,23 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
     resolved = host.realpath(path)
     home = host.realpath(host.home) if host.home else None
     ari_view = ari_thinks_shared(path, host.home, realpath=host.realpath)  # resolved as ARI does
-    mount = mount_for_path(resolved, host.mounts())
+    mounts = host.mounts()
+    mount = mount_for_path(resolved, mounts)
+    shared_here = network_mounts(mounts)
     data = {
         "path": path, "path_source": source, "resolved": resolved,
         "mountpoint": mount.mountpoint if mount else None,
         "fstype": mount.fstype if mount else None,
         "source": mount.source if mount else None,
-        "shared": None, "ari_thinks_shared": ari_view,
+        "shared": None, "ari_thinks_shared": ari_view, "network_mounts": shared_here,
     }
     shown = path if resolved == path else f"{path} (-> {resolved})"
     evidence = (
         f"{source}: {shown}\nmount: {mount.mountpoint} type {mount.fstype} from {mount.source}"
         if mount else f"{source}: {shown}\nno mount found in the mount table"
     ) + f"\nARI's prefix rule ({', '.join(ARI_SHARED_PREFIXES)} or $HOME={home}): " + (
-        "shared" if ari_view else "not shared")
+        "shared" if ari_view else "not shared") + (
+        f"\nnetwork filesystems mounted here: {', '.join(shared_here) or 'none'}")
     if mount is None:
         return ProbeResult.of("shared_fs", "unknown", "probe.shared_fs.no_mount_table",
                               params={"path": shown},

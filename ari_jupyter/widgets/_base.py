@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import ipywidgets as widgets
@@ -35,6 +36,23 @@ STATUS_STYLE = {
 
 def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def rich(text: Any) -> str:
+    """A message as HTML: escaped, with its `backticked` commands and paths as code.
+
+    Messages mark commands the way the CLI prints them (between backticks); in the wizard the
+    marks would show as stray characters, so they become monospace spans instead."""
+    return _CODE_SPAN.sub(r'<code class="ari-mono">\1</code>', esc(text))
+
+
+def fix_html(label: str, fix: str, css_class: str = "ari-fix") -> str:
+    """A fix or note under a verdict: its label in bold, the advice upright (not italic: the
+    advice often holds a command to type, and slanted code is hard to read)."""
+    return f'<div class="{css_class}"><b>{esc(label)}</b> {rich(fix)}</div>'
 
 
 def pre(text: str, tall: bool = False) -> str:
@@ -94,11 +112,24 @@ def findings_html(findings: Iterable[Any], lang: str) -> str:
         items.append(f'<li class="ari-finding ari-finding-{esc(short)} ari-msg-{esc(f.severity)} '
                      f'ari-sev-{esc(f.severity)}" '
                      f'data-rule="{esc(f.rule)}" data-severity="{esc(f.severity)}">'
-                     f'{SEVERITY_ICON.get(f.severity, "")} {esc(f.text(lang))}'
-                     + (f' <i>{esc(fix)}</i>' if fix else "") + '</li>')
+                     f'{SEVERITY_ICON.get(f.severity, "")} {rich(f.text(lang))}'
+                     + (f' <span class="ari-finding-fix">{rich(fix)}</span>' if fix else "")
+                     + '</li>')
     if not items:
         return ""
     return f'<ul class="ari-findings ari-list ari-text">{"".join(items)}</ul>'
+
+
+def shared_fs_fix(result, tr, lang: str) -> str:
+    """The shared-filesystem verdict's fix in the wizard's words: a node-local workspace is
+    changed in step 4's Workspace field (the probe's own fix names the command line's
+    --checkpoint-dir), towards the network filesystems this node really mounts."""
+    if result.fix_id != "probe.shared_fs.node_local.fix":
+        return result.fix_text(lang)
+    mounts = (result.data or {}).get("network_mounts") or []
+    where = (tr("exp_shared_fs_mounts", mounts=", ".join(mounts)) if mounts
+             else tr("exp_shared_fs_no_mounts"))
+    return tr("exp_shared_fs_fix_where", fix=tr("exp_shared_fs_fix"), where=where)
 
 
 def _refuse_change(change) -> None:

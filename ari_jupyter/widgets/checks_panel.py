@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ._base import STATUS_STYLE, Panel, esc, pre, status_badge
+from ._base import (STATUS_STYLE, Panel, esc, fix_html, pre, rich, shared_fs_fix,
+                    status_badge)
 
 
 class ProbeRow(widgets.VBox):
@@ -46,7 +47,7 @@ class ProbeRow(widgets.VBox):
         else:
             text = result.text(self.panel.ctx.lang)
         self.summary.value = (f'<div class="ari-text ari-probe-summary {text_class}">'
-                              f'{esc(text)}</div>')
+                              f'{rich(text)}</div>')
         self.details_toggle.disabled = result is None
         if result is None:
             self.details.value = ""
@@ -57,10 +58,10 @@ class ProbeRow(widgets.VBox):
         if result.evidence:
             parts.append(f'<div><b>{esc(tr("checks_evidence"))}</b></div>' + pre(result.evidence))
         if result.fix:
-            fix = result.fix_text(self.panel.ctx.lang)
+            fix = shared_fs_fix(result, tr, self.panel.ctx.lang)
             # an ok verdict's advice is not a repair to make: it reads as a note
             label = tr("checks_note" if result.status == "ok" else "checks_fix")
-            parts.append(f'<div class="ari-fix"><b>{esc(label)}</b> {esc(fix)}</div>')
+            parts.append(fix_html(label, fix))
         self.details.value = f'<div class="ari-text">{"".join(parts)}</div>'
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
-from ._base import Panel, code_block, esc
+from ._base import Panel, code_block, esc, rich
 
 KIND_CHOICES = ("auto", "log", "reproduce", "experiment", "handoff")
 SHOWN_CHARS = 500_000
@@ -200,7 +200,7 @@ class DoctorPanel(Panel, widgets.VBox):
                  f'{esc(self.tr("doctor_severity_" + finding.severity))}</span>')
         line = "" if finding.line is None else str(finding.line)
         lang = self.ctx.lang
-        details = f'<div>{esc(finding.text(lang))}</div>'
+        details = f'<div>{rich(finding.text(lang))}</div>'
         copy = self.tr("exp_copy")
         fix = finding.fix_text(lang)
         suggestion = finding.suggestion or ""
@@ -208,7 +208,7 @@ class DoctorPanel(Panel, widgets.VBox):
             # a multi-line fix names the lines to paste: shown once, as the fix's code block
             lead = fix.replace(suggestion, "").strip()
             details += (f'<div class="ari-doctor-fix"><b>{esc(self.tr("doctor_fix"))}</b> '
-                        f'{esc(lead)}{code_block(suggestion, copy)}</div>')
+                        f'{rich(lead)}{code_block(suggestion, copy)}</div>')
             suggestion = ""
         elif fix:
             details += f'<div class="ari-doctor-fix"><b>{esc(self.tr("doctor_fix"))}</b> '
@@ -225,6 +225,6 @@ class DoctorPanel(Panel, widgets.VBox):
 def _fix_html(fix: str, copy: str) -> str:
     """A fix whose tail is commands to paste (a module prelude) keeps them as a code block."""
     if "\n" not in fix.strip():
-        return esc(fix)
+        return rich(fix)
     lead, _, block = fix.partition("\n")
-    return esc(lead) + code_block(block, copy)
+    return rich(lead) + code_block(block, copy)

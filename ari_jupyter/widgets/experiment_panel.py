@@ -6,7 +6,7 @@ import json
 import ipywidgets as widgets
 
 from ..judge import EXPERIMENT_FIELDS
-from ._base import Panel, esc, pre
+from ._base import Panel, esc, pre, rich, shared_fs_fix
 
 PANEL_FIELDS = EXPERIMENT_FIELDS
 
@@ -172,7 +172,8 @@ class ExperimentPanel(Panel, widgets.VBox):
             [(p.severity, p.field, p.text(lang), p.fix_text(lang)) for p in mine]
         self.problems.value = "".join(
             f'<div class="ari-problem ari-text ari-msg-{sev}">'
-            f'{esc(message)}' + (f' — <i>{esc(fix)}</i>' if fix else "") + "</div>"
+            f'{rich(message)}' + (f' — <span class="ari-problem-fix">{rich(fix)}</span>' if fix else "")
+            + "</div>"
             for sev, field, message, fix in rows)
         self._render_previews()
         # A node-local workspace is not a reason to disable Write: emit refuses it and the
@@ -185,6 +186,10 @@ class ExperimentPanel(Panel, widgets.VBox):
             self.write_reason.value = ""
         elif blocking:
             self.write_reason.value = self._blocked_html(blocking, lang)
+        elif any(p.severity == "error" and _is_shared_fs_problem(p) for p in problems):
+            # Write works but asks first (emit refuses a node-local workspace): not "ready"
+            self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-warning">'
+                                       f'{esc(self.tr("exp_write_asks", path=self._target_dir()))}</span>')
         else:
             self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-ok">'
                                        f'{esc(self.tr("exp_write_ready", path=self._target_dir()))}</span>')
@@ -205,7 +210,7 @@ class ExperimentPanel(Panel, widgets.VBox):
             key = "exp_write_blocked_both" if elsewhere else "exp_write_blocked_above"
         step = self.tr("exp_write_blocked_step", step=self.tr("step_profile"))
         # One reason per line: the messages end in their own punctuation ("…空です。").
-        reasons = "".join(f"<li>{esc(step)} {esc(p.text(lang))}</li>" for p in elsewhere[:3])
+        reasons = "".join(f"<li>{esc(step)} {rich(p.text(lang))}</li>" for p in elsewhere[:3])
         if len(elsewhere) > 3:
             reasons += (f'<li class="ari-muted">'
                         f'{esc(self.tr("exp_write_more", count=len(elsewhere) - 3))}</li>')
@@ -268,22 +273,15 @@ class ExperimentPanel(Panel, widgets.VBox):
                 text = self.tr("exp_shared_fs_verdict", status=self.tr("status_" + result.status),
                                summary=result.text(self.ctx.lang))
                 if result.status in ("fail", "warn"):
-                    fix = self._shared_fs_fix(result)
+                    fix = shared_fs_fix(result, self.tr, self.ctx.lang)
         elsewhere = self._runs_elsewhere()
         self.shared_fs.value = (f'<div class="ari-shared-fs ari-text ari-indented {look}">'
-                                f'{esc(text)}'
-                                + (f'<div class="ari-shared-fs-fix"><i>{esc(fix)}</i></div>' if fix else "")
+                                f'{rich(text)}'
+                                + (f'<div class="ari-shared-fs-fix">{rich(fix)}</div>' if fix else "")
                                 + '</div>'
                                 + (f'<div class="ari-text ari-indented ari-muted">{esc(elsewhere[0])}'
                                    f'<div><code class="ari-mono">{esc(elsewhere[1])}</code></div></div>'
                                    if elsewhere else ""))
-
-    def _shared_fs_fix(self, result) -> str:
-        """What to do, in the wizard's words: a node-local workspace is fixed in the Workspace
-        field (the probe's own fix names the command line's --checkpoint-dir)."""
-        if result.fix_id == "probe.shared_fs.node_local.fix":
-            return self.tr("exp_shared_fs_fix")
-        return result.fix_text(self.ctx.lang)
 
     def _runs_elsewhere(self) -> tuple[str, str] | None:
         """When the workspace is not the default one the Runs panel (and ``ari-jupyter runs``)
@@ -356,7 +354,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         except (EmitError, OSError, ValueError) as exc:
             self._write_error = exc
             if isinstance(exc, EmitBlocked):  # a list, as the disabled-Write reasons
-                items = "".join(f"<li>{esc(p.text(self.ctx.lang))}</li>" for p in exc.problems)
+                items = "".join(f"<li>{rich(p.text(self.ctx.lang))}</li>" for p in exc.problems)
                 self.result.value = (
                     f'<div class="ari-write-error ari-text ari-sev-error">'
                     f'{esc(self.tr("exp_write_failed_list"))}'
@@ -515,6 +513,7 @@ def _render_verdicts(results, tr, lang) -> str:
         fix = result.fix_text(lang) if result.fix and result.status != "ok" else ""
         rows.append(f'<li class="ari-handoff-{esc(result.id)}"><b class="{look}">'
                     f'{esc(tr("status_" + result.status))}</b> '
-                    f'{esc(result.text(lang))}' + (f'<div><i>{esc(fix)}</i></div>' if fix else "")
+                    f'{rich(result.text(lang))}'
+                    + (f'<div class="ari-handoff-fix">{rich(fix)}</div>' if fix else "")
                     + "</li>")
     return f'<ul class="ari-handoff-checks ari-list ari-text">{"".join(rows)}</ul>'

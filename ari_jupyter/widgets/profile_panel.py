@@ -16,7 +16,7 @@ from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.profile import PRESETS, PROFILE_KEYS, preset_of
 from ..module_choice import choose_module
-from ._base import Panel, esc, pre, probe_results
+from ._base import Panel, esc, pre, probe_results, rich
 
 CUSTOM = "custom"
 # The execution_profile keys a person decides; the rest is under "Advanced".
@@ -79,7 +79,7 @@ class ProfileField:
             self.widget.description = label
         self.widget.tooltip = caption
         self.help.value = (f'<span class="ari-help ari-small ari-field-caption"><code class="ari-field-key">'
-                           f'{esc(self.key)}</code> {_flags_unbroken(esc(tr("field_" + self.key)))}</span>')
+                           f'{esc(self.key)}</code> {_flags_unbroken(rich(tr("field_" + self.key)))}</span>')
 
     # widget -> profile
     def _from_widget(self, change) -> None:
@@ -166,7 +166,8 @@ class ProfilePanel(Panel, widgets.VBox):
         self.partition_source = widgets.HTML()
         self.partition.observe(self._on_partition, names="value")
         # job resources (ARI_SLURM_* in .env; --cpus-per-task / --time of the reproduce job)
-        self.max_cpus = widgets.BoundedIntText(value=s.max_cpus or 1, min=1, max=1_000_000,
+        # 0 is "not set" (as in Nodes): a state without Max CPUs does not show a made-up 1
+        self.max_cpus = widgets.BoundedIntText(value=s.max_cpus or 0, min=0, max=1_000_000,
                                                style=LABEL_STYLE, layout=wide)
         self.label(self.max_cpus, "description", "profile_max_cpus")
         self.walltime = widgets.Text(value=s.walltime or "", continuous_update=False,
@@ -183,7 +184,7 @@ class ProfilePanel(Panel, widgets.VBox):
                                               layout=widgets.Layout(width="auto"))
         self.label(self.allow_no_gres, "description", "profile_allow_no_gres")
         self.resources_help = widgets.HTML()
-        for widget, trait, convert in ((self.max_cpus, "max_cpus", int),
+        for widget, trait, convert in ((self.max_cpus, "max_cpus", _none_if_zero),
                                        (self.walltime, "walltime", str),
                                        (self.nodes, "nodes", _none_if_zero),
                                        (self.mem_gb, "mem_gb", _none_if_zero),
@@ -265,8 +266,8 @@ class ProfilePanel(Panel, widgets.VBox):
             self.show_preset_of_profile()
         elif name == "partition" and self.partition.value != (change["new"] or ""):
             self.partition.value = change["new"] or ""
-        elif name == "max_cpus" and change["new"]:
-            self.max_cpus.value = change["new"]
+        elif name == "max_cpus":
+            self.max_cpus.value = change["new"] or 0
         elif name == "walltime":
             self.walltime.value = change["new"] or ""
         elif name == "nodes":
@@ -351,7 +352,7 @@ class ProfilePanel(Panel, widgets.VBox):
             text = self.tr("profile_module_unknown", name=name, candidates=", ".join(choice.candidates))
         else:
             text = self.tr("profile_module_unknown_none", name=name, count=len(self.offered_modules))
-        return f'<div class="ari-text ari-sev-error ari-module-refused" role="alert">{esc(text)}</div>'
+        return f'<div class="ari-text ari-sev-error ari-module-refused" role="alert">{rich(text)}</div>'
 
     # -- rendering ------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -414,7 +415,7 @@ class ProfilePanel(Panel, widgets.VBox):
             text = self.tr("profile_modules_unknown")
             suggest = ""
         self.modules_help.value = (f'<h4 class="ari-heading">{esc(self.tr("profile_modules_title"))}</h4>'
-                                   f'<div class="ari-help">{esc(text)}</div>{suggest}')
+                                   f'<div class="ari-help">{rich(text)}</div>{suggest}')
 
     def refresh_messages(self) -> None:
         by_field: dict[str, list] = {}
@@ -438,10 +439,11 @@ class ProfilePanel(Panel, widgets.VBox):
                 lines.append(("error", field.parse_error))
             lines += [(p.severity, p.text(lang)) for p in by_field.get(key, [])]
             field.message.value = "".join(
-                f'<div class="ari-msg-{sev} ari-small">{esc(msg)}</div>' for sev, msg in lines)
+                f'<div class="ari-msg-{sev} ari-small">{rich(msg)}</div>' for sev, msg in lines)
         self.problems.value = "".join(
-            f'<div class="ari-msg-{p.severity} ari-text">{esc(p.text(lang))}'
-            + (f' <i>{esc(p.fix_text(lang))}</i>' if p.fix_text(lang) else "") + "</div>"
+            f'<div class="ari-msg-{p.severity} ari-text">{rich(p.text(lang))}'
+            + (f' <span class="ari-problem-fix">{rich(p.fix_text(lang))}</span>'
+               if p.fix_text(lang) else "") + "</div>"
             for p in general)
 
     def refresh_previews(self) -> None:
