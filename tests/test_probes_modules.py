@@ -42,7 +42,7 @@ def test_lmod_listing_from_stderr():
 @pytest.mark.parametrize(
     "stderr, rc, delay, status, words",
     [
-        (output("module-avail/lmod_annotated.txt"), 0, 0, "ok", "7 modules via lmod"),
+        (output("module-avail/lmod_annotated.txt"), 0, 0, "ok", "7 modules via Lmod"),
         (output("module-avail/empty.txt"), 0, 0, "warn", "lists no modules"),
         (output("module-avail/lmod_error.txt"), 1, 0, "unknown", "failed (exit 1)"),
         ("", 0, 3600, "unknown", "did not answer within"),
@@ -74,6 +74,10 @@ def test_login_shell_fallback_when_the_kernel_never_initialised_modules():
     result = probe(host, "modules")
     assert result.status == "ok" and result.data["system"] == "login-shell"
     assert result.data["has_openmpi"] is True
+    # the system is named in words, in the reader's language, not as the identifier
+    assert "modules via the login shell" in result.text("en")
+    assert result.text("ja").startswith("ログインシェル のモジュール")
+    assert result.text("zh").startswith("通过 登录 shell 找到")
 
 
 @pytest.mark.parametrize(

@@ -99,6 +99,15 @@ async def probe_modules(host: Host, ctx: ProbeContext) -> ProbeResult:
     return await off_loop(_modules_verdict, host, listing, size=len(listing.modules))
 
 
+SYSTEM_NAMES = {"lmod": "Lmod", "environment-modules": "Environment Modules"}
+"""Module systems by their own (untranslated) names; the login shell is said in words."""
+
+
+def _system_name(system: str) -> str | dict:
+    """The module system as a reader names it: "Lmod", or "the login shell" in their language."""
+    return SYSTEM_NAMES.get(system) or message("probe.modules.system.login-shell")
+
+
 def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
     result = listing.result
     if listing.system is None or listing.missing:
@@ -137,19 +146,14 @@ def _modules_verdict(host: Host, listing: ModuleListing) -> ProbeResult:
             )
         return ProbeResult.of(
             "modules", "warn", "probe.modules.empty", fix_id="probe.modules.empty.fix",
-            params={"system": listing.system},
+            params={"system": _system_name(listing.system)},
             command=result.command, evidence=evidence, data=data,
         )
     shown = ", ".join(listing.modules[:8]) + (" ..." if len(listing.modules) > 8 else "")
-    mpi = (f"MPI module: {', '.join(data['mpi_modules'])}" if data["mpi_modules"]
-           else "no MPI module")
-    cached = " (cached)" if listing.cached else ""
-    return ProbeResult(
-        "modules", "ok",
-        f"{len(listing.modules)} modules via {listing.system}{cached}: {shown}; {mpi}",
-        command=result.command, evidence=evidence, data=data,
-        message_id="probe.modules.ok" if not listing.cached else "probe.modules.ok_cached",
-        params={"count": len(listing.modules), "system": listing.system, "shown": shown,
-                "mpi": message("probe.modules.mpi", modules=", ".join(data["mpi_modules"]))
-                if data["mpi_modules"] else message("probe.modules.no_mpi")},
+    params = {"count": len(listing.modules), "system": _system_name(listing.system), "shown": shown,
+              "mpi": message("probe.modules.mpi", modules=", ".join(data["mpi_modules"]))
+              if data["mpi_modules"] else message("probe.modules.no_mpi")}
+    return ProbeResult.of(
+        "modules", "ok", "probe.modules.ok" if not listing.cached else "probe.modules.ok_cached",
+        params=params, command=result.command, evidence=evidence, data=data,
     )
