@@ -164,3 +164,60 @@ def test_lab_opens_the_notebook_from_the_workspace_and_leaves_the_cwd_clean(tmp_
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+LAB_LOCALE_FILE = ("// Language\n// @jupyterlab/translation-extension:plugin\n"
+                   "// Language settings.\n// *************************************\n"
+                   '{\n    // Language locale\n    "locale": "%s"\n}\n')
+
+
+@pytest.mark.parametrize("ours, lab_locale, expected", [
+    (None, None, None),                      # nothing set: the caller keeps the terminal's locale
+    (None, "ja_JP", "ja"),                   # Settings > Language, as JupyterLab writes it
+    (None, "zh_CN", "zh"),
+    (None, "en", "en"),
+    (None, "default", None),                 # JupyterLab's "default": not a language we name
+    (None, "fr_FR", None),                   # a language the wizard does not speak
+    ("zh", "ja_JP", "zh"),                   # Wizard language (ours) comes first
+    ("", "ja_JP", "ja"),                     # ours empty: "follow Settings > Language"
+    ("{broken", "ja_JP", "ja"),              # a damaged file of ours is read as empty
+])
+def test_the_lab_language_is_read_from_jupyterlabs_settings(tmp_path, ours, lab_locale, expected):
+    from ari_jupyter.cli.lab_settings import LAB_LANGUAGE_SETTINGS, OUR_SETTINGS, lab_language
+
+    if ours is not None:
+        path = tmp_path / OUR_SETTINGS
+        path.parent.mkdir(parents=True)
+        path.write_text(ours if ours.startswith("{") else json.dumps({"wizardLanguage": ours}))
+    if lab_locale is not None:
+        path = tmp_path / LAB_LANGUAGE_SETTINGS
+        path.parent.mkdir(parents=True)
+        path.write_text(LAB_LOCALE_FILE % lab_locale)
+    assert lab_language({"JUPYTERLAB_SETTINGS_DIR": str(tmp_path)}) == expected
+    # the default folder: <JUPYTER_CONFIG_DIR>/lab/user-settings
+    config = tmp_path / "config"
+    (config / "lab").mkdir(parents=True)
+    (config / "lab" / "user-settings").symlink_to(tmp_path)
+    assert lab_language({"JUPYTER_CONFIG_DIR": str(config)}) == expected
+
+
+@pytest.mark.parametrize("argv, expected", [([], "ja"), (["--lang", "zh"], "zh")])
+def test_lab_places_the_notebook_in_the_labs_language_not_the_terminals(tmp_path, argv, expected):
+    """A terminal with LANG=C and a lab set to Japanese: the notebook placed is the Japanese
+    one (the user reads it in the lab); --lang still decides when given."""
+    from ari_jupyter.cli.lab_settings import LAB_LANGUAGE_SETTINGS
+
+    settings = tmp_path / "settings"
+    (settings / LAB_LANGUAGE_SETTINGS).parent.mkdir(parents=True)
+    (settings / LAB_LANGUAGE_SETTINGS).write_text(LAB_LOCALE_FILE % "ja_JP")
+    folder = tmp_path / "ws"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C",
+           "JUPYTERLAB_SETTINGS_DIR": str(settings)}
+    # the exec into JupyterLab is replaced by an exit: only the placing is run
+    proc = subprocess.run([sys.executable, "-c", "import os, sys\n"
+                           "os.execve = lambda *a: sys.exit(0)\n"
+                           "from ari_jupyter.cli import main\n"
+                           f"sys.exit(main(['lab', '--dir', {str(folder)!r}] + {argv!r}))"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (folder / NOTEBOOK_NAME).read_bytes() == packaged_notebook(expected).read_bytes()

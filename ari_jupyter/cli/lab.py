@@ -163,12 +163,15 @@ def run(args) -> int:
     from ..recorded_site import RecordedSite
     from ..i18n import t
     from . import output_lang
+    from .lab_settings import lab_language
 
     lang = output_lang(args)
+    # the notebook is read in the lab: in the language it is set to, unless --lang says
+    notebook_lang = getattr(args, "lang", None) or lab_language(os.environ) or lang
     config = wizard_config()
     configured = config.demo_site
     plan = plan_lab(args.dir, args.demo_site, args.jupyter_args, os.environ,
-                    configured_demo_site=configured, config=config, lang=lang)
+                    configured_demo_site=configured, config=config, lang=notebook_lang)
     site = plan.env_changes.get("ARI_JUPYTER_DEMO_SITE")
     demo = None
     if site:
@@ -198,7 +201,7 @@ def run(args) -> int:
                                         error=str(exc.strerror or exc), fallback=str(fallback)),
               file=sys.stderr)
         plan = plan_lab(str(fallback), args.demo_site, args.jupyter_args, os.environ,
-                        configured_demo_site=configured, config=config, lang=lang)
+                        configured_demo_site=configured, config=config, lang=notebook_lang)
         try:
             _place_notebook(plan, lang)
         except OSError as exc2:
