@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .ari import render
-from .i18n import message, text
+from .i18n import message, message_of, text
 from .model import WizardState
 from .redact import redact_tree
 
@@ -241,13 +241,13 @@ def load_checkpoint(checkpoint_dir: str | Path) -> WizardState:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise EmitError(f"{path} does not exist: not a checkpoint written by ari-jupyter") from None
+        raise EmitError(text("emit.error.not_a_checkpoint", path=str(path))) from None
     except (OSError, ValueError) as exc:
-        raise EmitError(f"cannot read {path}: {exc}") from None
+        raise EmitError(text("emit.error.unreadable", path=str(path), error=str(exc))) from None
     section = data.get(render.LAUNCH_CONFIG_KEY) if isinstance(data, dict) else None
     if not isinstance(section, dict) or not isinstance(section.get("state"), dict):
-        raise EmitError(f"{path} has no '{render.LAUNCH_CONFIG_KEY}' section: "
-                        "it was not written by ari-jupyter")
+        raise EmitError(text("emit.error.not_ours", path=str(path),
+                             section=render.LAUNCH_CONFIG_KEY))
     return WizardState.from_json(section["state"])
 
 
@@ -378,14 +378,12 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
         if workflow is not None:
             contents["workflow.yaml"] = (workflow.encode("utf-8"), FILE_MODE)
         elif state.run_settings.disabled_stages():
-            raise EmitError("cannot write the checkpoint: stages are switched off, which only "
-                            "workflow.yaml can carry, and it could not be written ("
-                            + "; ".join(n for n in notes if n.startswith("workflow.yaml")) +
-                            "); set ARI_ROOT to ARI's checkout or keep every stage on")
+            raise EmitError(text("emit.error.stages_need_workflow", notes=[
+                message_of(n) for n in notes if n.startswith("workflow.yaml")]))
         contents["handoff"] = (render.render_handoff_script(state, checkpoint, script).encode("utf-8"),
                                SCRIPT_MODE)
     except render.RenderError as exc:
-        raise EmitError(f"cannot write the checkpoint: {exc}") from None
+        raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None
     return contents
 
 
@@ -478,7 +476,7 @@ def _make_dirs(path: Path) -> None:
             continue
         os.chmod(directory, DIR_MODE)
     if not path.is_dir():
-        raise EmitError(f"{path} exists and is not a directory")
+        raise EmitError(text("emit.error.not_a_directory", path=str(path)))
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -237,3 +237,15 @@ def test_every_setting_is_described_with_the_variable_ari_reads():
             name = name.split(" ")[0]
             if name.startswith(("ARI_", "SLURM_")):
                 assert name in written, (setting.name, name)
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_stages_off_without_workflow_yaml_is_refused_in_the_users_language(tmp_path, lang):
+    """The refusal and the workflow.yaml note inside it are in ja/zh, not English."""
+    from widget_text import english_sentences
+
+    refused = _emit(tmp_path, "--no-review", "--lang", lang)
+    assert refused.returncode != 0
+    assert "stages are switched off" not in refused.stderr
+    assert "ARI_ROOT" in refused.stderr and "workflow.yaml" in refused.stderr
+    assert english_sentences(refused.stderr.splitlines()) == [], refused.stderr

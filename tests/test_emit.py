@@ -735,3 +735,20 @@ def test_unwritable_workspace_is_a_clear_error(tmp_path):
     state = make_state(tmp_path, workspace=blocker / "ws")
     with pytest.raises(EmitError, match="cannot write the checkpoint"):
         emit_checkpoint(state)
+
+
+@pytest.mark.parametrize("make, message_id", [
+    (lambda d: None, "emit.error.not_a_checkpoint"),
+    (lambda d: (d / "launch_config.json").write_text("{not json"), "emit.error.unreadable"),
+    (lambda d: (d / "launch_config.json").write_text('{"other": 1}'), "emit.error.not_ours"),
+])
+def test_a_folder_that_is_not_a_checkpoint_is_said_in_the_users_language(tmp_path, make, message_id):
+    from ari_jupyter.i18n import error_text
+
+    make(tmp_path)
+    with pytest.raises(EmitError) as caught:
+        load_checkpoint(tmp_path)
+    said = {lang: error_text(caught.value, lang) for lang in ("en", "ja", "zh")}
+    assert caught.value.args[0].message_id == message_id
+    assert str(tmp_path / "launch_config.json") in said["ja"] and said["ja"] != said["en"]
+    assert said["zh"] != said["en"] and said["en"] == str(caught.value)
