@@ -48,7 +48,10 @@ def lab(tmp_path_factory):
     (tmp / "config" / "ari_jupyter_config.json").write_text(
         json.dumps({"AriWizard": {"workspace_template": str(workspace)}}))
     bin_dir = _fake_bin(tmp)
-    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    # a list of known workspaces of its own: a module fixture starts before each test's own
+    # list is set (conftest), and other modules' servers and kernels may have written theirs
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "ARI_JUPYTER_WORKSPACES_FILE": str(tmp / "workspaces.json")}
     server = start_jupyter(tmp, env=env)
     yield server, workspace, runs, env
     server.stop()
