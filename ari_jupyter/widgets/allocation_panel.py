@@ -6,7 +6,8 @@ import itertools
 import ipywidgets as widgets
 
 from ..ari.profile import fans_out
-from ._base import STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, probe_results, show
+from ._base import (STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, probe_results,
+                    rich, show)
 
 NODE_NAMES_SHOWN = 500
 
@@ -83,7 +84,7 @@ class AllocationPanel(Panel, widgets.VBox):
         else:
             text = self.tr("alloc_banner_outside")
             look = "ari-sev-warning"
-        return f'<div class="ari-alloc-banner ari-banner ari-text {look}">{esc(text)}</div>'
+        return f'<div class="ari-alloc-banner ari-banner ari-text {look}">{rich(text)}</div>'
 
     def _demo_shown(self) -> bool:
         """Demo sites are offered outside an allocation and while one is shown (to switch back
@@ -133,7 +134,7 @@ class AllocationPanel(Panel, widgets.VBox):
                        for key, value in rows)
         from ..i18n import render
 
-        problems = "".join(f'<li class="ari-sev-warning">{esc(render(p, self.ctx.lang))}</li>'
+        problems = "".join(f'<li class="ari-sev-warning">{rich(render(p, self.ctx.lang))}</li>'
                            for p in a.problems)
         return (f'<table class="ari-alloc-facts ari-table ari-text">{body}</table>'
                 + (f'<ul class="ari-list ari-text">{problems}</ul>' if problems else "")

@@ -253,7 +253,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         notes = (self.tr("exp_preview_first_line"), "", "", "")  # why "Partition: ..." leads
         for child, make, note in zip(self.previews.children, renderers, notes):
             try:
-                child.value = (f'<div class="ari-help">{esc(note)}</div>' if note else "") \
+                child.value = (f'<div class="ari-help">{rich(note)}</div>' if note else "") \
                     + pre(make(), tall=True)
             except (render.RenderError, ValueError, TypeError) as exc:
                 child.value = (f'<div class="ari-text ari-sev-error">'
@@ -361,7 +361,7 @@ class ExperimentPanel(Panel, widgets.VBox):
                     f'<ul class="ari-list">{items}</ul></div>')
                 return None
             self.result.value = (f'<div class="ari-write-error ari-text ari-sev-error">'
-                                 f'{esc(self.tr("exp_write_failed", error=error_text(exc, self.ctx.lang)))}</div>')
+                                 f'{rich(self.tr("exp_write_failed", error=error_text(exc, self.ctx.lang)))}</div>')
             return None
         self._write_error = None
         self.last_emit = result
@@ -377,7 +377,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
         from ..i18n import render as in_lang
 
-        notes = "".join(f"<li>{esc(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
+        notes = "".join(f"<li>{rich(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
         self.result.value = (f'<div class="ari-write-ok ari-text ari-sev-ok">'
                              f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>'
                              f'<ul class="ari-list ari-text">{files}</ul>'
@@ -386,7 +386,7 @@ class ExperimentPanel(Panel, widgets.VBox):
 
     def _ask(self, question: str, confirm_key: str) -> None:
         self.confirm_text.value = (f'<div class="ari-confirm ari-text ari-sev-warning">'
-                                   f'{esc(question)}</div>')
+                                   f'{rich(question)}</div>')
         self.overwrite.description = self.tr(confirm_key)
         self.confirm.layout.display = ""
         self.write_reason.value = ""  # not "ready to write" beside a question about writing
@@ -492,13 +492,13 @@ def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
         if item.command:
             parts.append(pre(item.command))
         if item.detail:
-            parts.append(f"<div>{esc(render(item.detail, lang))}</div>")
+            parts.append(f"<div>{rich(render(item.detail, lang))}</div>")
         if item.warning:
             parts.append(f'<div class="ari-dashboard-warning ari-sev-error">'
-                         f'⚠ {esc(render(item.warning, lang))}</div>')
+                         f'⚠ {rich(render(item.warning, lang))}</div>')
         for command in item.extra_commands:
             parts.append(pre(command) if not hasattr(command, "message_id")
-                         else f"<div>{esc(render(command, lang))}</div>")
+                         else f"<div>{rich(render(command, lang))}</div>")
         rows.append(f'<li class="ari-checklist-{esc(item.id)}">{"".join(parts)}</li>')
     return (f'<h4 class="ari-heading">{esc(tr(checklist_title_key(site_name)))}</h4>'
             f'<ol class="ari-checklist ari-list ari-text">{"".join(rows)}</ol>')

@@ -7,7 +7,7 @@ import ipywidgets as widgets
 
 from .. import run_settings_view as view
 from ..i18n import render
-from ._base import Panel, esc, findings_html
+from ._base import Panel, esc, findings_html, rich
 
 _LABELLED = {"description_width": "150px"}
 
@@ -163,13 +163,13 @@ class RunSettingsPart(Panel, widgets.VBox):
         self.heading.value = (f'<h4 class="ari-heading">{esc(tr("rs_title"))}</h4>'
                               f'<div class="ari-text ari-muted">{esc(tr("rs_intro"))}</div>')
         self.preset_budget.value = (f'<div class="ari-text ari-muted ari-indented">'
-                                    f'{esc(render(view.preset_budget(s), lang))}</div>')
+                                    f'{rich(render(view.preset_budget(s), lang))}</div>')
         self.stages_label.value = f'<label class="ari-text ari-rs-label">{esc(tr("rs_stages"))}</label>'
         # the key is looked for where the second terminal runs: this JupyterLab's machine
         is_set, sentence = view.key_status(s, self.ctx.local_env, self.default_llm)
         look = "ari-sev-ok" if is_set else "ari-sev-warning"
         self.key.value = (f'<div class="ari-rs-key ari-text ari-indented {look}">'
-                          f'{esc(render(sentence, lang))}</div>')
+                          f'{rich(render(sentence, lang))}</div>')
         self.phase_help.value = (f'<div class="ari-text ari-rs-subtitle">{esc(tr("rs_phase_models"))}</div>'
                                  f'<div class="ari-text ari-muted">{esc(tr("rs_phase_models_help"))}</div>')
         self.budget_title.value = f'<div class="ari-text ari-rs-subtitle">{esc(tr("rs_budget"))}</div>'
