@@ -31,8 +31,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.png"):
-        old.unlink()  # only what this run takes stays
+    for old in out.glob("0[1-9]-*.png"):
+        old.unlink()  # the steps' pictures are this run's; hub-*.png come from the hub test
     env = {**os.environ, "ARI_SCREENSHOTS_DIR": str(out), "ARI_E2E_CHROMIUM": args.chromium,
            "ARI_E2E_REQUIRED": "1"}
     return subprocess.call([sys.executable, "-m", "pytest", TEST, "-q", "-p", "no:cacheprovider"],
