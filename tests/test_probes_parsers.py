@@ -279,6 +279,15 @@ def test_parse_srun_mpi_list(fixture, plugins):
     assert parse_srun_mpi_list(output(fixture)) == plugins
 
 
+@pytest.mark.parametrize("text, plugins", [
+    ("specific pmix plugin versions available: pmix_v4, pmix_v5", ["pmix_v4", "pmix_v5"]),
+    ("versions available", []),  # cut before its colon: no names, no crash
+    ("srun: versions available:", []),
+])
+def test_parse_srun_mpi_list_versions_line(text, plugins):
+    assert parse_srun_mpi_list(text) == plugins
+
+
 def test_slurm_durations_are_ascii_digits_only():
     with pytest.raises(ValueError):
         parse_slurm_duration("\uff10\uff11:\uff10\uff10:\uff10\uff10")  # what int() would take

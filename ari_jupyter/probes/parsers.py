@@ -314,8 +314,8 @@ def parse_srun_mpi_list(text: str) -> list[str]:
         line = re.sub(r"^srun:\s*", "", raw.strip())
         if not line:
             continue
-        if "versions available" in line:
-            names = [n.strip() for n in line.split(":", 1)[1].split(",")]
+        if "versions available" in line:  # "...versions available: pmix_v4" (no colon: none)
+            names = [n.strip() for n in line.partition(":")[2].split(",")]
         elif "types are" in line.lower():
             continue
         else:
