@@ -22,6 +22,7 @@ LAPTOP = parse_mountinfo(output("mountinfo/laptop_overlay.txt"))
         ("xfs", "/x", False), ("tmpfs", "/x", False), ("overlay", "/", False),
         ("nfs4", "/tmp/x", False),  # node-local by convention even if something odd is mounted
         ("fuse", "/cvmfs/x", None), ("weirdfs", "/x", None),
+        ("nfsd", "/proc/fs/nfsd", None),  # the NFS server's control filesystem, not a mount of it
     ],
 )
 def test_classify(fstype, path, shared):

@@ -42,8 +42,8 @@ def classify(fstype: str, resolved: str) -> bool | None:
     """True shared, False node-local, None unknown type."""
     if any(_under(resolved, prefix) for prefix in NODE_LOCAL_PREFIXES):
         return False
-    if fstype in SHARED_FSTYPES or fstype.startswith("nfs"):
-        return True
+    if fstype in SHARED_FSTYPES or (fstype.startswith("nfs") and fstype != "nfsd"):
+        return True  # nfsd: the NFS server's control filesystem, not an NFS mount
     if fstype in NODE_LOCAL_FSTYPES:
         return False
     return None
@@ -55,10 +55,7 @@ def network_mounts(mounts, limit: int = 5) -> list[str]:
     that failed)."""
     found: list[str] = []
     for mount in mounts:
-        network = mount.fstype in SHARED_FSTYPES or (
-            mount.fstype.startswith("nfs") and mount.fstype != "nfsd")  # nfsd: the server's control fs
-        if network and mount.mountpoint not in found and not any(
-                _under(mount.mountpoint, prefix) for prefix in NODE_LOCAL_PREFIXES):
+        if classify(mount.fstype, mount.mountpoint) and mount.mountpoint not in found:
             found.append(mount.mountpoint)
     return found[:limit]
 
