@@ -168,7 +168,7 @@ def test_lab_opens_the_notebook_from_the_workspace_and_leaves_the_cwd_clean(tmp_
 
 LAB_LOCALE_FILE = ("// Language\n// @jupyterlab/translation-extension:plugin\n"
                    "// Language settings.\n// *************************************\n"
-                   '{\n    // Language locale\n    "locale": "%s"\n}\n')
+                   '{\n    // Language locale\n    "locale": "%s", /* JSON5: a trailing comma */\n}\n')
 
 
 @pytest.mark.parametrize("ours, lab_locale, expected", [

@@ -7,23 +7,17 @@ ARI Jupyter > Wizard language) comes first, then JupyterLab's Settings > Languag
 """
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Mapping
 
 OUR_SETTINGS = Path("ari-jupyter-labextension", "plugin.jupyterlab-settings")
 LAB_LANGUAGE_SETTINGS = Path("@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
 
-# JupyterLab writes its settings files as JSON with comments (a "// title" header); only
-# whole-line and block comments are dropped, so a "//" inside a value stays.
-_LINE_COMMENT = re.compile(r"^\s*//.*$", re.M)
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-
 
 def settings_dir(env: Mapping[str, str]) -> Path:
     """Where JupyterLab keeps the user's settings: JUPYTERLAB_SETTINGS_DIR, else
-    ``<Jupyter config dir>/lab/user-settings``."""
+    ``<Jupyter config dir>/lab/user-settings`` (jupyterlab.commands.get_user_settings_dir's
+    rule, read from ``env`` rather than this process's environment)."""
     explicit = env.get("JUPYTERLAB_SETTINGS_DIR")
     if explicit:
         return Path(explicit)
@@ -36,10 +30,12 @@ def settings_dir(env: Mapping[str, str]) -> Path:
 
 
 def read_settings(path: Path) -> dict:
-    """A settings file's values; empty when it is missing or not readable as settings."""
+    """A settings file's values; empty when it is missing or not readable as settings. The
+    files are JSON5 (a "// title" header, comments), read as JupyterLab's server reads them."""
+    import json5  # JupyterLab's own settings parser (a dependency of jupyterlab_server)
+
     try:
-        text = path.read_text(encoding="utf-8")
-        values = json.loads(_BLOCK_COMMENT.sub("", _LINE_COMMENT.sub("", text)))
+        values = json5.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return values if isinstance(values, dict) else {}
