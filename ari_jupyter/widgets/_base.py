@@ -49,10 +49,10 @@ def rich(text: Any) -> str:
     return _CODE_SPAN.sub(r'<code class="ari-mono">\1</code>', esc(text))
 
 
-def fix_html(label: str, fix: str, css_class: str = "ari-fix") -> str:
-    """A fix or note under a verdict: its label in bold, the advice upright (not italic: the
-    advice often holds a command to type, and slanted code is hard to read)."""
-    return f'<div class="{css_class}"><b>{esc(label)}</b> {rich(fix)}</div>'
+def fix_html(label: str, fix: str) -> str:
+    """A fix or note under a verdict: its label in bold, then the advice (upright, not italic:
+    it often holds a command to type, and slanted code is hard to read)."""
+    return f'<div class="ari-fix"><b>{esc(label)}</b> {rich(fix)}</div>'
 
 
 def pre(text: str, tall: bool = False) -> str:
