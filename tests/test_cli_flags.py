@@ -48,6 +48,10 @@ def run(*argv, cwd=None):
     ("check-handoff", "at the same path, e.g. --checkpoint-dir /work/$USER/ari. (Symptom",
      "at the same path, e.g. `ari-jupyter emit --workspace /work/$USER/ari ...` (then check the "
      "new checkpoint). (Symptom"),
+    ("check-handoff", "ask the site where its shared storage is, then pass that folder with "
+     "--checkpoint-dir.", "ask the site where its shared storage is, then write a new checkpoint "
+     "there with `ari-jupyter emit --workspace <folder> ...`."),
+    ("emit", "then pass that folder with --checkpoint-dir.", "then pass that folder with --workspace."),
 ])
 def test_speak(command, text, said):
     assert speak(command, text) == said
@@ -72,7 +76,8 @@ def test_emit_refusing_a_node_local_workspace_names_emit_flags(tmp_path):
     proc = run("emit", "--site", "sx40", "--workspace", str(tmp_path / "ws"), *EMIT)
     assert proc.returncode == 1
     assert "refusing a node-local workspace" in proc.stderr
-    assert "e.g. --workspace /work/$USER/ari" in proc.stderr
+    # the example is a folder on a network filesystem sx40 mounts, not a guess
+    assert "(this node mounts /home, /work), e.g. --workspace $HOME/ari." in proc.stderr
     assert "(--force writes it anyway)" in proc.stderr
     assert bare_flags(proc.stderr) <= flags_of("emit"), proc.stderr
 

@@ -186,19 +186,20 @@ def test_run_findings_and_process_render_in_the_chosen_language(lang, case, tmp_
 
 
 @pytest.mark.parametrize("lang", ["ja", "zh"])
-def test_check_handoff_names_emit_in_a_translated_shared_fs_fix(lang):
-    """The probe's fix says --checkpoint-dir (a probe flag) in every language; check-handoff
+@pytest.mark.parametrize("fix_id, params, command", [
+    ("probe.shared_fs.node_local.fix", {"mounts": "/home, /work", "example": "/work/$USER/ari"},
+     "`ari-jupyter emit --workspace /work/$USER/ari ...`"),
+    ("probe.shared_fs.node_local.fix_ask", {}, "`ari-jupyter emit --workspace <"),
+])
+def test_check_handoff_names_emit_in_a_translated_shared_fs_fix(lang, fix_id, params, command):
+    """The probe's fixes say --checkpoint-dir (a probe flag) in every language; check-handoff
     points at emit instead, as it does in English."""
     from ari_jupyter.cli._flags import speak
-    from ari_jupyter.i18n import messages
+    from ari_jupyter.i18n import t
 
-    fixes = [texts[lang] for texts in messages().values()
-             if "e.g. --checkpoint-dir /work/$USER/ari" in texts["en"]]
-    assert fixes
-    for fix in fixes:
-        spoken = speak("check-handoff", fix)
-        assert "--checkpoint-dir" not in spoken, spoken
-        assert "`ari-jupyter emit --workspace /work/$USER/ari ...`" in spoken, spoken
+    spoken = speak("check-handoff", t(fix_id, lang, **params))
+    assert "--checkpoint-dir" not in spoken, spoken
+    assert command in spoken, spoken
 
 
 def _renamed(checkpoint):

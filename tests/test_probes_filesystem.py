@@ -93,6 +93,30 @@ def test_node_local_failure_names_the_seed_symptom_and_the_fix():
     assert "Permission denied" in result.fix and "/work" in result.fix
 
 
+@pytest.mark.parametrize("mounts, home, fix_id, example", [
+    # home on a network filesystem: the example is under $HOME
+    ([("/", "ext4"), ("/home", "nfs4"), ("/work", "lustre")], "/home/alice",
+     "probe.shared_fs.node_local.fix", "e.g. --checkpoint-dir $HOME/ari."),
+    # home node-local: the first network mount, never a guessed /work
+    ([("/", "ext4"), ("/lustre", "lustre")], "/root",
+     "probe.shared_fs.node_local.fix", "(this node mounts /lustre), e.g. --checkpoint-dir /lustre/$USER/ari."),
+    # the node mounts nothing shared: ask the site, with no made-up path
+    ([("/", "ext4"), ("/tmp", "tmpfs")], "/home/alice",
+     "probe.shared_fs.node_local.fix_ask", "ask the site where its shared storage is"),
+])
+def test_node_local_fix_points_at_a_network_mount_of_this_node(mounts, home, fix_id, example):
+    host = site(env={"HOME": home}, mounts=[_mount(point, fstype) for point, fstype in mounts])
+    result = probe(host, "shared_fs", checkpoint_dir="/tmp/ckpt")
+    assert result.status == "fail"
+    assert result.fix_id == fix_id
+    assert example in result.fix
+    assert "/work/$USER" not in result.fix
+    for lang in ("ja", "zh"):  # the same facts in every language
+        translated = result.fix_text(lang)
+        assert "--checkpoint-dir" in translated
+        assert all(point in translated for point in result.data["network_mounts"])
+
+
 def test_symlinked_work_is_judged_by_its_target_like_ari_does():
     host = site(env={"HOME": "/home/bob"}, mounts=CLUSTER,
                 symlinks={"/work": "/gpfs/work", "/home": "/gpfs/home"})

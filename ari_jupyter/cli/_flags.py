@@ -29,6 +29,13 @@ _SAYINGS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         # the same fix in Japanese and Chinese (messages/probes.json)
         (re.compile(r"(例: |例如 )--checkpoint-dir (\S+?)(?=[。（(]|\s|$)"),
          r"\1`ari-jupyter emit --workspace \2 ...`"),
+        # with no network filesystem mounted: the folder the site names
+        (re.compile(r"then pass that folder with --checkpoint-dir"),
+         "then write a new checkpoint there with `ari-jupyter emit --workspace <folder> ...`"),
+        (re.compile(r"そのフォルダを --checkpoint-dir で指定してください"),
+         "そこに `ari-jupyter emit --workspace <フォルダ> ...` でチェックポイントを書き出し直してください"),
+        (re.compile(r"再用 --checkpoint-dir 指定那个文件夹"),
+         "再用 `ari-jupyter emit --workspace <文件夹> ...` 在那里重新写出检查点"),
     ),
 }
 

@@ -60,6 +60,17 @@ def network_mounts(mounts, limit: int = 5) -> list[str]:
     return found[:limit]
 
 
+def _move_fix(shared_here: list[str], home: str | None) -> tuple[str, dict[str, str]]:
+    """The fix of a node-local workspace: a folder on a network filesystem this node really
+    mounts (a guess like /work may be the very mount that failed), else ask the site."""
+    if not shared_here:
+        return "probe.shared_fs.node_local.fix_ask", {}
+    first = shared_here[0]
+    example = ("$HOME/ari" if home and _under(home, first)
+               else f"{first.rstrip('/')}/$USER/ari")
+    return "probe.shared_fs.node_local.fix", {"mounts": ", ".join(shared_here), "example": example}
+
+
 def _target(host: Host, ctx: ProbeContext) -> tuple[str | None, str]:
     for value, source in (
         (ctx.checkpoint_dir, "checkpoint directory"),
@@ -105,18 +116,13 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
     data["shared"] = shared
     where = f"{shown} is on {mount.fstype} ({mount.mountpoint})"
     place = {"path": shown, "fstype": mount.fstype, "mountpoint": mount.mountpoint}
-    move_fix = ("Put the workspace on a network filesystem every node mounts at the same path "
-                "(on most clusters $HOME or /work/...), e.g. --checkpoint-dir /work/$USER/ari.")
     if shared is False:
-        tail = ("; ARI will not even warn (its prefix rule says shared)" if ari_view
-                else "; ARI only warns")
-        return ProbeResult(
-            "shared_fs", "fail", f"{where}: node-local — ranks on other nodes will not see it{tail}",
+        fix_id, fix_params = _move_fix(shared_here, home)
+        return ProbeResult.of(
+            "shared_fs", "fail",
+            "probe.shared_fs.node_local_silent" if ari_view else "probe.shared_fs.node_local",
+            fix_id=fix_id, params={**place, **fix_params},
             command="/proc/self/mountinfo", evidence=evidence, data=data,
-            fix=move_fix + " (Symptom otherwise: `Permission denied` / missing files on rank > 0.)",
-            message_id="probe.shared_fs.node_local_silent" if ari_view
-            else "probe.shared_fs.node_local", fix_id="probe.shared_fs.node_local.fix",
-            params=place,
         )
     if shared is None:
         return ProbeResult.of(

@@ -124,7 +124,7 @@ def shared_fs_fix(result, tr, lang: str) -> str:
     """The shared-filesystem verdict's fix in the wizard's words: a node-local workspace is
     changed in step 4's Workspace field (the probe's own fix names the command line's
     --checkpoint-dir), towards the network filesystems this node really mounts."""
-    if result.fix_id != "probe.shared_fs.node_local.fix":
+    if not result.fix_id.startswith("probe.shared_fs.node_local.fix"):
         return result.fix_text(lang)
     mounts = (result.data or {}).get("network_mounts") or []
     where = (tr("exp_shared_fs_mounts", mounts=", ".join(mounts)) if mounts
