@@ -506,7 +506,7 @@ class _Tree:
         fd, where = self.root_fd, self.root
         for part in parts:
             if part in ("", ".", "..") or "/" in part:
-                raise EmitError(f"{where / part}: not a plain directory name")
+                raise EmitError(text("emit.error.not_a_plain_name", path=str(where / part)))
             where = where / part
             fd = self._open_child(fd, part, where, create)
         return fd
@@ -532,7 +532,7 @@ class _Tree:
                 raise
             self.fds.append(fd)
             return fd
-        raise EmitError(f"{where} keeps changing while it is opened; try again")
+        raise EmitError(text("emit.error.keeps_changing", path=str(where)))
 
 
 def _not_a_plain_directory(parent: int, name: str, where: Path) -> EmitError:
@@ -541,10 +541,8 @@ def _not_a_plain_directory(parent: int, name: str, where: Path) -> EmitError:
     except OSError:
         is_link = False
     if is_link:
-        return EmitError(f"{where} is a symbolic link; ari-jupyter does not write through links "
-                         "inside the workspace (a link there could send the files anywhere). "
-                         "Nothing was changed. Remove the link, or choose another workspace.")
-    return EmitError(f"{where} exists and is not a directory; nothing was changed")
+        return EmitError(text("emit.error.symlink_in_workspace", path=str(where)))
+    return EmitError(text("emit.error.exists_not_a_directory", path=str(where)))
 
 
 def _lexists(dir_fd: int, name: str) -> bool:
@@ -594,20 +592,17 @@ class _exclusive_lock:
                         raise
                 except OSError as exc:
                     if exc.errno == errno.ELOOP:
-                        raise EmitError(
-                            f"lock {self.path} is a symbolic link; refusing to open it (it could "
-                            "point at anyone's file). Nothing was changed. Remove the link and "
-                            "try again.") from None
+                        raise EmitError(text("emit.error.lock_symlink",
+                                             path=str(self.path))) from None
                     raise
-        raise EmitError(f"lock {self.path} keeps disappearing; try again")
+        raise EmitError(text("emit.error.lock_disappearing", path=str(self.path)))
 
     def __enter__(self) -> "_exclusive_lock":
         self.fd = self._open()
         info = os.fstat(self.fd)
         if not stat.S_ISREG(info.st_mode):
             os.close(self.fd)
-            raise EmitError(f"lock {self.path} is not a regular file; nothing was changed. "
-                            "Remove it and try again.")
+            raise EmitError(text("emit.error.lock_not_regular", path=str(self.path)))
         access = fcntl.fcntl(self.fd, fcntl.F_GETFL)
         self.writable = (access & os.O_ACCMODE) == os.O_RDWR and info.st_uid == os.geteuid() \
             and info.st_nlink == 1
@@ -706,13 +701,12 @@ def _copy_entry(dir_fd: int, where: Path, name: str, target_fd: int) -> None:
         os.symlink(os.readlink(name, dir_fd=dir_fd), name, dir_fd=target_fd)
         return
     if not stat.S_ISREG(info.st_mode):
-        raise EmitError(f"{where} is not a regular file; it cannot be backed up, so nothing was "
-                        "changed. Remove it and try again.")
+        raise EmitError(text("emit.error.backup_not_regular", path=str(where)))
     source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
         info = os.fstat(source)
         if not stat.S_ISREG(info.st_mode):
-            raise EmitError(f"{where} changed while it was backed up; nothing was changed")
+            raise EmitError(text("emit.error.backup_changed", path=str(where)))
         mode = ENV_MODE if name == ".env" else stat.S_IMODE(info.st_mode) & 0o777
         out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                       mode, dir_fd=target_fd)

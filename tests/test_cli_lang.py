@@ -74,6 +74,24 @@ def test_emit_refusal_is_printed_in_the_chosen_language(capsys, tmp_path, monkey
     assert "チェックポイントを書き出せません" in err and "「制限時間」を 01:00:00 以下に" in err
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("ja", "シンボリックリンクです"), ("zh", "是符号链接"), ("en", "is a symbolic link"),
+])
+def test_emit_refusing_a_link_in_the_workspace_says_so_in_the_chosen_language(
+        lang, said, capsys, tmp_path):
+    """A refusal deep in the writer (a link where a folder belongs) speaks as the rest does."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "checkpoints").symlink_to(tmp_path)
+    code = main(["emit", "--site", "sx40", "--workspace", str(workspace), "--force", "--title",
+                 "t", "--goal", "g", "--metric", "m", "--walltime", "00:10:00", "--max-cpus",
+                 "1", "--no-probes", "--run-id", "20261201000000_t", "--lang", lang])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert said in err and str(workspace / "checkpoints") in err, err
+    assert not (tmp_path / "20261201000000_t").exists()  # nothing written through the link
+
+
 def _translated_lines(out: str) -> list[str]:
     """The printed lines a person reads: commands (indented shell lines) left out."""
     return [line for line in out.splitlines()
