@@ -12,6 +12,13 @@ from .ari.prelude import module_name_problem
 
 MAX_CANDIDATES = 8
 
+# The module systems' own modulefiles, listed by `module avail` beside the site's software:
+# Lmod's (lmod, settarg, under Core/ on Debian) and Environment Modules' (dot, module-git,
+# module-info, modules, null, use.own). Loading one does nothing for a run, so they are not
+# suggested (typing one still gets an answer).
+MODULE_SYSTEM_OWN = frozenset({"lmod", "settarg", "dot", "module-git", "module-info", "modules",
+                               "null", "use.own"})
+
 
 @dataclass(frozen=True)
 class ModuleChoice:
@@ -26,6 +33,11 @@ class ModuleChoice:
     @property
     def accepted(self) -> bool:
         return self.name is not None
+
+
+def software_modules(names: Sequence[str]) -> list[str]:
+    """``names`` without the module system's own modulefiles, in their order."""
+    return [name for name in names if name.removeprefix("Core/") not in MODULE_SYSTEM_OWN]
 
 
 def choose_module(typed: str, offered: Sequence[str]) -> ModuleChoice:

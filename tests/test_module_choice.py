@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ari_jupyter.module_choice import choose_module
+from ari_jupyter.module_choice import choose_module, software_modules
 
 OFFERED = ["openmpi/4.1", "openmpi/5.0", "gcc/12.2", "cuda/12.4", "intel-mpi/2021"]
 
@@ -23,3 +23,15 @@ def test_choose_module(typed, offered, name, reason, candidates):
     choice = choose_module(typed, offered)
     assert (choice.name, choice.reason, choice.candidates) == (name, reason, candidates)
     assert choice.accepted == (name is not None)
+
+
+@pytest.mark.parametrize("names, software", [
+    (["cuda/12.4", "openmpi/4.1", "Core/lmod", "Core/settarg"], ["cuda/12.4", "openmpi/4.1"]),
+    (["lmod", "settarg", "gcc/12"], ["gcc/12"]),  # Lmod without its Core/ directory name
+    (["dot", "module-git", "module-info", "modules", "null", "use.own", "openmpi"], ["openmpi"]),
+    (["lmod-tools/1.0", "Core/gcc/12", "mylab/null-model"], ["lmod-tools/1.0", "Core/gcc/12",
+                                                            "mylab/null-model"]),
+    ([], []),
+])
+def test_the_module_systems_own_modulefiles_are_not_software(names, software):
+    assert software_modules(names) == software

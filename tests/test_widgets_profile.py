@@ -1,5 +1,6 @@
 """Step 3: partition with its source, presets, every profile key, inline messages, previews."""
 import html
+import json
 import re
 
 import pytest
@@ -140,6 +141,30 @@ def test_modules_are_offered_from_the_modules_probe_and_reach_the_prelude():
     assert "module load openmpi/4.1" in prelude
     panel.preset.value = "mpi"
     assert "srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS" in text(panel.prelude_preview)
+
+
+def test_lmods_own_modules_are_not_suggested(tmp_path):
+    """Debian's Lmod lists Core/lmod and Core/settarg beside the software: not offered as
+    module loads, not counted, yet typing one is still answered (it is on the site)."""
+    from ari_jupyter.i18n import t
+    from widget_text import as_shown, shown
+
+    site = json.loads(make_site(tmp_path).read_text(encoding="utf-8"))
+    for command in site["commands"]:
+        if command["argv"][-1:] == ["module -t avail 2>&1"]:
+            command["stdout"] += "/usr/share/lmod/lmod/modulefiles/Core:\nCore/lmod\nCore/settarg\n"
+        elif command["argv"][:1] == ["lmod"]:
+            command["stderr"] += "/usr/share/lmod/lmod/modulefiles/Core:\nCore/lmod\nCore/settarg\n"
+    path = tmp_path / "with-lmod-core.json"
+    path.write_text(json.dumps(site), encoding="utf-8")
+    wizard = wizard_on(str(path))
+    panel = wizard.profile_panel
+    assert "Core/lmod" in panel.offered_modules  # a fact of the site, kept
+    panel.modules.value = ["Core/lmod"]  # typed: still accepted, as it is on the site
+    assert wizard.state.module_loads == ["Core/lmod"]
+    help_text = text(panel.modules_help)
+    assert "cuda/12.4" in help_text and "lmod" not in help_text and "settarg" not in help_text
+    assert as_shown(t("profile_modules_help", "en", count=2)) in shown(panel.modules_help.value)
 
 
 def test_module_filter_from_config_limits_the_choice():

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..i18n import message
+from ..module_choice import software_modules
 from .errors import AriValueError
 from .finding import SEVERITIES, Finding
 from .partition import resolve_partition
@@ -415,8 +416,9 @@ def _check_modules(ctx: _Context) -> None:
                     versions=", ".join(versions[:MODULES_NAMED]))
         else:
             close = difflib.get_close_matches(name, available, n=3)
-            offered = ", ".join(close or available[:MODULES_NAMED])
-            if not close and len(available) > MODULES_NAMED:
+            software = software_modules(available)  # Lmod's own lmod/settarg named last, if at all
+            offered = ", ".join(close or software[:MODULES_NAMED] or available[:MODULES_NAMED])
+            if not close and len(software or available) > MODULES_NAMED:
                 offered += ", …"
             ctx.add("module_unknown", "module_loads", "error", module=name, site=site,
                     offered=offered, count=len(available))

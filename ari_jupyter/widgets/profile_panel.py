@@ -15,7 +15,7 @@ import ipywidgets as widgets
 from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.profile import PRESETS, PROFILE_KEYS, preset_of
-from ..module_choice import choose_module
+from ..module_choice import choose_module, software_modules
 from ._base import Panel, esc, pre, probe_results, rich
 
 CUSTOM = "custom"
@@ -404,10 +404,12 @@ class ProfilePanel(Panel, widgets.VBox):
         offered = self.ctx.config.filter_modules(available)
         self.offered_modules = list(offered)
         self.modules.placeholder = self.tr("profile_modules_placeholder")
+        software = software_modules(offered)  # not Lmod's own lmod/settarg and the like
         if offered:
-            text = self.tr("profile_modules_help", count=len(offered))
-            shown = ", ".join(offered[:12]) + (" …" if len(offered) > 12 else "")
-            suggest = f'<div class="ari-help ari-module-suggest">{esc(self.tr("profile_modules_suggest", names=shown))}</div>'
+            text = self.tr("profile_modules_help", count=len(software))
+            shown = ", ".join(software[:12]) + (" …" if len(software) > 12 else "")
+            suggest = (f'<div class="ari-help ari-module-suggest">'
+                       f'{esc(self.tr("profile_modules_suggest", names=shown))}</div>' if software else "")
         elif modules_result is not None and modules_result.status == "skip":
             text = self.tr("profile_modules_none")  # as the validator reads a skipped check
             suggest = ""
