@@ -189,3 +189,26 @@ def test_a_broken_config_file_does_not_stop_emit(tmp_path, monkeypatch):
     assert ("ari_jupyter_config.json: c.AriWizard.probe_timeout ignored: -1: probe_timeout must "
             "be more than 0 and at most 600 seconds") in proc.stderr
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("box, flag, value", [
+    ("nodes", "--nodes", -2), ("mem_gb", "--mem-gb", -1), ("max_cpus", "--max-cpus", -1),
+])
+def test_a_value_below_one_is_refused_in_the_same_words(box, flag, value):
+    """Typed into step 3 or passed to emit: the same sentence, beside the box in the wizard
+    (the box is not a bounded one that turns -2 into 0 without a word)."""
+    from widget_text import as_shown, shown
+
+    args = {"--walltime": "00:10:00", "--max-cpus": "1", flag: str(value)}
+    proc = cli("emit", "--site", "rccs-cloud", "--title", "t", "--goal", "g", "--metric", "m",
+               "--no-probes", *[part for item in args.items() for part in item])
+    assert proc.returncode == 1
+    said = next(line for line in proc.stderr.splitlines() if line.startswith(f"- {flag}: "))
+    sentence = said.removeprefix(f"- {flag}: ").split(" (")[0]
+
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    panel = wizard.profile_panel
+    getattr(panel, box).value = value
+    assert getattr(wizard.state, box) == value
+    assert as_shown(sentence) in shown(panel.resource_messages[box].value)
+    assert as_shown(sentence) not in shown(panel.problems.value)  # beside the box, said once

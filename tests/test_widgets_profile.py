@@ -147,8 +147,10 @@ def test_lmods_own_modules_are_not_suggested(tmp_path):
     """Debian's Lmod lists Core/lmod and Core/settarg beside the software: not offered as
     module loads, not counted, yet typing one is still answered (it is on the site)."""
     from ari_jupyter.i18n import t
+    from ari_jupyter.probes.modules import clear_cache
     from widget_text import as_shown, shown
 
+    clear_cache()  # the same MODULEPATH as rccs-cloud's: an earlier listing would answer
     site = json.loads(make_site(tmp_path).read_text(encoding="utf-8"))
     for command in site["commands"]:
         if command["argv"][-1:] == ["module -t avail 2>&1"]:
@@ -194,7 +196,9 @@ def test_each_step_shows_its_own_problems():
     assert "title" not in text(profile.problems)  # an empty title is step 4's business
     assert "title" in text(experiment.problems)
     profile.walltime.value = "later"
-    assert "'later'" in text(profile.problems) and "'later'" not in text(experiment.problems)
+    # beside the Walltime box (not under Modules), and not in step 4
+    assert "'later'" in html.unescape(text(profile.resource_messages["walltime"]))
+    assert "'later'" not in html.unescape(text(profile.problems) + text(experiment.problems))
 
 
 def test_a_partial_or_unknown_module_is_refused_with_a_visible_message():
@@ -293,3 +297,22 @@ def test_max_cpus_not_set_shows_zero_not_a_made_up_one():
     assert wizard.state.max_cpus == 3
     panel.max_cpus.value = 0
     assert wizard.state.max_cpus is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_refused_profile_value_is_said_in_the_wizards_words_and_goes_with_it(lang):
+    """Ranks -3: the field says it in the wizard's language (not traitlets' English about an
+    ExecutionProfile instance), and a preset that sets Ranks takes the refusal away."""
+    from ari_jupyter.i18n import t
+    from widget_text import as_shown, shown
+
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0], lang=lang)
+    panel = wizard.profile_panel
+    field = panel.fields["min_ranks"]
+    field.widget.value = "-3"
+    said = shown(field.message.value)
+    assert said == as_shown(t("profile_too_small", lang, label=t("label_min_ranks", lang), low=1,
+                                value=-3))
+    assert "trait" not in said and "ExecutionProfile" not in said
+    panel.preset.value = "mpi"
+    assert field.widget.value == "8" and shown(field.message.value) == ""

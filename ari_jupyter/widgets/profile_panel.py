@@ -23,6 +23,8 @@ CUSTOM = "custom"
 SIMPLE_KEYS = ("min_ranks", "ntasks_per_node", "requested_gpus_per_node", "gpu_type")
 SHOWN_ABOVE = ("module_loads",)
 """Findings on these fields are said under the Modules box, outside Advanced."""
+RESOURCE_FIELDS = ("nodes", "max_cpus", "mem_gb", "walltime")
+"""The job resources of the state (not of the profile): their findings sit beside their box."""
 LABEL_STYLE = {"description_width": "13em"}
 FIELD_WIDTH = "27em"
 
@@ -38,7 +40,7 @@ class ProfileField:
         self.kind = _kind_of(trait)
         self.widget = self._make_widget(trait)
         self.message = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px", flex="1 1 auto"))
-        self.parse_error = ""
+        self.refusal = None  # why what was typed was refused: a () -> text in the wizard's language
         # the ARI key and what ARI does with it: a caption beside the field (and its tooltip)
         self.help = widgets.HTML(layout=widgets.Layout(flex="0 1 24em"))
         if self.kind == "list":
@@ -89,16 +91,26 @@ class ProfileField:
         try:
             value = self._parse(raw)
         except ValueError:
-            self.parse_error = self.panel.tr("profile_not_integer", value=raw)
+            self.refusal = lambda: self.panel.tr("profile_not_integer", value=raw)
             self.panel.refresh_messages()
             return
-        self.parse_error = ""
+        self.refusal = None
         try:
             setattr(self.panel.state.profile, self.key, value)
         except TraitError as exc:
-            self.parse_error = str(exc).split("\n")[0]
+            self.refusal = self._refusal(value, exc)
         self.panel.show_preset_of_profile()
         self.panel.refresh_messages()
+
+    def _refusal(self, value, exc: TraitError):
+        """Why the profile refused ``value``, in the wizard's words (traitlets' own text names
+        the class and the trait: English, and not what a person typed into)."""
+        low = getattr(self.trait, "min", None)
+        if isinstance(value, int) and low is not None and value < low:
+            return lambda: self.panel.tr("profile_too_small", value=value, low=low,
+                                         label=self.panel.tr("label_" + self.key))
+        text = str(exc).split("\n")[0]
+        return lambda: text
 
     def _parse(self, raw):
         if self.kind in ("int", "optional_int"):
@@ -114,6 +126,8 @@ class ProfileField:
 
     # profile -> widget
     def show(self, value) -> None:
+        """Show the profile's value; a refusal of what was typed before goes with it."""
+        self.refusal = None
         self._syncing = True
         try:
             if self.kind in ("int", "optional_int"):
@@ -166,24 +180,26 @@ class ProfilePanel(Panel, widgets.VBox):
         self.partition_source = widgets.HTML()
         self.partition.observe(self._on_partition, names="value")
         # job resources (ARI_SLURM_* in .env; --cpus-per-task / --time of the reproduce job)
-        # 0 is "not set" (as in Nodes): a state without Max CPUs does not show a made-up 1
-        self.max_cpus = widgets.BoundedIntText(value=s.max_cpus or 0, min=0, max=1_000_000,
-                                               style=LABEL_STYLE, layout=wide)
+        # 0 is "not set" (as in Nodes): a state without Max CPUs does not show a made-up 1.
+        # IntText, not a bounded one: a browser clamps -2 to 0 without a word, and the state's
+        # check should say "must be at least 1", as the command line does.
+        self.max_cpus = widgets.IntText(value=s.max_cpus or 0, style=LABEL_STYLE, layout=wide)
         self.label(self.max_cpus, "description", "profile_max_cpus")
         self.walltime = widgets.Text(value=s.walltime or "", continuous_update=False,
                                      placeholder="HH:MM:SS", style=LABEL_STYLE, layout=wide)
         self.label(self.walltime, "description", "profile_walltime")
-        self.nodes = widgets.BoundedIntText(value=s.nodes or 0, min=0, max=1_000_000,
-                                            style=LABEL_STYLE, layout=wide)
+        self.nodes = widgets.IntText(value=s.nodes or 0, style=LABEL_STYLE, layout=wide)
         self.label(self.nodes, "description", "profile_nodes")
-        self.mem_gb = widgets.BoundedIntText(value=s.mem_gb or 0, min=0, max=1_000_000,
-                                             style=LABEL_STYLE, layout=wide)
+        self.mem_gb = widgets.IntText(value=s.mem_gb or 0, style=LABEL_STYLE, layout=wide)
         self.label(self.mem_gb, "description", "profile_mem_gb")
         self.allow_no_gres = widgets.Checkbox(value=s.allow_no_gres, indent=False,
                                               style={"description_width": "initial"},
                                               layout=widgets.Layout(width="auto"))
         self.label(self.allow_no_gres, "description", "profile_allow_no_gres")
         self.resources_help = widgets.HTML()
+        # the findings on a job resource, beside its box (not under Modules, far from it)
+        self.resource_messages = {name: widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px"))
+                                  for name in RESOURCE_FIELDS}
         for widget, trait, convert in ((self.max_cpus, "max_cpus", _none_if_zero),
                                        (self.walltime, "walltime", str),
                                        (self.nodes, "nodes", _none_if_zero),
@@ -219,9 +235,10 @@ class ProfilePanel(Panel, widgets.VBox):
         self.simple_title = widgets.HTML()
         self.simple_box = widgets.VBox(
             [_row(self.preset, self.preset_doc), _row(self.partition, self.partition_source),
-             _row(self.nodes), self.fields["min_ranks"].row, self.fields["ntasks_per_node"].row,
-             _row(self.max_cpus), self.fields["requested_gpus_per_node"].row,
-             self.fields["gpu_type"].row, _row(self.mem_gb), _row(self.walltime),
+             self._resource_row("nodes"), self.fields["min_ranks"].row,
+             self.fields["ntasks_per_node"].row, self._resource_row("max_cpus"),
+             self.fields["requested_gpus_per_node"].row, self.fields["gpu_type"].row,
+             self._resource_row("mem_gb"), self._resource_row("walltime"),
              self.resources_help])
         self.fields_box = widgets.VBox([self.allow_no_gres] + [
             f.row for key, f in self.fields.items() if key not in SIMPLE_KEYS])
@@ -419,8 +436,12 @@ class ProfilePanel(Panel, widgets.VBox):
         self.modules_help.value = (f'<h4 class="ari-heading">{esc(self.tr("profile_modules_title"))}</h4>'
                                    f'<div class="ari-help">{rich(text)}</div>{suggest}')
 
+    def _resource_row(self, name: str) -> widgets.HBox:
+        return _row(getattr(self, name), self.resource_messages[name])
+
     def refresh_messages(self) -> None:
         by_field: dict[str, list] = {}
+        by_resource: dict[str, list] = {}
         general = []
         lang = self.ctx.lang
         for problem in self.ctx.step_problems("profile"):
@@ -429,16 +450,24 @@ class ProfilePanel(Panel, widgets.VBox):
             # Advanced field of the same name
             if problem.field in self.fields and problem.field not in SHOWN_ABOVE:
                 by_field.setdefault(problem.field, []).append(problem)
+            elif problem.field in self.resource_messages:
+                by_resource.setdefault(problem.field, []).append(problem)
             else:
                 general.append(problem)
+        for name, message in self.resource_messages.items():
+            message.value = "".join(
+                f'<div class="ari-msg-{p.severity} ari-small">{rich(p.text(lang))}'
+                + (f' <span class="ari-problem-fix">{rich(p.fix_text(lang))}</span>'
+                   if p.fix_text(lang) else "") + "</div>"
+                for p in by_resource.get(name, []))
         if self.advanced.selected_index is None and any(
                 p.severity == "error" for key, found in by_field.items() if key not in SIMPLE_KEYS
                 for p in found):
             self.advanced.selected_index = 0  # an error that blocks Write is never out of sight
         for key, field in self.fields.items():
             lines = []
-            if field.parse_error:
-                lines.append(("error", field.parse_error))
+            if field.refusal is not None:
+                lines.append(("error", field.refusal()))
             lines += [(p.severity, p.text(lang)) for p in by_field.get(key, [])]
             field.message.value = "".join(
                 f'<div class="ari-msg-{sev} ari-small">{rich(msg)}</div>' for sev, msg in lines)
