@@ -42,6 +42,33 @@ def _own_recorded_workspaces(tmp_path_factory, monkeypatch):
                        str(tmp_path_factory.mktemp("known-workspaces") / "workspaces.json"))
 
 
+def _users_recorded_workspaces():
+    """The user's own list of workspaces (as a command run without our variable finds it),
+    and its modification time now (None: there is none)."""
+    from ari_jupyter.runs.known_workspaces import FILE_ENV, recorded_workspaces_file
+
+    path = recorded_workspaces_file({k: v for k, v in os.environ.items() if k != FILE_ENV})
+    try:
+        return path, path.stat().st_mtime_ns
+    except OSError:
+        return path, None
+
+
+_USERS_WORKSPACES_BEFORE = _users_recorded_workspaces()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A test whose command drops ARI_JUPYTER_WORKSPACES_FILE from its environment would
+    write the tests' workspaces into the user's Runs panel: that fails the run."""
+    path, before = _USERS_WORKSPACES_BEFORE
+    if _users_recorded_workspaces()[1] != before:
+        session.config.get_terminal_writer().line(
+            f"ERROR: a test wrote into the user's own list of workspaces ({path}); run its "
+            "commands with tests/env_support.env_without, which keeps ARI_JUPYTER_WORKSPACES_FILE",
+            red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def _variant_of(item: pytest.Item) -> str | None:
     for name, variant in _FIXTURE_VARIANT.items():
         if name in getattr(item, "fixturenames", ()):

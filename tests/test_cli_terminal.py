@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from test_widgets_support import make_site
+from env_support import env_without
 
 CLEAR = "\r\x1b[K"
 RUN_ID = "20261201120000_terminal"
@@ -73,7 +74,7 @@ def without_live_line(text: str) -> str:
 def env_for(tmp_path: Path, **extra) -> dict:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "ARI_"))}
+    env = env_without("SLURM_", "ARI_")
     env.update(HOME=str(home), TERM="xterm", JUPYTER_CONFIG_DIR=str(tmp_path / "no-config"),
                COLUMNS="200", **extra)
     return env

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from env_support import env_without
 
 CHECK = textwrap.dedent(
     """
@@ -52,7 +53,7 @@ CHECK = textwrap.dedent(
 
 
 def test_core_and_cli_without_ipywidgets():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARI_")}
+    env = env_without("ARI_")
     done = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True,
                           timeout=120, env=env)
     assert done.returncode == 0, done.stderr

@@ -25,6 +25,7 @@ from ari_jupyter.emit import (
 )
 from ari_jupyter.model import WizardState
 from ari_jupyter.probes.result import ProbeResult
+from env_support import env_without
 from test_ari_render import WORKFLOW, golden_state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -642,7 +643,7 @@ def test_ari_root_locates_the_workflow(tmp_path):
 # -- CLI ----------------------------------------------------------------------------------------
 
 def _cli(*args: str, cwd: Path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARI_", "SLURM_"))}
+    env = env_without("ARI_", "SLURM_")
     return subprocess.run([sys.executable, "-m", "ari_jupyter", "emit", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 
