@@ -198,3 +198,41 @@ def test_a_multi_line_fix_is_shown_once(lang):
     block = re.search(r'<pre[^>]*>(.*?)</pre>', row, re.S)
     assert html.unescape(block.group(1)).splitlines() == l5.suggestion.splitlines()
     assert "ari-doctor-suggestion" not in row
+
+
+def test_the_cli_with_the_checkpoint_finds_what_the_doctor_step_finds(tmp_path):
+    """``ari-jupyter doctor --checkpoint`` reads the run's profile, nodes and .env from its
+    launch_config.json, as the Doctor step reads its state: one reproduce.sh, one verdict
+    (before, the CLI knew no kind and no nodes and said three of six findings)."""
+    import json
+    import subprocess
+    import sys
+
+    from env_support import env_without
+
+    site, workspace = site_and_workspace(tmp_path)
+
+    async def scenario():
+        wizard = Wizard(site=str(site), bridge=fake_bridge()[0], lang="en")
+        await wizard.wait()
+        fill_experiment(wizard, workspace)
+        wizard.profile_panel.preset.value = "mpi"
+        wizard.state.nodes = 2
+        await wizard.wait()
+        assert wizard.experiment_panel.do_write() is not None, wizard.experiment_panel.result.value
+        return wizard
+
+    wizard = run(scenario())
+    script = tmp_path / "reproduce.sh"
+    script.write_text("#!/bin/bash\nmodule load openmpi/4.1\n./stencil --n 1024\n")
+    panel = wizard.doctor_panel
+    panel.text.value = script.read_text()
+    in_wizard = {(f.rule, f.severity, f.line) for f in panel.diagnose()}
+    assert {"L6", "G1"} <= {rule for rule, _, _ in in_wizard}  # needs nodes 2 and kind mpi
+
+    proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "doctor", "--json", "--checkpoint",
+                           wizard.state.checkpoint_dir, str(script)], capture_output=True,
+                          text=True, timeout=120, env=env_without("SLURM_", "ARI_"))
+    assert proc.returncode == 1, proc.stderr
+    from_cli = {(f["rule"], f["severity"], f["line"]) for f in json.loads(proc.stdout)}
+    assert from_cli == in_wizard

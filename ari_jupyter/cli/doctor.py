@@ -17,14 +17,16 @@ def register(subparsers) -> None:
     parser.add_argument("--json", action="store_true",
                         help='print a JSON list of {"rule","severity","line","message","fix"}')
     parser.add_argument("--profile", metavar="FILE",
-                        help="execution_profile JSON (a bare profile, a rubric, or a file with an "
-                             "\"execution_profile\" key)")
+                        help="execution_profile JSON (a bare profile, a rubric, a file with an "
+                             "\"execution_profile\" key, or a checkpoint's launch_config.json)")
     parser.add_argument("--nodes", type=int, metavar="N",
                         help="nodes of the allocation the job runs in (default: $SLURM_JOB_NUM_NODES)")
     parser.add_argument("--kind", choices=("log", "reproduce", "experiment", "handoff"),
                         help="skip detection and treat every FILE as this kind")
     parser.add_argument("--checkpoint", metavar="DIR",
-                        help="the checkpoint the run should have used (a run elsewhere is an error)")
+                        help="the checkpoint the run should have used (a run elsewhere is an "
+                             "error); one written by ari-jupyter also gives its profile, nodes, "
+                             "GRES answer and .env, as the wizard's Doctor step uses them")
     parser.add_argument("--gres", choices=("yes", "no"),
                         help="whether the cluster has GRES (default: unknown, not probed)")
     parser.set_defaults(handler=run)
@@ -36,12 +38,32 @@ def _load_profile(path: str):
         data = json.load(handle)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object")
+    ours = data.get("ari_jupyter")
+    if isinstance(ours, dict) and isinstance(ours.get("state"), dict):  # launch_config.json
+        return ours["state"].get("profile") or {}, []
     contract = data.get("reproduce_contract")
     if isinstance(contract, dict):
         return contract.get("execution_profile") or {}, list(contract.get("expected_artifacts") or [])
     if isinstance(data.get("execution_profile"), dict):
         return data["execution_profile"], list(data.get("expected_artifacts") or [])
     return data, []
+
+
+def _checkpoint_options(checkpoint: str | None) -> dict:
+    """What a checkpoint written by ari-jupyter knows ({} for any other directory, e.g. one
+    ARI wrote alone): the same options the wizard's Doctor step gives its state."""
+    import os
+
+    from ..doctor import options_from_state
+    from ..emit import EmitError, load_checkpoint
+
+    if not checkpoint:
+        return {}
+    try:
+        state = load_checkpoint(checkpoint)
+    except (EmitError, TypeError, ValueError):
+        return {}
+    return options_from_state(state, os.environ)
 
 
 def _default_nodes() -> int | None:
@@ -118,9 +140,12 @@ def run(args: argparse.Namespace) -> int:
         print(error_line("doctor", t("cli.at_least_one", lang, flag="--nodes", value=args.nodes), lang),
               file=sys.stderr)
         return 2
-    nodes = args.nodes if args.nodes is not None else _default_nodes()
-    has_gres = {"yes": True, "no": False}.get(args.gres or "")
-    allow_no_gres = os.environ.get("ARI_SLURM_ALLOW_NO_GRES") == "1"
+    known = _checkpoint_options(args.checkpoint)
+    if profile is None and known:
+        profile = known["profile"]
+    nodes = args.nodes if args.nodes is not None else known.get("nodes") or _default_nodes()
+    has_gres = {"yes": True, "no": False}.get(args.gres or "", known.get("has_gres"))
+    allow_no_gres = known.get("allow_no_gres") or os.environ.get("ARI_SLURM_ALLOW_NO_GRES") == "1"
     results = []
     failed = False
     for path in args.files:
@@ -138,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
         checkpoint = args.checkpoint
         if kind == "log" and not checkpoint and path != "-":
             checkpoint = checkpoint_from_log_path(path)
-        env = _experiment_env(path) if kind == "experiment" else os.environ
+        env = _experiment_env(path) if kind == "experiment" else known.get("env", os.environ)
         try:
             findings = diagnose_text(text, kind=kind, profile=profile, nodes=nodes, has_gres=has_gres,
                                      allow_no_gres=allow_no_gres, checkpoint_dir=checkpoint,

@@ -18,10 +18,28 @@ from .files import checkpoint_files
 from .finding import SEVERITIES, Finding, sort_findings
 
 __all__ = ["CATALOG", "KINDS", "RULES", "SEVERITIES", "Finding", "Signature", "checkpoint_files",
-           "detect_kind", "diagnose_file", "diagnose_text", "has_errors"]
+           "detect_kind", "diagnose_file", "diagnose_text", "has_errors", "options_from_state"]
 
 _SCRIPT_RULES = ("viz-host-flag",)
 """Catalog entries that also make sense inside a script (a command the user will run)."""
+
+
+def options_from_state(state, env: Mapping[str, str]) -> dict[str, Any]:
+    """What a run's state changes in a verdict - its profile, nodes, the gres probe's answer,
+    ARI_SLURM_ALLOW_NO_GRES and the .env values over ``env`` - as keyword arguments of
+    ``diagnose_text``. The wizard's Doctor step passes its state; ``ari-jupyter doctor
+    --checkpoint`` the checkpoint's: the same file gets the same findings from both."""
+    from ..ari import render
+
+    gres = state.probe_results.get("gres")
+    gres_data = (gres.data or {}) if gres is not None else {}
+    try:
+        env = {**env, **render.env_values(state)}
+    except (TypeError, ValueError):
+        env = dict(env)
+    return {"profile": state.profile, "nodes": state.nodes or state.allocation,
+            "has_gres": gres_data.get("has_gres") if "has_gres" in gres_data else None,
+            "allow_no_gres": bool(state.allow_no_gres), "env": env}
 
 
 def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, nodes: Any = None,

@@ -133,18 +133,10 @@ class DoctorPanel(Panel, widgets.VBox):
         return self.findings
 
     def _options(self) -> dict:
-        """What the wizard knows that changes a verdict: profile, nodes, GRES, environment."""
-        from ..ari import render
+        """What the wizard knows that changes a verdict (the core's options_from_state)."""
+        from ..doctor import options_from_state
 
-        state = self.state
-        gres = self.ctx.probe_data("gres")
-        try:
-            env = {**self.ctx.host.env, **render.env_values(state)}
-        except (TypeError, ValueError):
-            env = dict(self.ctx.host.env)
-        return {"profile": state.profile, "nodes": state.nodes or state.allocation,
-                "has_gres": gres.get("has_gres") if "has_gres" in gres else None,
-                "allow_no_gres": bool(state.allow_no_gres), "env": env}
+        return options_from_state(self.state, self.ctx.host.env)
 
     # -- rendering -------------------------------------------------------------------------------
     def refresh(self) -> None:
