@@ -469,6 +469,21 @@ class WizardState(HasTraits):
         return (result.data or {}).get(key)
 
 
+def min_expected_metric_of(typed: str) -> int | None:
+    """The threshold a person typed, as ARI's agent will read it: digits only (it would take
+    12.5 as 12), so a fraction or a word is refused with why, not cut; '' is no threshold."""
+    from .i18n import text
+
+    value = typed.strip()
+    if not value:
+        return None
+    if value.isascii() and value.isdigit():
+        return int(value)
+    if re.fullmatch(r"[0-9]+\.[0-9]*", value):
+        raise ValueError(text("field.min_metric_fraction", value=value, agent=value.split(".")[0]))
+    raise ValueError(text("field.min_metric_not_number", value=value))
+
+
 def _probe_is_for(result: ProbeResult, workspace: str) -> bool:
     """A shared_fs verdict applies when it judged this workspace (or a path inside it)."""
     data = result.data or {}

@@ -208,3 +208,23 @@ def test_site_defaults_never_override_a_choice():
     state = golden_state()
     state.apply_site_defaults({"ARI_SLURM_PARTITION": "gpu", "ARI_SLURM_CPUS": "12"})
     assert (state.partition, state.max_cpus) == ("small", 4)
+
+
+@pytest.mark.parametrize("typed, value, refusal", [
+    ("12", 12, None), (" 0 ", 0, None), ("", None, None), ("  ", None, None),
+    ("12.5", None, "field.min_metric_fraction"),  # ARI's agent reads digits only: 12
+    ("12.", None, "field.min_metric_fraction"),
+    ("-1", None, "field.min_metric_not_number"), ("abc", None, "field.min_metric_not_number"),
+    ("１２", None, "field.min_metric_not_number"),  # full-width digits: not ASCII
+])
+def test_min_expected_metric_is_read_as_ari_reads_it(typed, value, refusal):
+    from ari_jupyter.model import min_expected_metric_of
+
+    if refusal is None:
+        assert min_expected_metric_of(typed) == value
+        return
+    with pytest.raises(ValueError) as refused:
+        min_expected_metric_of(typed)
+    assert refused.value.args[0].message_id == refusal
+    if refusal == "field.min_metric_fraction":
+        assert refused.value.args[0].params["agent"] == typed.split(".")[0]

@@ -401,3 +401,44 @@ def test_the_checklist_says_not_ready_once_the_check_finds_no_ari(
     dashboard = panel.checklist.value.split('<li class="ari-checklist-handoff">')[0]
     assert '<span class="ari-checklist-state ari-sev-error">[not ready]</span>' in dashboard
     assert "First fix the failed check (ari) above" in dashboard
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_fractional_threshold_is_refused_as_emit_refuses_it_and_holds_write(tmp_path, lang):
+    """12.5 in Min. expected metric: the same sentence as ``emit --min-expected-metric 12.5``
+    (ARI's agent would read 12), Write waits; 12 is taken and Write is ready again."""
+    import subprocess
+    import sys
+
+    from ari_jupyter.i18n import render
+    from ari_jupyter.model import min_expected_metric_of
+    from env_support import env_without
+    from widget_text import as_shown, shown
+
+    site, workspace = site_and_workspace(tmp_path)
+
+    async def scenario():
+        wizard = Wizard(site=str(site), bridge=fake_bridge()[0], lang=lang)
+        await wizard.wait()
+        fill_experiment(wizard, workspace)
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    panel = wizard.experiment_panel
+    assert not panel.write.disabled
+    panel.min_metric.value = "12.5"
+    with pytest.raises(ValueError) as refused:
+        min_expected_metric_of("12.5")
+    sentence = render(refused.value.args[0], lang)
+    assert as_shown(sentence) in shown(panel.problems.value)
+    assert panel.write.disabled and wizard.state.min_expected_metric is None
+    proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "emit", "--site", str(site),
+                           "--title", "t", "--goal", "g", "--metric", "m", "--no-probes",
+                           "--min-expected-metric", "12.5", "--lang", lang],
+                          capture_output=True, text=True, timeout=120,
+                          env=env_without("ARI_", "SLURM_"))
+    assert proc.returncode == 2 and sentence in proc.stderr, proc.stderr
+    panel.min_metric.value = "12"
+    assert wizard.state.min_expected_metric == 12
+    assert sentence not in shown(panel.problems.value) and not panel.write.disabled

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     goal.add_argument("--goal-file", metavar="FILE", help="read the research goal from FILE ('-': stdin)")
     p.add_argument("--metric", action="append", metavar="NAME",
                    help="metric, primary first; repeat or separate with commas")
-    p.add_argument("--min-expected-metric", type=int, metavar="N", help="integer threshold (0 disables)")
+    p.add_argument("--min-expected-metric", metavar="N", help="integer threshold (0 disables)")
     p.add_argument("--provided-file", action="append", metavar="PATH", help="absolute path; repeatable")
     p.add_argument("--partition", help="partition for ARI's jobs (default: ARI's precedence, then the allocation's)")
     p.add_argument("--max-cpus", type=int, metavar="N", help="CPUs per job (Max CPUs, ARI_SLURM_CPUS)")
@@ -149,6 +149,13 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         raise _BadInput(Text("cli.timeout_range", {"flag": "--probe-timeout", "max": "600",
                                                    "value": f"{args.probe_timeout:g}"}))
 
+    if args.min_expected_metric is not None:
+        from ..model import min_expected_metric_of
+
+        try:  # the wizard's own reading: 12.5 is refused with what ARI would make of it
+            args.min_expected_metric = min_expected_metric_of(args.min_expected_metric)
+        except ValueError as refused:
+            raise _BadInput(refused.args[0]) from None
     simple = {"title": args.title, "goal": args.goal, "min_expected_metric": args.min_expected_metric,
               "partition": args.partition, "max_cpus": args.max_cpus, "walltime": args.walltime,
               "nodes": args.nodes, "mem_gb": args.mem_gb, "workspace": args.workspace,

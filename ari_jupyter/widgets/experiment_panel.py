@@ -5,7 +5,9 @@ import json
 
 import ipywidgets as widgets
 
+from ..i18n import render
 from ..judge import EXPERIMENT_FIELDS
+from ..model import min_expected_metric_of
 from ._base import Panel, esc, pre, rich, shared_fs_fix
 
 PANEL_FIELDS = EXPERIMENT_FIELDS
@@ -33,7 +35,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         self.min_metric = widgets.Text(
             style=labelled, continuous_update=False, layout=widgets.Layout(width="320px"),
             value="" if s.min_expected_metric is None else str(s.min_expected_metric))
-        self._min_metric_error = ""
+        self._min_metric_error = None  # the core's refusal of what was typed (rendered per language)
         self.label(self.min_metric, "description", "exp_min_metric")
         self.files = widgets.Textarea(style=labelled, value="\n".join(s.provided_files),
                                       continuous_update=False,
@@ -124,13 +126,15 @@ class ExperimentPanel(Panel, widgets.VBox):
         elif w is self.metrics:
             s.metrics = list(w.value)
         elif w is self.min_metric:
-            text = w.value.strip()
             try:
-                s.min_expected_metric = int(text) if text else None
-                self._min_metric_error = ""
-            except ValueError:
-                self._min_metric_error = self.tr("profile_not_integer", value=text)
+                s.min_expected_metric = min_expected_metric_of(w.value)
+            except ValueError as refused:  # as emit --min-expected-metric refuses it
+                self._min_metric_error = refused.args[0]
                 self.refresh()
+            else:
+                if self._min_metric_error is not None:
+                    self._min_metric_error = None
+                    self.refresh()
         elif w is self.files:
             s.provided_files = [line.strip() for line in w.value.splitlines() if line.strip()]
         elif w is self.workspace:
@@ -167,7 +171,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         problems = self.ctx.step_problems("experiment")
         # The shared-filesystem verdict has its own line, with its fix, under the Workspace field.
         mine = [p for p in problems if p.field in PANEL_FIELDS and not _is_shared_fs_problem(p)]
-        extra = self._min_metric_error
+        extra = render(self._min_metric_error, lang) if self._min_metric_error else ""
         rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
             [(p.severity, p.field, p.text(lang), p.fix_text(lang)) for p in mine]
         self.problems.value = "".join(
@@ -179,13 +183,16 @@ class ExperimentPanel(Panel, widgets.VBox):
         # A node-local workspace is not a reason to disable Write: emit refuses it and the
         # user is asked whether to write anyway (emit's force), as on the command line.
         blocking = [p for p in problems if p.severity == "error" and not _is_shared_fs_problem(p)]
-        self.write.disabled = bool(blocking)
+        # A refused threshold is not in the state (which keeps the last good one): Write waits
+        # for it too, or it would write a number the user no longer sees.
+        refused = self._min_metric_error is not None
+        self.write.disabled = bool(blocking) or refused
         if self._asking() or (self.last_emit is not None and self._written_as == self._fingerprint()):
             # A question below, or just written (the result below is the one status): "ready"
             # returns on an answer or an edit.
             self.write_reason.value = ""
-        elif blocking:
-            self.write_reason.value = self._blocked_html(blocking, lang)
+        elif blocking or refused:
+            self.write_reason.value = self._blocked_html(blocking, lang, above=refused)
         elif any(p.severity == "error" and _is_shared_fs_problem(p) for p in problems):
             # Write works but asks first (emit refuses a node-local workspace): not "ready"
             self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-warning">'
@@ -197,14 +204,14 @@ class ExperimentPanel(Panel, widgets.VBox):
         self._render_result()
         self._render_handoff()
 
-    def _blocked_html(self, blocking, lang: str) -> str:
+    def _blocked_html(self, blocking, lang: str, above: bool = False) -> str:
         """Why Write is disabled, without repeating what this page already lists (its fields'
         problems with their fixes above, the run settings' in their part): a pointer to those,
         and the others (step 3's) one per line, named by their step."""
         from ..judge import for_step
 
         elsewhere = for_step(blocking, "profile")  # the core's rule of which step shows what
-        if len(elsewhere) == len(blocking):
+        if len(elsewhere) == len(blocking) and not above:
             key = "exp_write_blocked"
         else:
             key = "exp_write_blocked_both" if elsewhere else "exp_write_blocked_above"
