@@ -380,7 +380,7 @@ class ProfilePanel(Panel, widgets.VBox):
         self.partition_source.value = (
             f'<span class="ari-partition-source ari-help">'
             f'{esc(self.tr("profile_partition_source", source=self._source_text()))}</span>')
-        self.resources_help.value = f'<div class="ari-help">{esc(self.tr("profile_resources_help"))}</div>'
+        self.resources_help.value = f'<div class="ari-help">{_flags_unbroken(esc(self.tr("profile_resources_help")))}</div>'
         self._relabel_presets()
         self._render_preset_doc()
         self.fields_title.value = f'<div class="ari-help">{esc(self.tr("profile_fields_title"))}</div>'

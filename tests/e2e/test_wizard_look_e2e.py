@@ -172,6 +172,21 @@ ALIGNED = """(step) => {
 }"""
 
 
+# Nothing of the wizard reaches past its right edge (a Copy button cut to "Cop", a fix cut
+# mid-sentence): in a narrow notebook, e.g. beside the Runs panel, long lines scroll inside.
+PAST_EDGE = """() => {
+  const w = document.querySelector('.ari-wizard');
+  const edge = w.getBoundingClientRect().right;
+  const out = [];
+  for (const el of w.querySelectorAll('.ari-copy-code, td, th, .ari-codeblock, .widget-label')) {
+    if (el.offsetParent === null) { continue; }
+    const right = el.getBoundingClientRect().right;
+    if (right > edge + 1) { out.push(`${el.tagName}.${el.className}: ${Math.round(right - edge)} px`); }
+  }
+  return out;
+}"""
+
+
 def _notebook(path: Path, cells: list[str]) -> None:
     path.write_text(json.dumps({
         "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
@@ -291,8 +306,22 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
             "(i) => document.querySelectorAll('.ari-wizard .ari-steps button')[i]"
             ".classList.contains('mod-active')", arg=index, timeout=10_000)
 
+    # A narrow notebook (JupyterLab's window with a side panel open): step 3's ARI keys and
+    # captions still break only between words, the doctor's fixes and Copy buttons stay inside.
+    page.set_viewport_size({"width": 1000, "height": 900})
+    page.wait_for_timeout(300)
+    narrow = {}
+    for lang in ("en", "ja"):
+        _set_lang(page, lang)
+        for index in (2, 4):
+            _step(page, index)
+            lost = page.evaluate(MID_WORD, lang) + page.evaluate(PAST_EDGE)
+            if lost:
+                narrow[f"{lang}/{STEPS[index]}"] = lost
+
     assert not violations, json.dumps(violations, indent=1, ensure_ascii=False)
     assert not cut, json.dumps(cut, indent=1, ensure_ascii=False)
+    assert not narrow, json.dumps(narrow, indent=1, ensure_ascii=False)
     assert not misaligned, json.dumps(misaligned, indent=1, ensure_ascii=False)
     assert set(contrasts) == {f"{t}/{lang}" for t in THEMES for lang in LANGS}
     low = {key: ratio for key, ratio in contrasts.items() if ratio is None or ratio < 4.5}
