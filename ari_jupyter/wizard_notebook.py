@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
-from .cli.lab import (NOTEBOOK_NAME, default_directory, demo_site_for, packaged_notebook,
-                      replace_atomically, should_retranslate, user_data_dir)
+from .cli.lab import (NOTEBOOK_NAME, default_directory, demo_site_for, notebook_as_placed,
+                      packaged_notebook, replace_atomically, should_retranslate, user_data_dir)
 
 
 class PlacementRefused(Exception):
@@ -94,7 +94,7 @@ def copy_exclusive(source: Path, target: Path) -> bool:
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(source.read_bytes())
+            out.write(notebook_as_placed(source))
         os.link(temp, target)  # fails if another request placed it meanwhile
         return True
     except FileExistsError:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook, plan_lab, user_data_dir
+from ari_jupyter.cli.lab import (NOTEBOOK_NAME, notebook_as_placed, packaged_notebook, plan_lab,
+                                 user_data_dir)
 from ari_jupyter.config import AriWizard
 
 REPO = Path(__file__).resolve().parent.parent
@@ -220,4 +221,4 @@ def test_lab_places_the_notebook_in_the_labs_language_not_the_terminals(tmp_path
                            f"sys.exit(main(['lab', '--dir', {str(folder)!r}] + {argv!r}))"],
                           capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert (folder / NOTEBOOK_NAME).read_bytes() == packaged_notebook(expected).read_bytes()
+    assert (folder / NOTEBOOK_NAME).read_bytes() == notebook_as_placed(packaged_notebook(expected))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook, plan_lab
+from ari_jupyter.cli.lab import NOTEBOOK_NAME, notebook_as_placed, packaged_notebook, plan_lab
 from ari_jupyter.config import AriWizard
 from ari_jupyter.wizard_notebook import (PlacementRefused, api_path, browsed_folder,
                                          place_wizard_notebook)
@@ -45,7 +45,7 @@ def test_the_first_folder_the_lab_can_open_wins(tmp_path, layout, path, folder):
     root, env, config = _setup(tmp_path, layout)
     placed = place_wizard_notebook(root, "browsed", env, config=config)
     assert (placed.path, placed.folder, placed.created) == (path, folder, True)
-    assert (root / path).read_bytes() == packaged_notebook().read_bytes()
+    assert (root / path).read_bytes() == notebook_as_placed(packaged_notebook())
     leftovers = [p for p in (root / path).parent.iterdir() if p.name.startswith(f".{NOTEBOOK_NAME}")]
     assert leftovers == [], "the temporary copy must be gone"
 
@@ -115,7 +115,7 @@ def test_an_unedited_notebook_follows_the_users_language(tmp_path, first, change
     again = place_wizard_notebook(root, "browsed", env, config=config, lang=then)
     assert (again.path, again.created) == (placed.path, replaced)
     if replaced:
-        assert notebook.read_bytes() == packaged_notebook(ends_in).read_bytes()
+        assert notebook.read_bytes() == notebook_as_placed(packaged_notebook(ends_in))
     else:
         assert notebook.read_bytes() == before
     assert [p.name for p in notebook.parent.iterdir() if p.name.startswith(".")] == []
@@ -164,10 +164,10 @@ def test_the_endpoint_places_and_answers_the_path(tmp_path):
         assert answer == {"path": f"ws/rccs-cloud/{NOTEBOOK_NAME}", "folder": "workspace",
                           "created": True}
         placed = server.root_dir / answer["path"]
-        assert placed.read_bytes() == packaged_notebook("ja").read_bytes()
+        assert placed.read_bytes() == notebook_as_placed(packaged_notebook("ja"))
         assert post(b'{"cwd": "", "lang": "ja"}')[1]["created"] is False  # opened as it is
         assert post(b'{"cwd": ""}')[1]["created"] is True  # no language named: English, unedited
-        assert placed.read_bytes() == packaged_notebook("en").read_bytes()
+        assert placed.read_bytes() == notebook_as_placed(packaged_notebook("en"))
         assert post(b'{"cwd": 3}')[0] == 400
         assert post(b'not json')[0] == 400
         assert post(b'{}', token=False)[0] in (401, 403)

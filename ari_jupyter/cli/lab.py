@@ -93,7 +93,24 @@ def replace_atomically(source: Path, target: Path) -> None:
     """``target`` becomes a copy of ``source`` in one step (a reader never sees half a file)."""
     from ..emit import atomic_write
 
-    atomic_write(target, source.read_bytes(), NOTEBOOK_MODE)
+    atomic_write(target, notebook_as_placed(source), NOTEBOOK_MODE)
+
+
+def notebook_as_placed(source: Path) -> bytes:
+    """The packaged notebook with the ``language_info`` its kernel will report (ipykernel's,
+    for this Python): JupyterLab writes the kernel's into a notebook whose own differs, and a
+    notebook just opened would show unsaved changes nobody made. Unchanged without ipykernel."""
+    import json
+
+    data = source.read_bytes()
+    try:
+        from ipykernel.ipkernel import IPythonKernel
+
+        notebook = json.loads(data)
+        notebook.setdefault("metadata", {})["language_info"] = dict(IPythonKernel.language_info)
+    except (ImportError, ValueError, AttributeError):
+        return data
+    return (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def user_data_dir(env: Mapping[str, str]) -> Path:

@@ -67,3 +67,25 @@ def test_card_opens_the_workspace_notebook_and_leaves_the_work_tree_alone(lab, p
                        if ".ipynb_checkpoints" not in p.parts)
     assert notebooks == [expected]
     assert_no_console_errors(page)
+
+
+def test_a_freshly_placed_notebook_opens_unmodified(lab, page):
+    """Opening the placed notebook and starting its kernel is not an edit: the tab has no
+    unsaved-changes dot, and closing it asks nothing (JupyterLab writes the kernel's
+    language_info into the notebook when it differs from the file's)."""
+    from ari_jupyter.cli.lab import packaged_notebook
+    from ari_jupyter.wizard_notebook import place_in
+
+    target = lab.root_dir / "fresh" / NOTEBOOK_NAME
+    assert place_in(packaged_notebook("en"), target, "en")
+    page.goto(lab.url(f"/lab/tree/fresh/{NOTEBOOK_NAME}?reset"))
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " const k = w && w.sessionContext && w.sessionContext.session"
+        " && w.sessionContext.session.kernel;"
+        " return k && k.status === 'idle' && w.context.model.metadata.language_info"
+        " && w.context.model.metadata.language_info.version; }", timeout=60_000)
+    page.wait_for_timeout(1500)  # whatever JupyterLab does after the kernel's info reply
+    dirty = page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+    assert dirty is False, json.dumps(page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.context.model.metadata"))
