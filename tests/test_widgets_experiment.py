@@ -442,3 +442,22 @@ def test_a_fractional_threshold_is_refused_as_emit_refuses_it_and_holds_write(tm
     panel.min_metric.value = "12"
     assert wizard.state.min_expected_metric == 12
     assert sentence not in shown(panel.problems.value) and not panel.write.disabled
+
+
+def test_a_demo_site_without_slurm_says_where_a_checkpoint_can_be_written():
+    """laptop (no SLURM, for teaching) can never enable Write: step 4 says so and names the
+    demo sites that can; a site with SLURM says nothing of the kind."""
+    from ari_jupyter.i18n import t
+    from widget_text import as_shown, shown
+
+    async def on(site):
+        wizard = Wizard(site=site, bridge=fake_bridge()[0], lang="ja")
+        await wizard.wait()
+        return wizard
+
+    laptop = run(on("laptop")).experiment_panel
+    assert laptop.write.disabled
+    said = t("exp_write_demo_no_slurm", "ja", site="laptop", sites="gres-cluster, rccs-cloud, sx40")
+    assert as_shown(said) in shown(laptop.write_reason.value)
+    rccs = run(on("rccs-cloud")).experiment_panel
+    assert "ari-demo-way-out" not in rccs.write_reason.value

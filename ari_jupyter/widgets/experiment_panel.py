@@ -223,7 +223,19 @@ class ExperimentPanel(Panel, widgets.VBox):
                         f'{esc(self.tr("exp_write_more", count=len(elsewhere) - 3))}</li>')
         return (f'<div class="ari-write-reason ari-text ari-sev-error">{esc(self.tr(key))}'
                 + (f'<ul class="ari-list ari-write-reasons">{reasons}</ul>' if reasons else "")
-                + '</div>')
+                + self._demo_way_out(blocking) + '</div>')
+
+    def _demo_way_out(self, blocking) -> str:
+        """On a demo site without SLURM (a laptop, for teaching) Write can never be enabled
+        there: say so, and where a checkpoint can be written instead."""
+        if not getattr(self.ctx.host, "is_demo", False) or \
+                not any(p.rule == "sbatch_missing" for p in blocking):
+            return ""
+        from ..host import list_sites
+
+        others = ", ".join(name for name in list_sites() if name != self.ctx.site_name)
+        return (f'<div class="ari-help ari-demo-way-out">'
+                f'{esc(self.tr("exp_write_demo_no_slurm", site=self.ctx.site_name, sites=others))}</div>')
 
     def _fingerprint(self):
         """What Write wrote from: the state without probe results."""
