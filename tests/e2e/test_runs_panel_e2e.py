@@ -78,6 +78,10 @@ def cli(bed, *args) -> dict:
 def open_run(page, run_id: str) -> None:
     page.locator(f"{PANEL} [data-run-id='{run_id}']").click()
     page.wait_for_selector(f"{PANEL}[data-view='status'] .ari-RunsPanel-runid:text-is('{run_id}')")
+    # the id is read whole: it wraps in the side panel rather than being cut at its edge
+    cut = page.eval_on_selector(f"{PANEL} .ari-RunsPanel-runid",
+                                "el => el.scrollWidth > el.clientWidth + 1")
+    assert not cut, run_id
 
 
 def back_to_list(page) -> None:
