@@ -143,6 +143,7 @@ GPU_PROFILE = {"kind": "gpu_single", "gpu_type": "v100", "requested_gpus_per_nod
     ("#!/bin/bash\nconda activate env\n./app\n", {}, "doctor.L4.conda"),
     ("#!/bin/bash\nmake\n./app --long\n", {}, "doctor.L7.timeout"),
     ("#!/bin/bash\n./app\n", {"profile": GPU_PROFILE}, "doctor.G1.cuda"),
+    ("#!/bin/bash\nsrun ./app\n", {"profile": {"kind": "mpi"}}, "doctor.G1.cuda_mpi"),
     ("#!/bin/bash\n#SBATCH -N 2\n./app\n", {}, "doctor.S2.sbatch.one"),
     ("#!/bin/bash\n#SBATCH -N 2\n#SBATCH -t 5\n./app\n", {}, "doctor.S2.sbatch.many"),
     ("#!/bin/bash\nsrun ./app\n", {"nodes": 2}, "doctor.L6.srun"),

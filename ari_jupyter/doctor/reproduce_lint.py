@@ -334,12 +334,18 @@ def _l7_timeout(cmds: Sequence[Command]) -> list[Finding]:
 def _g1_cuda(text: str, kind: str | None) -> list[Finding]:
     if kind not in GPU_KINDS or _CUDA_EVIDENCE.search(text):
         return []
+    if kind == "mpi":  # a CPU-sounding kind: say that ARI's prompt puts it with the GPU kinds
+        said, message_id = ("G1 GPU kind: ARI's replicator prompt asks for CUDA for kind=mpi too "
+                            "(it lists mpi with the GPU kinds), but reproduce.sh shows no CUDA use "
+                            "(nvcc, .cu, torch.cuda, cupy)"), "doctor.G1.cuda_mpi"
+    else:
+        said, message_id = (f"G1 GPU kind: kind={kind} but reproduce.sh shows no CUDA use (nvcc, "
+                            ".cu, torch.cuda, cupy); ARI's prompt forbids a NumPy/CPU fallback"
+                            ), "doctor.G1.cuda"
     return [_translated(Finding(
-        "G1", "warning", None,
-        f"G1 GPU kind: kind={kind} but reproduce.sh shows no CUDA use (nvcc, .cu, torch.cuda, cupy); "
-        "ARI's prompt forbids a NumPy/CPU fallback",
+        "G1", "warning", None, said,
         "build or run the CUDA code path (e.g. `nvcc -O3 -o app app.cu`, or python with torch.cuda)",
-        cause="no CUDA evidence"), "doctor.G1.cuda", "doctor.G1.cuda.fix", kind=kind)]
+        cause="no CUDA evidence"), message_id, "doctor.G1.cuda.fix", kind=kind)]
 
 
 def _g2_csv(text: str, profile: Mapping[str, Any]) -> list[Finding]:
