@@ -45,6 +45,7 @@ class ProfileField:
         self.help = widgets.HTML(layout=widgets.Layout(flex="0 1 24em"))
         if self.kind == "list":
             self.name = widgets.HTML(layout=widgets.Layout(width="13em", flex="0 0 13em"))
+            self.name.add_class("ari-list-name")  # lined up with the labelled fields (wizard.css)
             parts = [self.name, self.widget, self.help, self.message]
         else:
             self.name = None

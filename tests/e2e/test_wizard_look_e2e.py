@@ -187,6 +187,28 @@ PAST_EDGE = """() => {
 }"""
 
 
+# Step 3's Advanced fields, a list (a label, then tags) among them: every input starts at one
+# x and every label's text ends at one x (the lists' labels were left-aligned, their tags 4 px off).
+ADVANCED_ALIGNED = """() => {
+  const visible = (el) => el && el.offsetParent !== null;
+  const inputs = {}, labels = {};
+  for (const row of document.querySelectorAll('.ari-wizard .ari-advanced .widget-hbox[class*="ari-field-"]')) {
+    const input = row.querySelector('input:not([type=checkbox]), select, .jupyter-widget-tagsinput, .widget-tagsinput');
+    const label = Array.from(row.querySelectorAll('.widget-label, .ari-field-label'))
+      .find(l => visible(l) && l.textContent.trim());
+    if (!visible(input) || !label) { continue; }
+    const range = document.createRange();
+    range.selectNodeContents(label);
+    const name = label.textContent.trim();
+    inputs[name] = Math.round(input.getBoundingClientRect().left);
+    labels[name] = Math.round(Array.from(range.getClientRects()).reduce((m, r) => Math.max(m, r.right), 0));
+  }
+  const spread = (o) => Math.max(...Object.values(o)) - Math.min(...Object.values(o));
+  return Object.keys(inputs).length >= 15 && spread(inputs) <= 2 && spread(labels) <= 2
+    ? null : { inputs, labels };
+}"""
+
+
 def _notebook(path: Path, cells: list[str]) -> None:
     path.write_text(json.dumps({
         "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
@@ -306,6 +328,12 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
             "(i) => document.querySelectorAll('.ari-wizard .ari-steps button')[i]"
             ".classList.contains('mod-active')", arg=index, timeout=10_000)
 
+    _step(page, 2)
+    _wizard(page).locator(".ari-advanced .jupyter-widget-Collapse-header").first.click()
+    page.wait_for_timeout(500)
+    advanced_off = page.evaluate(ADVANCED_ALIGNED)
+    _wizard(page).locator(".ari-advanced .jupyter-widget-Collapse-header").first.click()
+
     # A narrow notebook (JupyterLab's window with a side panel open): step 3's ARI keys and
     # captions still break only between words, the doctor's fixes and Copy buttons stay inside.
     page.set_viewport_size({"width": 1000, "height": 900})
@@ -322,6 +350,7 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
     assert not violations, json.dumps(violations, indent=1, ensure_ascii=False)
     assert not cut, json.dumps(cut, indent=1, ensure_ascii=False)
     assert not narrow, json.dumps(narrow, indent=1, ensure_ascii=False)
+    assert advanced_off is None, json.dumps(advanced_off, indent=1, ensure_ascii=False)
     assert not misaligned, json.dumps(misaligned, indent=1, ensure_ascii=False)
     assert set(contrasts) == {f"{t}/{lang}" for t in THEMES for lang in LANGS}
     low = {key: ratio for key, ratio in contrasts.items() if ratio is None or ratio < 4.5}
