@@ -42,7 +42,9 @@ def test_labextension_is_listed_enabled_and_ok(lab):
 
 def _files(folder) -> list[str]:
     """What a user sees in ``folder`` (JupyterLab's own checkpoint folder aside)."""
-    return sorted(p.name for p in folder.iterdir() if p.name != ".ipynb_checkpoints")
+    # ".~<name>": jupyter_server's copy while it saves a notebook atomically, there for a moment
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name != ".ipynb_checkpoints" and not p.name.startswith(".~"))
 
 
 def test_launcher_card_opens_the_explained_wizard_notebook(lab, page):
