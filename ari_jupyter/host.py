@@ -119,8 +119,9 @@ class UnknownSiteError(SiteError, LookupError):
 
 
 def list_sites() -> list[str]:
-    """Names of the bundled demo sites."""
-    return sorted(p.stem for p in SITES_DIR.glob("*.json"))
+    """Names of the bundled demo sites (a plain listing: ``Path.glob`` compiles a pattern, a
+    cost step 1 of ``Wizard()`` would pay in every fresh kernel)."""
+    return sorted(name[:-len(".json")] for name in os.listdir(SITES_DIR) if name.endswith(".json"))
 
 
 def open_host(site: str | None = None) -> Host:

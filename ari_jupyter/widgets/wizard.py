@@ -107,8 +107,8 @@ class Wizard(widgets.VBox):
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
         kwargs.setdefault("layout", looks.layout())
         kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), "ari-wizard")
+        # Every widget above was made with its final text: no relabelling pass here.
         super().__init__(children=self._children(self._panels[0]), **kwargs)
-        self._relabel()
         if run_probes:
             self.ctx.runner.start_soon()
 
