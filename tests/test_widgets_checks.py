@@ -164,3 +164,20 @@ def test_an_ok_verdicts_advice_is_a_note_not_a_fix():
     assert '<b>Note:</b>' in rows["gres"].details.value and "Fix:" not in rows["gres"].details.value
     assert results["modules"].status == "skip"
     assert '<b>Fix:</b>' in rows["modules"].details.value
+
+
+def test_details_speak_the_wizards_language_and_keep_command_output():
+    """In Japanese the evidence lines ari-jupyter writes are Japanese; what a command printed
+    is shown as printed."""
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", lang="ja", bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    rows = wizard.checks_panel.rows
+    shared_fs, mpi = rows["shared_fs"].details.value, rows["mpi"].details.value
+    assert "このノードがマウントしているネットワークファイルシステム" in shared_fs
+    assert "network filesystems mounted here" not in shared_fs and "mount:" not in shared_fs
+    assert "[終了コード 0]" in mpi and "[exit 0]" not in mpi
+    assert "mpirun (Open MPI) 4.1.4" in mpi

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 from ..host import Host
 from ..process import CommandResult
 from ..redact import redact
+from .evidence_words import command_ending, more_characters
 from .parsers import PARTITION_NAME
 from .result import ProbeResult
 
@@ -159,16 +160,11 @@ def evidence_of(host: Host, *results: CommandResult, note: str = "") -> str:
     for result in results:
         if result is None:
             continue
-        if result.not_found:
-            ending = "not found on PATH"
-        elif result.timed_out:
-            ending = f"timed out after {result.elapsed:.1f}s"
-        else:
-            ending = f"exit {result.returncode}"
+        ending = command_ending(result)
         body = redact(result.output, host.env)  # before the cut: a cut secret is not found whole
         if len(body) > EVIDENCE_LIMIT:
-            body = body[:EVIDENCE_LIMIT] + f"\n[... {len(body) - EVIDENCE_LIMIT} more characters]"
-        blocks.append(f"$ {result.command}\n{body}\n[{ending}]" if body else f"$ {result.command}\n[{ending}]")
+            body = body[:EVIDENCE_LIMIT] + "\n" + more_characters(len(body) - EVIDENCE_LIMIT)
+        blocks.append(f"$ {result.command}\n{body}\n{ending}" if body else f"$ {result.command}\n{ending}")
     if note:
         blocks.append(note)
     return redact("\n\n".join(blocks), host.env)

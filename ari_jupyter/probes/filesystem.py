@@ -12,6 +12,7 @@ from ..ari.sbatch import ari_thinks_shared
 from ..host import Host
 from ..mounts import mount_for_path
 from .context import ProbeContext
+from .evidence_words import shared_fs_evidence
 from .result import ProbeResult
 
 SHARED_FSTYPES = frozenset({
@@ -101,13 +102,9 @@ async def probe_shared_fs(host: Host, ctx: ProbeContext) -> ProbeResult:
         "source": mount.source if mount else None,
         "shared": None, "ari_thinks_shared": ari_view, "network_mounts": shared_here,
     }
+    data["home"] = home
+    evidence = shared_fs_evidence(data, ARI_SHARED_PREFIXES)
     shown = path if resolved == path else f"{path} (-> {resolved})"
-    evidence = (
-        f"{source}: {shown}\nmount: {mount.mountpoint} type {mount.fstype} from {mount.source}"
-        if mount else f"{source}: {shown}\nno mount found in the mount table"
-    ) + f"\nARI's prefix rule ({', '.join(ARI_SHARED_PREFIXES)} or $HOME={home}): " + (
-        "shared" if ari_view else "not shared") + (
-        f"\nnetwork filesystems mounted here: {', '.join(shared_here) or 'none'}")
     if mount is None:
         return ProbeResult.of("shared_fs", "unknown", "probe.shared_fs.no_mount_table",
                               params={"path": shown},

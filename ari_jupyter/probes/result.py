@@ -49,6 +49,12 @@ class ProbeResult:
 
         return t(self.fix_id, lang, **self.params) if self.fix_id else self.fix
 
+    def evidence_text(self, lang: str | None = "en") -> str:
+        """``evidence`` with ari-jupyter's own lines in ``lang`` (command output verbatim)."""
+        from .evidence_words import evidence_in
+
+        return evidence_in(self, lang)
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

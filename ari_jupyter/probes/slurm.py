@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from ..ari.sbatch import BIND_FLAGS, bind_flags_from_help
+from ..ari.sbatch import bind_flags_from_help
 from ..i18n import message, t
 from ..host import Host
 from ..process import CommandResult
@@ -20,6 +20,7 @@ from .context import (
     run_command,
     unanswered,
 )
+from .evidence_words import bind_flags_note
 from .parsers import (
     SINFO_FORMAT,
     ari_has_gres,
@@ -64,19 +65,6 @@ def advertised_bind_flags(help_run: CommandResult) -> list[str] | None:
         return None
     return sorted(bind_flags_from_help(help_run.stdout + help_run.stderr))
 
-
-def bind_flags_note(flags: list[str] | None) -> str:
-    """One evidence line on what ARI does with the profile's cpu_bind/mem_bind here."""
-    if flags is None:
-        return "`sbatch --help` did not answer: whether ARI keeps --cpu-bind/--mem-bind is unknown"
-    missing = [flag for flag in BIND_FLAGS if flag not in flags]
-    if not missing:
-        return f"`sbatch --help` advertises {' and '.join(flags)}: ARI passes them on"
-    if not flags:
-        return ("`sbatch --help` advertises neither --cpu-bind nor --mem-bind: ARI drops both "
-                "from the job (bind inside reproduce.sh with srun instead)")
-    return (f"`sbatch --help` advertises {' and '.join(flags)} but not {' or '.join(missing)}: "
-            f"ARI drops {' and '.join(missing)} from the job")
 
 
 async def probe_sbatch(host: Host, ctx: ProbeContext) -> ProbeResult:

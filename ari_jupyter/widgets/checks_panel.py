@@ -56,7 +56,7 @@ class ProbeRow(widgets.VBox):
         if result.command:
             parts.append(f'<div><b>{esc(tr("checks_command"))}</b> <code>{esc(result.command)}</code></div>')
         if result.evidence:
-            parts.append(f'<div><b>{esc(tr("checks_evidence"))}</b></div>' + pre(result.evidence))
+            parts.append(f'<div><b>{esc(tr("checks_evidence"))}</b></div>' + pre(result.evidence_text(self.panel.ctx.lang)))
         if result.fix:
             fix = shared_fs_fix(result, tr, self.panel.ctx.lang)
             # an ok verdict's advice is not a repair to make: it reads as a note
