@@ -10,7 +10,7 @@ HELP = "cancel the SLURM jobs of one ARI run (asks first unless --yes)"
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("cancel", help=HELP, description=HELP + ". Only jobs of this "
+    parser = subparsers.add_parser("cancel", help=HELP, description=HELP[0].upper() + HELP[1:] + ". Only jobs of this "
                                    "user that belong to the run are cancelled (scancel --user).")
     parser.add_argument("checkpoint", metavar="CHECKPOINT")
     parser.add_argument("--job", action="append", metavar="ID",

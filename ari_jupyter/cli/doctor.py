@@ -12,7 +12,7 @@ HELP = "explain a failed run: log, reproduce.sh or experiment.md -> cause and fi
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "doctor", help=HELP, description=HELP + ". The kind of each FILE is detected ('-' reads stdin).")
+        "doctor", help=HELP, description=HELP[0].upper() + HELP[1:] + ". The kind of each FILE is detected ('-' reads stdin).")
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("--json", action="store_true",
                         help='print a JSON list of {"rule","severity","line","message","fix"}')

@@ -11,7 +11,7 @@ HELP = "list the workspace's ARI runs with phase, nodes, best metric and jobs"
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("runs", help=HELP, description=HELP + ".")
+    parser = subparsers.add_parser("runs", help=HELP, description=HELP[0].upper() + HELP[1:] + ".")
     parser.add_argument("--workspace", metavar="W",
                         help="only this workspace root holding checkpoints/ (default: the "
                              "wizard's workspace and every workspace a checkpoint was written to, "

@@ -13,7 +13,7 @@ FOLLOW_MAX_S = 30.0
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("status", help=HELP, description=HELP + ". Exit 1 when the run "
+    parser = subparsers.add_parser("status", help=HELP, description=HELP[0].upper() + HELP[1:] + ". Exit 1 when the run "
                                    "failed or was interrupted, or CHECKPOINT is not a run's.")
     parser.add_argument("checkpoint", metavar="CHECKPOINT")
     parser.add_argument("--json", action="store_true", help="print the JSON the Runs panel shows")
