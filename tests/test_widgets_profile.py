@@ -214,6 +214,16 @@ def test_a_partial_or_unknown_module_is_refused_with_a_visible_message():
     assert wizard.state.module_loads == ["openmpi/4.1"] and text(panel.modules_message) == ""
 
 
+def test_a_refusal_names_the_entry_for_the_box_to_take_back():
+    """The lab extension puts a refused entry back into the box (``data-typed``), quoted so any
+    typed text stays an attribute value (the browser test sees it come back)."""
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.profile_panel
+    typed = 'opnmpi"><b>x'
+    panel.modules.value = [typed]
+    assert f'data-typed="{html.escape(typed, quote=True)}"' in panel.modules_message.value
+
+
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
 def test_simple_first_labels_are_words_and_the_rest_is_advanced(lang):
     from ari_jupyter.i18n import t

@@ -370,7 +370,9 @@ class ProfilePanel(Panel, widgets.VBox):
             text = self.tr("profile_module_unknown", name=name, candidates=", ".join(choice.candidates))
         else:
             text = self.tr("profile_module_unknown_none", name=name, count=len(self.offered_modules))
-        return f'<div class="ari-text ari-sev-error ari-module-refused" role="alert">{rich(text)}</div>'
+        # data-typed: the lab extension puts the entry back into the box to be corrected
+        return (f'<div class="ari-text ari-sev-error ari-module-refused" role="alert" '
+                f'data-typed="{esc(choice.typed)}">{rich(text)}</div>')
 
     # -- rendering ------------------------------------------------------------------------------
     def refresh(self) -> None:
