@@ -77,10 +77,12 @@ def git_work_tree(folder: Path) -> Path | None:
     return None
 
 
-def place_in(source: Path, target: Path, lang: str) -> bool:
+def place_in(source: Path, target: Path, lang: str, *, retranslate: bool = True) -> bool:
     """Copy ``source`` to ``target`` unless a notebook is there; an unedited packaged notebook
-    in another language is replaced by ``lang``'s. True when the file was (re)written."""
-    if target.is_file() and should_retranslate(target, lang):
+    in another language is replaced by ``lang``'s (unless ``retranslate`` is False: the lab has
+    it open, and a file changed under an open tab makes JupyterLab ask to overwrite or revert
+    it). True when the file was (re)written."""
+    if retranslate and target.is_file() and should_retranslate(target, lang):
         replace_atomically(source, target)
         return True
     return copy_exclusive(source, target)
@@ -105,21 +107,24 @@ def copy_exclusive(source: Path, target: Path) -> bool:
 
 def place_wizard_notebook(root: Path, cwd: str, env: Mapping[str, str], *,
                           allow_hidden: bool = False, config=None,
-                          source: Path | None = None, lang: str = "en") -> Placement:
+                          source: Path | None = None, lang: str = "en",
+                          open_paths: frozenset[str] = frozenset()) -> Placement:
     """Put the wizard notebook where the card opens it and say where (see the module doc);
-    a notebook placed now explains itself in ``lang``."""
+    a notebook placed now explains itself in ``lang``. A notebook at one of ``open_paths``
+    (contents paths the lab has open) is left as it is."""
     root = Path(root).resolve()
     source = source or packaged_notebook(lang)
     for kind, folder in candidate_folders(env, config):
         relative = api_path(folder, root, allow_hidden)
         if relative is None:
             continue
+        path = "/".join(p for p in (relative, NOTEBOOK_NAME) if p)
         try:
-            created = place_in(source, folder / NOTEBOOK_NAME, lang)
+            created = place_in(source, folder / NOTEBOOK_NAME, lang,
+                               retranslate=path not in open_paths)
         except OSError:
             continue  # an uncreatable workspace: try the next folder, as ``ari-jupyter lab``
-        return Placement(path="/".join(p for p in (relative, NOTEBOOK_NAME) if p),
-                         folder=kind, created=created)
+        return Placement(path=path, folder=kind, created=created)
     folder = browsed_folder(root, cwd)
     tree = git_work_tree(folder)
     existing = (folder / NOTEBOOK_NAME).is_file()
@@ -129,7 +134,7 @@ def place_wizard_notebook(root: Path, cwd: str, env: Mapping[str, str], *,
             f"{folder} is inside the git work tree {tree}, and neither {reachable} is below "
             f"this JupyterLab's root {root}; start JupyterLab with `ari-jupyter lab`, or browse "
             "to a folder outside the work tree and click the card again")
-    created = place_in(source, folder / NOTEBOOK_NAME, lang)
     relative = api_path(folder, root, allow_hidden=True)
-    return Placement(path="/".join(p for p in (relative, NOTEBOOK_NAME) if p),
-                     folder="browsed", created=created)
+    path = "/".join(p for p in (relative, NOTEBOOK_NAME) if p)
+    created = place_in(source, folder / NOTEBOOK_NAME, lang, retranslate=path not in open_paths)
+    return Placement(path=path, folder="browsed", created=created)

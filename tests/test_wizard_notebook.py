@@ -125,6 +125,23 @@ def test_an_unedited_notebook_follows_the_users_language(tmp_path, first, change
     assert plan.copy_from == (None if change is _edited else packaged_notebook(other))
 
 
+@pytest.mark.parametrize("open_paths", ["{path}", "/{path}"])
+def test_a_notebook_open_in_the_lab_is_never_rewritten(tmp_path, open_paths):
+    """Unedited and in English, but open in a tab: JupyterLab would find it changed on disk
+    under the tab and ask to overwrite or revert it. Left as it is; closed, it follows again."""
+    root, env, config = _setup(tmp_path, "workspace-below-root")
+    placed = place_wizard_notebook(root, "browsed", env, config=config, lang="en")
+    notebook = root / placed.path
+    _ran(notebook)
+    before = notebook.read_bytes()
+    opened = frozenset({open_paths.format(path=placed.path).strip("/")})
+    again = place_wizard_notebook(root, "browsed", env, config=config, lang="ja", open_paths=opened)
+    assert (again.path, again.created) == (placed.path, False)
+    assert notebook.read_bytes() == before
+    closed = place_wizard_notebook(root, "browsed", env, config=config, lang="ja")
+    assert closed.created and notebook.read_bytes() == notebook_as_placed(packaged_notebook("ja"))
+
+
 @pytest.mark.parametrize("cwd", ["../outside", "/etc", "browsed/../../x", "missing", "a\0b"])
 def test_the_browsed_folder_must_be_a_folder_below_the_root(tmp_path, cwd):
     root, _, _ = _setup(tmp_path, "out-of-reach")
@@ -168,6 +185,12 @@ def test_the_endpoint_places_and_answers_the_path(tmp_path):
         assert post(b'{"cwd": "", "lang": "ja"}')[1]["created"] is False  # opened as it is
         assert post(b'{"cwd": ""}')[1]["created"] is True  # no language named: English, unedited
         assert placed.read_bytes() == notebook_as_placed(packaged_notebook("en"))
+        # open in the lab: never rewritten in another language
+        opened = json.dumps({"cwd": "", "lang": "ja", "open": [answer["path"]]}).encode()
+        assert post(opened)[1]["created"] is False
+        assert placed.read_bytes() == notebook_as_placed(packaged_notebook("en"))
+        assert post(b'{"cwd": "", "open": "ws"}')[0] == 400
+        assert post(b'{"cwd": "", "open": [3]}')[0] == 400
         assert post(b'{"cwd": 3}')[0] == 400
         assert post(b'not json')[0] == 400
         assert post(b'{}', token=False)[0] in (401, 403)

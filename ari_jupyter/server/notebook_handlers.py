@@ -1,7 +1,8 @@
 """``POST <base_url>/ari-jupyter/wizard-notebook``: place the wizard notebook for the card.
 
-Body ``{"cwd": "<folder the file browser shows>", "lang": "en|ja|zh"}`` (``lang``: the language
-of the notebook's explanations, optional); answers ``{"path", "folder", "created"}``
+Body ``{"cwd": "<folder the file browser shows>", "lang": "en|ja|zh", "open": ["<path>", ...]}``
+(``lang``: the language of the notebook's explanations, optional; ``open``: contents paths the
+lab has open, optional - an open notebook is never rewritten in another language); answers ``{"path", "folder", "created"}``
 (a contents path the lab opens) or 409 with the reason nothing was placed. The folders are
 chosen by :func:`ari_jupyter.wizard_notebook.place_wizard_notebook`; the request names at most
 the browsed folder, checked to be below the server root. Needs the token and passes XSRF.
@@ -39,13 +40,17 @@ class WizardNotebookHandler(APIHandler):
         asked = body.get("lang") or ""
         if not isinstance(asked, str):
             raise web.HTTPError(400, "lang must be a string")
+        opened = body.get("open") or []
+        if not isinstance(opened, list) or not all(isinstance(p, str) for p in opened):
+            raise web.HTTPError(400, "open must be a list of paths")
         contents = self.contents_manager
         root = Path(getattr(contents, "root_dir", None) or self.settings["server_root_dir"])
         try:
             placed = place_wizard_notebook(root, cwd, os.environ,
                                            allow_hidden=bool(getattr(contents, "allow_hidden",
                                                                      False)),
-                                           lang=self._lang(asked))
+                                           lang=self._lang(asked),
+                                           open_paths=frozenset(p.strip("/") for p in opened))
         except PlacementRefused as exc:
             raise web.HTTPError(409, str(exc)) from None
         self.set_header("Cache-Control", "no-store")

@@ -63,12 +63,29 @@ export interface IPlacedNotebook {
  */
 export async function placeWizardNotebook(
   cwd: string,
-  lang = ''
+  lang = '',
+  open: string[] = []
 ): Promise<IPlacedNotebook> {
   return fetchJSON<IPlacedNotebook>(['ari-jupyter', 'wizard-notebook'], {
     method: 'POST',
-    body: JSON.stringify({ cwd, lang })
+    body: JSON.stringify({ cwd, lang, open })
   });
+}
+
+/**
+ * The contents paths of the documents open in the main area. The server never rewrites one
+ * of them (in another language): JupyterLab would find the file changed under its tab and ask
+ * to overwrite or revert it.
+ */
+export function openDocumentPaths(app: JupyterFrontEnd): string[] {
+  const paths: string[] = [];
+  for (const widget of app.shell.widgets('main')) {
+    const path = (widget as { context?: { path?: unknown } }).context?.path;
+    if (typeof path === 'string') {
+      paths.push(path);
+    }
+  }
+  return paths;
 }
 
 /**
@@ -83,7 +100,7 @@ export async function openWizardNotebook(
   cwd: string,
   lang = ''
 ): Promise<NotebookPanel> {
-  const placed = await placeWizardNotebook(cwd, lang);
+  const placed = await placeWizardNotebook(cwd, lang, openDocumentPaths(app));
   // Confirms the file through the contents service the document manager uses.
   await app.serviceManager.contents.get(placed.path, { content: false });
   const panel = (await app.commands.execute('docmanager:open', {

@@ -90,3 +90,46 @@ def test_a_freshly_placed_notebook_opens_unmodified(lab, page):
     dirty = page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
     assert dirty is False, json.dumps(page.evaluate(
         "() => window.jupyterapp.shell.currentWidget.context.model.metadata"))
+
+
+def test_the_card_leaves_an_open_notebook_as_it_is_in_another_language(lab, page):
+    """The notebook is open (in English) when the wizard language becomes Japanese and the card
+    is clicked again: the server would place the Japanese notebook over an unedited English
+    one, but not under an open tab - JupyterLab would find the file changed on disk and ask
+    to overwrite or revert it, and a revert loses the running wizard."""
+    expected = f"ari-demo/rccs-cloud/{NOTEBOOK_NAME}"
+    open_lab(page, lab)
+    page.click(LAUNCHER_CARD)
+    page.wait_for_selector(f"{WIDGET_OUTPUT} .ari-wizard", timeout=90_000)
+    assert current_notebook_path(page) == expected
+    wait_saved_with_outputs(lab.root_dir / expected)
+    english = _markdown(lab.root_dir / expected)
+
+    page.evaluate("async () => { await window.jupyterapp.serviceManager.settings.save("
+                  "'ari-jupyter-labextension:plugin', JSON.stringify({wizardLanguage: 'ja'})); }")
+    page.goto(lab.url(f"/lab/tree/{expected}"))  # the lab again, the notebook's tab open
+    page.wait_for_function("(p) => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.context"
+                           " && window.jupyterapp.shell.currentWidget.context.path === p",
+                           arg=expected, timeout=60_000)
+    try:
+        # not awaited: with a conflict the command would wait for the dialog's answer
+        page.evaluate("() => { void window.jupyterapp.commands.execute("
+                      "'ari-jupyter:multi-node-setup'); }")
+        page.wait_for_function("(p) => document.querySelector('.jp-Dialog') || ("
+                               "window.jupyterapp.shell.currentWidget.context.path === p"
+                               " && !window.jupyterapp.shell.currentWidget.context.model.dirty"
+                               " && document.querySelector('.ari-wizard'))",
+                               arg=expected, timeout=90_000)
+        page.wait_for_timeout(3000)  # the run's save, and a conflict dialog if any
+        assert page.locator(".jp-Dialog").count() == 0, page.locator(".jp-Dialog").inner_text()
+        assert _markdown(lab.root_dir / expected) == english
+    finally:
+        page.evaluate("async () => { await window.jupyterapp.serviceManager.settings.save("
+                      "'ari-jupyter-labextension:plugin', '{}'); }")
+    assert_no_console_errors(page)
+
+
+def _markdown(path) -> list[str]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
