@@ -51,6 +51,15 @@ _FOLLOWS_FROM_FIELD = {
     "ranks_cpus_over_nodes": {"max_cpus_low"},
 }
 
+# Field findings whose cause the validator tells better: a walltime that is no SLURM time
+# ('90 min', '９０分') is also one .env cannot carry or one with non-ASCII characters, and two
+# errors with two different examples for one box read as two problems. The validator's
+# message names the forms sbatch reads and what to type; the field's follows from it.
+_TOLD_BY_VALIDATOR = {
+    "walltime_unwritable": {"walltime_not_slurm"},
+    "walltime_non_ascii": {"walltime_not_slurm"},
+}
+
 
 def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
           has_sbatch: bool | None = None) -> list[Finding]:
@@ -64,8 +73,11 @@ def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | N
     if state.partition and not any(f.severity == "error" for f in findings):
         findings += state.lint_problems()
     refused = {f.rule for f in findings}
-    findings += [f for f in state.profile_problems()
+    validated = [f for f in state.profile_problems()
                  if not refused & _FOLLOWS_FROM_FIELD.get(f.rule, set())]
+    told = {f.rule for f in validated}
+    findings = [f for f in findings if not told & _TOLD_BY_VALIDATOR.get(f.rule, set())]
+    findings += validated
     findings += _placement_findings(state, env, fan_out, has_sbatch, findings)
     unique = list({(f.field, f.rule, f.severity, f.message): f for f in findings}.values())
     order = {name: i for i, name in enumerate(SEVERITIES)}

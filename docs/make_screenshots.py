@@ -5,8 +5,9 @@
 Runs ``tests/e2e/test_wizard_look_e2e.py`` (JupyterLab in headless Chromium, the rccs-cloud
 demo site, Light and Dark, en/ja/zh, an axe-core scan of every step) with
 ``ARI_SCREENSHOTS_DIR`` set, so the pictures are the ones that test judged: every step in Light
-and Dark, in English and Japanese. Needs Debian's chromium, CJK fonts (fonts-noto-cjk), the
-Python playwright package and axe-core (``cd tests/e2e && npm ci``); no network, no cluster.
+and Dark, in English and Japanese, and step 3 with wrong values typed (03-profile-errors-*).
+Needs Debian's chromium, CJK fonts (fonts-noto-cjk), the Python playwright package and
+axe-core (``cd tests/e2e && npm ci``); no network, no cluster.
 """
 from __future__ import annotations
 

@@ -212,3 +212,28 @@ def test_a_value_below_one_is_refused_in_the_same_words(box, flag, value):
     assert getattr(wizard.state, box) == value
     assert as_shown(sentence) in shown(panel.resource_messages[box].value)
     assert as_shown(sentence) not in shown(panel.problems.value)  # beside the box, said once
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("walltime", ["90 min", "９０分", "1h"])
+def test_a_walltime_that_is_no_slurm_time_gets_one_error_in_the_same_words(walltime, lang):
+    """'90 min' is no SLURM time, and (a space) no .env value either: one error, the one that
+    says what to type, with one example, from emit and beside step 3's box alike."""
+    from widget_text import as_shown, shown
+
+    proc = cli("emit", "--site", "rccs-cloud", "--title", "t", "--goal", "g", "--metric", "m",
+               "--no-probes", "--max-cpus", "1", "--walltime", walltime, "--lang", lang)
+    assert proc.returncode == 1
+    said = [line for line in proc.stderr.splitlines() if line.startswith("- --walltime: ")]
+    assert len(said) == 1, proc.stderr
+    assert "HH:MM:SS" in said[0] and "01:00:00" in said[0] and "04:00:00" not in said[0]
+
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0], lang=lang)
+    panel = wizard.profile_panel
+    panel.walltime.value = walltime
+    told = [f for f in wizard.ctx.problems() if f.field == "walltime"]
+    assert [f.rule for f in told] == ["walltime_not_slurm"], told
+    message, fix = told[0].text(lang), told[0].fix_text(lang)
+    assert message in said[0] and fix in said[0]  # the CLI's line: message (fix)
+    assert shown(panel.resource_messages["walltime"].value) == as_shown(f"{message} {fix}")
+    assert "walltime" not in shown(panel.problems.value).lower()

@@ -4,7 +4,7 @@ walltime, modules) is shown; every other execution_profile key waits under "Adva
 Each profile key gets the widget its schema type calls for, labelled with a translated word
 (the ARI key is its tooltip and caption); what the user types is parsed here only as far as a
 widget needs (text -> int), and everything the core validator says about a field appears right
-beside it. The previews are the core's own output, live: the exact sbatch argv ARI's dispatcher
+under it. The previews are the core's own output, live: the exact sbatch argv ARI's dispatcher
 would build and the reproduce.sh prelude the profile asks for.
 """
 from __future__ import annotations
@@ -24,8 +24,9 @@ SIMPLE_KEYS = ("min_ranks", "ntasks_per_node", "requested_gpus_per_node", "gpu_t
 SHOWN_ABOVE = ("module_loads",)
 """Findings on these fields are said under the Modules box, outside Advanced."""
 RESOURCE_FIELDS = ("nodes", "max_cpus", "mem_gb", "walltime")
-"""The job resources of the state (not of the profile): their findings sit beside their box."""
-LABEL_STYLE = {"description_width": "13em"}
+"""The job resources of the state (not of the profile): their findings sit under their box."""
+LABEL_WIDTH = "13em"
+LABEL_STYLE = {"description_width": LABEL_WIDTH}
 FIELD_WIDTH = "27em"
 
 
@@ -39,12 +40,14 @@ class ProfileField:
         self.trait = trait
         self.kind = _kind_of(trait)
         self.widget = self._make_widget(trait)
-        self.message = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px", flex="1 1 auto"))
+        self.message = _message()  # under the box, from its left edge (wizard.css)
         self.refusal = None  # why what was typed was refused: a () -> text in the wizard's language
         # the ARI key and what ARI does with it: a caption beside the field (and its tooltip)
-        self.help = widgets.HTML(layout=widgets.Layout(flex="0 1 24em"))
+        # (it narrows rather than leave the box's line: the message alone goes under the box)
+        self.help = widgets.HTML(layout=widgets.Layout(flex="1 1 0", max_width="24em"))
         if self.kind == "list":
-            self.name = widgets.HTML(layout=widgets.Layout(width="13em", flex="0 0 13em"))
+            self.name = widgets.HTML(layout=widgets.Layout(width=LABEL_WIDTH,
+                                                           flex=f"0 0 {LABEL_WIDTH}"))
             self.name.add_class("ari-list-name")  # lined up with the labelled fields (wizard.css)
             parts = [self.name, self.widget, self.help, self.message]
         else:
@@ -52,6 +55,7 @@ class ProfileField:
             parts = [self.widget, self.help, self.message]
         self.row = widgets.HBox(parts, layout=widgets.Layout(align_items="center"))
         self.row.add_class(f"ari-field-{key}")
+        self.row.add_class("ari-box-row")
         self._syncing = False
         self.widget.observe(self._from_widget, names="value")
 
@@ -198,9 +202,8 @@ class ProfilePanel(Panel, widgets.VBox):
                                               layout=widgets.Layout(width="auto"))
         self.label(self.allow_no_gres, "description", "profile_allow_no_gres")
         self.resources_help = widgets.HTML()
-        # the findings on a job resource, beside its box (not under Modules, far from it)
-        self.resource_messages = {name: widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px"))
-                                  for name in RESOURCE_FIELDS}
+        # the findings on a job resource, under its box (not under Modules, far from it)
+        self.resource_messages = {name: _message() for name in RESOURCE_FIELDS}
         for widget, trait, convert in ((self.max_cpus, "max_cpus", _none_if_zero),
                                        (self.walltime, "walltime", str),
                                        (self.nodes, "nodes", _none_if_zero),
@@ -440,7 +443,9 @@ class ProfilePanel(Panel, widgets.VBox):
                                    f'<div class="ari-help">{rich(text)}</div>{suggest}')
 
     def _resource_row(self, name: str) -> widgets.HBox:
-        return _row(getattr(self, name), self.resource_messages[name])
+        row = _row(getattr(self, name), self.resource_messages[name])
+        row.add_class("ari-box-row")
+        return row
 
     def refresh_messages(self) -> None:
         by_field: dict[str, list] = {}
@@ -459,8 +464,8 @@ class ProfilePanel(Panel, widgets.VBox):
                 general.append(problem)
         for name, message in self.resource_messages.items():
             message.value = "".join(
-                f'<div class="ari-msg-{p.severity} ari-small">{rich(p.text(lang))}'
-                + (f' <span class="ari-problem-fix">{rich(p.fix_text(lang))}</span>'
+                f'<div class="ari-msg-{p.severity} ari-small">{_flags_unbroken(rich(p.text(lang)))}'
+                + (f' <span class="ari-problem-fix">{_flags_unbroken(rich(p.fix_text(lang)))}</span>'
                    if p.fix_text(lang) else "") + "</div>"
                 for p in by_resource.get(name, []))
         if self.advanced.selected_index is None and any(
@@ -473,7 +478,8 @@ class ProfilePanel(Panel, widgets.VBox):
                 lines.append(("error", field.refusal()))
             lines += [(p.severity, p.text(lang)) for p in by_field.get(key, [])]
             field.message.value = "".join(
-                f'<div class="ari-msg-{sev} ari-small">{rich(msg)}</div>' for sev, msg in lines)
+                f'<div class="ari-msg-{sev} ari-small">{_flags_unbroken(rich(msg))}</div>'
+                for sev, msg in lines)
         self.problems.value = "".join(
             f'<div class="ari-msg-{p.severity} ari-text">{rich(p.text(lang))}'
             + (f' <span class="ari-problem-fix">{rich(p.fix_text(lang))}</span>'
@@ -505,6 +511,15 @@ class ProfilePanel(Panel, widgets.VBox):
         self.prelude_preview.value = pre(self.ctx.prelude_text())
 
 
+def _message() -> widgets.HTML:
+    """A box's findings: a line of their own under the box, starting where its input starts
+    (the row wraps, wizard.css ``.ari-box-row``), not a column far to the right of it."""
+    # the input's left edge: the box's 2 px margin, the label's width, its 8 px gap
+    message = widgets.HTML(layout=widgets.Layout(padding=f"0 0 0 calc({LABEL_WIDTH} + 10px)"))
+    message.add_class("ari-field-message")
+    return message
+
+
 def _row(widget, *beside) -> widgets.HBox:
     return widgets.HBox([widget, *beside], layout=widgets.Layout(align_items="center"))
 
@@ -515,10 +530,12 @@ def _none_if_zero(value):
 
 
 _FLAG = re.compile(r"--[A-Za-z][\w-]*=?(?:&lt;\w+&gt;\w*)?")
+_UNBROKEN = re.compile(_FLAG.pattern + r"|「[^「」<>]{1,24}」|“[^“”<>]{1,24}”")
 
 
 def _flags_unbroken(escaped: str) -> str:
-    """Each sbatch flag of an escaped help line in a span that does not wrap: a browser breaks
-    after a hyphen, and "--ntasks-per-" / "node" reads as two things."""
-    return _FLAG.sub(lambda m: f'<span class="ari-nowrap">{m.group(0)}</span>', escaped)
+    """Each sbatch flag of an escaped help line or message in a span that does not wrap: a
+    browser breaks after a hyphen, and "--ntasks-per-" / "node" reads as two things. So does a
+    box's name quoted in Japanese or Chinese (「最大 CPU」 broke at its space)."""
+    return _UNBROKEN.sub(lambda m: f'<span class="ari-nowrap">{m.group(0)}</span>', escaped)
 

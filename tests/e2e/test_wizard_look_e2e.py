@@ -356,3 +356,134 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
     low = {key: ratio for key, ratio in contrasts.items() if ratio is None or ratio < 4.5}
     assert not low, f"sbatch preview contrast below 4.5:1: {low}"
     assert_no_console_errors(page)
+
+
+# Step 3 with a wrong value in several boxes (what a new user types): each box's error.
+ERRORS = """\
+p3 = wizard.profile_panel
+p3.preset.value = "mpi"
+p3.nodes.value = -2
+p3.max_cpus.value = 999
+p3.walltime.value = "90 min"
+p3.fields["min_ranks"].widget.value = "abc"
+p3.fields["ntasks_per_node"].widget.value = "-3"
+"""
+ERROR_BOXES = {"en": {"Nodes", "Max CPUs", "Walltime", "Ranks", "Ranks per node"},
+               "ja": {"ノード数", "最大 CPU", "制限時間", "ランク数", "ノードあたりのランク数"}}
+
+# Every error or warning said about one box: where it sits and how it reads. It starts at the
+# input's left edge right under the input (not 300 px to the right, not beside the caption),
+# its lines are text lines (not a widget row's 28 px each), it ends inside the wizard, a
+# --flag, a `code` span or a quoted 「box name」 stays on one line, and a line never starts
+# inside a word ("ありませ/ん").
+FIELD_ERRORS = """(lang) => {
+  const w = document.querySelector('.ari-wizard');
+  const edge = w.getBoundingClientRect().right;
+  const visible = (el) => el && el.offsetParent !== null;
+  const INPUT = 'input:not([type=checkbox]), select, .jupyter-widget-tagsinput, .widget-tagsinput';
+  const words = new Intl.Segmenter(lang, { granularity: 'word' });
+  const tops = (range) => {
+    const out = [];
+    for (const r of range.getClientRects()) {
+      if (r.width > 0 && !out.some(t => Math.abs(t - r.top) < 3)) { out.push(r.top); }
+    }
+    return out.sort((a, b) => a - b);
+  };
+  const found = {};
+  for (const msg of w.querySelectorAll('.ari-msg-error, .ari-msg-warning')) {
+    if (!visible(msg)) { continue; }
+    let row = msg.parentElement;  // the box it is about: the nearest one holding an input
+    while (row && row !== w && !row.querySelector(INPUT)) { row = row.parentElement; }
+    if (!row || row === w || row.querySelectorAll(INPUT).length !== 1) { continue; }
+    const input = row.querySelector(INPUT);
+    if (!visible(input)) { continue; }
+    const label = Array.from(row.querySelectorAll('.widget-label, .ari-field-label'))
+      .find(l => visible(l) && l.textContent.trim());
+    const name = label ? label.textContent.trim() : '?';
+    const box = input.getBoundingClientRect();
+    const whole = document.createRange();
+    whole.selectNodeContents(msg);
+    const rects = Array.from(whole.getClientRects()).filter(r => r.width > 0);
+    const left = Math.min(...rects.map(r => r.left));
+    const right = Math.max(...rects.map(r => r.right), msg.getBoundingClientRect().right);
+    const top = Math.min(...rects.map(r => r.top));
+    const size = parseFloat(getComputedStyle(msg).fontSize);
+    const lines = tops(whole);
+    const wrong = [];
+    if (Math.abs(left - box.left) > 2) { wrong.push(`starts ${Math.round(left - box.left)} px from its input's left edge`); }
+    if (top < box.bottom - 1 || top > box.bottom + 10) { wrong.push(`starts ${Math.round(top - box.bottom)} px below its input`); }
+    if (right > edge + 1) { wrong.push(`ends ${Math.round(right - edge)} px past the wizard's edge`); }
+    const height = msg.getBoundingClientRect().height;
+    if (height > lines.length * size * 1.7 + 2) { wrong.push(`${lines.length} line(s) in ${Math.round(height)} px`); }
+    for (let i = 1; i < lines.length; i++) {
+      if (lines[i] - lines[i - 1] > size * 1.7) { wrong.push(`line spacing ${Math.round(lines[i] - lines[i - 1])} px`); break; }
+    }
+    const walker = document.createTreeWalker(msg, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.data;
+      const pieces = node.parentElement.closest('code') ? [[0, text.length]]
+        : Array.from(text.matchAll(/--[A-Za-z][\\w-]*|「[^「」]{1,24}」|“[^“”]{1,24}”/g),
+                     m => [m.index, m.index + m[0].length]);
+      for (const [start, end] of pieces) {
+        const range = document.createRange();
+        range.setStart(node, start);
+        range.setEnd(node, end);
+        if (tops(range).length > 1) { wrong.push(`"${text.slice(start, end)}" split across lines`); }
+      }
+      const bounds = new Set([0, text.length]);
+      for (const s of words.segment(text)) { bounds.add(s.index); bounds.add(s.index + s.segment.length); }
+      let last = null;
+      for (let i = 0; i < text.length; i++) {
+        if (/\\s/.test(text[i])) { continue; }
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) { continue; }
+        if (last !== null && rect.top > last + 2 && !bounds.has(i)) {
+          wrong.push('breaks mid-word: ' + text.slice(Math.max(0, i - 8), i) + '/' + text.slice(i, i + 8));
+        }
+        last = rect.top;
+      }
+    }
+    found[name] = (found[name] || []).concat(wrong);
+  }
+  return found;
+}"""
+
+
+def test_step_3_field_errors_sit_under_their_box(lab, page, shots):
+    """A new user's wrong values in step 3, Light and Dark, en and ja, at a wide and a narrow
+    notebook: each box's error is under that box, in text lines, inside the wizard."""
+    _notebook(lab.root_dir / "errors.ipynb", [SETUP, ERRORS])
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(lab.url("/lab/tree/errors.ipynb?reset"))
+    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget "
+                           "&& window.jupyterapp.shell.currentWidget.sessionContext?.session?.kernel",
+                           timeout=60_000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:hide-all-cell-code')")
+    _run_cell(page, 0)
+    page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=60_000)
+    _run_cell(page, 1)
+    page.wait_for_timeout(1000)
+    _step(page, 2)
+    wrong, missing = {}, {}
+    for theme in THEMES:
+        set_theme(page, theme)
+        for lang in SHOT_LANGS:
+            _set_lang(page, lang)
+            for width in (1400, 1000):
+                page.set_viewport_size({"width": width, "height": 900})
+                page.wait_for_timeout(400)
+                found = page.evaluate(FIELD_ERRORS, lang)
+                key = f"{theme}/{lang}/{width}"
+                if ERROR_BOXES[lang] - set(found):
+                    missing[key] = sorted(ERROR_BOXES[lang] - set(found))
+                bad = {name: problems for name, problems in found.items() if problems}
+                if bad:
+                    wrong[key] = bad
+            _shot(page, shots, f"03-profile-errors-{lang}-{theme}")
+    set_theme(page, "light")
+    assert not missing, json.dumps(missing, indent=1, ensure_ascii=False)
+    assert not wrong, json.dumps(wrong, indent=1, ensure_ascii=False)
+    assert_no_console_errors(page)
