@@ -241,6 +241,16 @@ class WizardState(HasTraits):
         return type(self).from_json(self.to_json())
 
     # -- validation -----------------------------------------------------------------------
+    def job_nodes(self):
+        """The nodes the reproduce job asks for, as ARI merges them: Nodes when given, else
+        (0) the profile's requested_nodes; nothing decided yet (None): the allocation (its
+        ``num_nodes``), or None."""
+        if self.nodes:
+            return self.nodes
+        if self.nodes == 0 and self.profile.requested_nodes:
+            return self.profile.requested_nodes
+        return self.allocation
+
     def problems(self, env: Mapping[str, str] | None = None, fan_out: bool | None = None) -> list:
         """Every finding about this state, each cause once (``judge.judge``): fields,
         experiment.md lints, the profile against the site and the ranks' placement.
@@ -305,7 +315,7 @@ class WizardState(HasTraits):
                 detail=render.env_value_problem(self.walltime))
         elif self.walltime and not self.walltime.isascii():
             add("walltime_non_ascii", "walltime", "error", walltime=self.walltime)
-        if self.nodes is not None and self.nodes < 1:
+        if self.nodes is not None and self.nodes < 0:  # 0: the profile decides (ARI's "not given")
             add("nodes_low", "nodes", "error", fix=None, value=self.nodes)
         if self.mem_gb is not None and self.mem_gb < 1:
             add("mem_low", "mem_gb", "error", value=self.mem_gb)
@@ -467,6 +477,22 @@ class WizardState(HasTraits):
         if result is None or result.status in ("unknown", "skip"):
             return None
         return (result.data or {}).get(key)
+
+
+UNSET_BY_ZERO = frozenset({"mem_gb"})
+"""Counts whose 0 means "not set": memory 0 is the partition's default (no --mem)."""
+
+
+def resource_value(name: str, value: int | None) -> int | None:
+    """What a count typed into step 3 or passed to ``emit`` means, read once for both.
+
+    Memory 0 is "the partition's default" (None). Nodes 0 is ARI's own "not given": the
+    profile's requested_nodes decide (spec 3.4.2), so it stays 0 and is valid. Everything else
+    is judged as typed (Max CPUs 0 is refused as "at least 1", never replaced by a default).
+    """
+    if value == 0 and name in UNSET_BY_ZERO:
+        return None
+    return value
 
 
 def min_expected_metric_of(typed: str) -> int | None:

@@ -136,7 +136,10 @@ def resolve_shape(request: JobRequest, cpus_per_node: int) -> tuple[int, int]:
         if ntasks and request.ntasks_per_node:
             nodes = math.ceil(ntasks / request.ntasks_per_node)
         elif ntasks and cpus_per_node > 0:
-            nodes = max(1, math.ceil(ntasks * request.cpus_per_task / cpus_per_node))
+            # SLURM never splits a task across nodes: a node holds whole tasks only. A task
+            # larger than a node is refused by sbatch (the validator says so): one node drawn.
+            per_node = cpus_per_node // request.cpus_per_task
+            nodes = math.ceil(ntasks / per_node) if per_node else 1
         else:
             nodes = 1
     if ntasks <= 0:

@@ -174,7 +174,8 @@ def test_emit_says_the_warnings_the_wizard_shows_and_still_writes(tmp_path, flag
     (("emit", "--site", "laptop", "--probe-timeout", "700", "--title", "t"),  # before any probe
      "ari-jupyter emit: error: --probe-timeout must be more than 0 and at most 600 seconds, got 700"),
     (("doctor", "--nodes", "-1", "/etc/hostname"),
-     "ari-jupyter doctor: error: --nodes must be at least 1, got -1"),
+     "ari-jupyter doctor: error: --nodes must be 1 or more, or 0 to leave it to the profile, "
+     "got -1"),
     (("emit", "--site", "laptop", "--ranks", "0", "--title", "t"),
      "ari-jupyter emit: error: --ranks must be at least 1, got 0"),
     (("emit", "--site", "laptop", "--gpus-per-node", "-2", "--title", "t"),

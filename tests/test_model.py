@@ -93,7 +93,7 @@ def test_valid_state_has_no_blocking_problem(valid):
     ({"partition": "gpu.a100"}, "partition"),
     ({"max_cpus": None}, "max_cpus"),
     ({"max_cpus": 0}, "max_cpus"),
-    ({"nodes": 0}, "nodes"),
+    ({"nodes": -1}, "nodes"),  # 0 is ARI's "not given": the profile's requested_nodes
     ({"mem_gb": 0}, "mem_gb"),
     ({"walltime": "1 hour"}, "walltime"),
     ({"module_loads": ["-v"]}, "module_loads"),

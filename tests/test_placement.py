@@ -44,6 +44,9 @@ def test_request_is_read_back_from_the_sbatch_argv(argv, expected):
     (JobRequest(ntasks=20, ntasks_per_node=8), 8, (3, 20)),
     (JobRequest(ntasks=20), 8, (3, 20)),                        # packed by CPUs per node
     (JobRequest(ntasks=4, cpus_per_task=4), 8, (2, 4)),
+    (JobRequest(ntasks=3, cpus_per_task=40), 64, (3, 3)),        # whole tasks per node: 1 each
+    (JobRequest(ntasks=5, cpus_per_task=3), 8, (3, 5)),          # 2 per node (6 of 8 CPUs)
+    (JobRequest(ntasks=1, cpus_per_task=999), 64, (1, 1)),       # larger than a node: refused
 ])
 def test_resolve_shape_follows_slurm_defaults(request_, cpus, expected):
     assert resolve_shape(request_, cpus) == expected

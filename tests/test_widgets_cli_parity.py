@@ -214,6 +214,46 @@ def test_a_value_below_one_is_refused_in_the_same_words(box, flag, value):
     assert as_shown(sentence) not in shown(panel.problems.value)  # beside the box, said once
 
 
+@pytest.mark.parametrize("box, flag, value", [
+    ("nodes", "--nodes", 0),     # ARI's "not given": the profile's requested_nodes decide
+    ("mem_gb", "--mem-gb", 0),   # the partition's default: no --mem
+    ("max_cpus", "--max-cpus", 0),  # refused, as -1 is
+])
+def test_zero_means_the_same_in_step_3_and_emit(box, flag, value, tmp_path):
+    """The core reads a typed 0 once (model.resource_value): step 3's box and emit's flag give
+    the same state, the same findings and the same sbatch line."""
+    from ari_jupyter.model import resource_value
+    from widget_text import shown
+
+    workspace = tmp_path / "ws"
+    args = {"--walltime": "00:10:00", "--max-cpus": "2", "--preset": "mpi", flag: str(value)}
+    proc = cli("emit", "--site", "rccs-cloud", "--title", "t", "--goal", "g", "--metric", "m",
+               "--no-probes", "--workspace", str(workspace), "--run-id", RUN_ID, "--force",
+               *[part for item in args.items() for part in item])
+
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    panel = wizard.profile_panel
+    panel.preset.value = "mpi"
+    panel.walltime.value, panel.max_cpus.value = "00:10:00", 2
+    getattr(panel, box).value = value
+    assert getattr(wizard.state, box) == resource_value(box, value)
+    errors = [f.rule for f in wizard.state.blocking_problems() if f.field == box]
+    if box == "max_cpus":
+        assert proc.returncode == 1 and "max_cpus_low" in errors
+        return
+    assert proc.returncode == 0, proc.stderr
+    assert errors == []
+    # emit's checkpoint, reopened, holds the same value and shows the same sbatch line
+    reopened = Wizard.from_checkpoint(workspace / "checkpoints" / RUN_ID, run_probes=False,
+                                      bridge=fake_bridge()[0])
+    assert getattr(reopened.state, box) == getattr(wizard.state, box)
+    line = shown(panel.sbatch_preview.value)
+    assert shown(reopened.profile_panel.sbatch_preview.value).split("--chdir")[0] == \
+        line.split("--chdir")[0]
+    if box == "nodes":
+        assert "--nodes 2" in line  # the mpi preset's requested_nodes
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 @pytest.mark.parametrize("walltime", ["90 min", "９０分", "1h"])
 def test_a_walltime_that_is_no_slurm_time_gets_one_error_in_the_same_words(walltime, lang):

@@ -115,8 +115,8 @@ def test_sbatch_preview_follows_every_field():
     panel.preset.value = "mpi_gpu"
     # the wizard's node count (the allocation's, 1 here) is a caller argument: it beats the profile
     assert "--nodes 1 " in text(panel.sbatch_preview)
-    panel.nodes.value = 0  # 0 = leave it to the profile
-    assert wizard.state.nodes is None
+    panel.nodes.value = 0  # 0 = leave it to the profile (ARI's "not given")
+    assert wizard.state.nodes == 0
     line = text(panel.sbatch_preview)
     for token in ("--nodes 4", "--ntasks 32", "--ntasks-per-node 8", "--exclusive",
                   "--gres=gpu:v100:1", "--mem=256G", "--constraint=skylake", "--hint=nomultithread"):
@@ -297,7 +297,8 @@ def test_an_error_in_an_advanced_field_opens_advanced():
 
 def test_max_cpus_not_set_shows_zero_not_a_made_up_one():
     """A state without Max CPUs (nothing allocated, nothing typed) shows 0 beside "Max CPUs is
-    not set", as Nodes shows 0 for "not set"; typing 0 clears it again."""
+    not set", as Nodes shows 0 for "not set"; a 0 typed over a number is refused as emit's
+    --max-cpus 0 is."""
     wizard = wizard_on("rccs-cloud")
     panel = wizard.profile_panel
     wizard.state.max_cpus = None
@@ -306,7 +307,8 @@ def test_max_cpus_not_set_shows_zero_not_a_made_up_one():
     panel.max_cpus.value = 3
     assert wizard.state.max_cpus == 3
     panel.max_cpus.value = 0
-    assert wizard.state.max_cpus is None
+    assert wizard.state.max_cpus == 0
+    assert "max_cpus_low" in [p.rule for p in wizard.state.problems()]
 
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])

@@ -132,18 +132,21 @@ def run(args: argparse.Namespace) -> int:
                 t("cli.preview.not_json", lang, what="--profile", path=args.profile, error=str(exc))
             print(error_line("doctor", said, lang), file=sys.stderr)
             return 2
-    if args.nodes is not None and args.nodes < 1:  # as emit refuses it: no check silently gone
+    if args.nodes is not None and args.nodes < 0:  # as emit refuses it: no check silently gone
         from ..i18n import t
         from ._localized import error_line
 
         lang = output_lang(args)
-        print(error_line("doctor", t("cli.at_least_one", lang, flag="--nodes", value=args.nodes), lang),
+        print(error_line("doctor", t("cli.nodes_range", lang, flag="--nodes", value=args.nodes), lang),
               file=sys.stderr)
         return 2
     known = _checkpoint_options(args.checkpoint)
     if profile is None and known:
         profile = known["profile"]
+    # --nodes 0 is ARI's "not given", as in emit and step 3: the profile's requested_nodes
     nodes = args.nodes if args.nodes is not None else known.get("nodes") or _default_nodes()
+    if nodes == 0:
+        nodes = (profile.requested_nodes if profile is not None else 0) or _default_nodes()
     has_gres = {"yes": True, "no": False}.get(args.gres or "", known.get("has_gres"))
     allow_no_gres = known.get("allow_no_gres") or os.environ.get("ARI_SLURM_ALLOW_NO_GRES") == "1"
     results = []

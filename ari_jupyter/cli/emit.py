@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--partition", help="partition for ARI's jobs (default: ARI's precedence, then the allocation's)")
     p.add_argument("--max-cpus", type=int, metavar="N", help="CPUs per job (Max CPUs, ARI_SLURM_CPUS)")
     p.add_argument("--walltime", metavar="HH:MM:SS", help="job time limit")
-    p.add_argument("--nodes", type=int, metavar="N", help="nodes for the reproduce job (default: the allocation's)")
+    p.add_argument("--nodes", type=int, metavar="N", help="nodes for the reproduce job (default: the allocation's; 0: the "
+                   "profile's requested_nodes decide, as in the wizard)")
     p.add_argument("--mem-gb", type=int, metavar="N",
                    help="memory per BFTS job in GB (0: the partition's default, as in the wizard)")
     p.add_argument("--module", action="append", metavar="NAME", help="module to load before `ari run`; repeatable")
@@ -163,8 +164,11 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     for name, value in simple.items():
         if value is not None:
             setattr(state, name, value)
-    if args.mem_gb == 0:
-        state.mem_gb = None  # as the wizard's 0: no --mem, the partition's default
+    from ..model import resource_value
+
+    for name in ("nodes", "max_cpus", "mem_gb"):  # read as step 3 reads its boxes
+        if getattr(args, name) is not None:
+            setattr(state, name, resource_value(name, getattr(args, name)))
     if args.partition is not None:
         state.partition_source = "explicit"
     if args.goal_file is not None:

@@ -37,7 +37,7 @@ def options_from_state(state, env: Mapping[str, str]) -> dict[str, Any]:
         env = {**env, **render.env_values(state)}
     except (TypeError, ValueError):
         env = dict(env)
-    return {"profile": state.profile, "nodes": state.nodes or state.allocation,
+    return {"profile": state.profile, "nodes": state.job_nodes(),
             "has_gres": gres_data.get("has_gres") if "has_gres" in gres_data else None,
             "allow_no_gres": bool(state.allow_no_gres), "env": env}
 

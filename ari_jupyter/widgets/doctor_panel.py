@@ -150,7 +150,8 @@ class DoctorPanel(Panel, widgets.VBox):
 
     def _render_context(self) -> None:
         state = self.state
-        nodes = state.nodes or (state.allocation.num_nodes if state.allocation is not None else None)
+        nodes = state.job_nodes()
+        nodes = getattr(nodes, "num_nodes", nodes)  # an allocation: its node count
         self.context_note.value = (
             f'<div class="ari-doctor-context ari-help ari-indented">'
             f'{esc(self.tr("doctor_context", kind=state.profile.kind or "-", nodes=nodes or "-"))}</div>')

@@ -204,10 +204,10 @@ class ProfilePanel(Panel, widgets.VBox):
         self.resources_help = widgets.HTML()
         # the findings on a job resource, under its box (not under Modules, far from it)
         self.resource_messages = {name: _message() for name in RESOURCE_FIELDS}
-        for widget, trait, convert in ((self.max_cpus, "max_cpus", _none_if_zero),
+        for widget, trait, convert in ((self.max_cpus, "max_cpus", _count("max_cpus")),
                                        (self.walltime, "walltime", str),
-                                       (self.nodes, "nodes", _none_if_zero),
-                                       (self.mem_gb, "mem_gb", _none_if_zero),
+                                       (self.nodes, "nodes", _count("nodes")),
+                                       (self.mem_gb, "mem_gb", _count("mem_gb")),
                                        (self.allow_no_gres, "allow_no_gres", bool)):
             widget.observe(self._setter(trait, convert), names="value")
         # preset + profile fields
@@ -304,6 +304,9 @@ class ProfilePanel(Panel, widgets.VBox):
     # -- widgets -> state -----------------------------------------------------------------------
     def _setter(self, trait, convert):
         def set_value(change):
+            if trait in RESOURCE_FIELDS and trait != "walltime" and \
+                    change["new"] == (getattr(self.state, trait) or 0):
+                return  # the box showing the state's value (None shows as 0): no one typed
             value = convert(change["new"])
             if getattr(self.state, trait) != value:
                 try:
@@ -524,9 +527,11 @@ def _row(widget, *beside) -> widgets.HBox:
     return widgets.HBox([widget, *beside], layout=widgets.Layout(align_items="center"))
 
 
-def _none_if_zero(value):
-    """0 in a count box means "not set" (ARI's own convention for counts)."""
-    return int(value) or None
+def _count(name: str):
+    """The box's number as the core reads it (``emit`` reads its flag the same way)."""
+    from ..model import resource_value
+
+    return lambda value: resource_value(name, int(value))
 
 
 _FLAG = re.compile(r"--[A-Za-z][\w-]*=?(?:&lt;\w+&gt;\w*)?")
