@@ -257,3 +257,17 @@ def test_without_probes_nothing_is_deferred():
     wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
     assert wizard.ctx.runner.deferred == ()
     assert wizard.state.probe_results == {}
+
+
+def test_the_header_names_a_picked_demo_site_at_once():
+    """Picking a demo site in step 1 says so in the header right away (it kept "this machine,
+    not inside a SLURM allocation" until another step was shown)."""
+    from ari_jupyter.i18n import t
+    from widget_text import as_shown, shown
+
+    wizard = Wizard(run_probes=False, bridge=fake_bridge()[0], lang="ja", env={})
+    wizard.use_site("gres-cluster")
+    header = shown(wizard.header.value)
+    assert as_shown(t("wizard_site", "ja", site="gres-cluster",
+                      reason=t("site_reason_given", "ja"))) in header
+    assert as_shown(t("site_reason_outside", "ja")) not in header

@@ -333,12 +333,14 @@ class WizardContext(HasTraits):
         self.host = host  # first: defaults that follow the probes read the new host
         use_site(self.state, self.config, host, self.local_env)
         self.fan_out = None
-        self.site_name = host.name
         if name:
-            self.site_reason = "site_reason_given"
+            reason = "site_reason_given"
         else:
             inside = self.state.allocation is not None and self.state.allocation.inside_allocation
-            self.site_reason = "site_reason_allocation" if inside else "site_reason_outside"
+            reason = "site_reason_allocation" if inside else "site_reason_outside"
+        with self.hold_trait_notifications():  # the header reads both: never one without the other
+            self.site_reason = reason
+            self.site_name = host.name
         self.runner.start_soon()
 
     def _follow_site_defaults(self) -> None:

@@ -104,7 +104,7 @@ class Wizard(widgets.VBox):
                           description=tr("nav_next"), _dom_classes=("ari-next",))
         self.back.on_click(lambda _: self.go(self.step - 1))
         self.next.on_click(lambda _: self.go(self.step + 1))
-        self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name"])
+        self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name", "site_reason"])
         kwargs.setdefault("layout", looks.layout())
         kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), "ari-wizard")
         # Every widget above was made with its final text: no relabelling pass here.
