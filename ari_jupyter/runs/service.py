@@ -109,6 +109,18 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
     return answer
 
 
+def run_ids_json(workspaces: str | Path | Sequence[str | Path]) -> dict[str, Any]:
+    """``{"run_ids": [...]}``: the runs of the workspaces, newest first, without reading them or
+    asking squeue. Cheap enough for the Runs panel to ask every few seconds, so a run just
+    written (the wizard's Write, ``emit`` in a terminal) is seen at once."""
+    from .status import is_checkpoint
+
+    if isinstance(workspaces, (str, Path)):
+        workspaces = [workspaces]
+    paths = [path for root in workspaces for path in checkpoint_dirs(root)]
+    return {"run_ids": sorted({p.name for p in paths if is_checkpoint(p)}, reverse=True)}
+
+
 async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[str, Any]:
     """``RunStatus.to_json()``; raises NotACheckpoint for a directory that is not a run's."""
     host = host or _local_host()

@@ -1,6 +1,8 @@
 """Authenticated endpoints for the Runs panel, over the workspace's checkpoints only.
 
 ``GET  <base_url>/ari-jupyter/runs``                    the workspace's runs (``runs_json``)
+``GET  <base_url>/ari-jupyter/runs/ids``                the run ids only (``run_ids_json``): the
+                                                        panel's cheap watch for a new run
 ``GET  <base_url>/ari-jupyter/runs/<run_id>``           one run's status (``status_json``)
 ``POST <base_url>/ari-jupyter/runs/<run_id>/cancel``    cancel its jobs (``cancel_json``);
                                                         body ``{"job_ids": [...]}`` or ``{}``
@@ -26,8 +28,8 @@ from tornado import web
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..runs import NotACheckpoint
 from ..runs.localize import cancel_in_language, status_in_language
-from ..runs.service import (cancel_json, default_workspace, listed_workspaces, runs_json,
-                            status_json)
+from ..runs.service import (cancel_json, default_workspace, listed_workspaces, run_ids_json,
+                            runs_json, status_json)
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
 HOST_KEY = "ari_jupyter_runs_host"
@@ -79,6 +81,13 @@ class RunsHandler(_RunsBase):
         self.answer(await runs_json(self.workspaces, self.host))
 
 
+class RunIdsHandler(_RunsBase):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.answer(run_ids_json(self.workspaces))
+
+
 class RunStatusHandler(_RunsBase):
     @web.authenticated
     @authorized
@@ -121,6 +130,7 @@ def setup_runs_handlers(web_app, workspace: str | None = None, host=None) -> Non
     base = url_path_join(web_app.settings.get("base_url", "/"), "ari-jupyter", "runs")
     web_app.add_handlers(".*$", [
         (base, RunsHandler),
+        (url_path_join(base, "ids"), RunIdsHandler),
         (url_path_join(base, f"({RUN_ID})"), RunStatusHandler),
         (url_path_join(base, f"({RUN_ID})", "cancel"), RunCancelHandler),
     ])
