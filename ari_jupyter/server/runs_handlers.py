@@ -3,7 +3,9 @@
 ``GET  <base_url>/ari-jupyter/runs``                    the workspace's runs (``runs_json``)
 ``GET  <base_url>/ari-jupyter/runs/ids``                the run ids only (``run_ids_json``): the
                                                         panel's cheap watch for a new run
-``GET  <base_url>/ari-jupyter/runs/<run_id>``           one run's status (``status_json``)
+``GET  <base_url>/ari-jupyter/runs/<run_id>``           one run's status (``status_json``), plus
+                                                        ``lab_folder``: its workspace as a contents
+                                                        path, or null where the lab cannot open it
 ``POST <base_url>/ari-jupyter/runs/<run_id>/cancel``    cancel its jobs (``cancel_json``);
                                                         body ``{"job_ids": [...]}`` or ``{}``
 The two run routes take ``?lang=en|ja|zh``: the findings, the process sentence and the notes
@@ -62,6 +64,21 @@ class _RunsBase(APIHandler):
                 return path
         raise web.HTTPError(404, f"no run {run_id} in {', '.join(workspaces)}")
 
+    def lab_folder(self, workspace: Path) -> str | None:
+        """The workspace as a contents path of this server ('' for its root), where the panel's
+        "Reopen in the wizard" puts its notebook beside the wizard's; None when JupyterLab
+        cannot open it (outside the server root, or hidden while hidden files are not shown)."""
+        contents = self.contents_manager
+        root = Path(getattr(contents, "root_dir", None) or self.settings["server_root_dir"])
+        try:
+            relative = workspace.resolve().relative_to(root.expanduser().resolve())
+        except (OSError, ValueError):
+            return None
+        if not getattr(contents, "allow_hidden", False) and any(
+                part.startswith(".") for part in relative.parts):
+            return None
+        return relative.as_posix() if relative.parts else ""
+
     @property
     def lang(self) -> str:
         value = self.get_query_argument("lang", "") or DEFAULT_LANGUAGE
@@ -94,7 +111,9 @@ class RunStatusHandler(_RunsBase):
     async def get(self, run_id: str) -> None:
         try:
             lang = self.lang
-            self.answer(status_in_language(await status_json(self.checkpoint(run_id), self.host), lang))
+            checkpoint = self.checkpoint(run_id)
+            answer = status_in_language(await status_json(checkpoint, self.host), lang)
+            self.answer({**answer, "lab_folder": self.lab_folder(checkpoint.parent.parent)})
         except NotACheckpoint as exc:
             raise web.HTTPError(404, str(exc)) from None
 

@@ -65,6 +65,8 @@ export interface IRunStatus extends Omit<IRunRow, 'jobs'> {
   findings: IFinding[];
   notes: string[];
   wizard: boolean;
+  /** the run's workspace as a contents path ('' the lab's root); null: the lab cannot open it */
+  lab_folder?: string | null;
   jobs: {
     jobs: IJob[];
     scheduler: string;
@@ -184,7 +186,16 @@ export function wizardSource(path: string, clone: boolean): string {
     : `from ari_jupyter import Wizard\nWizard.from_checkpoint(${literal})`;
 }
 
-export type NotebookOpener = (source: string, name: string) => Promise<unknown>;
+/**
+ * Opens a notebook with `source` named `name` in `folder` (a contents path; null: wherever the
+ * lab would put a new one); `reuse`: the run's notebook again when it is there.
+ */
+export type NotebookOpener = (
+  source: string,
+  name: string,
+  folder: string | null,
+  reuse: boolean
+) => Promise<unknown>;
 
 /**
  * The Runs side panel: the workspace's runs, one run's live status, its jobs with Cancel.
@@ -616,7 +627,9 @@ export class RunsPanel extends Widget {
     try {
       await this._openNotebook(
         wizardSource(s.checkpoint_dir, clone),
-        wizardNotebookName(s.run_id, clone)
+        wizardNotebookName(s.run_id, clone),
+        s.lab_folder ?? null,
+        !clone // a clone is a new run each time: a notebook of its own
       );
     } catch (reason) {
       Notification.error(this._trans.__('ARI: could not open the wizard: %1', String(reason)));

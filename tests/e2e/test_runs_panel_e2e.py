@@ -226,12 +226,56 @@ def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
     assert "Traceback" not in output.inner_text() and "Error" not in output.inner_text()
     assert page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output.jp-RenderedText"
                         "[data-mime-type='application/vnd.jupyter.error']").count() == 0
-    # the same button again: a notebook of its own, numbered, and the first one is kept
+    # the same button again: Clone makes a notebook of its own, numbered, and keeps the first;
+    # Reopen shows the run's notebook again, as the user left it, and makes no second one
     page.locator(f"{PANEL} button", has_text=button).click()
-    page.wait_for_function(
-        "name => [...document.querySelectorAll('.lm-DockPanel-tabBar .lm-TabBar-tabLabel')]"
-        ".some(label => label.textContent === name)",
-        arg=f"{kind}-{runs['finished'].name}-2.ipynb", timeout=90_000)
+    if kind == "clone":
+        page.wait_for_function(
+            "name => [...document.querySelectorAll('.lm-DockPanel-tabBar .lm-TabBar-tabLabel')]"
+            ".some(label => label.textContent === name)",
+            arg=f"{kind}-{runs['finished'].name}-2.ipynb", timeout=90_000)
+    else:
+        page.wait_for_timeout(3000)
+        labels = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tabLabel").all_inner_texts()
+        assert [label for label in labels if label.startswith("reopen-")] == \
+            [f"reopen-{runs['finished'].name}.ipynb"], labels
+        assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.path") == \
+            f"reopen-{runs['finished'].name}.ipynb"
+
+
+def test_reopen_puts_the_notebook_in_the_runs_workspace_and_reuses_it(tmp_path, page):
+    """The workspace is below JupyterLab's root: the reopen notebook goes there, beside the
+    wizard's own, not into the folder the file browser shows; closed and reopened from the
+    panel, the same file comes back (no reopen-*-2), with what the user added kept."""
+    root = tmp_path / "root"
+    ws = root / "ws"
+    run = copy_case("failed", ws)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
+    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=LAB_SETTINGS,
+                           args=LAB_ARGS)
+    current = "() => window.jupyterapp.shell.currentWidget?.context?.path || ''"
+    name = f"ws/reopen-{run.name}.ipynb"
+    try:
+        open_lab(page, server)
+        execute_command(page, "ari-jupyter:runs")
+        page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+        open_run(page, run.name)
+        page.locator(f"{PANEL} button", has_text="Reopen in the wizard").click()
+        page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output").first.wait_for(timeout=90_000)
+        page.wait_for_function(f"() => ({current})() === {json.dumps(name)}", timeout=30_000)
+        assert (ws / f"reopen-{run.name}.ipynb").is_file()
+        assert not list(root.glob("reopen-*"))  # not in the root the file browser shows
+        # the user closes it; Reopen again opens that file, no second one
+        execute_command(page, "application:close-all")
+        page.wait_for_function(f"() => ({current})() === ''", timeout=30_000)
+        page.locator(f"{PANEL} button", has_text="Reopen in the wizard").click()
+        page.wait_for_function(f"() => ({current})() === {json.dumps(name)}", timeout=60_000)
+        assert sorted(p.name for p in ws.glob("reopen-*")) == [f"reopen-{run.name}.ipynb"]
+        assert_no_console_errors(page)
+    finally:
+        server.stop()
 
 
 def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page, tmp_path):
