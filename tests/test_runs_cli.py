@@ -202,6 +202,39 @@ def test_runs_on_a_demo_site_lists_what_emit_wrote_there(tmp_path):
     assert unknown.returncode == 2 and "unknown demo site 'nosuch'" in unknown.stderr
 
 
+@pytest.fixture(scope="module")
+def two_demo_sites_runs(tmp_path_factory):
+    """One run written with `emit --site` on each of two demo sites, by one user (one HOME)."""
+    home = tmp_path_factory.mktemp("home")
+    env = {k: v for k, v in {**os.environ, **NO_SLURM, "HOME": str(home), "USER": "u1"}.items()
+           if not k.startswith("SLURM_") and k not in ("ARI_JUPYTER_DEMO_SITE", "JUPYTER_DATA_DIR")}
+    written = {}
+    for site in ("rccs-cloud", "gres-cluster"):
+        done = subprocess.run(
+            [sys.executable, "-m", "ari_jupyter", "emit", "--site", site, "--title", f"On {site}",
+             "--goal", "g", "--metric", "GFlops", "--json"],
+            capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr
+        written[site] = os.path.basename(json.loads(done.stdout)["checkpoint_dir"])
+    return env, written
+
+
+@pytest.mark.parametrize("site, other", [("rccs-cloud", "gres-cluster"), ("gres-cluster", "rccs-cloud")])
+def test_runs_on_a_demo_site_lists_only_the_runs_written_on_it(two_demo_sites_runs, site, other):
+    """`runs --site NAME` is "the runs written on this demo site": not those of another demo
+    site, although that one's workspace is recorded too (plain `runs` lists both)."""
+    env, written = two_demo_sites_runs
+    listed = subprocess.run([sys.executable, "-m", "ari_jupyter", "runs", "--site", site, "--json"],
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    answer = json.loads(listed.stdout)
+    assert [r["run_id"] for r in answer["runs"]] == [written[site]]
+    assert len(answer["workspaces"]) == 1 and written[other] not in listed.stdout
+    plain = subprocess.run([sys.executable, "-m", "ari_jupyter", "runs", "--json"],
+                           capture_output=True, text=True, env=env, timeout=60)
+    assert {r["run_id"] for r in json.loads(plain.stdout)["runs"]} >= set(written.values())
+
+
 @pytest.mark.parametrize("target", ["missing", "file"])
 def test_runs_of_a_workspace_that_is_not_a_directory_is_a_verdict(tmp_path, target):
     path = tmp_path / "ws"

@@ -99,3 +99,19 @@ def test_one_workspace_is_still_a_list_of_one(tmp_path):
     answer = asyncio.run(runs_json(tmp_path))
     assert answer["workspaces"] == [str(tmp_path)]
     assert {r["workspace"] for r in answer["runs"]} == {str(tmp_path)}
+
+
+@pytest.mark.parametrize("present, workspaces, missing", [
+    (("default", "shared"), ["default", "shared"], []),
+    (("shared",), ["shared", "default"], ["default"]),      # the missing default is not shown first
+    (("default",), ["default", "shared"], ["shared"]),
+    ((), ["default", "shared"], ["default", "shared"]),
+])
+def test_a_workspace_that_does_not_exist_is_listed_last_and_named_missing(tmp_path, present,
+                                                                         workspaces, missing):
+    for name in present:
+        (tmp_path / name).mkdir()
+    answer = asyncio.run(runs_json([str(tmp_path / "default"), str(tmp_path / "shared")]))
+    assert answer["workspace"] == str(tmp_path / "default")  # still the default one
+    assert answer["workspaces"] == [str(tmp_path / w) for w in workspaces]
+    assert answer["missing_workspaces"] == [str(tmp_path / w) for w in missing]

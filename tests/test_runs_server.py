@@ -82,12 +82,36 @@ def test_list_matches_the_cli(lab):
     assert answer["accounting"] == "no"
 
 
+def test_run_ids_are_the_listed_runs_without_reading_them(lab):
+    """The panel's watch for a new run: the ids of the list, newest first (the foreign folder
+    left out as the list leaves it out), a run written meanwhile included at once."""
+    server, workspace, runs, env = lab
+    status, body = get(server, "/ari-jupyter/runs/ids")
+    assert status == 200, body[:300]
+    listed = [r["run_id"] for r in json.loads(get(server, "/ari-jupyter/runs")[1])["runs"]]
+    assert json.loads(body) == {"run_ids": listed}
+    new = workspace / "checkpoints" / "20261202090000_just_written"
+    new.mkdir()
+    try:
+        assert json.loads(get(server, "/ari-jupyter/runs/ids")[1])["run_ids"] == listed  # empty yet
+        (new / "experiment.md").write_text("# Just written\n")
+        assert json.loads(get(server, "/ari-jupyter/runs/ids")[1])["run_ids"] == [new.name, *listed]
+        assert get(server, "/ari-jupyter/runs/ids", token=False)[0] == 403
+    finally:
+        import shutil
+
+        shutil.rmtree(new)
+
+
 @pytest.mark.parametrize("case", ["failed", "interrupted-paper"])
 def test_status_matches_the_cli(lab, case):
     server, _, runs, env = lab
     status, body = get(server, f"/ari-jupyter/runs/{runs[case].name}")
     assert status == 200, body[:300]
     answer = json.loads(body)
+    # the panel's one addition: where the lab can put a notebook (this workspace is outside
+    # the server's root: nowhere)
+    assert answer.pop("lab_folder") is None
     assert answer == cli(env, "status", "--json", str(runs[case]))
     assert answer["wizard"] is True  # written by ari-jupyter emit: it can be reopened
 

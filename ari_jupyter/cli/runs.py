@@ -41,8 +41,11 @@ def run(args: argparse.Namespace) -> int:
         # a workspace named on the command line that is not there is a verdict, as for status
         print(f"ari-jupyter runs: {t('runs.not_a_directory', lang, path=workspace)}", file=sys.stderr)
         return 1
-    # as the Runs panel: the default workspace and those checkpoints were written to
-    answer = asyncio.run(runs_json([workspace] if args.workspace else listed_workspaces(workspace)))
+    # --site: only that demo site's workspace, as its help says (another demo site's recorded
+    # workspace is not "written on this demo site"); else as the Runs panel: the default
+    # workspace and those checkpoints were written to
+    only_one = bool(args.workspace or args.site)
+    answer = asyncio.run(runs_json([workspace] if only_one else listed_workspaces(workspace)))
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0

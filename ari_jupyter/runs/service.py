@@ -67,8 +67,9 @@ def _local_host() -> Host:
 
 async def runs_json(workspaces: str | Path | Sequence[str | Path],
                     host: Host | None = None) -> dict[str, Any]:
-    """``{"workspace", "workspaces", "runs": [row...], "scheduler", "accounting"}`` over one
-    workspace or several (``workspace`` is the first), newest run first, each row with its
+    """``{"workspace", "workspaces", "missing_workspaces", "runs": [row...], "scheduler",
+    "accounting"}`` over one workspace or several (``workspace`` is the first given; in
+    ``workspaces`` the missing ones come last), newest run first, each row with its
     ``workspace``; with ``problem`` (and ``problem_message``) when squeue failed: no run's job
     count is known."""
     host = host or _local_host()
@@ -92,13 +93,32 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
 
     rows = await asyncio.to_thread(read_all)
     first = next(iter(views.values()), None)
-    answer = {"workspace": roots[0], "workspaces": roots, "runs": rows,
+    # A workspace that is not on this machine (a site template such as /work/$USER/ari read on
+    # a laptop, a scratch folder since purged) holds no run: the ones that exist come first, so
+    # the folder shown first is one the user can open; the missing ones stay listed, last, and
+    # are named in ``missing_workspaces`` (the panel marks them), because the default one is
+    # still where the wizard's next Write goes. ``workspace`` stays the default one.
+    missing = [root for root in roots if not Path(root).is_dir()]
+    listed = [root for root in roots if root not in missing] + missing
+    answer = {"workspace": roots[0], "workspaces": listed, "missing_workspaces": missing, "runs": rows,
               "scheduler": first.scheduler if first else "not-asked",
               "accounting": first.accounting if first else "unknown"}
     if first is not None and first.scheduler == "error":  # every run's job count is unknown
         answer.update({key: value for key, value in first.to_json().items()
                        if key in ("problem", "problem_message")})
     return answer
+
+
+def run_ids_json(workspaces: str | Path | Sequence[str | Path]) -> dict[str, Any]:
+    """``{"run_ids": [...]}``: the runs of the workspaces, newest first, without reading them or
+    asking squeue. Cheap enough for the Runs panel to ask every few seconds, so a run just
+    written (the wizard's Write, ``emit`` in a terminal) is seen at once."""
+    from .status import is_checkpoint
+
+    if isinstance(workspaces, (str, Path)):
+        workspaces = [workspaces]
+    paths = [path for root in workspaces for path in checkpoint_dirs(root)]
+    return {"run_ids": sorted({p.name for p in paths if is_checkpoint(p)}, reverse=True)}
 
 
 async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[str, Any]:

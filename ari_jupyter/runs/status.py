@@ -110,6 +110,13 @@ def _ended_with_interrupt(lines: list[str]) -> bool:
     return any(markers.INTERRUPT.match(line.strip()) for line in lines[-5:])
 
 
+def is_checkpoint(path: Path) -> bool:
+    """read_status's first question, without reading the run: does it hold a run's files."""
+    return (any((path / name).exists() for name in markers.ARI_FILES)
+            or bool(markers.handoff_logs(path))
+            or any((path / name).is_file() for name in markers.WIZARD_FILES))
+
+
 def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStatus:
     """The status from the files (and the jobs, when given); never raises but NotACheckpoint."""
     path = Path(checkpoint).expanduser()

@@ -2,7 +2,8 @@
 
 ``GET <base_url>/ari-jupyter/allocation`` answers the JSON of
 :meth:`ari_jupyter.server.status.AllocationStatus.snapshot`. The route has no path
-parameters and the handler reads no query arguments, so no request can name a file.
+parameters and its one query argument, ``lang=en|ja|zh`` (the time-left sentence in the status
+bar's language; English without it), is a language code, so no request can name a file.
 Requests without a valid token are refused by jupyter_server (403 for API handlers).
 """
 from __future__ import annotations
@@ -28,9 +29,19 @@ class AllocationHandler(APIHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
+        from ..i18n import LANGUAGES, render_message
+
         status: AllocationStatus = self.settings[SETTINGS_KEY]
+        lang = self.get_query_argument("lang", "")
+        if lang and lang not in LANGUAGES:
+            raise web.HTTPError(400, f"lang must be one of {', '.join(LANGUAGES)}")
+        answer = await status.snapshot()
+        left = answer.get("time_left")
+        if lang and isinstance(left, dict):
+            answer = {**answer, "time_left": {**left, "summary": render_message(
+                left.get("summary", ""), left, lang)}}
         self.set_header("Cache-Control", "no-store")
-        self.finish(json.dumps(await status.snapshot()))
+        self.finish(json.dumps(answer))
 
 
 def setup_handlers(web_app, status: AllocationStatus | None = None) -> None:

@@ -1,7 +1,11 @@
 """Authenticated endpoints for the Runs panel, over the workspace's checkpoints only.
 
 ``GET  <base_url>/ari-jupyter/runs``                    the workspace's runs (``runs_json``)
-``GET  <base_url>/ari-jupyter/runs/<run_id>``           one run's status (``status_json``)
+``GET  <base_url>/ari-jupyter/runs/ids``                the run ids only (``run_ids_json``): the
+                                                        panel's cheap watch for a new run
+``GET  <base_url>/ari-jupyter/runs/<run_id>``           one run's status (``status_json``), plus
+                                                        ``lab_folder``: its workspace as a contents
+                                                        path, or null where the lab cannot open it
 ``POST <base_url>/ari-jupyter/runs/<run_id>/cancel``    cancel its jobs (``cancel_json``);
                                                         body ``{"job_ids": [...]}`` or ``{}``
 The two run routes take ``?lang=en|ja|zh``: the findings, the process sentence and the notes
@@ -26,8 +30,8 @@ from tornado import web
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..runs import NotACheckpoint
 from ..runs.localize import cancel_in_language, status_in_language
-from ..runs.service import (cancel_json, default_workspace, listed_workspaces, runs_json,
-                            status_json)
+from ..runs.service import (cancel_json, default_workspace, listed_workspaces, run_ids_json,
+                            runs_json, status_json)
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
 HOST_KEY = "ari_jupyter_runs_host"
@@ -60,6 +64,21 @@ class _RunsBase(APIHandler):
                 return path
         raise web.HTTPError(404, f"no run {run_id} in {', '.join(workspaces)}")
 
+    def lab_folder(self, workspace: Path) -> str | None:
+        """The workspace as a contents path of this server ('' for its root), where the panel's
+        "Reopen in the wizard" puts its notebook beside the wizard's; None when JupyterLab
+        cannot open it (outside the server root, or hidden while hidden files are not shown)."""
+        contents = self.contents_manager
+        root = Path(getattr(contents, "root_dir", None) or self.settings["server_root_dir"])
+        try:
+            relative = workspace.resolve().relative_to(root.expanduser().resolve())
+        except (OSError, ValueError):
+            return None
+        if not getattr(contents, "allow_hidden", False) and any(
+                part.startswith(".") for part in relative.parts):
+            return None
+        return relative.as_posix() if relative.parts else ""
+
     @property
     def lang(self) -> str:
         value = self.get_query_argument("lang", "") or DEFAULT_LANGUAGE
@@ -79,13 +98,22 @@ class RunsHandler(_RunsBase):
         self.answer(await runs_json(self.workspaces, self.host))
 
 
+class RunIdsHandler(_RunsBase):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.answer(run_ids_json(self.workspaces))
+
+
 class RunStatusHandler(_RunsBase):
     @web.authenticated
     @authorized
     async def get(self, run_id: str) -> None:
         try:
             lang = self.lang
-            self.answer(status_in_language(await status_json(self.checkpoint(run_id), self.host), lang))
+            checkpoint = self.checkpoint(run_id)
+            answer = status_in_language(await status_json(checkpoint, self.host), lang)
+            self.answer({**answer, "lab_folder": self.lab_folder(checkpoint.parent.parent)})
         except NotACheckpoint as exc:
             raise web.HTTPError(404, str(exc)) from None
 
@@ -121,6 +149,7 @@ def setup_runs_handlers(web_app, workspace: str | None = None, host=None) -> Non
     base = url_path_join(web_app.settings.get("base_url", "/"), "ari-jupyter", "runs")
     web_app.add_handlers(".*$", [
         (base, RunsHandler),
+        (url_path_join(base, "ids"), RunIdsHandler),
         (url_path_join(base, f"({RUN_ID})"), RunStatusHandler),
         (url_path_join(base, f"({RUN_ID})", "cancel"), RunCancelHandler),
     ])

@@ -100,7 +100,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       });
     }
     if (statusBar) {
-      addStatusItem(statusBar, trans, current, settings);
+      // the time left in JupyterLab's own language, as the rest of the status bar
+      addStatusItem(statusBar, trans, current, settings, () => wizardLanguage('', translator));
     }
     registerRuns(app, ariIcon, palette, browser, statusBar, translator);
     console.log('ari-jupyter extension activated');
@@ -167,9 +168,10 @@ function addStatusItem(
   statusBar: IStatusBar,
   trans: TranslationBundle,
   current: () => IAriSettings,
-  settings: ISettingRegistry.ISettings | null
+  settings: ISettingRegistry.ISettings | null,
+  lang: () => string
 ): void {
-  const item = new AllocationStatusItem(trans);
+  const item = new AllocationStatusItem(trans, lang);
   item.setInterval(current().refreshInterval);
   statusBar.registerStatusItem('ari-jupyter-labextension:allocation', {
     item,

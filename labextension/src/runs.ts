@@ -23,8 +23,11 @@ export interface IRunRow {
 export interface IRunsList {
   /** the default workspace */
   workspace: string;
-  /** every workspace listed: the default one, then each one a checkpoint was written to */
+  /** every workspace listed: the default one, then each one a checkpoint was written to; the
+   * ones not on this machine last */
   workspaces: string[];
+  /** the listed workspaces that do not exist on this machine */
+  missing_workspaces?: string[];
   runs: IRunRow[];
   scheduler: string;
   accounting: string;
@@ -62,6 +65,8 @@ export interface IRunStatus extends Omit<IRunRow, 'jobs'> {
   findings: IFinding[];
   notes: string[];
   wizard: boolean;
+  /** the run's workspace as a contents path ('' the lab's root); null: the lab cannot open it */
+  lab_folder?: string | null;
   jobs: {
     jobs: IJob[];
     scheduler: string;
@@ -88,6 +93,17 @@ export const POLL_MAX_MS = 30000;
 
 export function nextDelay(current: number, changed: boolean): number {
   return changed ? POLL_FIRST_MS : Math.min(current * 2, POLL_MAX_MS);
+}
+
+/** How often the panel asks for the run ids (a folder listing, no squeue) to see a new run. */
+export const WATCH_MS = 4000;
+
+/** The newest of the ids not seen before (ARI's run ids start with their time); '' if none. */
+export function newestNewRun(known: ReadonlySet<string> | null, ids: string[]): string {
+  if (!known) {
+    return ''; // the first answer is what was there already
+  }
+  return ids.filter(id => !known.has(id)).sort().pop() ?? '';
 }
 
 /** An answer of the runs endpoints; `lang` asks for the sentences in that language. */
@@ -170,7 +186,16 @@ export function wizardSource(path: string, clone: boolean): string {
     : `from ari_jupyter import Wizard\nWizard.from_checkpoint(${literal})`;
 }
 
-export type NotebookOpener = (source: string, name: string) => Promise<unknown>;
+/**
+ * Opens a notebook with `source` named `name` in `folder` (a contents path; null: wherever the
+ * lab would put a new one); `reuse`: the run's notebook again when it is there.
+ */
+export type NotebookOpener = (
+  source: string,
+  name: string,
+  folder: string | null,
+  reuse: boolean
+) => Promise<unknown>;
 
 /**
  * The Runs side panel: the workspace's runs, one run's live status, its jobs with Cancel.
@@ -212,12 +237,14 @@ export class RunsPanel extends Widget {
 
   dispose(): void {
     this.cancelTimer();
+    window.clearTimeout(this._watchTimer);
     super.dispose();
   }
 
   /** At start-up: follow the newest active run, so the status bar shows its phase at once. */
   async startup(): Promise<void> {
     const selections = this._selections;
+    void this.watch();
     const list = await this.refreshList();
     const active = list?.runs.find(r => ['starting', 'exploring', 'paper', 'reproduce'].includes(r.phase));
     if (active && this._selections === selections) {  // unless the user opened a run meanwhile
@@ -231,6 +258,7 @@ export class RunsPanel extends Widget {
    */
   async refreshList(): Promise<IRunsList | null> {
     this.cancelTimer();
+    this._pinned = false; // the list again: a run written from now on is shown
     this._selected = null;
     this._last = '';
     const request = ++this._request;
@@ -257,6 +285,26 @@ export class RunsPanel extends Widget {
     this._last = '';
     this._delay = POLL_FIRST_MS;
     await this.poll();
+  }
+
+  /**
+   * Watch for a new run (the wizard's Write, `ari-jupyter emit` in a terminal): it becomes the
+   * run shown, and so the status bar's, unless the user opened a run themselves; that one stays.
+   */
+  private async watch(): Promise<void> {
+    try {
+      const { run_ids: ids } = await runsAPI<{ run_ids: string[] }>('ids');
+      const fresh = newestNewRun(this._known, ids);
+      this._known = new Set(ids);
+      if (fresh && !this._pinned && !this.isDisposed) {
+        await this.select(fresh);
+      }
+    } catch (reason) {
+      // the list and the run's view say what is wrong; the watch tries again
+    }
+    if (!this.isDisposed) {
+      this._watchTimer = window.setTimeout(() => void this.watch(), WATCH_MS);
+    }
   }
 
   private schedule(ms: number): void {
@@ -324,8 +372,13 @@ export class RunsPanel extends Widget {
 
   private renderList(list: IRunsList): void {
     const trans = this._trans;
-    // without squeue's answer no count is known: '?' (as the run's own view says unknown), never 0
+    // without squeue's answer no count is known: '?' (as the run's own view says unknown), never 0;
+    // its tooltip and the note under the table say why
     const jobsKnown = list.scheduler !== 'absent' && list.scheduler !== 'error';
+    const jobsUnknown =
+      list.scheduler === 'absent'
+        ? trans.__('unknown: squeue is not available here')
+        : trans.__('unknown: squeue did not answer');
     const rows = list.runs.map(run => {
       const row = el(
         'tr',
@@ -344,9 +397,12 @@ export class RunsPanel extends Widget {
           { class: 'ari-RunsPanel-best', title: bestText(run.best_metric) },
           bestShort(run.best_metric)
         ),
-        jobsKnown ? el('td', {}, String(run.jobs)) : el('td', { title: trans.__('unknown') }, '?')
+        jobsKnown ? el('td', {}, String(run.jobs)) : el('td', { title: jobsUnknown }, '?')
       );
-      const open = () => void this.select(run.run_id);
+      const open = () => {
+        this._pinned = true; // the user's choice: a run written later does not replace it
+        void this.select(run.run_id);
+      };
       row.addEventListener('click', open);
       row.addEventListener('keydown', event => {
         if (event.key === 'Enter') {
@@ -368,21 +424,24 @@ export class RunsPanel extends Widget {
           // the legend of the d/f/r/t cells is the header's tooltip: a narrow panel keeps one line
           el('th', { title: trans.__('done/failed/running/total') }, trans.__('Nodes')),
           el('th', {}, trans.__('Best')),
-          el('th', {}, trans.__('Jobs'))
+          el('th', { title: trans.__('The run’s SLURM jobs in the queue') }, trans.__('Jobs'))
         )
       ),
       el('tbody', {}, ...rows)
     );
-    // runs written to another workspace (step 4's Workspace field) are listed too: say which
+    // runs written to another workspace (step 4's Workspace field) are listed too: say which;
+    // one that is not on this machine (the server lists it last) is marked as such
     const several = (list.workspaces ?? []).length > 1;
+    const missing = new Set(list.missing_workspaces ?? []);
+    const named = (w: string) => (missing.has(w) ? trans.__('%1 (does not exist here)', w) : w);
     const body: (HTMLElement | string)[] = [
       this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
       el(
         'p',
         { class: 'ari-RunsPanel-workspace' },
         several
-          ? this._trans.__('Workspaces: %1', list.workspaces.join(', '))
-          : this._trans.__('Workspace: %1', list.workspace)
+          ? this._trans.__('Workspaces: %1', list.workspaces.map(named).join(', '))
+          : this._trans.__('Workspace: %1', named(list.workspace))
       )
     ];
     const none = several
@@ -400,10 +459,14 @@ export class RunsPanel extends Widget {
       );
     }
     if (list.scheduler === 'absent') {
-      body.push(el('p', { class: 'ari-RunsPanel-note' }, this._trans.__('No SLURM here: jobs are not listed.')));
+      body.push(
+        el('p', { class: 'ari-RunsPanel-note ari-RunsPanel-jobsnote' },
+          trans.__('Jobs ?: unknown, squeue is not available here (no SLURM on this machine).'))
+      );
     } else if (list.scheduler === 'error') {
       body.push(
-        el('p', { class: 'ari-RunsPanel-error' }, this._trans.__('squeue did not answer, so the job counts are unknown: %1', list.problem ?? ''))
+        el('p', { class: 'ari-RunsPanel-error ari-RunsPanel-jobsnote' },
+          trans.__('Jobs ?: unknown, squeue did not answer: %1', list.problem ?? ''))
       );
     }
     this.node.replaceChildren(...body);
@@ -452,7 +515,16 @@ export class RunsPanel extends Widget {
         this.button(trans.__('Clone as a new run'), () => void this.openWizard(s, true))
       );
     }
-    const log = el('pre', { class: 'ari-RunsPanel-log', 'aria-label': trans.__('log tail') }, s.log_tail.join('\n'));
+    // no log yet: a sentence, not an empty box
+    const log = s.log_tail.length
+      ? el('pre', { class: 'ari-RunsPanel-log', 'aria-label': trans.__('log tail') }, s.log_tail.join('\n'))
+      : el(
+          'p',
+          { class: 'ari-RunsPanel-note ari-RunsPanel-nolog' },
+          s.phase === 'not-started' || s.active
+            ? trans.__('No log yet: ARI writes one when the run starts.')
+            : trans.__('This run left no log in its checkpoint.')
+        );
     this.node.replaceChildren(
       this.header(this.button(trans.__('All runs'), () => void this.refreshList())),
       el('h3', { class: 'ari-RunsPanel-title', title: s.checkpoint_dir }, s.title || s.run_id),
@@ -555,7 +627,9 @@ export class RunsPanel extends Widget {
     try {
       await this._openNotebook(
         wizardSource(s.checkpoint_dir, clone),
-        wizardNotebookName(s.run_id, clone)
+        wizardNotebookName(s.run_id, clone),
+        s.lab_folder ?? null,
+        !clone // a clone is a new run each time: a notebook of its own
       );
     } catch (reason) {
       Notification.error(this._trans.__('ARI: could not open the wizard: %1', String(reason)));
@@ -568,6 +642,9 @@ export class RunsPanel extends Widget {
   private _selected: string | null = null;
   private _request = 0; // every list or run asked for: only the latest is rendered
   private _selections = 0;
+  private _pinned = false; // the run shown is one the user opened
+  private _known: Set<string> | null = null; // the run ids the watch has seen
+  private _watchTimer: number | undefined;
   private _last = '';
   private _delay = POLL_FIRST_MS;
   private _timer: number | undefined;

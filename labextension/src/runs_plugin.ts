@@ -8,7 +8,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { bundle, wizardLanguage } from './i18n';
 
 import { RunPhaseStatusItem, RunsPanel } from './runs';
-import { createWizardNotebook } from './wizard';
+import { createWizardNotebook, reopenWizardNotebook } from './wizard';
 
 export const RUNS_COMMAND = 'ari-jupyter:runs';
 
@@ -23,7 +23,14 @@ export function registerRuns(
 ): RunsPanel {
   const trans = bundle(translator);
   const panel = new RunsPanel(
-    (source, name) => createWizardNotebook(app, browser?.model.path ?? '', source, name),
+    // beside the wizard's notebook in the run's workspace when the lab can open it, else in
+    // the folder the file browser shows; Reopen reuses the run's notebook, Clone makes a new one
+    (source, name, folder, reuse) => {
+      const where = folder ?? browser?.model.path ?? '';
+      return reuse
+        ? reopenWizardNotebook(app, where, source, name)
+        : createWizardNotebook(app, where, source, name);
+    },
     trans,
     () => wizardLanguage('', translator)  // JupyterLab's own language, e.g. ja-JP -> ja
   );

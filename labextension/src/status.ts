@@ -2,7 +2,7 @@ import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { requestAPI } from './request';
+import { fetchJSON } from './fetch_json';
 
 /** The part of GET /ari-jupyter/allocation the status item shows. */
 export interface IAllocationStatus {
@@ -19,6 +19,21 @@ export interface IAllocationStatus {
     summary: string;
     data?: { raw?: string | null; seconds?: number | null; unlimited?: boolean };
   } | null;
+}
+
+/**
+ * A sentence of the server's catalog for a tooltip, which shows no markup: each `code span`
+ * becomes a quoted phrase in the UI language's quotes (“ari run”, 「ari run」).
+ */
+export function withoutCodeMarks(
+  text: string,
+  trans: TranslationBundle = nullTranslator.load('ari_jupyter')
+): string {
+  return text.replace(/( ?)`([^`]+)`( ?)/g, (_, before: string, code: string, after: string) => {
+    const quoted = trans.__('“%1”', code);
+    // full-width quotes (「」) carry their own spacing: the spaces around the span go
+    return /^[\u3000-\u303f\uff00-\uffef]/.test(quoted) ? quoted : before + quoted + after;
+  });
 }
 
 /** Default poll interval; the refreshInterval setting changes it. */
@@ -50,9 +65,14 @@ export function describe(
  * when the server extension is not enabled.
  */
 export class AllocationStatusItem extends Widget {
-  constructor(trans: TranslationBundle = nullTranslator.load('ari_jupyter')) {
+  /** `lang` answers the language the server words the time left in ('' for English). */
+  constructor(
+    trans: TranslationBundle = nullTranslator.load('ari_jupyter'),
+    lang: () => string = () => ''
+  ) {
     super();
     this._trans = trans;
+    this._lang = lang;
     this.addClass('ari-AllocationStatus');
     this.node.setAttribute('role', 'status');
     this.node.setAttribute('aria-label', trans.__('SLURM allocation'));
@@ -90,7 +110,8 @@ export class AllocationStatusItem extends Widget {
   async refresh(): Promise<void> {
     let status: IAllocationStatus | null = null;
     try {
-      status = await requestAPI<IAllocationStatus>('allocation');
+      const lang = this._lang();
+      status = await fetchJSON<IAllocationStatus>(['ari-jupyter', 'allocation'], {}, lang ? { lang } : {});
     } catch (reason) {
       console.warn('ari-jupyter: allocation status unavailable', reason);
     }
@@ -117,7 +138,7 @@ export class AllocationStatusItem extends Widget {
           ? trans.__('partition %1', status.allocation.partition)
           : '',
         status.time_left
-          ? trans.__('time left: %1', status.time_left.summary)
+          ? trans.__('time left: %1', withoutCodeMarks(status.time_left.summary, trans))
           : ''
       ]
         .filter(Boolean)
@@ -145,6 +166,7 @@ export class AllocationStatusItem extends Widget {
   }
 
   private _trans: TranslationBundle;
+  private _lang: () => string;
   private _pollMs = POLL_SECONDS * 1000;
   private _active = false;
   private _timer: number | undefined;

@@ -135,6 +135,39 @@ export async function openWizardNotebook(
   return panel;
 }
 
+/**
+ * The Runs panel's "Reopen in the wizard": the run's notebook `name` in `folder`, reused. Open
+ * already: it is shown as it is (nothing the user typed is replaced, no second kernel). On
+ * disk but closed: it is opened, and its wizard cell run again only while it is still the one
+ * written for the run. Else a new one is made (createWizardNotebook).
+ */
+export async function reopenWizardNotebook(
+  app: JupyterFrontEnd,
+  folder: string,
+  source: string,
+  name: string
+): Promise<NotebookPanel> {
+  const path = folder ? `${folder}/${name}` : name;
+  for (const widget of app.shell.widgets('main')) {
+    if (widget instanceof NotebookPanel && widget.context.path === path) {
+      app.shell.activateById(widget.id);
+      return widget;
+    }
+  }
+  if (!(await namesIn(app, folder)).has(name)) {
+    return createWizardNotebook(app, folder, source, name);
+  }
+  const panel = (await app.commands.execute('docmanager:open', { path })) as NotebookPanel;
+  await panel.context.ready;
+  const cell = panel.content.model?.cells.get(0);
+  if (cell && cell.type === 'code' && cell.sharedModel.getSource() === source) {
+    panel.content.activeCellIndex = 0;
+    await panel.sessionContext.ready;
+    await NotebookActions.run(panel.content, panel.sessionContext);
+  }
+  return panel;
+}
+
 /** How many numbered names (`reopen-<run id>-2.ipynb`, …) are tried before Untitled. */
 const MAX_NUMBERED = 50;
 
@@ -142,15 +175,23 @@ const MAX_NUMBERED = 50;
  * (a second Reopen of a run opens a notebook of its own; '' when all are taken). */
 async function freeName(app: JupyterFrontEnd, cwd: string, name: string): Promise<string> {
   const stem = name.replace(/\.ipynb$/, '');
+  const names = await namesIn(app, cwd);
   for (let n = 1; n <= MAX_NUMBERED; n++) {
     const candidate = n === 1 ? name : `${stem}-${n}.ipynb`;
-    const taken = await app.serviceManager.contents
-      .get(cwd ? `${cwd}/${candidate}` : candidate, { content: false })
-      .then(() => true)
-      .catch(() => false);
-    if (!taken) {
+    if (!names.has(candidate)) {
       return candidate;
     }
   }
   return '';
+}
+
+/** The names in a folder, from one listing (asking for each file would log a 404 for each
+ * name that is free); empty when the folder cannot be listed. */
+async function namesIn(app: JupyterFrontEnd, folder: string): Promise<Set<string>> {
+  try {
+    const listing = await app.serviceManager.contents.get(folder, { content: true });
+    return new Set((listing.content as { name: string }[]).map(item => item.name));
+  } catch {
+    return new Set();
+  }
 }

@@ -226,12 +226,56 @@ def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
     assert "Traceback" not in output.inner_text() and "Error" not in output.inner_text()
     assert page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output.jp-RenderedText"
                         "[data-mime-type='application/vnd.jupyter.error']").count() == 0
-    # the same button again: a notebook of its own, numbered, and the first one is kept
+    # the same button again: Clone makes a notebook of its own, numbered, and keeps the first;
+    # Reopen shows the run's notebook again, as the user left it, and makes no second one
     page.locator(f"{PANEL} button", has_text=button).click()
-    page.wait_for_function(
-        "name => [...document.querySelectorAll('.lm-DockPanel-tabBar .lm-TabBar-tabLabel')]"
-        ".some(label => label.textContent === name)",
-        arg=f"{kind}-{runs['finished'].name}-2.ipynb", timeout=90_000)
+    if kind == "clone":
+        page.wait_for_function(
+            "name => [...document.querySelectorAll('.lm-DockPanel-tabBar .lm-TabBar-tabLabel')]"
+            ".some(label => label.textContent === name)",
+            arg=f"{kind}-{runs['finished'].name}-2.ipynb", timeout=90_000)
+    else:
+        page.wait_for_timeout(3000)
+        labels = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tabLabel").all_inner_texts()
+        assert [label for label in labels if label.startswith("reopen-")] == \
+            [f"reopen-{runs['finished'].name}.ipynb"], labels
+        assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.path") == \
+            f"reopen-{runs['finished'].name}.ipynb"
+
+
+def test_reopen_puts_the_notebook_in_the_runs_workspace_and_reuses_it(tmp_path, page):
+    """The workspace is below JupyterLab's root: the reopen notebook goes there, beside the
+    wizard's own, not into the folder the file browser shows; closed and reopened from the
+    panel, the same file comes back (no reopen-*-2), with what the user added kept."""
+    root = tmp_path / "root"
+    ws = root / "ws"
+    run = copy_case("failed", ws)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
+    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=LAB_SETTINGS,
+                           args=LAB_ARGS)
+    current = "() => window.jupyterapp.shell.currentWidget?.context?.path || ''"
+    name = f"ws/reopen-{run.name}.ipynb"
+    try:
+        open_lab(page, server)
+        execute_command(page, "ari-jupyter:runs")
+        page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+        open_run(page, run.name)
+        page.locator(f"{PANEL} button", has_text="Reopen in the wizard").click()
+        page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output").first.wait_for(timeout=90_000)
+        page.wait_for_function(f"() => ({current})() === {json.dumps(name)}", timeout=30_000)
+        assert (ws / f"reopen-{run.name}.ipynb").is_file()
+        assert not list(root.glob("reopen-*"))  # not in the root the file browser shows
+        # the user closes it; Reopen again opens that file, no second one
+        execute_command(page, "application:close-all")
+        page.wait_for_function(f"() => ({current})() === ''", timeout=30_000)
+        page.locator(f"{PANEL} button", has_text="Reopen in the wizard").click()
+        page.wait_for_function(f"() => ({current})() === {json.dumps(name)}", timeout=60_000)
+        assert sorted(p.name for p in ws.glob("reopen-*")) == [f"reopen-{run.name}.ipynb"]
+        assert_no_console_errors(page)
+    finally:
+        server.stop()
 
 
 def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page, tmp_path):
@@ -255,6 +299,75 @@ def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page,
     assert page.locator(f"{PANEL} .ari-RunsPanel-row").count() == len(runs) + 1
     open_run(page, elsewhere.name)
     assert page.locator(f"{PANEL}[data-phase='not-started']").count() == 1
+    # no log yet: a sentence says so, no empty log box
+    assert page.locator(f"{PANEL} .ari-RunsPanel-log").count() == 0
+    assert page.locator(f"{PANEL} .ari-RunsPanel-nolog").inner_text() == \
+        "No log yet: ARI writes one when the run starts."
+    assert_no_console_errors(page)
+
+
+def test_a_default_workspace_that_does_not_exist_is_listed_last_and_marked(tmp_path, page):
+    """The site's workspace template names a folder this machine does not have: the workspace
+    that holds runs is named first, the missing one last, marked as not there."""
+    from ari_jupyter.runs.known_workspaces import record_workspace
+
+    missing = tmp_path / "work" / "root" / "ari"
+    shared = tmp_path / "shared"
+    run = copy_case("not-started", shared)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ari_jupyter_config.json").write_text(
+        json.dumps({"AriWizard": {"workspace_template": str(missing)}}))
+    record_workspace(shared)
+    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=LAB_SETTINGS,
+                           args=LAB_ARGS)
+    try:
+        open_lab(page, server)
+        execute_command(page, "ari-jupyter:runs")
+        page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run.name}']")
+        assert page.locator(f"{PANEL} .ari-RunsPanel-workspace").inner_text() == \
+            f"Workspaces: {shared}, {missing} (does not exist here)"
+        assert_no_console_errors(page)
+    finally:
+        server.stop()
+
+
+def _shown_run(page) -> str:
+    return page.eval_on_selector(PANEL, "p => p.dataset.view === 'status' ? "
+                                        "p.querySelector('.ari-RunsPanel-runid').textContent : ''")
+
+
+def test_a_new_run_becomes_the_shown_one_unless_the_user_opened_another(plain_lab, page):
+    """A run written while JupyterLab is open (the wizard's Write) is shown, and the status bar
+    follows it; a run the user opened themselves stays shown until they go back to the list."""
+    server, runs = plain_lab
+    checkpoints = runs["failed"].parent
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+
+    def write(run_id: str):
+        copy_case("not-started", checkpoints.parent.parent / run_id).rename(checkpoints / run_id)
+
+    # the list shown: the new run replaces it, and the status bar names its phase
+    write("20261203080000_new_one")
+    page.wait_for_function(f"() => document.querySelector('{PANEL}').dataset.view === 'status'",
+                           timeout=30_000)
+    assert _shown_run(page) == "20261203080000_new_one"
+    page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI not-started')", timeout=10_000)
+
+    # the user opens a run: a run written now does not take its place
+    back_to_list(page)
+    open_run(page, runs["failed"].name)
+    write("20261203090000_newer_one")
+    page.wait_for_timeout(3 * 4000)  # three watches (WATCH_MS)
+    assert _shown_run(page) == runs["failed"].name
+
+    # back to the list: the next new run is shown again
+    back_to_list(page)
+    write("20261203100000_newest_one")
+    page.wait_for_function(f"() => document.querySelector('{PANEL}').dataset.view === 'status'",
+                           timeout=30_000)
+    assert _shown_run(page) == "20261203100000_newest_one"
     assert_no_console_errors(page)
 
 
@@ -389,13 +502,17 @@ def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_l
     assert refused == []
 
 
-@pytest.mark.parametrize("scheduler, note", [
-    ("error", "squeue did not answer, so the job counts are unknown: slurm_load_jobs error"),
-    ("absent", "No SLURM here: jobs are not listed."),
+@pytest.mark.parametrize("scheduler, why, note", [
+    ("error", "unknown: squeue did not answer",
+     "Jobs ?: unknown, squeue did not answer: slurm_load_jobs error"),
+    ("absent", "unknown: squeue is not available here",
+     "Jobs ?: unknown, squeue is not available here (no SLURM on this machine)."),
 ])
-def test_the_list_shows_unknown_job_counts_when_squeue_did_not_answer(plain_lab, page, scheduler, note):
+def test_the_list_shows_unknown_job_counts_when_squeue_did_not_answer(plain_lab, page, scheduler,
+                                                                      why, note):
     """The server's list as it comes when squeue failed or is missing: every Jobs cell is '?'
-    (the run's own view says unknown), never 0, and a note says why."""
+    (the run's own view says unknown), never 0; the cell's tooltip and a note under the table
+    say what '?' means and why."""
     server, runs = plain_lab
 
     def as_without_squeue(route):
@@ -412,7 +529,9 @@ def test_the_list_shows_unknown_job_counts_when_squeue_did_not_answer(plain_lab,
     page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
     jobs = page.locator(f"{PANEL} .ari-RunsPanel-row td:last-child").all_inner_texts()
     assert jobs == ["?"] * len(runs)
-    assert note in page.locator(f"{PANEL}[data-view='list']").inner_text()
+    titles = page.eval_on_selector_all(f"{PANEL} .ari-RunsPanel-row td:last-child", "tds => tds.map(td => td.title)")
+    assert titles == [why] * len(runs)
+    assert page.locator(f"{PANEL} .ari-RunsPanel-jobsnote").inner_text().startswith(note)
     page.unroute_all(behavior="wait")  # the panel polls: let a list on its way be answered
     assert_no_console_errors(page)
 
