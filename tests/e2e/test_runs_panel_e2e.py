@@ -267,6 +267,9 @@ def test_reopen_puts_the_notebook_in_the_runs_workspace_and_reuses_it(tmp_path, 
         page.wait_for_function(f"() => ({current})() === {json.dumps(name)}", timeout=30_000)
         assert (ws / f"reopen-{run.name}.ipynb").is_file()
         assert not list(root.glob("reopen-*"))  # not in the root the file browser shows
+        # the reopen saves the notebook once its cell ran: closing before that asks to save
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
+                               timeout=30_000)
         # the user closes it; Reopen again opens that file, no second one
         execute_command(page, "application:close-all")
         page.wait_for_function(f"() => ({current})() === ''", timeout=30_000)
