@@ -5,6 +5,7 @@ is answered with the names it could mean instead of being dropped without a word
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -51,4 +52,8 @@ def choose_module(typed: str, offered: Sequence[str]) -> ModuleChoice:
     folded = text.casefold()
     starts = [name for name in offered if name.casefold().startswith(folded)]
     contains = [name for name in offered if folded in name.casefold() and name not in starts]
-    return ModuleChoice(typed, None, "unknown", candidates=tuple((starts + contains)[:MAX_CANDIDATES]))
+    # a typo (openmpi/4.l): the close names the validator names for `emit --module`
+    close = [name for name in difflib.get_close_matches(text, list(offered), n=3)
+             if name not in starts and name not in contains]
+    return ModuleChoice(typed, None, "unknown",
+                        candidates=tuple((starts + contains + close)[:MAX_CANDIDATES]))

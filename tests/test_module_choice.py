@@ -15,6 +15,10 @@ OFFERED = ["openmpi/4.1", "openmpi/5.0", "gcc/12.2", "cuda/12.4", "intel-mpi/202
     ("OpenMPI", OFFERED, None, "unknown", ("openmpi/4.1", "openmpi/5.0")),
     ("mpi", OFFERED, None, "unknown", ("openmpi/4.1", "openmpi/5.0", "intel-mpi/2021")),
     ("nvhpc", OFFERED, None, "unknown", ()),
+    # a typo: the close names, as `emit --module` names them (difflib, like the validator)
+    ("openmpi/4.l", OFFERED, None, "unknown", ("openmpi/4.1", "openmpi/5.0")),
+    ("opnmpi/5.0", OFFERED, None, "unknown", ("openmpi/5.0", "openmpi/4.1")),
+    ("gcc/12.3", OFFERED, None, "unknown", ("gcc/12.2",)),
     ("-f", OFFERED, None, "invalid", ()),
     ("", OFFERED, None, "invalid", ()),
     ("anything/1", [], "anything/1", "", ()),  # no list from the site: nothing to check against
