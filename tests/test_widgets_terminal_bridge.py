@@ -65,3 +65,52 @@ def test_close_closes_the_comm():
     comms[0].reply({"type": READY, "protocol": 1})
     bridge.close()
     assert comms[0].closed and not bridge.available
+
+
+def test_a_reloaded_page_gets_a_new_comm_and_the_wizard_follows_it():
+    """JupyterLab reloaded: the new page opens a comm saying so (step 5). The old page's comm is
+    dead, so a new one says hello; until the new page answers, Open in terminal is unavailable
+    (hidden), then it works and the wizard speaks the new page's language."""
+    from ari_jupyter.widgets.terminal_bridge import PAGE, _on_page_opened
+    from ari_jupyter.widgets.wizard import Wizard
+    from test_widgets_support import FakeComm
+
+    bridge, comms = fake_bridge()
+    comms[0].reply({"type": READY, "protocol": PROTOCOL, "locale": "en"})
+    wizard = Wizard(run_probes=False, bridge=bridge)
+    assert bridge.available and wizard.ctx.lang == "en"
+
+    page = FakeComm(target_name=TARGET_NAME)
+    _on_page_opened(page, {"content": {"data": {"type": PAGE, "protocol": PROTOCOL}}})
+    assert page.closed  # only a wake-up
+    assert not comms[0].closed and len(comms) == 2  # the old page is gone: nothing to tell it
+    assert comms[1].open_data == {"type": HELLO, "protocol": PROTOCOL}
+    assert not bridge.available
+    comms[1].reply({"type": READY, "protocol": PROTOCOL, "locale": "ja"})
+    assert bridge.available and wizard.ctx.lang == "ja"
+    bridge.open_terminal("ari-jupyter check-handoff /w/c")
+    assert comms[1].sent[-1]["command"] == "ari-jupyter check-handoff /w/c" and comms[0].sent == []
+
+    # a comm of another kind on the target is closed and changes nothing
+    _on_page_opened(FakeComm(target_name=TARGET_NAME), {"content": {"data": {"type": "x"}}})
+    assert len(comms) == 2 and bridge.available
+
+
+def test_a_request_made_while_the_page_reloads_reaches_the_new_page_once():
+    """Clicked just after a reload, before the new page said it is here: the request went to
+    the old page's comm. The new page gets it once it answers the hello, and only once."""
+    from ari_jupyter.widgets.terminal_bridge import PAGE, _on_page_opened
+    from test_widgets_support import FakeComm
+
+    bridge, comms = fake_bridge()
+    comms[0].reply({"type": READY, "protocol": PROTOCOL})
+    request_id = bridge.open_terminal("bash /w/launch/x.sh")
+    _on_page_opened(FakeComm(), {"content": {"data": {"type": PAGE}}})
+    comms[1].reply({"type": READY, "protocol": PROTOCOL})
+    assert [m["request_id"] for m in comms[1].sent] == [request_id]
+    comms[1].reply({"type": TERMINAL_OPENED, "request_id": request_id, "ok": True,
+                    "terminal": "1"})
+    assert bridge.last_result == {"ok": True, "terminal": "1"}
+    _on_page_opened(FakeComm(), {"content": {"data": {"type": PAGE}}})  # another reload
+    comms[2].reply({"type": READY, "protocol": PROTOCOL})
+    assert comms[2].sent == []  # answered already: not sent again

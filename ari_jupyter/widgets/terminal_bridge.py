@@ -16,6 +16,11 @@ widget is involved. Every message is a JSON object with a ``type``.
 4. frontend -> kernel: ``{"type": "ari-jupyter:terminal-opened", "request_id": "<same>",
    "ok": true, "terminal": "<name>"}`` or ``{..., "ok": false, "error": "<text>"}``.
 
+5. A reloaded page (the kernel kept running): the frontend finds comms on the target still open
+   in the kernel (``comm_info_request``), opens one itself with ``{"type": "ari-jupyter:page",
+   "protocol": 1}``; the kernel closes it and every bridge opens its comm anew (step 1), which
+   the new page answers (step 2). The old page's comms are left unused.
+
 Unknown types are ignored on both sides. The command is one line: a newline would let the
 terminal execute part of it even with ``run: false``, so it is refused here.
 """
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import os
 import uuid
+import weakref
 from typing import Any, Callable
 
 from traitlets import Bool, Dict, HasTraits, Unicode
@@ -33,6 +39,36 @@ HELLO = "ari-jupyter:hello"
 READY = "ari-jupyter:ready"
 OPEN_TERMINAL = "ari-jupyter:open-terminal"
 TERMINAL_OPENED = "ari-jupyter:terminal-opened"
+PAGE = "ari-jupyter:page"
+
+_BRIDGES: "weakref.WeakSet[TerminalBridge]" = weakref.WeakSet()
+"""The bridges of this kernel, for a reloaded page to reach (step 5)."""
+_PAGE_TARGET_REGISTERED = False
+
+
+def _register_page_target() -> None:
+    """Let a reloaded page reach the bridges (step 5); once per kernel, never raises."""
+    global _PAGE_TARGET_REGISTERED
+    if _PAGE_TARGET_REGISTERED:
+        return
+    try:
+        import comm
+
+        comm.get_comm_manager().register_target(TARGET_NAME, _on_page_opened)
+        _PAGE_TARGET_REGISTERED = True
+    except Exception:  # no kernel (a script, a test): nothing can reload
+        pass
+
+
+def _on_page_opened(page_comm, open_msg) -> None:
+    data = (open_msg.get("content") or {}).get("data") or {}
+    try:
+        page_comm.close()
+    except Exception:
+        pass
+    if data.get("type") == PAGE:
+        for bridge in list(_BRIDGES):
+            bridge.reconnect()
 
 
 def _default_comm_factory(**kwargs):
@@ -53,6 +89,7 @@ class TerminalBridge(HasTraits):
         super().__init__(**kwargs)
         self._comm_factory = comm_factory or _default_comm_factory
         self._comm = None
+        self._pending: dict | None = None  # the request no page has answered yet
 
     def connect(self) -> None:
         """Open the comm (idempotent). Failures leave the bridge unavailable, never raise."""
@@ -67,6 +104,19 @@ class TerminalBridge(HasTraits):
             return
         self._comm.on_msg(self._on_msg)
         self._comm.on_close(self._on_close)
+        _BRIDGES.add(self)
+        _register_page_target()
+
+    def reconnect(self) -> None:
+        """Open the comm anew: the page that had it is gone (a reloaded JupyterLab says so,
+        step 5). The new page answers the hello as the first one did, so
+        "Open in terminal" works again and the wizard follows the new page's language. Until
+        it answers the bridge is unavailable (the button is hidden, never dead)."""
+        # The old comm is left as it is: closing it would send the new page a close for a comm
+        # it never had (JupyterLab logs "Comm not found"), and the old page is gone.
+        self._comm = None
+        self.available = False
+        self.connect()
 
     def _on_msg(self, msg: dict) -> None:
         data = (msg.get("content") or {}).get("data") or {}
@@ -75,7 +125,11 @@ class TerminalBridge(HasTraits):
             locale = data.get("locale")
             self.frontend_lang = locale if isinstance(locale, str) else ""
             self.available = True
+            if self._pending is not None:
+                # asked for while the page was reloading: the old page never got it
+                self._comm.send(self._pending)
         elif kind == TERMINAL_OPENED and data.get("request_id") == self.last_request_id:
+            self._pending = None
             self.last_result = {k: data[k] for k in ("ok", "terminal", "error") if k in data}
 
     def _on_close(self, msg: dict) -> None:
@@ -93,8 +147,9 @@ class TerminalBridge(HasTraits):
         request_id = uuid.uuid4().hex
         self.last_request_id = request_id
         self.last_result = {}
-        self._comm.send({"type": OPEN_TERMINAL, "request_id": request_id,
-                         "cwd": cwd, "command": command, "run": bool(run)})
+        self._pending = {"type": OPEN_TERMINAL, "request_id": request_id,
+                         "cwd": cwd, "command": command, "run": bool(run)}
+        self._comm.send(self._pending)
         return request_id
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ export const HELLO = 'ari-jupyter:hello';
 export const READY = 'ari-jupyter:ready';
 export const OPEN_TERMINAL = 'ari-jupyter:open-terminal';
 export const TERMINAL_OPENED = 'ari-jupyter:terminal-opened';
+export const PAGE = 'ari-jupyter:page';
 
 type Message = { [key: string]: unknown };
 
@@ -77,6 +78,27 @@ function registerOn(
       }
     }
   );
+  void wakeBridgesOf(kernel);
+}
+
+/**
+ * A page loaded while the kernel already runs a wizard (JupyterLab reloaded, F5 or a language
+ * change): the kernel's bridge comms still point at the old page, so "Open in terminal" would
+ * go nowhere. When the kernel has comms on the target, this page says it is here (PAGE); the
+ * kernel opens them anew with a HELLO this page answers. A kernel without any sends nothing.
+ */
+async function wakeBridgesOf(kernel: Kernel.IKernelConnection): Promise<void> {
+  try {
+    const reply = await kernel.requestCommInfo({ target_name: COMM_TARGET });
+    const content = reply.content as { status: string; comms?: object };
+    if (content.status !== 'ok' || Object.keys(content.comms ?? {}).length === 0) {
+      return;
+    }
+    const comm = kernel.createComm(COMM_TARGET);
+    comm.open({ type: PAGE, protocol: PROTOCOL }); // the kernel closes it once it has read it
+  } catch (reason) {
+    console.debug('ari-jupyter: could not reach the wizard in this kernel', reason);
+  }
 }
 
 /** Register the comm target on the kernel of every notebook, now and later. */

@@ -80,3 +80,31 @@ def test_wizard_writes_a_checkpoint_and_hands_off_to_a_terminal(lab, page):
     assert experiment in run["argv"], run["argv"]
     wait_terminal_contains(page, "stand-in ari recorded run")
     assert_no_console_errors(page)
+
+
+def test_open_in_terminal_still_works_after_the_page_is_reloaded(lab, page):
+    """The wizard keeps running in its kernel while the user reloads JupyterLab (F5, or after
+    Settings > Language): the reloaded page asks for the wizard's state, the kernel opens the
+    terminal bridge anew, and Open in terminal types the command (it did nothing before)."""
+    workspace = lab.root_dir / "ws-reload"
+    open_lab(page, lab)
+    page.click(LAUNCHER_CARD)
+    page.wait_for_selector(".ari-wizard", timeout=60_000)
+    wizard_button(page, DEMO_SITE).click()
+    page.wait_for_selector(f'.ari-wizard .ari-site:has-text("{DEMO_SITE}")')
+    fill_experiment_and_press_write(page, title="Reloaded", goal=GOAL, metric=METRIC,
+                                    workspace=workspace)
+    page.wait_for_selector(".ari-write-ok, .ari-confirm")
+    if page.locator(".ari-confirm:visible").count():
+        page.get_by_role("button", name="Write anyway").click()
+    page.wait_for_selector(".ari-write-ok", timeout=30_000)
+    (script,) = sorted((workspace / "launch").glob("*.sh"))
+
+    page.reload()
+    page.wait_for_selector(".ari-wizard .ari-write-ok", timeout=90_000)  # the same wizard, redrawn
+    button = page.get_by_role("button", name="Open in terminal")
+    button.wait_for(timeout=30_000)
+    # clicked at once: a click before the new page answered the kernel reaches it when it does
+    button.click()
+    wait_terminal_contains(page, str(script))
+    assert_no_console_errors(page)
