@@ -328,3 +328,18 @@ def test_a_refused_profile_value_is_said_in_the_wizards_words_and_goes_with_it(l
     assert "trait" not in said and "ExecutionProfile" not in said
     panel.preset.value = "mpi"
     assert field.widget.value == "8" and shown(field.message.value) == ""
+
+
+@pytest.mark.parametrize("box, bad, good", [
+    ("walltime", "90 min", "01:00:00"), ("max_cpus", 999, 2), ("nodes", -2, 2),
+])
+def test_a_preview_built_from_refused_values_says_it_is_not_ready(box, bad, good):
+    """'--time '90 min'' shown as if it were a line to use: the preview says first that the
+    page holds refused values, and stops saying so once they are fixed."""
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.profile_panel
+    assert "ari-preview-not-ready" not in panel.sbatch_preview.value
+    getattr(panel, box).value = bad
+    assert "ari-preview-not-ready" in panel.sbatch_preview.value
+    getattr(panel, box).value = good
+    assert "ari-preview-not-ready" not in panel.sbatch_preview.value

@@ -506,7 +506,13 @@ class ProfilePanel(Panel, widgets.VBox):
         else:
             notes = "".join(f'<div class="ari-text ari-sev-warning">⚠ {esc(render(w, lang))}</div>'
                             for w in plan.warnings)
-            self.sbatch_preview.value = (f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
+            # a line built from values step 3 refuses is not one to copy: said above it
+            errors = [p for p in self.ctx.step_problems("profile") if p.severity == "error"]
+            not_ready = (f'<div class="ari-text ari-sev-error ari-preview-not-ready">'
+                         f'{esc(self.tr("preview_not_ready", count=len(errors)))}</div>'
+                         if errors else "")
+            self.sbatch_preview.value = (not_ready
+                                         + f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
                                          + notes)
         self.prelude_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_prelude"))}</h4>'
                                     f'<div class="ari-help">'
