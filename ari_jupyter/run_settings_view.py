@@ -119,3 +119,14 @@ def edit(settings: RunSettings, name: str, value: Any) -> RunSettings:
 __all__ = ["BUDGETS", "CHOICES", "PACKAGED_LLM", "PHASES", "STAGES", "ari_default_llm",
            "backend_options", "edit", "integer_or_none", "key_status", "model_options",
            "model_placeholder", "partitions_from_text", "preset_budget", "preset_options"]
+
+
+def stages_note(settings: RunSettings, workflow_found: bool) -> tuple[str, Text] | None:
+    """(severity, sentence) beside the stage boxes when ARI's workflow.yaml cannot be written
+    here (ARI not installed, no ARI_ROOT): switching a stage off is refused at Write, and with
+    every stage on ARI runs them all, its default. None when ARI is found."""
+    if workflow_found:
+        return None
+    if settings.disabled_stages():
+        return "error", text("rs_stages_need_ari")
+    return "info", text("rs_stages_default")

@@ -194,3 +194,35 @@ def test_the_cli_flags_write_the_same_files(tmp_path):
         configs.append(config)
     assert configs[0] == configs[1]
     assert configs[0]["max_nodes"] == 45 and configs[0]["llm_provider"] == "anthropic"
+
+
+@pytest.mark.parametrize("found, off, severity, key", [
+    (True, (), None, None),
+    (True, ("include_ear",), None, None),
+    (False, (), "info", "rs_stages_default"),
+    (False, ("include_review",), "error", "rs_stages_need_ari"),
+])
+def test_the_stage_boxes_say_what_they_can_do_without_ari(found, off, severity, key):
+    """Stages live in ARI's workflow.yaml: without ARI here, a stage switched off is refused at
+    Write, and said beside the boxes before that (it was said only after Write)."""
+    from dataclasses import replace
+
+    from ari_jupyter.ari.run_settings import RunSettings
+    from ari_jupyter.run_settings_view import stages_note
+
+    settings = replace(RunSettings(), **{name: False for name in off})
+    note = stages_note(settings, found)
+    assert (note[0], note[1].message_id) == (severity, key) if severity else note is None
+
+
+def test_the_wizard_shows_the_stage_note_as_the_boxes_change():
+    from widget_text import shown
+
+    wizard = Wizard(site="gres-cluster", run_probes=False, bridge=fake_bridge()[0])
+    part = wizard.experiment_panel.run_settings
+    part._workflow_found = False  # this machine's ARI, whichever it is: the case without
+    part.refresh()
+    assert "ARI runs every stage" in shown(part.stages_note.value)
+    part.stages["include_ear"].value = False
+    assert "Write will refuse it" in shown(part.stages_note.value)
+    assert "ari-sev-error" in part.stages_note.value

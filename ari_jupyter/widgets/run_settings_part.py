@@ -30,13 +30,19 @@ class RunSettingsPart(Panel, widgets.VBox):
                                                           layout=widgets.Layout(width="auto")),
                                         "description", "rs_" + name)
                        for name in view.STAGES}
+        self.stages_note = widgets.HTML()
+        from ..emit import find_ari_workflow
+
+        # where `ari run` will run: this JupyterLab's machine (looked at once: ARI is not
+        # installed while the wizard runs)
+        self._workflow_found = find_ari_workflow(ctx.local_env)[0] is not None
         self.key = widgets.HTML()
         self.findings = widgets.HTML()
         self.advanced = widgets.Accordion(children=[self._advanced_box(s)], selected_index=None)
         self.advanced.add_class("ari-run-settings-advanced")
         self.children = [
             self.heading, self.backend, self.model, self.key, self.preset, self.preset_budget,
-            self._stages_row(),
+            self._stages_row(), self.stages_note,
             self.findings, self.advanced,
         ]
         self._sync(s)
@@ -165,6 +171,10 @@ class RunSettingsPart(Panel, widgets.VBox):
         self.preset_budget.value = (f'<div class="ari-text ari-muted ari-indented">'
                                     f'{rich(render(view.preset_budget(s), lang))}</div>')
         self.stages_label.value = f'<label class="ari-text ari-rs-label">{esc(tr("rs_stages"))}</label>'
+        note = view.stages_note(s, self._workflow_found)
+        self.stages_note.value = "" if note is None else (
+            f'<div class="ari-text ari-indented ari-rs-stages-note '
+            f'{"ari-sev-error" if note[0] == "error" else "ari-muted"}">{rich(render(note[1], lang))}</div>')
         # the key is looked for where the second terminal runs: this JupyterLab's machine
         is_set, sentence = view.key_status(s, self.ctx.local_env, self.default_llm)
         look = "ari-sev-ok" if is_set else "ari-sev-warning"
