@@ -262,7 +262,7 @@ def test_write_blocked_reasons_are_a_list_without_doubled_punctuation(lang):
     """Each reason is its own sentence ("…1 以上が必要です（入力値: 0）。"): joined by "; " it
     read "…。; …。". The reasons listed by Write are those of step 3, named by their step."""
     wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0], lang=lang)
-    wizard.state.max_cpus, wizard.state.nodes = 0, 0
+    wizard.state.max_cpus, wizard.state.nodes = 0, -1  # nodes 0: the profile decides (valid)
     panel = wizard.experiment_panel
     panel.refresh()
     assert panel.write.disabled

@@ -267,16 +267,24 @@ def test_reopen_puts_the_notebook_in_the_runs_workspace_and_reuses_it(tmp_path, 
         page.wait_for_function(f"() => ({current})() === {json.dumps(name)}", timeout=30_000)
         assert (ws / f"reopen-{run.name}.ipynb").is_file()
         assert not list(root.glob("reopen-*"))  # not in the root the file browser shows
-        # the reopen saves the notebook once its cell ran: closing before that asks to save
-        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
+        # the reopen saves the notebook once its cell ran: closing before that asks to save;
+        # and its kernel is left to settle (JupyterLab's debugger asks it for its state)
+        page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
+                               " const k = w.sessionContext.session?.kernel;"
+                               " return !w.context.model.dirty && k && k.status === 'idle'; }",
                                timeout=30_000)
+        page.wait_for_timeout(1000)
         # the user closes it; Reopen again opens that file, no second one
         execute_command(page, "application:close-all")
         page.wait_for_function(f"() => ({current})() === ''", timeout=30_000)
         page.locator(f"{PANEL} button", has_text="Reopen in the wizard").click()
         page.wait_for_function(f"() => ({current})() === {json.dumps(name)}", timeout=60_000)
         assert sorted(p.name for p in ws.glob("reopen-*")) == [f"reopen-{run.name}.ipynb"]
-        assert_no_console_errors(page)
+        # JupyterLab's debugger logs this when a notebook closes while it asks the kernel for
+        # its state: its own message about its own request, not ari-jupyter's
+        errors = [e for e in page.console_log.errors()
+                  if not e.startswith("Could not restore the debugger state")]
+        assert not errors, errors
     finally:
         server.stop()
 

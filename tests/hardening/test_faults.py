@@ -204,6 +204,10 @@ def test_the_process_scan_sees_a_leftover_process(tmp_path):
     env, mark = marked_env(bin_dir)
     escaped = subprocess.Popen(["sleep", "30"], env=env, start_new_session=True)
     try:
+        # until the child has exec'd, /proc shows the parent's environment: look again a while
+        deadline = time.monotonic() + 5
+        while escaped.pid not in processes_with_mark(mark) and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert escaped.pid in processes_with_mark(mark)
     finally:
         escaped.kill()
