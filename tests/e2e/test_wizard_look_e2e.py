@@ -256,14 +256,9 @@ def shots(tmp_path) -> Path:
     return directory
 
 
-def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
-    if not AXE.is_file():
-        reason = f"{AXE} is missing: cd tests/e2e && npm ci"
-        if os.environ.get("ARI_E2E_REQUIRED") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    _notebook(lab.root_dir / "look.ipynb", [SETUP, FILL, REPRODUCE])
-    page.goto(lab.url("/lab/tree/look.ipynb?reset"))
+def _open_and_run(page, lab, name: str) -> None:
+    """Open notebook ``name`` with its code hidden, run its wizard cell and its second cell."""
+    page.goto(lab.url(f"/lab/tree/{name}?reset"))
     page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget "
                            "&& window.jupyterapp.shell.currentWidget.sessionContext?.session?.kernel",
                            timeout=60_000)
@@ -272,6 +267,16 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
     page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=60_000)
     _run_cell(page, 1)
     page.wait_for_timeout(1000)
+
+
+def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
+    if not AXE.is_file():
+        reason = f"{AXE} is missing: cd tests/e2e && npm ci"
+        if os.environ.get("ARI_E2E_REQUIRED") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    _notebook(lab.root_dir / "look.ipynb", [SETUP, FILL, REPRODUCE])
+    _open_and_run(page, lab, "look.ipynb")
     _step(page, 1)
     page.wait_for_function("document.querySelectorAll('.ari-probe-row').length > 0 && "
                            "document.querySelectorAll('.ari-probe-row .fa-spin').length === 0",
@@ -457,15 +462,7 @@ def test_step_3_field_errors_sit_under_their_box(lab, page, shots):
     notebook: each box's error is under that box, in text lines, inside the wizard."""
     _notebook(lab.root_dir / "errors.ipynb", [SETUP, ERRORS])
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(lab.url("/lab/tree/errors.ipynb?reset"))
-    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget "
-                           "&& window.jupyterapp.shell.currentWidget.sessionContext?.session?.kernel",
-                           timeout=60_000)
-    page.evaluate("window.jupyterapp.commands.execute('notebook:hide-all-cell-code')")
-    _run_cell(page, 0)
-    page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=60_000)
-    _run_cell(page, 1)
-    page.wait_for_timeout(1000)
+    _open_and_run(page, lab, "errors.ipynb")
     _step(page, 2)
     wrong, missing = {}, {}
     for theme in THEMES:
