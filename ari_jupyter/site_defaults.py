@@ -185,7 +185,8 @@ def _walltime_within(part: Mapping[str, Any] | None) -> str:
 def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
     """The site admin's preset, else the kind the hardware suggests: GPUs with GRES -> one
     GPU task; GPUs SLURM cannot hand out (no GRES) -> the GPU kind without a GPU request;
-    several nodes and an MPI launcher -> one MPI rank per node, started through srun."""
+    several nodes and an MPI launcher -> one rank per node, started through srun (kind mpi,
+    or cpu_single where no GPU is seen: ARI asks kind mpi for CUDA)."""
     from .ari.profile import PRESETS, ExecutionProfile
 
     if config.default_preset:
@@ -200,6 +201,11 @@ def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
             return PRESETS["gpu_single_nogres"]()
     mpi = _data(probes, "mpi")
     if nodes > 1 and (mpi.get("srun") or mpi.get("mpirun") or mpi.get("mpiexec")):
+        if gpus == 0 and not _data(probes, "gres").get("has_gres"):
+            # ARI tells the replicator that kind mpi must use CUDA (spec 4.3), which a site
+            # without GPUs cannot run; cpu_single keeps the nodes, ranks and srun conventions
+            return ExecutionProfile(kind="cpu_single", requested_nodes=nodes, ntasks_per_node=1,
+                                    min_ranks=nodes)
         return ExecutionProfile(kind="mpi", requested_nodes=nodes, ntasks_per_node=1,
                                 min_ranks=nodes, result_aggregation="rank0_csv")
     return ExecutionProfile()

@@ -283,3 +283,26 @@ def test_an_untouched_max_cpus_follows_the_tasks_per_node_typed_in_step_3(tmp_pa
     assert "ARI_SLURM_CPUS=2\n" in (checkpoint / ".env").read_text()
     written = json.loads((checkpoint / "launch_config.json").read_text())["ari_jupyter"]["state"]
     assert written["profile"] == wizard.state.profile.to_json()
+
+
+def _probes(*, gpus, has_gres, gres=()):
+    from ari_jupyter.probes.result import ProbeResult
+
+    return {"gpus": ProbeResult("gpus", "ok", "", data={"count": gpus}),
+            "gres": ProbeResult("gres", "ok", "", data={"has_gres": has_gres, "gres": list(gres)}),
+            "mpi": ProbeResult("mpi", "ok", "", data={"srun": {"path": "/usr/bin/srun"}})}
+
+
+@pytest.mark.parametrize("gpus, has_gres, gres, kind", [
+    (0, False, (), "cpu_single"),       # no GPU anywhere: kind mpi would make ARI ask for CUDA
+    (None, False, (), "mpi"),           # the GPU probe did not tell
+    (0, True, ("gpu:v100:4",), "mpi"),  # the compute nodes have GPUs, the notebook's node not
+])
+def test_several_nodes_without_any_gpu_default_to_cpu_single_with_the_same_shape(
+        gpus, has_gres, gres, kind):
+    from ari_jupyter.config import AriWizard
+    from ari_jupyter.site_defaults import _profile_for
+
+    profile = _profile_for(AriWizard(), _probes(gpus=gpus, has_gres=has_gres, gres=gres), nodes=2)
+    assert (profile.kind, profile.requested_nodes, profile.ntasks_per_node, profile.min_ranks) \
+        == (kind, 2, 1, 2)

@@ -114,3 +114,34 @@ def test_a_request_made_while_the_page_reloads_reaches_the_new_page_once():
     _on_page_opened(FakeComm(), {"content": {"data": {"type": PAGE}}})  # another reload
     comms[2].reply({"type": READY, "protocol": PROTOCOL})
     assert comms[2].sent == []  # answered already: not sent again
+
+
+def test_a_click_between_the_reload_and_the_new_pages_answer_waits_for_it():
+    """The page said it is here, the new hello is not answered yet, and the user clicks (the
+    redrawn button still shows): the request waits and goes to the new page with READY."""
+    from ari_jupyter.widgets.terminal_bridge import PAGE, _on_page_opened
+    from test_widgets_support import FakeComm
+
+    bridge, comms = fake_bridge()
+    comms[0].reply({"type": READY, "protocol": PROTOCOL})
+    _on_page_opened(FakeComm(), {"content": {"data": {"type": PAGE}}})
+    request_id = bridge.open_terminal("bash /w/launch/x.sh")
+    assert comms[0].sent == [] and comms[1].sent == []
+    comms[1].reply({"type": READY, "protocol": PROTOCOL})
+    assert [m["request_id"] for m in comms[1].sent] == [request_id]
+
+
+def test_a_reloaded_page_without_the_extension_answers_the_waiting_click():
+    """The page came back without the extension (it was disabled): the new hello is closed,
+    and the click that waited for it is told so instead of doing nothing."""
+    from ari_jupyter.widgets.terminal_bridge import PAGE, _on_page_opened
+    from test_widgets_support import FakeComm
+
+    bridge, comms = fake_bridge()
+    comms[0].reply({"type": READY, "protocol": PROTOCOL})
+    _on_page_opened(FakeComm(), {"content": {"data": {"type": PAGE}}})
+    bridge.open_terminal("bash /w/launch/x.sh")
+    comms[1].frontend_closes()
+    assert bridge.last_result == {"ok": False, "unavailable": True} and not bridge.available
+    with pytest.raises(RuntimeError):
+        bridge.open_terminal("bash /w/launch/x.sh")

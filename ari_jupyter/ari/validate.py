@@ -228,6 +228,14 @@ def _check_partition(ctx: _Context) -> None:
                 max=walltime_str(limit_s))
 
 
+def _site_has_no_gpu(facts: Any) -> bool:
+    """Known to have no GPU: nvidia-smi counted none and SLURM lists no GPU GRES."""
+    gres = list(facts.gres or []) + list(facts.partition_gres or [])
+    for entry in facts.partitions or []:
+        gres += list(entry.get("gres") or [])
+    return facts.gpu_count == 0 and facts.has_gres is not None and not _gres_gpu_specs(gres)
+
+
 def _gres_gpu_specs(specs: Iterable[str]) -> list[tuple[str | None, int | None]]:
     from ..probes.parsers import parse_gres_spec
 
@@ -247,7 +255,10 @@ def _check_gpus(ctx: _Context) -> None:
     if a.gpu_type and any(ch in a.gpu_type for ch in ":, \t"):
         ctx.add("gpu_type_bad_chars", "gpu_type", "error", gpu_type=a.gpu_type)
     if not requested:
-        if profile.kind == "mpi":
+        if profile.kind in GPU_KINDS and _site_has_no_gpu(facts):
+            # ARI's prompt then asks for CUDA code the site cannot run (spec 4.3)
+            ctx.add("gpu_kind_no_gpu_site", "kind", "warning", kind=profile.kind)
+        elif profile.kind == "mpi":
             ctx.add("mpi_kind_gpu_prompt", "kind", "info", fix=None, kind=profile.kind)
         elif profile.kind in GPU_KINDS and facts.has_gres:
             ctx.add("gpu_kind_no_request", "requested_gpus_per_task", "warning", kind=profile.kind)

@@ -339,6 +339,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         elif bridge is not None and bridge.last_result:
             res = bridge.last_result
             text = (self.tr("exp_terminal_opened", terminal=res.get("terminal", "")) if res.get("ok")
+                    else self.tr("exp_terminal_unavailable") if res.get("unavailable")
                     else self.tr("exp_terminal_failed", error=res.get("error", "")))
             self.terminal_status.value = f'<span class="ari-text">{esc(text)}</span>'
         self.checklist.value = self._checklist_html()
@@ -424,7 +425,10 @@ class ExperimentPanel(Panel, widgets.VBox):
         try:
             self._typed = emitted.handoff_command
             self.ctx.bridge.open_terminal(emitted.handoff_command, cwd=self.state.workspace, run=False)
-        except (RuntimeError, ValueError) as exc:
+        except RuntimeError:  # the extension went away since the button was drawn
+            text = self.tr("exp_terminal_unavailable")
+            self.terminal_status.value = f'<span class="ari-text ari-sev-error">{esc(text)}</span>'
+        except ValueError as exc:
             self.terminal_status.value = f'<span class="ari-text ari-sev-error">{esc(exc)}</span>'
 
     # -- issue 10: the R-CCS Cloud checklist and "Check hand-off" ----------------------------

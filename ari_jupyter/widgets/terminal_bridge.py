@@ -19,7 +19,8 @@ widget is involved. Every message is a JSON object with a ``type``.
 5. A reloaded page (the kernel kept running): the frontend finds comms on the target still open
    in the kernel (``comm_info_request``), opens one itself with ``{"type": "ari-jupyter:page",
    "protocol": 1}``; the kernel closes it and every bridge opens its comm anew (step 1), which
-   the new page answers (step 2). The old page's comms are left unused.
+   the new page answers (step 2). The old page's comms are left unused. A request made before
+   the new page answered (a click at once after the reload) is sent to it with READY, once.
 
 Unknown types are ignored on both sides. The command is one line: a newline would let the
 terminal execute part of it even with ``run: false``, so it is refused here.
@@ -90,6 +91,7 @@ class TerminalBridge(HasTraits):
         self._comm_factory = comm_factory or _default_comm_factory
         self._comm = None
         self._pending: dict | None = None  # the request no page has answered yet
+        self._reconnecting = False  # a reloaded page is about to answer the new hello
 
     def connect(self) -> None:
         """Open the comm (idempotent). Failures leave the bridge unavailable, never raise."""
@@ -117,6 +119,7 @@ class TerminalBridge(HasTraits):
         self._comm = None
         self.available = False
         self.connect()
+        self._reconnecting = self._comm is not None
 
     def _on_msg(self, msg: dict) -> None:
         data = (msg.get("content") or {}).get("data") or {}
@@ -124,6 +127,7 @@ class TerminalBridge(HasTraits):
         if kind == READY:
             locale = data.get("locale")
             self.frontend_lang = locale if isinstance(locale, str) else ""
+            self._reconnecting = False
             self.available = True
             if self._pending is not None:
                 # asked for while the page was reloading: the old page never got it
@@ -135,6 +139,10 @@ class TerminalBridge(HasTraits):
     def _on_close(self, msg: dict) -> None:
         self.available = False
         self._comm = None
+        if self._reconnecting and self._pending is not None:
+            # the new page has no extension: the click waiting for it gets an answer
+            self.last_result = {"ok": False, "unavailable": True}
+        self._reconnecting = False
 
     def open_terminal(self, command: str, cwd: str = "", run: bool = False) -> str:
         """Ask the extension to open a terminal with ``command`` typed in; returns the request id."""
@@ -142,14 +150,16 @@ class TerminalBridge(HasTraits):
             raise ValueError("the hand-off command must be a single line")
         if cwd and not os.path.isabs(cwd):
             raise ValueError(f"cwd must be absolute, got {cwd!r}")
-        if self._comm is None or not self.available:
+        if self._comm is None or not (self.available or self._reconnecting):
             raise RuntimeError("the ari-jupyter lab extension is not connected")
         request_id = uuid.uuid4().hex
         self.last_request_id = request_id
         self.last_result = {}
         self._pending = {"type": OPEN_TERMINAL, "request_id": request_id,
                          "cwd": cwd, "command": command, "run": bool(run)}
-        self._comm.send(self._pending)
+        if self.available:
+            self._comm.send(self._pending)
+        # else: clicked on a reloaded page before it answered the new hello; READY sends it
         return request_id
 
     def close(self) -> None:

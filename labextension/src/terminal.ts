@@ -111,6 +111,9 @@ export async function openTerminal(
   app: JupyterFrontEnd,
   request: ITerminalRequest
 ): Promise<string> {
+  // A page still restoring its layout (just reloaded) would bring the notebook back to the
+  // front over the new terminal, which would then hold the command out of sight.
+  await app.restored;
   // Created over REST because `terminal:create-new` strips the leading slash
   // of an absolute cwd; the command then attaches a widget to it by name.
   const model = await TerminalAPI.startNew(

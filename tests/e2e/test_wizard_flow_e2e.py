@@ -82,6 +82,10 @@ def test_wizard_writes_a_checkpoint_and_hands_off_to_a_terminal(lab, page):
     assert_no_console_errors(page)
 
 
+ANY_TERMINAL_CONTAINS = """([needle]) => [...document.querySelectorAll(
+    '.jp-Terminal .xterm-accessibility-tree')].some(el => el.textContent.includes(needle))"""
+
+
 def test_open_in_terminal_still_works_after_the_page_is_reloaded(lab, page):
     """The wizard keeps running in its kernel while the user reloads JupyterLab (F5, or after
     Settings > Language): the reloaded page asks for the wizard's state, the kernel opens the
@@ -106,5 +110,10 @@ def test_open_in_terminal_still_works_after_the_page_is_reloaded(lab, page):
     button.wait_for(timeout=30_000)
     # clicked at once: a click before the new page answered the kernel reaches it when it does
     button.click()
+    # JupyterLab reopens the notebook of the reloaded /lab/tree/<notebook> address and brings
+    # it to the front once it is open, which can put the new terminal behind it: the command
+    # is in the terminal either way, and its tab is there to click
+    page.wait_for_function(ANY_TERMINAL_CONTAINS, arg=[str(script)], timeout=30_000)
+    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Terminal").first.click()
     wait_terminal_contains(page, str(script))
     assert_no_console_errors(page)
