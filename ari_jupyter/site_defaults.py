@@ -201,7 +201,9 @@ def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
             return PRESETS["gpu_single_nogres"]()
     mpi = _data(probes, "mpi")
     if nodes > 1 and (mpi.get("srun") or mpi.get("mpirun") or mpi.get("mpiexec")):
-        if gpus == 0 and not _data(probes, "gres").get("has_gres"):
+        from .ari.validate import SiteFacts, site_has_no_gpu
+
+        if site_has_no_gpu(SiteFacts.from_probes(probes.values())):
             # ARI tells the replicator that kind mpi must use CUDA (spec 4.3), which a site
             # without GPUs cannot run; cpu_single keeps the nodes, ranks and srun conventions
             return ExecutionProfile(kind="cpu_single", requested_nodes=nodes, ntasks_per_node=1,

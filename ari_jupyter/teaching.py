@@ -101,9 +101,9 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud") -> CheckRe
     nodes = allocation.num_nodes or len(counts)
     shape = ", ".join(f"{node.name}: {node.rank_count}" for node in placement.nodes)
     if not fans_out(chosen.kind or ""):
-        return CheckResult(False, f"ranks per node {shape}: kind {chosen.kind!r} starts "
-                           "reproduce.sh once, on the first node",
-                           "only the kinds 'mpi' and 'mpi_gpu' fan out with srun")
+        return CheckResult(False, f"ranks per node {shape}: without a kind there is no "
+                           "execution profile, and reproduce.sh runs once, on the first node",
+                           "give the profile a kind, e.g. 'cpu_single'")
     if placement.nodes_with_ranks < nodes:
         return CheckResult(False, f"ranks per node {shape}: only {placement.nodes_with_ranks} "
                            f"of {nodes} nodes get work",

@@ -116,8 +116,8 @@ def test_huge_allocations_are_not_materialised():
 
 
 @pytest.mark.parametrize("kind, expected", [
-    ("mpi", True), ("mpi_gpu", True), ("cpu_single", False), ("gpu_multi", False), ("", False)])
-def test_only_mpi_kinds_fan_out(kind, expected):
+    ("mpi", True), ("mpi_gpu", True), ("cpu_single", True), ("gpu_multi", True), ("", False)])
+def test_every_kind_of_a_profile_is_told_to_fan_out(kind, expected):
     assert fans_out(kind) is expected
 
 

@@ -32,8 +32,10 @@ def _hermetic_config(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("profile, passed, says", [
-    ({"kind": "cpu_single"}, False, "once, on the first node"),
-    ("gpu_single_nogres", False, "once, on the first node"),
+    ({"kind": "cpu_single"}, False, "only 1 of 2 nodes"),
+    ({"requested_nodes": 2, "ntasks_per_node": 1}, False, "once, on the first node"),
+    ("gpu_single_nogres", False, "only 1 of 2 nodes"),
+    ({"kind": "cpu_single", "requested_nodes": 2, "ntasks_per_node": 1}, True, "rc01: 1, rc02: 1"),
     ("gpu_single", False, "ARI refuses this profile"),
     ({"kind": "mpi", "requested_nodes": 1, "ntasks_per_node": 1}, False, "only 1 of 2 nodes"),
     ("mpi", False, "more CPUs than"),

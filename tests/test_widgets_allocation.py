@@ -52,19 +52,20 @@ def test_a_two_node_job_without_fan_out_puts_every_rank_on_node_one():
     wizard = wizard_on("rccs-cloud")
     panel = wizard.allocation_panel
     profile = wizard.profile_panel
-    profile.preset.value = "cpu_single"  # the site's default is one MPI rank per node
+    profile.preset.value = "cpu_single"
+    profile.fields["requested_nodes"].widget.value = "2"
     profile.fields["min_ranks"].widget.value = "4"
-    assert panel.fan_out.value is False  # cpu_single: the prompt asks for no srun launch
-    assert ranks_per_node(panel.placement.value) == {"rc01": 4, "rc02": 0}
-    assert "ari-finding-all_ranks_on_first_node" in panel.placement.value
-
-    profile.fields["kind"].widget.value = "mpi"  # MPI kinds launch with srun
+    # every kind of a profile is told "Multi-node fan-out: srun -N ... -n ..." by ARI's prompt
     assert panel.fan_out.value is True
     assert ranks_per_node(panel.placement.value) == {"rc01": 2, "rc02": 2}
     assert "all_ranks_on_first_node" not in panel.placement.value
 
     panel.fan_out.value = False  # what happens when reproduce.sh ignores the prelude
     assert ranks_per_node(panel.placement.value) == {"rc01": 4, "rc02": 0}
+    assert "ari-finding-all_ranks_on_first_node" in panel.placement.value
+
+    profile.fields["kind"].widget.value = "mpi"  # another kind: the drawing follows it again
+    assert panel.fan_out.value is True
 
 
 def test_gpus_and_their_owner_ranks_are_drawn():

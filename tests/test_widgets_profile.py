@@ -343,3 +343,30 @@ def test_a_preview_built_from_refused_values_says_it_is_not_ready(box, bad, good
     assert "ari-preview-not-ready" in panel.sbatch_preview.value
     getattr(panel, box).value = good
     assert "ari-preview-not-ready" not in panel.sbatch_preview.value
+
+
+def test_kind_and_partition_findings_sit_under_their_rows_of_the_simple_part():
+    """A GPU kind on a site without any GPU is said under the preset row (the kind's own box is
+    in Advanced, closed), and an unknown partition under the partition box, not far below."""
+    from widget_text import as_shown, shown
+
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", lang="en", bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+
+    wizard = run(scenario())
+    panel = wizard.profile_panel
+    assert wizard.state.profile.kind == "cpu_single"  # the site shows no GPU: not kind mpi
+    assert panel.resource_messages["kind"].value == ""
+    panel.preset.value = "mpi"
+    (finding,) = [p for p in wizard.ctx.step_problems("profile") if p.field == "kind"]
+    assert finding.rule == "gpu_kind_no_gpu_site" and finding.severity == "warning"
+    assert as_shown(finding.text("en")) in shown(panel.resource_messages["kind"].value)
+    assert as_shown(finding.text("en")) not in shown(panel.problems.value)
+    assert panel.advanced.selected_index is None
+
+    panel.partition.value = "no-such-partition"
+    (refused,) = [p for p in wizard.ctx.step_problems("profile") if p.field == "partition"]
+    assert as_shown(refused.text("en")) in shown(panel.resource_messages["partition"].value)
+    assert as_shown(refused.text("en")) not in shown(panel.problems.value)

@@ -24,12 +24,14 @@ GPU_KINDS = ("gpu_single", "gpu_multi", "mpi", "mpi_gpu")
 
 
 def fans_out(kind: str) -> bool:
-    """Whether ARI's replicator prompt tells the agent to launch ranks with srun/mpirun.
+    """Whether ARI's replicator prompt tells the agent to launch ranks with srun.
 
-    Only MPI kinds get the "launch via srun -n $SLURM_NTASKS" convention (spec §4.3); every
-    other kind runs reproduce.sh as one process on the first node of the job.
+    Every non-empty execution profile gets the "Multi-node fan-out" convention ("reproduce.sh
+    starts as 1 rank. Use srun -N $SLURM_JOB_NUM_NODES -n $SLURM_NTASKS <cmd>"), whatever its
+    kind; MPI kinds are also told they MUST launch that way (spec §4.3). Without a kind there is
+    no profile: reproduce.sh runs as one process on the first node of the job.
     """
-    return kind in MPI_KINDS
+    return bool(kind)
 
 
 # (key, json type, minimum or enum) in the schema's order (spec §4.2).

@@ -228,8 +228,9 @@ def _check_partition(ctx: _Context) -> None:
                 max=walltime_str(limit_s))
 
 
-def _site_has_no_gpu(facts: Any) -> bool:
-    """Known to have no GPU: nvidia-smi counted none and SLURM lists no GPU GRES."""
+def site_has_no_gpu(facts: Any) -> bool:
+    """Known to have no GPU: none visible here (nvidia-smi counts none or is absent) and SLURM
+    lists no GPU GRES on any partition. Unknown when either probe did not tell."""
     gres = list(facts.gres or []) + list(facts.partition_gres or [])
     for entry in facts.partitions or []:
         gres += list(entry.get("gres") or [])
@@ -255,7 +256,7 @@ def _check_gpus(ctx: _Context) -> None:
     if a.gpu_type and any(ch in a.gpu_type for ch in ":, \t"):
         ctx.add("gpu_type_bad_chars", "gpu_type", "error", gpu_type=a.gpu_type)
     if not requested:
-        if profile.kind in GPU_KINDS and _site_has_no_gpu(facts):
+        if profile.kind in GPU_KINDS and site_has_no_gpu(facts):
             # ARI's prompt then asks for CUDA code the site cannot run (spec 4.3)
             ctx.add("gpu_kind_no_gpu_site", "kind", "warning", kind=profile.kind)
         elif profile.kind == "mpi":

@@ -25,6 +25,8 @@ SHOWN_ABOVE = ("module_loads",)
 """Findings on these fields are said under the Modules box, outside Advanced."""
 RESOURCE_FIELDS = ("nodes", "max_cpus", "mem_gb", "walltime")
 """The job resources of the state (not of the profile): their findings sit under their box."""
+ROW_FINDINGS = ("kind", "partition")
+"""Findings said under the preset and partition rows of the simple part."""
 LABEL_WIDTH = "13em"
 LABEL_STYLE = {"description_width": LABEL_WIDTH}
 FIELD_WIDTH = "27em"
@@ -202,8 +204,10 @@ class ProfilePanel(Panel, widgets.VBox):
                                               layout=widgets.Layout(width="auto"))
         self.label(self.allow_no_gres, "description", "profile_allow_no_gres")
         self.resources_help = widgets.HTML()
-        # the findings on a job resource, under its box (not under Modules, far from it)
-        self.resource_messages = {name: _message() for name in RESOURCE_FIELDS}
+        # the findings on a box of the simple part, under it (not under Modules, far from it):
+        # the job resources, the partition, and the kind (the preset row above decides it;
+        # its own box is in Advanced, closed, where a warning would be out of sight)
+        self.resource_messages = {name: _message() for name in (*RESOURCE_FIELDS, *ROW_FINDINGS)}
         for widget, trait, convert in ((self.max_cpus, "max_cpus", _count("max_cpus")),
                                        (self.walltime, "walltime", str),
                                        (self.nodes, "nodes", _count("nodes")),
@@ -238,7 +242,8 @@ class ProfilePanel(Panel, widgets.VBox):
 
         self.simple_title = widgets.HTML()
         self.simple_box = widgets.VBox(
-            [_row(self.preset, self.preset_doc), _row(self.partition, self.partition_source),
+            [self._resource_row("kind", self.preset, self.preset_doc),
+             self._resource_row("partition", self.partition, self.partition_source),
              self._resource_row("nodes"), self.fields["min_ranks"].row,
              self.fields["ntasks_per_node"].row, self._resource_row("max_cpus"),
              self.fields["requested_gpus_per_node"].row, self.fields["gpu_type"].row,
@@ -445,8 +450,8 @@ class ProfilePanel(Panel, widgets.VBox):
         self.modules_help.value = (f'<h4 class="ari-heading">{esc(self.tr("profile_modules_title"))}</h4>'
                                    f'<div class="ari-help">{rich(text)}</div>{suggest}')
 
-    def _resource_row(self, name: str) -> widgets.HBox:
-        row = _row(getattr(self, name), self.resource_messages[name])
+    def _resource_row(self, name: str, *widgets_in_row) -> widgets.HBox:
+        row = _row(*(widgets_in_row or (getattr(self, name),)), self.resource_messages[name])
         row.add_class("ari-box-row")
         return row
 
@@ -459,10 +464,10 @@ class ProfilePanel(Panel, widgets.VBox):
             # "module_loads" names the modules of the hand-off (the box above) and the
             # profile's own list alike: the finding goes where the user sees it, not into the
             # Advanced field of the same name
-            if problem.field in self.fields and problem.field not in SHOWN_ABOVE:
-                by_field.setdefault(problem.field, []).append(problem)
-            elif problem.field in self.resource_messages:
+            if problem.field in self.resource_messages:
                 by_resource.setdefault(problem.field, []).append(problem)
+            elif problem.field in self.fields and problem.field not in SHOWN_ABOVE:
+                by_field.setdefault(problem.field, []).append(problem)
             else:
                 general.append(problem)
         for name, message in self.resource_messages.items():

@@ -33,7 +33,7 @@ wizard"""
 
 FILL = """\
 p3, p4 = wizard.profile_panel, wizard.experiment_panel
-p3.preset.value = "mpi"
+# the site's default: kind cpu_single (no GPU there), one rank on each of the 2 nodes
 p3.max_cpus.value = 1
 p3.walltime.value = "00:30:00"
 p3.modules.value = ["openmpi/4.1"]
@@ -366,7 +366,6 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
 # Step 3 with a wrong value in several boxes (what a new user types): each box's error.
 ERRORS = """\
 p3 = wizard.profile_panel
-p3.preset.value = "mpi"
 p3.nodes.value = -2
 p3.max_cpus.value = 999
 p3.walltime.value = "90 min"
