@@ -370,3 +370,21 @@ def test_kind_and_partition_findings_sit_under_their_rows_of_the_simple_part():
     (refused,) = [p for p in wizard.ctx.step_problems("profile") if p.field == "partition"]
     assert as_shown(refused.text("en")) in shown(panel.resource_messages["partition"].value)
     assert as_shown(refused.text("en")) not in shown(panel.problems.value)
+
+
+def test_the_not_ready_line_counts_every_box_marked_in_red():
+    """Five boxes in red, five counted: the boxes whose text is no number ('abc') are refused
+    before the core judges anything, and the preview's count includes them."""
+    from ari_jupyter.i18n import t
+    from widget_text import as_shown, shown
+
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.profile_panel
+    panel.nodes.value = -2
+    panel.max_cpus.value = 999
+    panel.walltime.value = "90 min"
+    panel.fields["min_ranks"].widget.value = "abc"
+    panel.fields["ntasks_per_node"].widget.value = "-3"
+    assert as_shown(t("preview_not_ready", "en", count=5)) in shown(panel.sbatch_preview.value)
+    panel.fields["min_ranks"].widget.value = "2"
+    assert as_shown(t("preview_not_ready", "en", count=4)) in shown(panel.sbatch_preview.value)

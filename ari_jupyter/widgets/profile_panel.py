@@ -100,7 +100,9 @@ class ProfileField:
         except ValueError:
             self.refusal = lambda: self.panel.tr("profile_not_integer", value=raw)
             self.panel.refresh_messages()
+            self.panel.refresh_previews()  # its "not ready" line counts this box too
             return
+        had_refusal = self.refusal is not None
         self.refusal = None
         try:
             setattr(self.panel.state.profile, self.key, value)
@@ -108,6 +110,8 @@ class ProfileField:
             self.refusal = self._refusal(value, exc)
         self.panel.show_preset_of_profile()
         self.panel.refresh_messages()
+        if had_refusal or self.refusal is not None:
+            self.panel.refresh_previews()
 
     def _refusal(self, value, exc: TraitError):
         """Why the profile refused ``value``, in the wizard's words (traitlets' own text names
@@ -513,9 +517,13 @@ class ProfilePanel(Panel, widgets.VBox):
                             for w in plan.warnings)
             # a line built from values step 3 refuses is not one to copy: said above it
             errors = [p for p in self.ctx.step_problems("profile") if p.severity == "error"]
+            # and the boxes whose text is no value at all ('abc'), refused before the core
+            refused = [key for key, field in self.fields.items() if field.refusal is not None
+                       and key not in {p.field for p in errors}]
+            count = len(errors) + len(refused)
             not_ready = (f'<div class="ari-text ari-sev-error ari-preview-not-ready">'
-                         f'{esc(self.tr("preview_not_ready", count=len(errors)))}</div>'
-                         if errors else "")
+                         f'{esc(self.tr("preview_not_ready", count=count))}</div>'
+                         if count else "")
             self.sbatch_preview.value = (not_ready
                                          + f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
                                          + notes)

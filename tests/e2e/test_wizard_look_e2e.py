@@ -365,6 +365,7 @@ def test_every_step_in_light_and_dark_en_ja_zh(lab, page, shots):
 
 # Step 3 with a wrong value in several boxes (what a new user types): each box's error.
 ERRORS = """\
+await wizard.wait()  # the site's checks answered: its default profile is in, typed over below
 p3 = wizard.profile_panel
 p3.nodes.value = -2
 p3.max_cpus.value = 999
