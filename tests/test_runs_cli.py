@@ -76,7 +76,7 @@ def test_runs_lists_newest_first(tmp_path):
     assert [line.split()[:3] for line in lines[1:3]] == [
         ["20261201094500_stream_triad", "failed", "0/1/0/1"],
         ["20261201093000_stream_triad", "interrupted", "0/1/0/1"]]
-    assert lines[3] == "(no SLURM here: jobs are not listed)"
+    assert lines[3] == "(jobs ?: no SLURM here, so no job can be counted)"
     assert [line.split()[4] for line in lines[1:3]] == ["?", "?"]  # unknown, as status says
 
 

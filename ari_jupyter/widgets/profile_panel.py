@@ -45,8 +45,11 @@ class ProfileField:
         self.message = _message()  # under the box, from its left edge (wizard.css)
         self.refusal = None  # why what was typed was refused: a () -> text in the wizard's language
         # the ARI key and what ARI does with it: a caption beside the field (and its tooltip)
-        # (it narrows rather than leave the box's line: the message alone goes under the box)
-        self.help = widgets.HTML(layout=widgets.Layout(flex="1 1 0", max_width="24em"))
+        # (it narrows rather than leave the box's line: the message alone goes under the box;
+        # in a narrow notebook, below 12em, it goes under the box too instead of a column of
+        # one word a line)
+        self.help = widgets.HTML(layout=widgets.Layout(flex="1 1 0", min_width="12em",
+                                                       max_width="24em"))
         if self.kind == "list":
             self.name = widgets.HTML(layout=widgets.Layout(width=LABEL_WIDTH,
                                                            flex=f"0 0 {LABEL_WIDTH}"))

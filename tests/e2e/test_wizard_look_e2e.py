@@ -484,3 +484,45 @@ def test_step_3_field_errors_sit_under_their_box(lab, page, shots):
     assert not missing, json.dumps(missing, indent=1, ensure_ascii=False)
     assert not wrong, json.dumps(wrong, indent=1, ensure_ascii=False)
     assert_no_console_errors(page)
+
+
+# Every label, title and caption of step 3 (Advanced open), for one that runs past its box or
+# past the wizard's right edge.
+CUT_TEXT = """() => {
+  const wizard = document.querySelector('.ari-wizard').getBoundingClientRect();
+  const out = [];
+  for (const el of document.querySelectorAll('.ari-wizard label, .ari-wizard .widget-label,'
+      + ' .ari-wizard .widget-label-basic, .ari-wizard .jupyter-widget-Collapse-header,'
+      + ' .ari-wizard .ari-field-caption')) {
+    if (el.offsetParent === null) { continue; }
+    const right = el.getBoundingClientRect().right;
+    if (el.scrollWidth > el.clientWidth + 1 || right > wizard.right + 1) {
+      out.push(el.textContent.trim().slice(0, 50) + ` (${el.scrollWidth}/${el.clientWidth} px,`
+               + ` right ${Math.round(right)} > ${Math.round(wizard.right)})`);
+    }
+  }
+  return out;
+}"""
+
+OPEN_ADVANCED = "wizard.go(2); wizard.profile_panel.advanced.selected_index = 0"
+
+
+def test_a_narrow_notebook_cuts_no_label_of_step_3(lab, page):
+    """A notebook beside the file browser in a small window (the wizard about 470 px wide):
+    the Advanced title and the checkbox labels wrap, no text runs past the wizard's edge, and
+    a caption that no longer fits beside its box goes under it."""
+    _notebook(lab.root_dir / "narrow.ipynb", [SETUP, OPEN_ADVANCED])
+    page.set_viewport_size({"width": 1400, "height": 900})
+    _open_and_run(page, lab, "narrow.ipynb")
+    cut = {}
+    for lang in SHOT_LANGS:
+        _set_lang(page, lang)
+        page.set_viewport_size({"width": 900, "height": 1400})
+        page.wait_for_timeout(600)
+        assert _wizard(page).bounding_box()["width"] < 520
+        found = page.evaluate(CUT_TEXT)
+        if found:
+            cut[lang] = found
+        page.set_viewport_size({"width": 1400, "height": 900})
+    assert not cut, json.dumps(cut, indent=1, ensure_ascii=False)
+    assert_no_console_errors(page)
