@@ -210,7 +210,7 @@ def test_a_value_below_one_is_refused_in_the_same_words(box, flag, value):
     panel = wizard.profile_panel
     getattr(panel, box).value = value
     assert getattr(wizard.state, box) == value
-    assert as_shown(sentence) in shown(panel.resource_messages[box].value)
+    assert as_shown(sentence) in shown(panel.box_messages[box].value)
     assert as_shown(sentence) not in shown(panel.problems.value)  # beside the box, said once
 
 
@@ -275,5 +275,5 @@ def test_a_walltime_that_is_no_slurm_time_gets_one_error_in_the_same_words(wallt
     assert [f.rule for f in told] == ["walltime_not_slurm"], told
     message, fix = told[0].text(lang), told[0].fix_text(lang)
     assert message in said[0] and fix in said[0]  # the CLI's line: message (fix)
-    assert shown(panel.resource_messages["walltime"].value) == as_shown(f"{message} {fix}")
+    assert shown(panel.box_messages["walltime"].value) == as_shown(f"{message} {fix}")
     assert "walltime" not in shown(panel.problems.value).lower()

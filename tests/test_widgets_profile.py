@@ -197,7 +197,7 @@ def test_each_step_shows_its_own_problems():
     assert "title" in text(experiment.problems)
     profile.walltime.value = "later"
     # beside the Walltime box (not under Modules), and not in step 4
-    assert "'later'" in html.unescape(text(profile.resource_messages["walltime"]))
+    assert "'later'" in html.unescape(text(profile.box_messages["walltime"]))
     assert "'later'" not in html.unescape(text(profile.problems) + text(experiment.problems))
 
 
@@ -358,17 +358,17 @@ def test_kind_and_partition_findings_sit_under_their_rows_of_the_simple_part():
     wizard = run(scenario())
     panel = wizard.profile_panel
     assert wizard.state.profile.kind == "cpu_single"  # the site shows no GPU: not kind mpi
-    assert panel.resource_messages["kind"].value == ""
+    assert panel.box_messages["kind"].value == ""
     panel.preset.value = "mpi"
     (finding,) = [p for p in wizard.ctx.step_problems("profile") if p.field == "kind"]
     assert finding.rule == "gpu_kind_no_gpu_site" and finding.severity == "warning"
-    assert as_shown(finding.text("en")) in shown(panel.resource_messages["kind"].value)
+    assert as_shown(finding.text("en")) in shown(panel.box_messages["kind"].value)
     assert as_shown(finding.text("en")) not in shown(panel.problems.value)
     assert panel.advanced.selected_index is None
 
     panel.partition.value = "no-such-partition"
     (refused,) = [p for p in wizard.ctx.step_problems("profile") if p.field == "partition"]
-    assert as_shown(refused.text("en")) in shown(panel.resource_messages["partition"].value)
+    assert as_shown(refused.text("en")) in shown(panel.box_messages["partition"].value)
     assert as_shown(refused.text("en")) not in shown(panel.problems.value)
 
 

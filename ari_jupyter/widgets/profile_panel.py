@@ -25,8 +25,9 @@ SHOWN_ABOVE = ("module_loads",)
 """Findings on these fields are said under the Modules box, outside Advanced."""
 RESOURCE_FIELDS = ("nodes", "max_cpus", "mem_gb", "walltime")
 """The job resources of the state (not of the profile): their findings sit under their box."""
-ROW_FINDINGS = ("kind", "partition")
-"""Findings said under the preset and partition rows of the simple part."""
+BOXES_WITH_FINDINGS = (*RESOURCE_FIELDS, "kind", "partition")
+"""The boxes of the simple part whose findings sit right under them: the job resources, the
+partition, and the kind (said under the preset row that decides it)."""
 LABEL_WIDTH = "13em"
 LABEL_STYLE = {"description_width": LABEL_WIDTH}
 FIELD_WIDTH = "27em"
@@ -214,7 +215,7 @@ class ProfilePanel(Panel, widgets.VBox):
         # the findings on a box of the simple part, under it (not under Modules, far from it):
         # the job resources, the partition, and the kind (the preset row above decides it;
         # its own box is in Advanced, closed, where a warning would be out of sight)
-        self.resource_messages = {name: _message() for name in (*RESOURCE_FIELDS, *ROW_FINDINGS)}
+        self.box_messages = {name: _message() for name in BOXES_WITH_FINDINGS}
         for widget, trait, convert in ((self.max_cpus, "max_cpus", _count("max_cpus")),
                                        (self.walltime, "walltime", str),
                                        (self.nodes, "nodes", _count("nodes")),
@@ -249,12 +250,12 @@ class ProfilePanel(Panel, widgets.VBox):
 
         self.simple_title = widgets.HTML()
         self.simple_box = widgets.VBox(
-            [self._resource_row("kind", self.preset, self.preset_doc),
-             self._resource_row("partition", self.partition, self.partition_source),
-             self._resource_row("nodes"), self.fields["min_ranks"].row,
-             self.fields["ntasks_per_node"].row, self._resource_row("max_cpus"),
+            [self._box_row("kind", self.preset, self.preset_doc),
+             self._box_row("partition", self.partition, self.partition_source),
+             self._box_row("nodes"), self.fields["min_ranks"].row,
+             self.fields["ntasks_per_node"].row, self._box_row("max_cpus"),
              self.fields["requested_gpus_per_node"].row, self.fields["gpu_type"].row,
-             self._resource_row("mem_gb"), self._resource_row("walltime"),
+             self._box_row("mem_gb"), self._box_row("walltime"),
              self.resources_help])
         self.fields_box = widgets.VBox([self.allow_no_gres] + [
             f.row for key, f in self.fields.items() if key not in SIMPLE_KEYS])
@@ -457,32 +458,32 @@ class ProfilePanel(Panel, widgets.VBox):
         self.modules_help.value = (f'<h4 class="ari-heading">{esc(self.tr("profile_modules_title"))}</h4>'
                                    f'<div class="ari-help">{rich(text)}</div>{suggest}')
 
-    def _resource_row(self, name: str, *widgets_in_row) -> widgets.HBox:
-        row = _row(*(widgets_in_row or (getattr(self, name),)), self.resource_messages[name])
+    def _box_row(self, name: str, *widgets_in_row) -> widgets.HBox:
+        row = _row(*(widgets_in_row or (getattr(self, name),)), self.box_messages[name])
         row.add_class("ari-box-row")
         return row
 
     def refresh_messages(self) -> None:
         by_field: dict[str, list] = {}
-        by_resource: dict[str, list] = {}
+        by_box: dict[str, list] = {}
         general = []
         lang = self.ctx.lang
         for problem in self.ctx.step_problems("profile"):
             # "module_loads" names the modules of the hand-off (the box above) and the
             # profile's own list alike: the finding goes where the user sees it, not into the
             # Advanced field of the same name
-            if problem.field in self.resource_messages:
-                by_resource.setdefault(problem.field, []).append(problem)
+            if problem.field in self.box_messages:
+                by_box.setdefault(problem.field, []).append(problem)
             elif problem.field in self.fields and problem.field not in SHOWN_ABOVE:
                 by_field.setdefault(problem.field, []).append(problem)
             else:
                 general.append(problem)
-        for name, message in self.resource_messages.items():
+        for name, message in self.box_messages.items():
             message.value = "".join(
                 f'<div class="ari-msg-{p.severity} ari-small">{_flags_unbroken(rich(p.text(lang)))}'
                 + (f' <span class="ari-problem-fix">{_flags_unbroken(rich(p.fix_text(lang)))}</span>'
                    if p.fix_text(lang) else "") + "</div>"
-                for p in by_resource.get(name, []))
+                for p in by_box.get(name, []))
         if self.advanced.selected_index is None and any(
                 p.severity == "error" for key, found in by_field.items() if key not in SIMPLE_KEYS
                 for p in found):
