@@ -84,6 +84,25 @@ def derive(config: Any, host: Any, env: Mapping[str, str] | None, state: Any) ->
     return out
 
 
+SITE_PRESET = "site"
+"""The preset list's entry for the profile this site suggests (``derive``'s), no named preset."""
+
+
+def site_profile(config: Any, host: Any, env: Mapping[str, str] | None, state: Any):
+    """The execution profile a new run on this site starts with, from what is known so far."""
+    return derive(config, host, env, state)["profile"]
+
+
+def presets_matching(profile: Any, site: Any) -> list[str]:
+    """The preset list's entries ``profile`` equals: ``SITE_PRESET`` first when it is the
+    site's own default (``site``), then every named preset with the same keys. Empty: a
+    profile edited by hand (custom)."""
+    from .ari.profile import PRESETS
+
+    names = [SITE_PRESET] if site == profile else []
+    return names + [name for name, make in PRESETS.items() if make() == profile]
+
+
 def follow(state: Any, defaults: Mapping[str, Any]) -> None:
     """Apply ``defaults`` to every field the user has not touched (see the module doc); the
     partition's source goes with the partition."""

@@ -7,7 +7,8 @@ import pytest
 
 from ari_jupyter.cli import main
 from ari_jupyter.host import list_sites
-from ari_jupyter.site_defaults import SITE_FIELDS, _comparable
+from ari_jupyter.ari.profile import PRESETS, ExecutionProfile
+from ari_jupyter.site_defaults import SITE_FIELDS, SITE_PRESET, _comparable, presets_matching
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, run
@@ -306,3 +307,18 @@ def test_several_nodes_without_any_gpu_default_to_cpu_single_with_the_same_shape
     profile = _profile_for(AriWizard(), _probes(gpus=gpus, has_gres=has_gres, gres=gres), nodes=2)
     assert (profile.kind, profile.requested_nodes, profile.ntasks_per_node, profile.min_ranks) \
         == (kind, 2, 1, 2)
+
+
+SITE_MPI = ExecutionProfile(kind="cpu_single", requested_nodes=2, ntasks_per_node=1, min_ranks=2)
+
+
+@pytest.mark.parametrize("profile, site, expected", [
+    (SITE_MPI, SITE_MPI, [SITE_PRESET]),                       # the site's own default
+    (PRESETS["mpi"](), SITE_MPI, ["mpi"]),                     # a named preset
+    (PRESETS["gpu_single"](), PRESETS["gpu_single"](), [SITE_PRESET, "gpu_single"]),  # both
+    (ExecutionProfile(), ExecutionProfile(), [SITE_PRESET]),   # no profile on a 1-node site
+    (ExecutionProfile(kind="mpi", requested_nodes=3), SITE_MPI, []),  # edited by hand: custom
+    (SITE_MPI, None, []),                                      # no site default known
+])
+def test_presets_matching_names_every_entry_the_profile_equals(profile, site, expected):
+    assert presets_matching(profile, site) == expected

@@ -74,6 +74,35 @@ def test_a_preset_fills_every_field_from_the_core(preset):
             assert shown == (str(value) if panel.fields[key].kind.endswith("int") else value), key
 
 
+@pytest.mark.parametrize("site, kind", [("rccs-cloud", "cpu_single"), ("gres-cluster", "gpu_single"),
+                                        ("sx40", "gpu_single"), ("laptop", "")])
+def test_a_new_run_shows_the_sites_default_not_custom_and_returns_to_it(site, kind, tmp_path):
+    """Nobody touched step 3: the preset row says "this site's default" and what it is (no
+    "custom" the user did not make). After another preset, choosing it again gives exactly the
+    profile a fresh wizard on the site starts with."""
+    wizard = wizard_on(site)
+    panel = wizard.profile_panel
+    assert panel.preset.value == "site" and (wizard.state.profile.kind or "") == kind
+    fresh = wizard.state.profile.to_json()
+    doc = text(panel.preset_doc)
+    assert (f"kind {kind}" in re.sub("<[^>]+>", "", doc)) if kind else "one process" in doc
+    panel.preset.value = "mpi_gpu"
+    assert wizard.state.profile.kind == "mpi_gpu"
+    panel.preset.value = "site"
+    assert wizard.state.profile.to_json() == fresh
+    assert panel.preset.value == "site"
+
+
+def test_a_preset_equal_to_the_sites_default_stays_as_picked():
+    """gres-cluster's default is the gpu_single preset's profile: picking gpu_single shows
+    gpu_single (its own note), not the site's entry it also equals."""
+    wizard = wizard_on("gres-cluster")
+    panel = wizard.profile_panel
+    panel.preset.value = "gpu_single"
+    assert panel.preset.value == "gpu_single"
+    assert "GPU" in text(panel.preset_doc)
+
+
 def test_editing_a_field_after_a_preset_switches_back_to_custom():
     wizard = Wizard(site="gres-cluster", run_probes=False, bridge=fake_bridge()[0])
     panel = wizard.profile_panel
@@ -187,7 +216,7 @@ def test_switching_language_keeps_the_chosen_preset():
     panel.preset.value = "mpi"
     wizard.language.value = "zh"
     assert panel.preset.value == "mpi" and wizard.state.profile.kind == "mpi"
-    assert panel.preset.options[0] == ("自定义", "custom")
+    assert panel.preset.options[:2] == (("本站点的默认值", "site"), ("自定义", "custom"))
 
 
 def test_each_step_shows_its_own_problems():
@@ -270,8 +299,7 @@ def test_after_a_site_switch_step_3_says_what_blocks_write_where_it_is_seen():
 
     assert as_shown(blocking[0].text("en")) in shown(panel.problems.value)
     assert panel.fields["module_loads"].message.value == ""
-    assert panel.preset.value != "mpi"
-    assert PRESETS[panel.preset.value]().to_json() == wizard.state.profile.to_json()
+    assert panel.preset.value == "site" and wizard.state.profile == wizard.ctx.site_profile()
     assert as_shown(t("profile_modules_none", "en")) in shown(panel.modules_help.value)
 
 

@@ -365,13 +365,21 @@ class WizardContext(HasTraits):
         self.runner.start(only=("sbatch", "partitions", "gres"))
 
     def apply_preset(self, name: str) -> None:
-        """The preset's profile; untouched fields that depend on it (Max CPUs with its tasks
-        per node) follow, as ``emit --preset`` derives them."""
+        """The preset's profile (``SITE_PRESET``: the site's own default, as a new run starts
+        with); untouched fields that depend on it (Max CPUs with its tasks per node) follow,
+        as ``emit --preset`` derives them."""
         from ..ari.profile import PRESETS
         from ..config import seed_defaults
+        from ..site_defaults import SITE_PRESET
 
-        self.state.profile = PRESETS[name]()
+        self.state.profile = self.site_profile() if name == SITE_PRESET else PRESETS[name]()
         seed_defaults(self.state, self.config, self.host, self.local_env, keep_profile=True)
+
+    def site_profile(self):
+        """The execution profile this site suggests from what is known so far."""
+        from ..site_defaults import site_profile
+
+        return site_profile(self.config, self.host, self.local_env, self.state)
 
 
 class Panel:

@@ -14,8 +14,9 @@ import re
 import ipywidgets as widgets
 from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
-from ..ari.profile import PRESETS, PROFILE_KEYS, preset_of
+from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..module_choice import choose_module, software_modules
+from ..site_defaults import SITE_PRESET, presets_matching
 from ._base import Panel, esc, pre, probe_results, rich
 
 CUSTOM = "custom"
@@ -223,8 +224,8 @@ class ProfilePanel(Panel, widgets.VBox):
                                        (self.allow_no_gres, "allow_no_gres", bool)):
             widget.observe(self._setter(trait, convert), names="value")
         # preset + profile fields
-        self.preset = widgets.Dropdown(options=[(CUSTOM, CUSTOM)] + [(n, n) for n in PRESETS],
-                                       value=CUSTOM, style=LABEL_STYLE, layout=wide)
+        self.preset = widgets.Dropdown(options=self._preset_options(), value=CUSTOM,
+                                       style=LABEL_STYLE, layout=wide)
         self.label(self.preset, "description", "profile_preset")
         self.preset_doc = widgets.HTML()
         self.preset.observe(self._on_preset, names="value")
@@ -345,13 +346,22 @@ class ProfilePanel(Panel, widgets.VBox):
     def _render_preset_doc(self) -> None:
         """The chosen preset's note, in the wizard's language (again after a language switch)."""
         name = self.preset.value
-        self.preset_doc.value = ("" if name == CUSTOM else
-                                 f'<span class="ari-help">{esc(self.tr("preset_" + name))}</span>')
+        if name == CUSTOM:
+            self.preset_doc.value = ""
+            return
+        key, params = "preset_" + name, {}
+        if name == SITE_PRESET:
+            kind = self.state.profile.kind
+            # no kind: no profile at all, a single process, as ARI runs without one
+            key, params = ("preset_site", {"kind": kind}) if kind else ("preset_site_none", {})
+        self.preset_doc.value = f'<span class="ari-help">{rich(self.tr(key, **params))}</span>'
 
     def show_preset_of_profile(self) -> None:
-        """The preset the profile equals, else custom: after a field edited by hand, a site
-        switch or a reopened run, never the name of a preset the profile no longer is."""
-        name = preset_of(self.state.profile) or CUSTOM
+        """The entry the profile equals: the one shown while it still does, else the site's
+        default, else a named preset, else custom. After a field edited by hand, a site switch
+        or a reopened run, never the name of a preset the profile no longer is."""
+        names = presets_matching(self.state.profile, self.ctx.site_profile())
+        name = self.preset.value if self.preset.value in names else (names or [CUSTOM])[0]
         if name != self.preset.value:
             self.preset.unobserve(self._on_preset, names="value")
             self.preset.value = name
@@ -404,6 +414,7 @@ class ProfilePanel(Panel, widgets.VBox):
             f'{esc(self.tr("profile_partition_source", source=self._source_text()))}</span>')
         self.resources_help.value = f'<div class="ari-help">{_flags_unbroken(esc(self.tr("profile_resources_help")))}</div>'
         self._relabel_presets()
+        self.show_preset_of_profile()  # the site's default may have changed with the probes
         self._render_preset_doc()
         self.fields_title.value = f'<div class="ari-help">{esc(self.tr("profile_fields_title"))}</div>'
         self.simple_title.value = f'<h4 class="ari-heading">{esc(self.tr("profile_simple_title"))}</h4>'
@@ -421,7 +432,7 @@ class ProfilePanel(Panel, widgets.VBox):
     def _relabel_presets(self) -> None:
         """Translate "custom" without losing the selected preset (a Dropdown resets its value
         when its options are replaced)."""
-        options = [(self.tr("profile_preset_custom"), CUSTOM)] + [(n, n) for n in PRESETS]
+        options = self._preset_options()
         if list(self.preset.options) == options:
             return
         value = self.preset.value
@@ -429,6 +440,10 @@ class ProfilePanel(Panel, widgets.VBox):
         self.preset.options = options
         self.preset.value = value
         self.preset.observe(self._on_preset, names="value")
+
+    def _preset_options(self) -> list[tuple[str, str]]:
+        return ([(self.tr("profile_preset_site"), SITE_PRESET), (self.tr("profile_preset_custom"), CUSTOM)]
+                + [(name, name) for name in PRESETS])
 
     def _source_text(self) -> str:
         from ..i18n import catalog
