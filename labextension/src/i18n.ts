@@ -1,7 +1,8 @@
 import {
   ITranslator,
   nullTranslator,
-  TranslationBundle
+  TranslationBundle,
+  TranslationManager
 } from '@jupyterlab/translation';
 
 /** The gettext domain of the extension's strings (ari_jupyter/locale/<lang>/LC_MESSAGES). */
@@ -31,4 +32,34 @@ export function wizardLanguage(
     '';
   const lang = code.split(/[-_]/)[0].toLowerCase();
   return WIZARD_LANGUAGES.includes(lang) ? lang : '';
+}
+
+/** JupyterLab's locale of each language pack the wizard's languages come with (setup.cfg). */
+const PACK_LOCALES: Record<string, string> = { ja: 'ja_JP', zh: 'zh_CN' };
+
+/**
+ * The extension's strings in the wizard language `lang`, whatever JupyterLab's own language:
+ * the same translations JupyterLab's server serves it (`api/translations/<locale>`), read
+ * through JupyterLab's own TranslationManager. English when `lang` is 'en' or '' or the
+ * server cannot answer.
+ */
+export async function bundleIn(
+  lang: string,
+  translator: ITranslator | null
+): Promise<TranslationBundle> {
+  if (lang === wizardLanguage('', translator)) {
+    return bundle(translator);
+  }
+  const locale = PACK_LOCALES[lang];
+  if (!locale) {
+    return nullTranslator.load(DOMAIN);
+  }
+  try {
+    const manager = new TranslationManager();
+    await manager.fetch(locale);
+    return manager.load(DOMAIN);
+  } catch (reason) {
+    console.warn(`ari-jupyter: no ${locale} strings, English instead`, reason);
+    return nullTranslator.load(DOMAIN);
+  }
 }

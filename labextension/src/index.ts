@@ -103,7 +103,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       // the time left in JupyterLab's own language, as the rest of the status bar
       addStatusItem(statusBar, trans, current, settings, () => wizardLanguage('', translator));
     }
-    registerRuns(app, ariIcon, palette, browser, statusBar, translator);
+    registerRuns(app, ariIcon, palette, browser, statusBar, translator, lang, settings?.changed ?? null);
     console.log('ari-jupyter extension activated');
   }
 };

@@ -224,6 +224,24 @@ export class RunsPanel extends Widget {
     this.node.setAttribute('aria-label', trans.__('ARI runs'));
   }
 
+  /**
+   * Speak another language (the wizard language setting changed): the panel's own strings
+   * from `trans`, the server's sentences in `lang()`, the view shown rendered again.
+   */
+  setTranslation(trans: TranslationBundle): void {
+    this._trans = trans;
+    this.title.caption = trans.__('ARI runs');
+    this.node.setAttribute('aria-label', trans.__('ARI runs'));
+    if (this._selected) {
+      this.cancelTimer();
+      this._last = ''; // render the run again even if its status did not change
+      this._delay = POLL_FIRST_MS;
+      void this.poll();
+    } else if (this.node.childElementCount) {
+      void this.refreshList(); // nothing is rendered before the panel is first shown
+    }
+  }
+
   /** The run shown in detail changed phase (or none is shown): for the status bar. */
   get activeRunChanged(): ISignal<this, IRunStatus | null> {
     return this._activeRunChanged;

@@ -3,23 +3,32 @@ import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
+import { ISignal } from '@lumino/signaling';
 import { LabIcon } from '@jupyterlab/ui-components';
 
-import { bundle, wizardLanguage } from './i18n';
+import { bundle, bundleIn, wizardLanguage } from './i18n';
 
 import { RunPhaseStatusItem, RunsPanel } from './runs';
 import { createWizardNotebook, reopenWizardNotebook } from './wizard';
 
 export const RUNS_COMMAND = 'ari-jupyter:runs';
 
-/** Add the Runs side panel, its command and the run-phase status item. */
+/**
+ * Add the Runs side panel, its command and the run-phase status item.
+ *
+ * The panel speaks the wizard's language (`lang`: the "Wizard language" setting, else
+ * JupyterLab's) and follows it when `languageChanged` fires; the palette and the status bar
+ * are JupyterLab's own and speak JupyterLab's language.
+ */
 export function registerRuns(
   app: JupyterFrontEnd,
   icon: LabIcon,
   palette: ICommandPalette | null,
   browser: IDefaultFileBrowser | null,
   statusBar: IStatusBar | null,
-  translator: ITranslator | null = null
+  translator: ITranslator | null = null,
+  lang: () => string = () => wizardLanguage('', translator),
+  languageChanged: ISignal<unknown, unknown> | null = null
 ): RunsPanel {
   const trans = bundle(translator);
   const panel = new RunsPanel(
@@ -32,8 +41,21 @@ export function registerRuns(
         : createWizardNotebook(app, where, source, name);
     },
     trans,
-    () => wizardLanguage('', translator)  // JupyterLab's own language, e.g. ja-JP -> ja
+    lang
   );
+  let spoken = wizardLanguage('', translator); // the bundle above: JupyterLab's language
+  const follow = async (): Promise<void> => {
+    const wanted = lang();
+    if (wanted !== spoken) {
+      spoken = wanted;
+      const strings = await bundleIn(wanted, translator);
+      if (spoken === wanted && !panel.isDisposed) {  // unless it changed again meanwhile
+        panel.setTranslation(strings);
+      }
+    }
+  };
+  languageChanged?.connect(() => void follow());
+  void follow();
   panel.title.icon = icon;
   app.shell.add(panel, 'left', { rank: 950 });
   app.commands.addCommand(RUNS_COMMAND, {

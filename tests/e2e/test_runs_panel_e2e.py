@@ -513,6 +513,52 @@ def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_l
     assert refused == []
 
 
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def _choose_wizard_language(page, label: str) -> None:
+    """Settings Editor → ARI multi-node setup → Wizard language, as a user sets it."""
+    execute_command(page, "settingeditor:open", {"query": "ARI multi-node setup"})
+    page.locator(".jp-PluginList-entry", has_text="ARI multi-node setup").first.click()
+    select = page.locator(".jp-SettingsPanel select[id$='wizardLanguage']")
+    select.wait_for(timeout=30_000)
+    select.select_option(label=label)
+
+
+def test_the_panel_speaks_the_wizard_language_setting_in_an_english_lab(plain_lab, page):
+    """JupyterLab in English, "Wizard language" 日本語: the panel (its headings, phases and the
+    server's findings) is in Japanese, and follows the setting back to JupyterLab's language
+    without a reload, on the run it shows."""
+    from widget_text import english_sentences
+
+    server, runs = plain_lab
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] h2:text-is('ARI runs')")
+    _choose_wizard_language(page, "日本語")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] h2:text-is('ARI 実行一覧')", timeout=30_000)
+    phases = page.locator(f"{PANEL} .ari-RunsPanel-row [data-phase]").all_inner_texts()
+    assert phases and all(JAPANESE.search(p) for p in phases), phases
+    assert page.get_attribute(PANEL, "aria-label") == "ARI 実行一覧"
+    open_run(page, runs["failed"].name)
+    page.wait_for_selector(f"{PANEL} .ari-RunsPanel-findings li")
+    findings = page.locator(f"{PANEL} .ari-RunsPanel-findings li").all_inner_texts()
+    assert findings and all(JAPANESE.search(f) for f in findings), findings
+    assert english_sentences([line for f in findings for line in f.splitlines()]) == [], findings
+    page.locator(PANEL).screenshot(path=str(ARTIFACTS / "runs-panel-status-ja-setting.png"))
+    # back to "Follow JupyterLab": English again, still on the run
+    _choose_wizard_language(page, "Follow JupyterLab (Settings > Language)")
+    page.wait_for_function(
+        f"() => document.querySelector('{PANEL} h2').textContent === 'ARI runs'", timeout=30_000)
+    page.wait_for_function(
+        f"""() => [...document.querySelectorAll('{PANEL} .ari-RunsPanel-findings li')]
+                  .every(li => !/[\u3040-\u30ff\u4e00-\u9fff]/.test(li.textContent))""",
+        timeout=30_000)
+    assert page.locator(f"{PANEL} .ari-RunsPanel-runid").inner_text() == runs["failed"].name
+    # the status bar's phase stays in JupyterLab's language throughout
+    assert_no_console_errors(page)
+
+
 @pytest.mark.parametrize("scheduler, why, note", [
     ("error", "unknown: squeue did not answer",
      "Jobs ?: unknown, squeue did not answer: slurm_load_jobs error"),
