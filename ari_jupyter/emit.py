@@ -117,7 +117,10 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     now = now or datetime.now().astimezone()
     notes: list[str] = []
 
-    blocking = [p for p in state.blocking_problems() if not _is_shared_fs_problem(p)]
+    # Stages switched off need ARI's workflow.yaml: refused as the wizard refuses them
+    workflow_found = _workflow_available(ari_workflow) if state.run_settings.disabled_stages() else None
+    blocking = [p for p in state.blocking_problems(workflow_found=workflow_found)
+                if not _is_shared_fs_problem(p)]
     if blocking:
         raise EmitBlocked(blocking)
     if state.run_id:
@@ -251,6 +254,13 @@ def load_checkpoint(checkpoint_dir: str | Path) -> WizardState:
     return WizardState.from_json(section["state"])
 
 
+def _workflow_available(ari_workflow: str | Path | None) -> bool:
+    """Whether ARI's workflow.yaml can be read here (the given file, else ARI's own)."""
+    if ari_workflow is not None:
+        return Path(ari_workflow).is_file()
+    return find_ari_workflow()[0] is not None
+
+
 def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None, str]:
     """ARI's packaged ``workflow.yaml`` and how it was found, or (None, why not).
 
@@ -374,12 +384,15 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
             ".env": (render.render_env(state).encode("utf-8"), ENV_MODE),
             render.BFTS_ENV_FILE: (render.render_bfts_env(state).encode("utf-8"), ENV_MODE),
         }
+        said = len(notes)
         workflow = _render_workflow(state, ari_workflow, notes)
         if workflow is not None:
             contents["workflow.yaml"] = (workflow.encode("utf-8"), FILE_MODE)
         elif state.run_settings.disabled_stages():
-            raise EmitError(text("emit.error.stages_need_workflow", notes=[
-                message_of(n) for n in notes if n.startswith("workflow.yaml")]))
+            # why it could not be written: the notes _render_workflow just gave (ARI found,
+            # its file unreadable; ARI missing is refused before, as a finding)
+            raise EmitError(text("emit.error.stages_need_workflow",
+                                 notes=[message_of(n) or n for n in notes[said:]]))
         contents["handoff"] = (render.render_handoff_script(state, checkpoint, script).encode("utf-8"),
                                SCRIPT_MODE)
     except render.RenderError as exc:

@@ -62,14 +62,19 @@ _TOLD_BY_VALIDATOR = {
 
 
 def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
-          has_sbatch: bool | None = None) -> list[Finding]:
+          has_sbatch: bool | None = None, workflow_found: bool | None = None) -> list[Finding]:
     """Every finding about ``state``, each cause once, errors first.
 
     ``env`` is the environment of the machine looked at (the sbatch line ARI would build reads
     it); ``fan_out`` says whether reproduce.sh starts its ranks through srun (default: what the
-    profile's kind implies).
+    profile's kind implies); ``workflow_found`` whether ARI's workflow.yaml can be written on
+    the machine that writes the checkpoint (None: not asked).
     """
     findings = state.field_problems()
+    if workflow_found is not None:
+        from .ari.run_settings import stage_problems
+
+        findings += stage_problems(state.run_settings, workflow_found)
     if state.partition and not any(f.severity == "error" for f in findings):
         findings += state.lint_problems()
     refused = {f.rule for f in findings}

@@ -251,7 +251,8 @@ class WizardState(HasTraits):
             return self.profile.requested_nodes
         return self.allocation
 
-    def problems(self, env: Mapping[str, str] | None = None, fan_out: bool | None = None) -> list:
+    def problems(self, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
+                 workflow_found: bool | None = None) -> list:
         """Every finding about this state, each cause once (``judge.judge``): fields,
         experiment.md lints, the profile against the site and the ranks' placement.
 
@@ -260,10 +261,10 @@ class WizardState(HasTraits):
         """
         from .judge import judge
 
-        return judge(self, env=env, fan_out=fan_out)
+        return judge(self, env=env, fan_out=fan_out, workflow_found=workflow_found)
 
-    def blocking_problems(self) -> list:
-        return [p for p in self.problems() if p.severity == "error"]
+    def blocking_problems(self, workflow_found: bool | None = None) -> list:
+        return [p for p in self.problems(workflow_found=workflow_found) if p.severity == "error"]
 
     def field_problems(self) -> list:
         from .ari.finding import Finding

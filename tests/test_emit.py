@@ -753,3 +753,23 @@ def test_a_folder_that_is_not_a_checkpoint_is_said_in_the_users_language(tmp_pat
     assert caught.value.args[0].message_id == message_id
     assert str(tmp_path / "launch_config.json") in said["ja"] and said["ja"] != said["en"]
     assert said["zh"] != said["en"] and said["en"] == str(caught.value)
+
+
+def test_stages_off_with_an_unreadable_workflow_yaml_say_why_it_could_not_be_written(tmp_path):
+    """ARI's workflow.yaml is there but cannot be used: the refusal names the file and what is
+    wrong with it (it said "([])" when the reason was not a note starting "workflow.yaml")."""
+    from dataclasses import replace
+
+    from ari_jupyter.emit import EmitError
+    from ari_jupyter.i18n import render as in_lang
+
+    broken = tmp_path / "workflow.yaml"
+    broken.write_bytes(b"\xff\xfe not text")
+    state = make_state(tmp_path)
+    state.run_settings = replace(state.run_settings, include_review=False)
+    with pytest.raises(EmitError) as refused:
+        emit_checkpoint(state, ari_workflow=broken)
+    said = str(refused.value)
+    assert str(broken) in said and "[]" not in said and "stages are switched off" in said, said
+    assert "[" not in in_lang(refused.value.args[0], "ja"), in_lang(refused.value.args[0], "ja")
+    assert not any((tmp_path / "checkpoints").glob("*/experiment.md"))

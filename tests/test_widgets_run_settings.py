@@ -220,9 +220,33 @@ def test_the_wizard_shows_the_stage_note_as_the_boxes_change():
 
     wizard = Wizard(site="gres-cluster", run_probes=False, bridge=fake_bridge()[0])
     part = wizard.experiment_panel.run_settings
-    part._workflow_found = False  # this machine's ARI, whichever it is: the case without
+    wizard.ctx.workflow_found = False  # this machine's ARI, whichever it is: the case without
     part.refresh()
     assert "ARI runs every stage" in shown(part.stages_note.value)
     part.stages["include_ear"].value = False
     assert "Write will refuse it" in shown(part.stages_note.value)
     assert "ari-sev-error" in part.stages_note.value
+
+
+def test_a_stage_switched_off_without_ari_disables_write_and_says_why_once(tmp_path):
+    """No ARI on this machine: a stage box unticked blocks Write (the status above the button
+    says why, not "ready"), the reason is said beside the boxes and not again in the list below
+    them; ticked again, Write is ready. The CLI refuses the same (test_ari_run_settings)."""
+    from widget_text import shown
+
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    wizard.ctx.workflow_found = False
+    wizard.state.workspace = str(tmp_path)
+    for name, value in (("title", "Stencil"), ("goal", "Scale it."), ("metrics", ["GFlops"])):
+        setattr(wizard.state, name, value)
+    panel = wizard.experiment_panel
+    part = panel.run_settings
+    assert not panel.write.disabled
+    part.stages["include_reproduce"].value = False
+    assert panel.write.disabled
+    assert "Write is disabled" in shown(panel.write_reason.value)  # (the stage boxes are above)
+    assert "ready" not in shown(panel.write_reason.value)
+    assert "A stage is switched off" not in shown(part.findings.value)
+    assert "Write will refuse it" in shown(part.stages_note.value)
+    part.stages["include_reproduce"].value = True
+    assert not panel.write.disabled and "Write is disabled" not in shown(panel.write_reason.value)

@@ -260,9 +260,22 @@ LABEL_KEYS = {
     "parallel": "rs_parallel", "frontier_score": "rs_frontier_score", "composite": "rs_composite",
     "axis_mode": "rs_axis_mode", "paper_language": "rs_paper_language",
     "paper_format": "rs_paper_format", "gpus_per_job": "rs_gpus_per_job",
-    "valid_partitions": "rs_valid_partitions",
+    "valid_partitions": "rs_valid_partitions", "stages": "rs_stages",
 }
 """The wizard's label of each setting: a fix names the form field in the user's language."""
+
+
+def _collector(out: list) -> Callable[..., None]:
+    """``add(setting, rule, severity, fix=True, **params)``: one ``Finding`` into ``out``."""
+    from .finding import Finding
+
+    def add(setting: str, rule: str, severity: str, fix: bool = True, **params: Any) -> None:
+        label = message(LABEL_KEYS.get(setting, "rs_title"))
+        out.append(Finding.of(f"run_settings_{rule}", severity, f"run_settings.{rule}",
+                              field=f"run_settings.{setting}",
+                              fix_id=f"run_settings.{rule}.fix" if fix else "",
+                              label=label, **params))
+    return add
 
 
 def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | None = None) -> list[Finding]:
@@ -271,21 +284,21 @@ def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | Non
     Each is a ``Finding`` with a message id (``messages/run_settings.json``); ``field`` is
     ``run_settings.<name>`` and ``params["label"]`` the form field the fix names.
     """
-    from .finding import Finding
-
     out: list[Finding] = []
-
-    def add(setting: str, rule: str, severity: str, fix: bool = True, **params: Any) -> None:
-        label = message(LABEL_KEYS.get(setting, "rs_title"))
-        out.append(Finding.of(f"run_settings_{rule}", severity, f"run_settings.{rule}",
-                              field=f"run_settings.{setting}",
-                              fix_id=f"run_settings.{rule}.fix" if fix else "",
-                              label=label, **params))
-
+    add = _collector(out)
     _check_llm(settings, add)
     _check_scope(settings, add)
     _check_choices(settings, add)
     _check_jobs(settings, add, partition=partition, has_gres=has_gres)
+    return out
+
+
+def stage_problems(settings: RunSettings, workflow_found: bool) -> list[Finding]:
+    """A stage switched off where ARI's workflow.yaml cannot be written (ARI is not found on
+    the machine that writes the checkpoint): only that file carries it, so Write refuses."""
+    out: list[Finding] = []
+    if settings.disabled_stages() and not workflow_found:
+        _collector(out)("stages", "stages_need_ari", "error")
     return out
 
 

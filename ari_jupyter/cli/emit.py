@@ -94,6 +94,10 @@ def _flag_of(problem: Any, args: argparse.Namespace) -> str:
         return f"{source} ({field})"  # a module the preset or profile loads, not a --module
     if field in _FIELD_FLAGS:
         return _FIELD_FLAGS[field]
+    if field == "run_settings.stages":  # the stages switched off here, else by --from-json
+        given_off = [flag for flag in ("--no-ear", "--no-review", "--no-reproduce")
+                     if getattr(args, flag[2:].replace("-", "_"), False)]
+        return "/".join(given_off) or f"--from-json {args.from_json} (stages)"
     given = _profile_overrides(args)
     for flag, key, _, _ in PROFILE_FLAGS:
         if field == key:

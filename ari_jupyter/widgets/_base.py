@@ -221,6 +221,7 @@ class WizardContext(HasTraits):
         self.looks = looks or SharedLooks()
         self.runner = ProbeRunner(self)
         self._plan_listeners: list[Callable[[], None]] = []
+        self._workflow_found: bool | None = None  # see workflow_found
         self._watched_profile = None
         state.observe(self._on_state_change)
         self._watch_profile()
@@ -309,8 +310,24 @@ class WizardContext(HasTraits):
         """The one verdict (``judge.judge``) every step filters."""
         from ..judge import judge
 
+        stages_off = bool(self.state.run_settings.disabled_stages())
         return judge(self.state, env=self.host.env, fan_out=self.fan_out,
-                     has_sbatch=self._has_sbatch())
+                     has_sbatch=self._has_sbatch(),
+                     workflow_found=self.workflow_found if stages_off else None)
+
+    @property
+    def workflow_found(self) -> bool:
+        """Whether ARI's workflow.yaml can be written where `ari run` will run: this
+        JupyterLab's machine (looked at once: ARI is not installed while the wizard runs)."""
+        if self._workflow_found is None:
+            from ..emit import find_ari_workflow
+
+            self._workflow_found = find_ari_workflow(self.local_env)[0] is not None
+        return self._workflow_found
+
+    @workflow_found.setter
+    def workflow_found(self, found: bool) -> None:
+        self._workflow_found = found
 
     def step_problems(self, step: str) -> list:
         from ..judge import for_step

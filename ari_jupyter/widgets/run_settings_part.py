@@ -31,11 +31,6 @@ class RunSettingsPart(Panel, widgets.VBox):
                                         "description", "rs_" + name)
                        for name in view.STAGES}
         self.stages_note = widgets.HTML()
-        from ..emit import find_ari_workflow
-
-        # where `ari run` will run: this JupyterLab's machine (looked at once: ARI is not
-        # installed while the wizard runs)
-        self._workflow_found = find_ari_workflow(ctx.local_env)[0] is not None
         self.key = widgets.HTML()
         self.findings = widgets.HTML()
         self.advanced = widgets.Accordion(children=[self._advanced_box(s)], selected_index=None)
@@ -171,7 +166,7 @@ class RunSettingsPart(Panel, widgets.VBox):
         self.preset_budget.value = (f'<div class="ari-text ari-muted ari-indented">'
                                     f'{rich(render(view.preset_budget(s), lang))}</div>')
         self.stages_label.value = f'<label class="ari-text ari-rs-label">{esc(tr("rs_stages"))}</label>'
-        note = view.stages_note(s, self._workflow_found)
+        note = view.stages_note(s, self.ctx.workflow_found)
         self.stages_note.value = "" if note is None else (
             f'<div class="ari-text ari-indented ari-rs-stages-note '
             f'{"ari-sev-error" if note[0] == "error" else "ari-muted"}">{rich(render(note[1], lang))}</div>')
@@ -188,4 +183,6 @@ class RunSettingsPart(Panel, widgets.VBox):
         mem = f"{state.mem_gb} GB" if state.mem_gb else tr("rs_mem_unset")
         self.jobs_help.value = (f'<div class="ari-text ari-muted">'
                                 f'{esc(tr("rs_jobs_help", cpus=state.max_cpus or "-", mem=mem))}</div>')
-        self.findings.value = findings_html(self.ctx.step_problems("run_settings"), lang)
+        # a stage refused is said beside the stage boxes (stages_note), not twice
+        self.findings.value = findings_html([f for f in self.ctx.step_problems("run_settings")
+                                             if f.field != "run_settings.stages"], lang)
