@@ -109,7 +109,7 @@ def test_a_file_picked_from_the_written_checkpoint(tmp_path):
     shutil.copyfile(FIXTURES / "slurm" / "nogres_gres_request.txt", checkpoint / "ari_run_1.log")
     wizard.go(4)  # entering the step lists the files anew
     labels = [label for label, _ in panel.source.options]
-    assert labels[0] == "(paste text below)"
+    assert labels[0] == "(paste text below)" and panel.source.label == labels[0]
     assert "ari_run_1.log" in labels and "experiment.md" in labels
     panel.source.value = str(checkpoint / "ari_run_1.log")
     assert panel.text.value == NOGRES_ERROR  # the file is shown
@@ -122,7 +122,8 @@ def test_a_file_picked_from_the_written_checkpoint(tmp_path):
     assert "gres-invalid" in rows(panel) and len(rows(panel)) == 2
 
     # back to pasting: the file is forgotten, the text box is the input
-    panel.source.value = None
+    panel.source.value = ""
+    assert panel.source.label == "(paste text below)"  # shown, not a blank box
     panel.text.value = APP_WITHOUT_SRUN
     panel.diagnose()
     assert panel.detected_kind == "reproduce"
@@ -236,3 +237,20 @@ def test_the_cli_with_the_checkpoint_finds_what_the_doctor_step_finds(tmp_path):
     assert proc.returncode == 1, proc.stderr
     from_cli = {(f["rule"], f["severity"], f["line"]) for f in json.loads(proc.stdout)}
     assert from_cli == in_wizard
+
+
+@pytest.mark.parametrize("site, said", [
+    ("rccs-cloud", "Judged for profile kind cpu_single on 2 node(s)."),
+    ("laptop", "Judged with no execution profile: ARI runs reproduce.sh as one process."),
+])
+def test_step_5_says_what_it_judges_for_in_words_not_dashes(site, said):
+    from widget_text import shown
+
+    async def scenario():
+        wizard = Wizard(site=site, lang="en", bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard
+
+    panel = run(scenario()).doctor_panel
+    assert shown(panel.context_note.value) == said
+    assert panel.source.label == "(paste text below)"

@@ -15,6 +15,7 @@ from ._base import Panel, code_block, esc, rich
 
 KIND_CHOICES = ("auto", "log", "reproduce", "experiment", "handoff")
 SHOWN_CHARS = 500_000
+PASTE = ""  # the file list's "(paste text below)": a Dropdown shows a None value as blank
 """A longer file shows its tail in the text box (the browser stays usable); Diagnose still
 reads the whole file as long as the box is not edited."""
 
@@ -67,7 +68,7 @@ class DoctorPanel(Panel, widgets.VBox):
 
         checkpoint = self.state.checkpoint_dir
         files = checkpoint_files(checkpoint) if checkpoint else []
-        options = [(self.tr("doctor_file_paste"), None)] + [
+        options = [(self.tr("doctor_file_paste"), PASTE)] + [
             (str(path.relative_to(checkpoint)), str(path)) for path in files]
         if list(self.source.options) == options:
             return
@@ -75,7 +76,7 @@ class DoctorPanel(Panel, widgets.VBox):
         self._relisting = True
         try:
             self.source.options = options
-            self.source.value = current if current in {value for _, value in options} else None
+            self.source.value = current if current in {value for _, value in options} else PASTE
         finally:
             self._relisting = False
         if self.source.value != current:
@@ -85,7 +86,7 @@ class DoctorPanel(Panel, widgets.VBox):
         path = change["new"]
         if self._relisting:
             return
-        if path is None:
+        if not path:  # pasting (or nothing chosen yet)
             self._loaded = None
             self.note = ""
             return
@@ -152,9 +153,15 @@ class DoctorPanel(Panel, widgets.VBox):
         state = self.state
         nodes = state.job_nodes()
         nodes = getattr(nodes, "num_nodes", nodes)  # an allocation: its node count
-        self.context_note.value = (
-            f'<div class="ari-doctor-context ari-help ari-indented">'
-            f'{esc(self.tr("doctor_context", kind=state.profile.kind or "-", nodes=nodes or "-"))}</div>')
+        kind = state.profile.kind
+        if not kind:
+            said = self.tr("doctor_context_no_profile")
+        elif nodes:
+            said = self.tr("doctor_context", kind=kind, nodes=nodes)
+        else:
+            said = self.tr("doctor_context_kind", kind=kind)
+        self.context_note.value = (f'<div class="ari-doctor-context ari-help ari-indented">'
+                                   f'{rich(said)}</div>')
 
     def _render_findings(self) -> None:
         note = (f'<div class="ari-doctor-note ari-help">'
