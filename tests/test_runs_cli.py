@@ -28,8 +28,26 @@ def test_status_exit_codes_and_text(tmp_path, case, code, phase):
     done = cli("status", str(ckpt), env=NO_SLURM)
     assert done.returncode == code, done.stderr
     assert f"phase: {phase}" in done.stdout
-    assert "jobs: unknown (no squeue on this machine)" in done.stdout
+    assert "jobs: unknown (squeue is not on PATH: this machine is not a SLURM submit host)" \
+        in done.stdout
     assert json.loads(cli("status", "--json", str(ckpt), env=NO_SLURM).stdout)["phase"] == phase
+
+
+def test_status_says_why_no_job_is_known_when_squeue_has_no_cluster(tmp_path):
+    """slurm-client installed without a cluster (a class room): squeue is there, so the reason
+    is its missing configuration, as `cancel` says, never "no squeue on this machine"."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    squeue = bin_dir / "squeue"
+    squeue.write_text("#!/bin/sh\necho 'squeue: error: resolve_ctls_from_dns_srv: res_nsearch "
+                      "error: Unknown host' >&2\necho 'squeue: error: fetch_config: DNS SRV lookup "
+                      "failed' >&2\necho 'squeue: fatal: Could not establish a configuration "
+                      "source' >&2\nexit 1\n")
+    squeue.chmod(0o755)
+    ckpt = copy_case("failed", tmp_path)
+    done = cli("status", str(ckpt), env={"PATH": f"{bin_dir}:/usr/bin:/bin"})
+    assert "jobs: unknown (squeue finds no SLURM configuration here" in done.stdout, done.stdout
+    assert "no squeue" not in done.stdout
 
 
 @pytest.mark.parametrize("lang, phase, process", [

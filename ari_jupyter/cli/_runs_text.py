@@ -45,9 +45,9 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> li
     from ..i18n import t
 
     lines = []
-    if jobs["scheduler"] == "absent":
+    if jobs["scheduler"] == "absent" and not jobs.get("problem"):
         lines.append(t("runs.jobs.no_squeue", lang))
-    elif jobs["scheduler"] == "error":
+    elif jobs["scheduler"] in ("absent", "error"):  # why: squeue missing, unconfigured, failing
         lines.append(t("runs.jobs.error", lang,
                        problem=_in_lang(jobs["problem"], jobs.get("problem_message"), lang)))
     elif not jobs["jobs"]:
