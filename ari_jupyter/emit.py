@@ -112,7 +112,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     backup name); ``ari_workflow`` points at ARI's packaged workflow.yaml instead of looking
     for an importable ARI.
     """
-    from .ari.naming import make_run_id, slug_is_hashed
+    from .ari.naming import make_run_id, slug_drops_letters, slug_is_hashed
 
     now = now or datetime.now().astimezone()
     notes: list[str] = []
@@ -128,10 +128,11 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     # A minted id is kept only with the checkpoint it names: after a refusal the title the user
     # edits next mints the id again (a frozen one would name the old title).
     state.run_id = make_run_id(state.title, now)
-    if slug_is_hashed(state.title):  # what step 4 said beside Run id, now that it is minted
-        notes.append(text("emit.note.run_id_hashed", problem=message(
-            "field.run_id_hashed", slug=state.run_id.split("_", 1)[1]),
-            fix=message("field.run_id_hashed.fix")))
+    said = "field.run_id_hashed" if slug_is_hashed(state.title) else \
+        "field.run_id_partial" if slug_drops_letters(state.title) else ""
+    if said:  # what step 4 said beside Run id, now that it is minted
+        notes.append(text("emit.note.run_id_from_title", problem=message(
+            said, slug=state.run_id.split("_", 1)[1]), fix=message(said + ".fix")))
     try:
         return _emit(state, force, host, now, ari_workflow, notes)
     except BaseException:

@@ -8,7 +8,7 @@ import pytest
 
 from ari_jupyter.ari.naming import (
     DASHBOARD_RE, WorkspaceError, check_run_id, check_workspace, checkpoint_dir, display_name,
-    infer_workspace_root, make_run_id, slug_for_title, slug_is_hashed, slugify,
+    infer_workspace_root, make_run_id, slug_drops_letters, slug_for_title, slug_is_hashed, slugify,
 )
 
 NOW = datetime(2026, 11, 29, 16, 5, 9)
@@ -37,6 +37,21 @@ def test_cjk_only_titles_fall_back_deterministically():
     assert first == slug_for_title("並列疎行列積の再現")
     assert first == "experiment_" + hashlib.sha256("並列疎行列積の再現".encode()).hexdigest()[:8]
     assert first != slug_for_title("別の実験")
+
+
+@pytest.mark.parametrize("title, slug, partial", [
+    ("ステンシル計算の2ノードスケーリング", "2", True),   # one digit is all that survives
+    ("GPU性能評価", "gpu", True),
+    ("並列疎行列積 spmv", "spmv", True),
+    ("並列疎行列積の再現", "experiment_", False),          # nothing survives: hashed, not partial
+    ("ＧＰＵ ベンチマーク", "gpu", True),                   # the katakana word is dropped
+    ("Café scaling", "cafe_scaling", False),                # an accent has an ASCII form
+    ("Sparse GEMM scaling (2 nodes)", "sparse_gemm_scaling_2_nodes", False),
+    ("", "experiment", False),
+])
+def test_a_title_losing_letters_to_the_slug_is_told(title, slug, partial):
+    assert slug_drops_letters(title) == partial
+    assert slug_for_title(title).startswith(slug)
 
 
 @pytest.mark.parametrize("title, hashed", [

@@ -480,10 +480,22 @@ def test_non_ascii_title_gets_a_deterministic_run_id_and_valid_files(tmp_path):
     result = emit_checkpoint(state)
     assert re.fullmatch(r"\d{14}_experiment_[0-9a-f]{8}", state.run_id)
     assert state.run_id.endswith(told[0].params["slug"])
-    said = [n for n in result.notes if getattr(n, "message_id", "") == "emit.note.run_id_hashed"]
+    said = [n for n in result.notes if getattr(n, "message_id", "") == "emit.note.run_id_from_title"]
     assert len(said) == 1 and told[0].message in said[0]  # step 4's words, once written
     assert not [f for f in state.field_problems() if f.field == "run_id"]
     assert "# 疎行列積のスケーリング" in (Path(result.checkpoint_dir) / "experiment.md").read_text()
+
+
+def test_a_title_that_keeps_one_ascii_word_says_what_the_run_will_be_called(tmp_path):
+    """"ステンシル計算の2ノードスケーリング" would become …_2 without a word: step 4 says so
+    before Write (info, not refused) and the note after it names the id."""
+    state = make_state(tmp_path, run_id="", title="ステンシル計算の2ノードスケーリング")
+    told = [f for f in state.field_problems() if f.field == "run_id"]
+    assert [(f.rule, f.severity, f.params["slug"]) for f in told] == [("run_id_partial", "info", "2")]
+    result = emit_checkpoint(state)
+    assert re.fullmatch(r"\d{14}_2", state.run_id)
+    said = [n for n in result.notes if getattr(n, "message_id", "") == "emit.note.run_id_from_title"]
+    assert len(said) == 1 and "…_2" in said[0] and "type a Run id" in said[0]
 
 
 # -- kill -9, concurrency -----------------------------------------------------------------------

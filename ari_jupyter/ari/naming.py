@@ -53,6 +53,16 @@ def slug_is_hashed(title: str) -> bool:
     return bool(first) and not slugify(first)
 
 
+def slug_drops_letters(title: str) -> bool:
+    """Whether ARI's slug rule drops letters of ``title`` that have no ASCII form (a Japanese
+    title with one ASCII word slugs to that word alone: "ステンシル計算の2ノード" -> "2"), while
+    something survives (nothing surviving is ``slug_is_hashed``)."""
+    first = _first_line(title)
+    if not slugify(first):
+        return False
+    return any(unicodedata.category(ch).startswith("L") and not slugify(ch) for ch in first)
+
+
 def slug_for_title(title: str, max_len: int = SLUG_MAX) -> str:
     """A non-empty slug: ARI's rule, lower-cased, else a deterministic hash fallback."""
     first = _first_line(title)

@@ -143,6 +143,12 @@ export function bestShort(best: IRunRow['best_metric']): string {
   return best ? `${best.name} ${best.value}` : '–';
 }
 
+/** When a run started, from its id (`YYYYmmddHHMMSS_slug`): "2026-12-04 23:13"; else the id. */
+export function startedAt(runId: string): string {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})\d{2}_/.exec(runId);
+  return m ? `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}` : runId;
+}
+
 /** A finding's severity in the panel's language (the badge class keeps the English word). */
 function severityText(trans: TranslationBundle, severity: string): string {
   const words: Record<string, string> = {
@@ -397,6 +403,10 @@ export class RunsPanel extends Widget {
       list.scheduler === 'absent'
         ? trans.__('unknown: squeue is not available here')
         : trans.__('unknown: squeue did not answer');
+    // two runs with one title (a title whose words cannot go into its run id) differ by the
+    // time their id starts with: shown under such titles only, the side panel is narrow
+    const titles = list.runs.map(run => run.title || run.run_id);
+    const shared = new Set(titles.filter((title, i) => titles.indexOf(title) !== i));
     const rows = list.runs.map(run => {
       const row = el(
         'tr',
@@ -406,7 +416,8 @@ export class RunsPanel extends Widget {
           'td',
           { class: 'ari-RunsPanel-title', title: run.checkpoint_dir },
           phaseBadge(trans, run.phase),
-          el('div', {}, run.title || run.run_id)
+          el('div', {}, run.title || run.run_id),
+          ...(shared.has(run.title || run.run_id) ? [el('div', { class: 'ari-RunsPanel-started' }, startedAt(run.run_id))] : [])
         ),
         el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
         // and the best metric's node is its tooltip (the run's own view shows it)

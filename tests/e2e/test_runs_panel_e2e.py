@@ -382,6 +382,28 @@ def test_a_new_run_becomes_the_shown_one_unless_the_user_opened_another(plain_la
     assert_no_console_errors(page)
 
 
+def test_runs_with_one_title_show_when_each_started(plain_lab, page):
+    """Two runs of one title (a Japanese title whose run ids keep one word): each row says when
+    its run started, so they can be told apart; a title of its own gets no extra line."""
+    server, runs = plain_lab
+    checkpoints = runs["failed"].parent
+    for run_id in ("20261203080000_2", "20261204091500_2"):
+        copy_case("not-started", checkpoints.parent.parent / run_id).rename(checkpoints / run_id)
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] [data-run-id='20261204091500_2']")
+    rows = page.eval_on_selector_all(
+        f"{PANEL} .ari-RunsPanel-row",
+        """rows => rows.map(r => [r.dataset.runId, r.querySelector('.ari-RunsPanel-title div').textContent,
+                             [...r.querySelectorAll('.ari-RunsPanel-started')].map(e => e.textContent)])""")
+    titles = [title for _, title, _ in rows]
+    for run_id, title, started in rows:
+        stamp = f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]} {run_id[8:10]}:{run_id[10:12]}"
+        assert started == ([stamp] if titles.count(title) > 1 else []), (run_id, title, started)
+    assert titles.count(titles[[r[0] for r in rows].index("20261204091500_2")]) >= 2
+    assert_no_console_errors(page)
+
+
 LIST_URL = re.compile(r"/ari-jupyter/runs/?(\?[^/]*)?$")  # the list, not one run's status
 
 
