@@ -174,7 +174,8 @@ def test_modules_are_offered_from_the_modules_probe_and_reach_the_prelude():
 
 def test_lmods_own_modules_are_not_suggested(tmp_path):
     """Debian's Lmod lists Core/lmod and Core/settarg beside the software: not offered as
-    module loads, not counted, yet typing one is still answered (it is on the site)."""
+    module loads, counted apart (named as the module system's own), yet typing one is still
+    answered (it is on the site)."""
     from ari_jupyter.i18n import t
     from ari_jupyter.probes.modules import clear_cache
     from widget_text import as_shown, shown
@@ -193,9 +194,11 @@ def test_lmods_own_modules_are_not_suggested(tmp_path):
     assert "Core/lmod" in panel.offered_modules  # a fact of the site, kept
     panel.modules.value = ["Core/lmod"]  # typed: still accepted, as it is on the site
     assert wizard.state.module_loads == ["Core/lmod"]
-    help_text = text(panel.modules_help)
-    assert "cuda/12.4" in help_text and "lmod" not in help_text and "settarg" not in help_text
-    assert as_shown(t("profile_modules_help", "en", count=2)) in shown(panel.modules_help.value)
+    offered = re.search(r"Offered here: ([^<]*)", text(panel.modules_help)).group(1)
+    assert "cuda/12.4" in offered and "lmod" not in offered and "settarg" not in offered
+    # counted apart and named, so step 3 does not contradict step 2's count of every modulefile
+    assert as_shown(t("profile_modules_help_own", "en", count=2, own="Core/lmod, Core/settarg")) \
+        in shown(panel.modules_help.value)
 
 
 def test_module_filter_from_config_limits_the_choice():

@@ -460,7 +460,10 @@ class ProfilePanel(Panel, widgets.VBox):
         self.modules.placeholder = self.tr("profile_modules_placeholder")
         software = software_modules(offered)  # not Lmod's own lmod/settarg and the like
         if offered:
-            text = self.tr("profile_modules_help", count=len(software))
+            own = [name for name in offered if name not in software]
+            # step 2 counts every modulefile; here Lmod's own are named, not silently dropped
+            text = (self.tr("profile_modules_help_own", count=len(software), own=", ".join(own))
+                    if own else self.tr("profile_modules_help", count=len(software)))
             shown = ", ".join(software[:12]) + (" …" if len(software) > 12 else "")
             suggest = (f'<div class="ari-help ari-module-suggest">'
                        f'{esc(self.tr("profile_modules_suggest", names=shown))}</div>' if software else "")
