@@ -61,6 +61,15 @@ def test_the_cli_reference_lists_every_command_and_flag_of_the_parser():
     assert reference.MARKER in (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
 
 
+def test_the_committed_cli_reference_is_the_parsers():
+    """docs/cli.md carries the reference itself (read as a file it is not an empty page), and
+    it is the parser's of this version: rewrite it with `python docs/_ext/cli_reference.py`."""
+    page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    reference = _reference()
+    assert "usage: ari-jupyter emit" in page and page.count(reference.END_MARKER) == 1
+    assert reference.with_reference(page) == page, "python docs/_ext/cli_reference.py"
+
+
 @pytest.mark.slow
 def test_the_docs_build_with_warnings_as_errors_and_run_the_lessons(tmp_path):
     _need("sphinx")

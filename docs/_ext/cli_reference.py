@@ -1,8 +1,10 @@
-"""Write the CLI reference into docs/cli.md at build time, from ``ari_jupyter.cli``'s parser.
+"""The CLI reference in docs/cli.md, written from ``ari_jupyter.cli``'s parser.
 
-The committed page holds the introduction and a ``<!-- cli-reference -->`` marker; the
-``source-read`` event replaces the marker with one section per command (its help line and
-``--help`` text), so the reference can never disagree with the parser.
+The page holds the introduction, then one section per command (its help line and ``--help``
+text) between ``<!-- cli-reference -->`` and ``<!-- /cli-reference -->``. The reference is
+committed, so the page reads whole where it is read as a file (a repository browser), and
+rewritten by ``python docs/_ext/cli_reference.py``; a test keeps it equal to the parser, and the
+docs build writes it again (``source-read``), so a built page can never disagree either.
 """
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import argparse
 import os
 
 MARKER = "<!-- cli-reference -->"
+END_MARKER = "<!-- /cli-reference -->"
 DOCNAME = "docs/cli"
+PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "cli.md")
 
 
 def _subcommands(parser: argparse.ArgumentParser):
@@ -40,13 +44,30 @@ def render_reference() -> str:
     return "\n".join(parts)
 
 
+def with_reference(page: str) -> str:
+    """``page`` with the reference between its markers written anew."""
+    if MARKER not in page:
+        raise ValueError(f"{DOCNAME}.md lost its {MARKER} marker")
+    head, _, rest = page.partition(MARKER)
+    _, _, tail = rest.partition(END_MARKER)
+    return f"{head}{MARKER}\n\n{render_reference()}\n{END_MARKER}\n{tail.lstrip(chr(10))}"
+
+
 def _source_read(app, docname, source):
     if docname == DOCNAME:
-        if MARKER not in source[0]:
-            raise ValueError(f"{DOCNAME}.md lost its {MARKER} marker")
-        source[0] = source[0].replace(MARKER, render_reference())
+        source[0] = with_reference(source[0])
 
 
 def setup(app):
     app.connect("source-read", _source_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":  # python docs/_ext/cli_reference.py: rewrite the committed page
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(PAGE))))  # this checkout
+    with open(PAGE, encoding="utf-8") as handle:
+        page = handle.read()
+    with open(PAGE, "w", encoding="utf-8") as handle:
+        handle.write(with_reference(page))
