@@ -83,6 +83,11 @@ CASES = [
     ("default-6h-walltime-over-1h-limit", {}, {}, {}, {"ARI_SLURM_WALLTIME": None}, {},
      {("walltime", "error")}),
     ("walltime-not-slurm-syntax", {}, {"walltime": "1h"}, {}, {}, {}, {("walltime", "error")}),
+    # SLURM reads "1:00" (MM:SS) and "2" (MM) as minutes: a short job said out loud
+    ("walltime-mm-ss-one-minute", {}, {"walltime": "1:00"}, {}, {}, {}, {("walltime", "warning")}),
+    ("walltime-mm-two-minutes", {}, {"walltime": "2"}, {}, {}, {}, {("walltime", "warning")}),
+    ("walltime-mm-ss-half-an-hour", {}, {"walltime": "30:00"}, {}, {}, {}, set()),
+    ("walltime-hh-mm-ss-one-minute", {}, {"walltime": "00:01:00"}, {}, {}, {}, set()),
     ("infinite-partition-accepts-default-walltime", {}, {"partition": "large"}, {},
      {"ARI_SLURM_WALLTIME": None}, {}, set()),
     ("partition-down", {}, {"partition": "large"}, {"down": True}, {}, {},
@@ -233,6 +238,11 @@ def test_messages_name_the_numbers():
     assert "ARI_SLURM_WALLTIME" not in walltime.fix
     assert "Did you mean 'requested_nodes'" in _one("unknown-profile-key").fix
     assert "openmpi/4.1" in _one("module-missing").fix
+
+
+def test_a_walltime_read_as_minutes_says_how_slurm_reads_it_and_how_to_write_hours():
+    said = _one("walltime-mm-ss-one-minute")
+    assert "'1:00' is 00:01:00 to SLURM" in said.message and "01:00:00" in said.fix
 
 
 def test_errors_come_first_and_blocking_filters_them():

@@ -209,6 +209,11 @@ def _check_partition(ctx: _Context) -> None:
     wall = _seconds(ctx.walltime)
     if wall is None:
         ctx.add("walltime_not_slurm", "walltime", "error", walltime=ctx.walltime)
+    elif _minutes_form(ctx.walltime) and wall < SHORT_WALLTIME_S:
+        # SLURM reads "1:00" as MM:SS and "2" as minutes: a job of a minute or two is far
+        # more likely an hour written short than a reproduce run ARI gives 6 h by default
+        ctx.add("walltime_minutes", "walltime", "warning", walltime=ctx.walltime,
+                read=walltime_str(wall), meant=f"{ctx.walltime.split(':')[0].zfill(2)}:00:00")
     if not name or facts.partitions is None:
         return
     part = ctx.part
@@ -226,6 +231,16 @@ def _check_partition(ctx: _Context) -> None:
                 fix="fix_default" if not (ctx.args.walltime or ctx.env.get("ARI_SLURM_WALLTIME"))
                 else "fix", walltime=ctx.walltime, partition=name, limit=limit,
                 max=walltime_str(limit_s))
+
+
+SHORT_WALLTIME_S = 10 * 60
+"""Below this, a walltime written as MM or MM:SS gets a warning (see walltime_minutes)."""
+
+
+def _minutes_form(walltime: str) -> bool:
+    """SLURM's MM or MM:SS forms (no hours, no days)."""
+    head, _, tail = walltime.strip().partition(":")
+    return head.isdigit() and (not tail or (tail.isdigit() and ":" not in tail))
 
 
 def site_has_no_gpu(facts: Any) -> bool:
