@@ -21,7 +21,7 @@ def gpu_site(smi_fixture=None, smi_rc=0, smi_delay=0.0, gres_fixture=None, gres_
 @pytest.mark.parametrize(
     "smi, smi_rc, gres, status, count, has_gres, words",
     [
-        ("nvidia-smi/v100x4.txt", 0, "gres/testbed_nogres.txt", "ok", 4, False, "see the gres check"),
+        ("nvidia-smi/v100x4.txt", 0, "gres/testbed_nogres.txt", "ok", 4, False, "see the GRES check"),
         ("nvidia-smi/v100x4.txt", 0, "gres/testbed_gres.txt", "ok", 4, True, "gpu_type may be v100"),
         ("nvidia-smi/a100_mig.txt", 0, "gres/two_types.txt", "ok", 2, True, "v100 or a100"),
         ("nvidia-smi/h100x1.txt", 0, "gres/untyped.txt", "ok", 1, True, "leave gpu_type empty"),
