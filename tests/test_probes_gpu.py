@@ -46,7 +46,7 @@ def test_sx40_pattern_says_what_to_do():
     result = probe(gpu_site("nvidia-smi/v100x4.txt", gres_fixture="gres/testbed_nogres.txt"), "gpus")
     assert result.data["models"] == ["Tesla V100-SXM2-16GB"]
     assert "4× Tesla V100-SXM2-16GB" in result.summary
-    assert "no GRES" in result.summary and "gres check" in result.summary
+    assert "no GRES" in result.summary and "GRES check" in result.summary
     # the long fix is the gres check's (one cause, one fix): this one points there
     assert result.fix_id == "probe.fix.see_gres" and "gres" in result.fix and len(result.fix) < 60
     assert "(null)" in result.evidence  # the sinfo answer is part of the evidence

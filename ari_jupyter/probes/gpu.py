@@ -72,9 +72,9 @@ async def probe_gpus(host: Host, ctx: ProbeContext) -> ProbeResult:
         # do); this line says what is on the node and points there.
         return ProbeResult(
             "gpus", "ok",
-            f"{seen} but SLURM has no GRES (see the gres check)",
+            f"{seen} but SLURM has no GRES (see the GRES check)",
             command=smi.command, evidence=evidence,
-            fix="See the gres check: how GPU jobs run without GRES.",
+            fix="See the GRES check: how GPU jobs run without GRES.",
             data=data, message_id="probe.gpus.no_gres", fix_id="probe.fix.see_gres",
             params={"seen": seen_msg},
         )
