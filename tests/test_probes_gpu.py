@@ -48,7 +48,7 @@ def test_sx40_pattern_says_what_to_do():
     assert "4× Tesla V100-SXM2-16GB" in result.summary
     assert "no GRES" in result.summary and "GRES check" in result.summary
     # the long fix is the gres check's (one cause, one fix): this one points there
-    assert result.fix_id == "probe.fix.see_gres" and "gres" in result.fix and len(result.fix) < 60
+    assert result.fix_id == "probe.fix.see_gres" and "GRES check" in result.fix and len(result.fix) < 60
     assert "(null)" in result.evidence  # the sinfo answer is part of the evidence
 
 
