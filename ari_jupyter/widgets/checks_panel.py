@@ -62,7 +62,7 @@ class ProbeRow(widgets.VBox):
             # an ok verdict's advice is not a repair to make: it reads as a note
             label = tr("checks_note" if result.status == "ok" else "checks_fix")
             parts.append(fix_html(label, fix))
-        self.details.value = f'<div class="ari-text">{"".join(parts)}</div>'
+        self.details.value = f'<div class="ari-text ari-probe-details">{"".join(parts)}</div>'
 
 
 class ChecksPanel(Panel, widgets.VBox):
