@@ -2,6 +2,8 @@
 import html
 import re
 
+import pytest
+
 from ari_jupyter.placement import JobRequest, NodeShape, plan_placement
 from ari_jupyter.widgets.placement_view import render_findings, render_placement
 from ari_jupyter.widgets.wizard import Wizard
@@ -167,3 +169,20 @@ def test_the_gpus_row_says_slurm_allocated_none_and_what_the_node_has():
     assert _gpus_row(run(settled("sx40"))) == "none allocated by SLURM · 4 on this node (nvidia-smi)"
     assert _gpus_row(run(settled("rccs-cloud"))) == "none allocated by SLURM"  # no nvidia-smi there
     assert _gpus_row(run(settled("gres-cluster"))) == "0,1,2,3"
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_outside_an_allocation_step_1_says_what_each_demo_site_is(lang, monkeypatch):
+    """The demo-site buttons are bare names: the banner above them says what each one is, so a
+    teacher can pick one without trying them all; inside an allocation or on a demo site the
+    list is not shown."""
+    from ari_jupyter.host import list_sites
+    from ari_jupyter.i18n import t
+
+    monkeypatch.delenv("ARI_JUPYTER_DEMO_SITE", raising=False)
+    outside = Wizard(run_probes=False, lang=lang, bridge=fake_bridge()[0], env={"PATH": "/usr/bin"})
+    banner = outside.allocation_panel.banner.value
+    for name in list_sites():
+        assert f"<li><b>{name}</b> — {t('alloc_demo_hint_' + name, lang)}</li>" in banner
+    on_demo = Wizard(site="sx40", run_probes=False, lang=lang, bridge=fake_bridge()[0])
+    assert "ari-demo-hints" not in on_demo.allocation_panel.banner.value

@@ -84,7 +84,19 @@ class AllocationPanel(Panel, widgets.VBox):
         else:
             text = self.tr("alloc_banner_outside")
             look = "ari-sev-warning"
-        return f'<div class="ari-alloc-banner ari-banner ari-text {look}">{rich(text)}</div>'
+        hints = "" if inside or self._demo() else self._demo_hints()
+        return f'<div class="ari-alloc-banner ari-banner ari-text {look}">{rich(text)}{hints}</div>'
+
+    def _demo_hints(self) -> str:
+        """What each bundled demo site is, so a first look can pick one (a site recorded
+        elsewhere has no line: its name is all there is)."""
+        from ..i18n import labels
+
+        known = labels("en")
+        items = "".join(f"<li><b>{esc(name)}</b> — {esc(self.tr(key))}</li>"
+                        for name in self._demo_options()
+                        if (key := f"alloc_demo_hint_{name}") in known)
+        return f'<ul class="ari-demo-hints">{items}</ul>' if items else ""
 
     def _demo_shown(self) -> bool:
         """Demo sites are offered outside an allocation and while one is shown (to switch back
