@@ -1,5 +1,6 @@
 """Teaching on a demo site: Write works on this machine out of the box, while the shared-
 filesystem verdict is the demo site's own view of its default workspace."""
+import os
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,7 @@ def test_a_workspace_the_runs_panel_does_not_list_is_said_with_the_command_that_
     panel = wizard.experiment_panel
     listed = default_workspace(env)
     assert wizard.state.workspace == listed
+    os.makedirs(listed)  # a workspace the panel lists (one that does not exist: the next test)
     panel.refresh()
     assert "ARI runs" not in panel.shared_fs.value
     panel.workspace.value = str(tmp_path / "my runs")
@@ -90,3 +92,20 @@ def test_a_workspace_the_runs_panel_does_not_list_is_said_with_the_command_that_
     assert f"ari-jupyter runs --workspace '{tmp_path / 'my runs'}'" in panel.shared_fs.value.replace("&#x27;", "'")
     panel.workspace.value = listed + "/"  # the same folder, written differently
     assert "ARI runs" not in panel.shared_fs.value
+
+
+def test_a_default_runs_workspace_that_does_not_exist_is_not_named(tmp_path):
+    """A teaching machine: the Runs panel's default workspace (the site config's) does not
+    exist here, so step 4 does not send the user to it; it says the panel lists the workspace
+    once a run is written, and the command that lists it now."""
+    from ari_jupyter.runs.service import default_workspace
+
+    env = {"HOME": str(tmp_path), "USER": "student", "LANG": "C", "ARI_JUPYTER_DEMO_SITE": "rccs-cloud"}
+    wizard = Wizard(config=AriWizard(), bridge=fake_bridge()[0], lang="en", env=env, run_probes=False)
+    panel = wizard.experiment_panel
+    absent = default_workspace(env)
+    assert not os.path.exists(absent)
+    panel.workspace.value = str(tmp_path / "class")
+    shown = panel.shared_fs.value.replace("&#x27;", "'")
+    assert absent not in shown and "lists this workspace once Write has written a run here" in shown
+    assert f"ari-jupyter runs --workspace {tmp_path / 'class'}" in shown

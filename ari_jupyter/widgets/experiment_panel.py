@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import ipywidgets as widgets
 
@@ -317,6 +318,9 @@ class ExperimentPanel(Panel, widgets.VBox):
             self._runs_workspace = default_workspace(self.ctx.local_env)
         if same_workspace(chosen, self._runs_workspace):
             return None
+        if not os.path.isdir(self._runs_workspace):  # a teaching machine: no such default
+            return (self.tr("exp_runs_listed_once_written"),
+                    f"ari-jupyter runs --workspace {shlex.quote(chosen)}")
         return (self.tr("exp_runs_elsewhere", runs_workspace=self._runs_workspace),
                 f"ari-jupyter runs --workspace {shlex.quote(chosen)}")
 
