@@ -294,7 +294,7 @@ class WizardState(HasTraits):
         from .ari import run_settings
 
         out += run_settings.problems(self.run_settings, partition=self.partition,
-                                     has_gres=self._probe_data("gres", "has_gres"))
+                                     has_gres=self._probe_data("gres", "has_gres"), ui_lang=self.lang)
         if self.lang not in LANGS:
             add("lang_bad", "lang", "warning", lang=self.lang)
         return out

@@ -251,3 +251,21 @@ def test_stages_off_without_workflow_yaml_is_refused_in_the_users_language(tmp_p
     assert "stages are switched off" not in refused.stderr
     assert "ARI_ROOT" in refused.stderr and "workflow.yaml" in refused.stderr
     assert english_sentences(refused.stderr.splitlines()) == [], refused.stderr
+
+
+@pytest.mark.parametrize("ui_lang, paper, told", [
+    ("ja", "en", True),    # a Japanese wizard, ARI's English default: said once, as info
+    ("zh", "en", True),
+    ("ja", "ja", False),   # chosen
+    ("en", "en", False),   # nothing to say
+])
+def test_an_english_paper_is_said_to_a_user_reading_another_language(ui_lang, paper, told):
+    from dataclasses import replace
+
+    from ari_jupyter.ari.run_settings import RunSettings, problems
+
+    found = [f for f in problems(replace(RunSettings(), paper_language=paper), ui_lang=ui_lang)
+             if f.rule == "run_settings_paper_in_english"]
+    assert [(f.severity, f.field) for f in found] == ([("info", "run_settings.paper_language")] if told else [])
+    if told:
+        assert {"ja": "日本語", "zh": "中文"}[ui_lang] in found[0].fix_text(ui_lang)

@@ -278,7 +278,8 @@ def _collector(out: list) -> Callable[..., None]:
     return add
 
 
-def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | None = None) -> list[Finding]:
+def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | None = None,
+             ui_lang: str = "en") -> list[Finding]:
     """What ARI would do wrong or surprisingly with these settings (errors block Write).
 
     Each is a ``Finding`` with a message id (``messages/run_settings.json``); ``field`` is
@@ -289,6 +290,11 @@ def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | Non
     _check_llm(settings, add)
     _check_scope(settings, add)
     _check_choices(settings, add)
+    if ui_lang in PAPER_LANGUAGES and ui_lang != "en" and settings.paper_language == "en":
+        # ARI's default is English: a user reading the wizard in Japanese may expect otherwise
+        from ..i18n import LANGUAGE_NAMES
+
+        add("paper_language", "paper_in_english", "info", language=LANGUAGE_NAMES[ui_lang])
     _check_jobs(settings, add, partition=partition, has_gres=has_gres)
     return out
 
