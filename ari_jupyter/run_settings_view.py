@@ -121,12 +121,14 @@ __all__ = ["BUDGETS", "CHOICES", "PACKAGED_LLM", "PHASES", "STAGES", "ari_defaul
            "model_placeholder", "partitions_from_text", "preset_budget", "preset_options"]
 
 
-def stages_note(settings: RunSettings, workflow_found: bool) -> tuple[str, Text] | None:
+def stages_note(settings: RunSettings, workflow_found: bool, *, demo: bool = False
+                ) -> tuple[str, Text] | None:
     """(severity, sentence) beside the stage boxes when ARI's workflow.yaml cannot be written
     here (ARI not installed, no ARI_ROOT): switching a stage off is refused at Write, and with
-    every stage on ARI runs them all, its default. None when ARI is found."""
+    every stage on ARI runs them all, its default. None when ARI is found. On a demo site the
+    sentence says that the site's ARI (step 2) is only in its recording."""
     if workflow_found:
         return None
     if settings.disabled_stages():
         return "error", text("rs_stages_need_ari")
-    return "info", text("rs_stages_default")
+    return "info", text("rs_stages_default_demo" if demo else "rs_stages_default")

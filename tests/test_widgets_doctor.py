@@ -36,7 +36,7 @@ def doctor_on(site="rccs-cloud", preset=None):
 def test_reproduce_without_srun_under_mpi_on_two_nodes_is_L6_with_its_line():
     wizard, panel = doctor_on(preset="mpi")
     assert wizard.state.nodes == 2 and wizard.state.profile.kind == "mpi"
-    assert "mpi" in panel.context_note.value and "2 node" in panel.context_note.value
+    assert "mpi" in panel.context_note.value and "nodes: 2" in panel.context_note.value
     panel.text.value = APP_WITHOUT_SRUN
     panel.diagnose_button.click()
     found = rows(panel)
@@ -56,7 +56,7 @@ def test_one_node_is_no_fan_out_error():
     panel.text.value = APP_WITHOUT_SRUN
     panel.diagnose()
     assert ("error", "5") not in rows(panel).get("L6", [])
-    assert "1 node" in panel.context_note.value
+    assert "nodes: 1" in panel.context_note.value
 
 
 def test_the_real_nogres_sbatch_error_is_the_gres_row():
@@ -240,7 +240,7 @@ def test_the_cli_with_the_checkpoint_finds_what_the_doctor_step_finds(tmp_path):
 
 
 @pytest.mark.parametrize("site, said", [
-    ("rccs-cloud", "Judged for profile kind cpu_single on 2 node(s)."),
+    ("rccs-cloud", "Judged for profile kind cpu_single, nodes: 2."),
     ("laptop", "Judged with no execution profile: ARI runs reproduce.sh as one process."),
 ])
 def test_step_5_says_what_it_judges_for_in_words_not_dashes(site, said):

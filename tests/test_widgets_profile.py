@@ -419,3 +419,22 @@ def test_the_not_ready_line_counts_every_box_marked_in_red():
     assert as_shown(t("preview_not_ready", "en", count=5)) in shown(panel.sbatch_preview.value)
     panel.fields["min_ranks"].widget.value = "2"
     assert as_shown(t("preview_not_ready", "en", count=4)) in shown(panel.sbatch_preview.value)
+
+
+@pytest.mark.parametrize("site, key", [("rccs-cloud", "preview_no_workflow_demo"),
+                                       (None, "preview_no_workflow")])
+def test_without_ari_here_step_3_says_the_line_needs_workflow_yaml(site, key):
+    """No ARI on this machine: no workflow.yaml carries nodes and flags, so ARI would take them
+    from the rubric (step 4's hand-off says so); step 3's "line ARI will run" says it too, and
+    says nothing where ARI's workflow.yaml is found."""
+    from ari_jupyter.i18n import t
+    from widget_text import as_shown, shown
+
+    wizard = Wizard(site=site, lang="en", run_probes=False, bridge=fake_bridge()[0])
+    wizard.ctx.workflow_found = False
+    panel = wizard.profile_panel
+    panel.refresh_previews()
+    assert as_shown(t(key, "en")) in shown(panel.sbatch_title.value)
+    wizard.ctx.workflow_found = True
+    panel.refresh_previews()
+    assert "workflow.yaml" not in shown(panel.sbatch_title.value)

@@ -441,6 +441,10 @@ class ProfilePanel(Panel, widgets.VBox):
         self.preset.value = value
         self.preset.observe(self._on_preset, names="value")
 
+    def _no_workflow_key(self) -> str:
+        demo = getattr(self.ctx.host, "is_demo", False)
+        return "preview_no_workflow_demo" if demo else "preview_no_workflow"
+
     def _preset_options(self) -> list[tuple[str, str]]:
         return ([(self.tr("profile_preset_site"), SITE_PRESET), (self.tr("profile_preset_custom"), CUSTOM)]
                 + [(name, name) for name in PRESETS])
@@ -521,9 +525,15 @@ class ProfilePanel(Panel, widgets.VBox):
             for p in general)
 
     def refresh_previews(self) -> None:
+        # Without ARI here no workflow.yaml carries the caller's nodes and flags: ARI then takes
+        # them from the paper's rubric, and this line is what it runs once ARI is installed
+        demo = bool(getattr(self.ctx.host, "is_demo", False))  # expected there: not a warning
+        unwritten = ("" if self.ctx.workflow_found else
+                     f'<div class="ari-text {"ari-sev-info" if demo else "ari-sev-warning"} '
+                     f'ari-no-workflow">{rich(self.tr(self._no_workflow_key()))}</div>')
         self.sbatch_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_sbatch"))}</h4>'
                                    f'<div class="ari-help">'
-                                   f'{esc(self.tr("preview_sbatch_help"))}</div>')
+                                   f'{esc(self.tr("preview_sbatch_help"))}</div>{unwritten}')
         from ..i18n import render
 
         lang = self.ctx.lang
