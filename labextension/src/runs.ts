@@ -291,7 +291,12 @@ export class RunsPanel extends Widget {
       list = await runsAPI<IRunsList>('');
     } catch (reason) {
       if (request === this._request) {
-        this.renderError(this._trans.__('The runs could not be listed: %1', String(reason)));
+        const said = this._trans.__('The runs could not be listed: %1', String(reason));
+        // 404: the endpoints are not there at all, the server extension is not enabled
+        const hint = /\b404\b/.test(String(reason))
+          ? ' ' + this._trans.__('The ari-jupyter server extension is not enabled here: run `jupyter server extension enable ari_jupyter.server` and restart JupyterLab.')
+          : '';
+        this.renderError(said + hint);
       }
       return null;
     }
