@@ -461,3 +461,21 @@ def test_a_demo_site_without_slurm_says_where_a_checkpoint_can_be_written():
     assert as_shown(said) in shown(laptop.write_reason.value)
     rccs = run(on("rccs-cloud")).experiment_panel
     assert "ari-demo-way-out" not in rccs.write_reason.value
+
+
+def test_after_an_edit_the_written_result_says_it_holds_the_old_values(tmp_path):
+    """The files listed after Write are the written ones: an edit afterwards (step 3's walltime)
+    is said above them until Write runs again."""
+    from widget_text import shown
+
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+    fill_and_settle(wizard, workspace)
+    panel = wizard.experiment_panel
+    assert panel.do_write() is not None
+    changed = t("exp_changed_since_written", "en")
+    assert changed not in shown(panel.result.value)
+    wizard.profile_panel.walltime.value = "00:20:00"
+    assert changed in shown(panel.result.value) and "Checkpoint written" in shown(panel.result.value)
+    panel.do_write(force=True)
+    assert changed not in shown(panel.result.value)

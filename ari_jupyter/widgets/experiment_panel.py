@@ -402,8 +402,13 @@ class ExperimentPanel(Panel, widgets.VBox):
         from ..i18n import render as in_lang
 
         notes = "".join(f"<li>{rich(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
+        # edited since: the files below (and the hand-off checks) are the written ones, not
+        # what the page shows now
+        changed = ("" if self._written_as == self._fingerprint() else
+                   f'<div class="ari-write-changed ari-text ari-sev-warning">'
+                   f'{esc(self.tr("exp_changed_since_written"))}</div>')
         self.result.value = (f'<div class="ari-write-ok ari-text ari-sev-ok">'
-                             f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>'
+                             f'{esc(self.tr("exp_written", path=result.checkpoint_dir))}</div>{changed}'
                              f'<ul class="ari-list ari-text">{files}</ul>'
                              + (f'<div class="ari-text">{esc(self.tr("exp_notes"))}</div>'
                                 f'<ul class="ari-list ari-text">{notes}</ul>' if notes else ""))
