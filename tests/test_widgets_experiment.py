@@ -479,3 +479,20 @@ def test_after_an_edit_the_written_result_says_it_holds_the_old_values(tmp_path)
     assert changed in shown(panel.result.value) and "Checkpoint written" in shown(panel.result.value)
     panel.do_write(force=True)
     assert changed not in shown(panel.result.value)
+
+
+def test_what_the_run_id_will_be_is_said_under_its_box(tmp_path):
+    """A title whose letters mostly cannot go into a run id: the sentence sits under Run id,
+    not in the list of problems further down."""
+    from widget_text import shown
+
+    site_file, workspace = site_and_workspace(tmp_path)
+    wizard = ready_wizard(site_file)
+    fill_and_settle(wizard, workspace)
+    panel = wizard.experiment_panel
+    panel.run_id.value = ""
+    panel.title.value = "ステンシル計算の2ノードスケーリング"
+    assert "…_2" in shown(panel.run_id_note.value)
+    assert "…_2" not in shown(panel.problems.value)
+    panel.title.value = "Stencil two-node scaling"
+    assert panel.run_id_note.value == ""

@@ -50,6 +50,8 @@ class ExperimentPanel(Panel, widgets.VBox):
         self.run_id = widgets.Text(style=labelled, value=s.run_id, continuous_update=False, layout=wide)
         self.label(self.run_id, "description", "exp_run_id")
         self.label(self.run_id, "placeholder", "exp_run_id_auto")
+        self.run_id_note = widgets.HTML()
+        self.run_id_note.add_class("ari-indented")
         for widget in (self.title, self.goal, self.metrics, self.min_metric, self.files,
                        self.workspace, self.run_id):
             widget.observe(self._to_state, names="value")
@@ -101,7 +103,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         self._checklist = None
         self.children = [
             self.title, self.goal, self.metrics_row, self.min_metric,
-            self.files, self.workspace, self.shared_fs, self.run_id, self.run_settings,
+            self.files, self.workspace, self.shared_fs, self.run_id, self.run_id_note, self.run_settings,
             self.problems, self.previews,
             widgets.HBox([self.write, self.write_reason], layout=widgets.Layout(align_items="center")),
             self.confirm, self.result, self.handoff_box, self.checklist, self.check_handoff,
@@ -175,11 +177,16 @@ class ExperimentPanel(Panel, widgets.VBox):
         extra = render(self._min_metric_error, lang) if self._min_metric_error else ""
         rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
             [(p.severity, p.field, p.text(lang), p.fix_text(lang)) for p in mine]
-        self.problems.value = "".join(
-            f'<div class="ari-problem ari-text ari-msg-{sev}">'
-            f'{rich(message)}' + (f' — <span class="ari-problem-fix">{rich(fix)}</span>' if fix else "")
-            + "</div>"
-            for sev, field, message, fix in rows)
+        def listed(rows) -> str:
+            return "".join(
+                f'<div class="ari-problem ari-text ari-msg-{sev}">'
+                f'{rich(message)}' + (f' — <span class="ari-problem-fix">{rich(fix)}</span>' if fix else "")
+                + "</div>"
+                for sev, field, message, fix in rows)
+
+        # what the run id will be (or why it is refused) right under its box, the rest below
+        self.run_id_note.value = listed([row for row in rows if row[1] == "run_id"])
+        self.problems.value = listed([row for row in rows if row[1] != "run_id"])
         self._render_previews()
         # A node-local workspace is not a reason to disable Write: emit refuses it and the
         # user is asked whether to write anyway (emit's force), as on the command line.
