@@ -354,7 +354,7 @@ class ProfilePanel(Panel, widgets.VBox):
             kind = self.state.profile.kind
             # no kind: no profile at all, a single process, as ARI runs without one
             key, params = ("preset_site", {"kind": kind}) if kind else ("preset_site_none", {})
-        self.preset_doc.value = f'<span class="ari-help">{rich(self.tr(key, **params))}</span>'
+        self.preset_doc.value = f'<div class="ari-help">{rich(self.tr(key, **params))}</div>'
 
     def show_preset_of_profile(self) -> None:
         """The entry the profile equals: the one shown while it still does, else the site's
