@@ -97,7 +97,9 @@ def _flag_of(problem: Any, args: argparse.Namespace) -> str:
     if field == "run_settings.stages":  # the stages switched off here, else by --from-json
         given_off = [flag for flag in ("--no-ear", "--no-review", "--no-reproduce")
                      if getattr(args, flag[2:].replace("-", "_"), False)]
-        return "/".join(given_off) or f"--from-json {args.from_json} (stages)"
+        if given_off:
+            return "/".join(given_off)
+        return f"--from-json {args.from_json} (stages)" if args.from_json else field
     given = _profile_overrides(args)
     for flag, key, _, _ in PROFILE_FLAGS:
         if field == key:
