@@ -441,10 +441,6 @@ class ProfilePanel(Panel, widgets.VBox):
         self.preset.value = value
         self.preset.observe(self._on_preset, names="value")
 
-    def _no_workflow_key(self) -> str:
-        demo = getattr(self.ctx.host, "is_demo", False)
-        return "preview_no_workflow_demo" if demo else "preview_no_workflow"
-
     def _preset_options(self) -> list[tuple[str, str]]:
         return ([(self.tr("profile_preset_site"), SITE_PRESET), (self.tr("profile_preset_custom"), CUSTOM)]
                 + [(name, name) for name in PRESETS])
@@ -530,7 +526,8 @@ class ProfilePanel(Panel, widgets.VBox):
         demo = bool(getattr(self.ctx.host, "is_demo", False))  # expected there: not a warning
         unwritten = ("" if self.ctx.workflow_found else
                      f'<div class="ari-text {"ari-sev-info" if demo else "ari-sev-warning"} '
-                     f'ari-no-workflow">{rich(self.tr(self._no_workflow_key()))}</div>')
+                     f'ari-no-workflow">'
+                     f'{rich(self.tr("preview_no_workflow_demo" if demo else "preview_no_workflow"))}</div>')
         self.sbatch_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_sbatch"))}</h4>'
                                    f'<div class="ari-help">'
                                    f'{esc(self.tr("preview_sbatch_help"))}</div>{unwritten}')

@@ -6,7 +6,7 @@ import { ServerConnection } from '@jupyterlab/services';
  *
  * Goes through ServerConnection, so the token and XSRF handling of the running JupyterLab
  * apply. A refusal throws an Error carrying the server's own message (tornado's
- * `{"message": ...}`), else the HTTP status line.
+ * `{"message": ...}`), else the HTTP status line, and the status as `status`.
  */
 export async function fetchJSON<T>(
   parts: string[],
@@ -25,7 +25,7 @@ export async function fetchJSON<T>(
     } catch {
       // not JSON: keep the status line
     }
-    throw new Error(message);
+    throw Object.assign(new Error(message), { status: response.status });
   }
   return (await response.json()) as T;
 }

@@ -293,7 +293,7 @@ export class RunsPanel extends Widget {
       if (request === this._request) {
         const said = this._trans.__('The runs could not be listed: %1', String(reason));
         // 404: the endpoints are not there at all, the server extension is not enabled
-        const hint = /\b404\b/.test(String(reason))
+        const hint = (reason as { status?: number } | null)?.status === 404
           ? ' ' + this._trans.__('The ari-jupyter server extension is not enabled here: run `jupyter server extension enable ari_jupyter.server` and restart JupyterLab.')
           : '';
         this.renderError(said + hint);

@@ -684,3 +684,18 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
         set_theme(page, "light")
         page.unroute_all(behavior="wait")
         assert_no_console_errors(page)
+
+
+def test_without_the_server_extension_the_panel_says_how_to_enable_it(tmp_path, page):
+    """The lab extension without its server half (an install that skipped the server config):
+    the list's 404 is not left as "404 Not Found" but says which extension to enable."""
+    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=LAB_SETTINGS,
+                           args=[*LAB_ARGS, "--ServerApp.jpserver_extensions=ari_jupyter.server=False"])
+    try:
+        open_lab(page, server)
+        execute_command(page, "ari-jupyter:runs")
+        error = page.locator(f"{PANEL} .ari-RunsPanel-error")
+        error.wait_for(timeout=30_000)
+        assert "jupyter server extension enable ari_jupyter.server" in error.inner_text()
+    finally:
+        server.stop()
