@@ -252,7 +252,7 @@ def test_cli_lint_clean_file_exits_0_and_reads_sibling_env(tmp_path, files):
     (tmp_path / ".env").write_text("ARI_SLURM_PARTITION=small\nARI_SLURM_CPUS=8\n")
     out = _cli(str(path))
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "0 error(s)" in out.stdout
+    assert "errors: 0" in out.stdout
 
 
 def test_cli_lint_json_and_exit_1_on_errors(tmp_path):

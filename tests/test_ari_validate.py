@@ -226,7 +226,7 @@ def test_gres_messages_say_what_ari_does_and_when_to_opt_in():
     assert "ARI raises RuntimeError" in no_gpus.message
     assert "not the answer" in no_gpus.fix
     sx40 = _one("gpu-without-gres-sx40")
-    assert "Allow GPU requests without GRES" in sx40.fix and "4 GPU(s)" in sx40.fix
+    assert "Allow GPU requests without GRES" in sx40.fix and "GPUs (4)" in sx40.fix
     assert "drops every GPU flag" in _one("gpu-without-gres-opted-in-gpus-visible").message
 
 
@@ -305,7 +305,7 @@ def test_demo_sites_through_the_real_probes(site_name, partition, preset, expect
                         env={"ARI_SLURM_CPUS": "4", "ARI_SLURM_WALLTIME": "00:30:00"})
     assert {(p.field, p.severity) for p in problems if p.severity != "info"} == expected
     if site_name == "sx40" and expected:
-        assert "Allow GPU requests without GRES" in problems[0].fix and "4 GPU" in problems[0].fix
+        assert "Allow GPU requests without GRES" in problems[0].fix and "GPUs (4)" in problems[0].fix
 
 
 def test_validate_state_uses_the_env_the_checkpoint_will_carry():

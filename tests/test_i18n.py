@@ -108,6 +108,20 @@ def test_default_language_from_the_locale(env, expected):
     assert i18n.default_lang(env) == expected
 
 
+@pytest.mark.parametrize("before, sep, expected", [
+    ("The title is empty.", " ", " "),
+    ("The title is empty.", " — ", " — "),
+    ("タイトルが空です。", " ", ""),
+    ("タイトルが空です。", " — ", ""),
+    ("ARI の既定（英語）", " ", ""),       # a closing fullwidth bracket ends it too
+    ("「論文の言語」", " ", ""),
+    ("标题为空。 ", " ", ""),              # trailing space of the sentence itself
+    ("GRES (gpu:2)", " ", " "),           # an ASCII bracket is English punctuation
+])
+def test_sentence_gap(before, sep, expected):
+    assert i18n.sentence_gap(before, sep) == expected
+
+
 def test_t_formats_and_falls_back_and_rejects_unknown_keys():
     assert i18n.t("placement_node_ranks", "en", count=3) == "ranks: 3"
     assert i18n.t("nav_next", "ja-JP") == i18n.catalog("ja")["nav_next"]

@@ -46,7 +46,7 @@ def test_reproduce_without_srun_under_mpi_on_two_nodes_is_L6_with_its_line():
     assert l6.suggestion == FANOUT
     # the row shows the fix and the exact line to use
     assert "Line to use:" in panel.findings_view.value and FANOUT in panel.findings_view.value
-    assert "error(s)" in panel.findings_view.value
+    assert "errors: " in panel.findings_view.value
 
 
 def test_one_node_is_no_fan_out_error():

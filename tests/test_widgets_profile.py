@@ -85,7 +85,7 @@ def test_a_new_run_shows_the_sites_default_not_custom_and_returns_to_it(site, ki
     assert panel.preset.value == "site" and (wizard.state.profile.kind or "") == kind
     fresh = wizard.state.profile.to_json()
     doc = text(panel.preset_doc)
-    assert (f"kind {kind}" in re.sub("<[^>]+>", "", doc)) if kind else "one process" in doc
+    assert (f"kind of program {kind}" in re.sub("<[^>]+>", "", doc)) if kind else "one process" in doc
     panel.preset.value = "mpi_gpu"
     assert wizard.state.profile.kind == "mpi_gpu"
     panel.preset.value = "site"

@@ -1,6 +1,8 @@
 """Every word translated: on every demo site, in ja and zh, after the probes and after Write,
 no sentence a person sees is English (commands, paths, identifiers and quoted tool output
 aside). The same walk in English finds English: the detector works."""
+import re
+
 import pytest
 
 from ari_jupyter.ari.profile import PRESETS
@@ -54,6 +56,15 @@ def test_no_visible_sentence_is_english(site, lang, tmp_path):
     assert english_sentences(after_write) == []
     if site != "laptop":  # the laptop cannot write (no SLURM): its refusal is checked above
         assert wizard.experiment_panel.last_emit is not None
+    # Japanese and Chinese put no space after a full stop (a sentence and its fix are joined)
+    assert [s for s in after_probes + after_write if "。 " in s] == []
+
+
+def test_english_says_no_plural_placeholders(tmp_path):
+    """No "warning(s)" in English: a count reads "errors: 2" or "2 with warnings"."""
+    _, after_probes, after_write = _walk("laptop", "en", tmp_path)  # a warning among its checks
+    assert any(s.endswith(" with warnings") for s in after_probes)
+    assert [s for s in after_probes + after_write if re.search(r"[a-z]\(s\)", s)] == []
 
 
 def test_the_same_walk_in_english_finds_english(tmp_path):

@@ -154,11 +154,13 @@ def _spoken(check) -> dict:
 
 def _not_a_checkpoint(check, json_output: bool, lang: str) -> int:
     """One message and stop: no other check means anything without a checkpoint."""
+    from ..i18n import sentence_gap
+
     if json_output:
         print(json.dumps({"checks": [check.to_json()], "steps": []}, indent=2, ensure_ascii=False))
     else:
-        stop = "." if lang == "en" else "。"
-        print(f"ari-jupyter check-handoff: {check.text(lang)}{stop} {check.fix_text(lang)}",
+        said = check.text(lang) + ("." if lang == "en" else "。")
+        print(f"ari-jupyter check-handoff: {said}{sentence_gap(said)}{check.fix_text(lang)}",
               file=sys.stderr)
     return 1
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import ipywidgets as widgets
 from traitlets import Any as AnyTrait, HasTraits, List, Unicode, observe
 
-from ..i18n import LANGUAGES, normalize_lang, t
+from ..i18n import LANGUAGES, normalize_lang, sentence_gap, t
 if TYPE_CHECKING:
     from ..probes.result import ProbeResult
 
@@ -108,12 +108,13 @@ def findings_html(findings: Iterable[Any], lang: str) -> str:
     items = []
     for f in findings:
         short = f.rule.removeprefix("placement_")
-        fix = f.fix_text(lang)
+        fix, said = f.fix_text(lang), f.text(lang)
         items.append(f'<li class="ari-finding ari-finding-{esc(short)} ari-msg-{esc(f.severity)} '
                      f'ari-sev-{esc(f.severity)}" '
                      f'data-rule="{esc(f.rule)}" data-severity="{esc(f.severity)}">'
-                     f'{SEVERITY_ICON.get(f.severity, "")} {rich(f.text(lang))}'
-                     + (f' <span class="ari-finding-fix">{rich(fix)}</span>' if fix else "")
+                     f'{SEVERITY_ICON.get(f.severity, "")} {rich(said)}'
+                     + (f'{sentence_gap(said)}<span class="ari-finding-fix">{rich(fix)}</span>'
+                        if fix else "")
                      + '</li>')
     if not items:
         return ""

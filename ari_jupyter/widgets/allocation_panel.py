@@ -6,6 +6,7 @@ import itertools
 import ipywidgets as widgets
 
 from ..ari.profile import fans_out
+from ..i18n import sentence_gap
 from ._base import (STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, probe_results,
                     rich, show)
 
@@ -76,7 +77,7 @@ class AllocationPanel(Panel, widgets.VBox):
             text = self.tr("alloc_banner_demo", site=self.ctx.site_name,
                            description=site_description(self.ctx.host, self.ctx.lang))
             if not inside:
-                text += " " + self.tr("alloc_demo_no_allocation")
+                text += sentence_gap(text) + self.tr("alloc_demo_no_allocation")
             look = "ari-sev-info"
         elif inside:
             text = self.tr("alloc_banner_inside", job=allocation.job_id, host=self.ctx.site_name)

@@ -6,7 +6,7 @@ import os
 
 import ipywidgets as widgets
 
-from ..i18n import render
+from ..i18n import render, sentence_gap
 from ..judge import EXPERIMENT_FIELDS
 from ..model import min_expected_metric_of
 from ._base import Panel, esc, pre, rich, shared_fs_fix
@@ -180,7 +180,8 @@ class ExperimentPanel(Panel, widgets.VBox):
         def listed(rows) -> str:
             return "".join(
                 f'<div class="ari-problem ari-text ari-msg-{sev}">'
-                f'{rich(message)}' + (f' — <span class="ari-problem-fix">{rich(fix)}</span>' if fix else "")
+                f'{rich(message)}' + (f'{sentence_gap(message, " — ")}<span class="ari-problem-fix">{rich(fix)}</span>'
+                                       if fix else "")
                 + "</div>"
                 for sev, field, message, fix in rows)
 

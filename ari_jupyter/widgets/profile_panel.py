@@ -15,6 +15,7 @@ import ipywidgets as widgets
 from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.profile import PRESETS, PROFILE_KEYS
+from ..i18n import sentence_gap
 from ..module_choice import choose_module, software_modules
 from ..site_defaults import SITE_PRESET, presets_matching
 from ._base import Panel, esc, pre, probe_results, rich
@@ -462,8 +463,12 @@ class ProfilePanel(Panel, widgets.VBox):
         if offered:
             own = [name for name in offered if name not in software]
             # step 2 counts every modulefile; here Lmod's own are named, not silently dropped
-            text = (self.tr("profile_modules_help_own", count=len(software), own=", ".join(own))
-                    if own else self.tr("profile_modules_help", count=len(software)))
+            if not own:
+                text = self.tr("profile_modules_help", count=len(software))
+            elif software:
+                text = self.tr("profile_modules_help_own", count=len(software), own=", ".join(own))
+            else:  # "0 software modules" would read as a count to act on
+                text = self.tr("profile_modules_help_only_own", own=", ".join(own))
             shown = ", ".join(software[:12]) + (" …" if len(software) > 12 else "")
             suggest = (f'<div class="ari-help ari-module-suggest">'
                        f'{esc(self.tr("profile_modules_suggest", names=shown))}</div>' if software else "")
@@ -499,7 +504,7 @@ class ProfilePanel(Panel, widgets.VBox):
         for name, message in self.box_messages.items():
             message.value = "".join(
                 f'<div class="ari-msg-{p.severity} ari-small">{_flags_unbroken(rich(p.text(lang)))}'
-                + (f' <span class="ari-problem-fix">{_flags_unbroken(rich(p.fix_text(lang)))}</span>'
+                + (f'{sentence_gap(p.text(lang))}<span class="ari-problem-fix">{_flags_unbroken(rich(p.fix_text(lang)))}</span>'
                    if p.fix_text(lang) else "") + "</div>"
                 for p in by_box.get(name, []))
         if self.advanced.selected_index is None and any(
@@ -516,7 +521,7 @@ class ProfilePanel(Panel, widgets.VBox):
                 for sev, msg in lines)
         self.problems.value = "".join(
             f'<div class="ari-msg-{p.severity} ari-text">{rich(p.text(lang))}'
-            + (f' <span class="ari-problem-fix">{rich(p.fix_text(lang))}</span>'
+            + (f'{sentence_gap(p.text(lang))}<span class="ari-problem-fix">{rich(p.fix_text(lang))}</span>'
                if p.fix_text(lang) else "") + "</div>"
             for p in general)
 

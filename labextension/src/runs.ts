@@ -599,7 +599,9 @@ export class RunsPanel extends Widget {
           'div',
           {},
           el('strong', {}, `${job.job_id} ${job.name}`),
-          ' ' + trans.__('%1 · %2 · %3 node(s) %4 · %5', job.state, job.elapsed, job.nodes, job.where, job.kind)
+          ' ' +
+            trans._n('%2 · %3 · %1 node %4 · %5', '%2 · %3 · %1 nodes %4 · %5', Number(job.nodes) || 0,
+              job.state, job.elapsed, job.where, job.kind)
         )
       );
       if (ACTIVE_JOB_STATES.has(job.state.split(' ')[0])) {
