@@ -139,6 +139,8 @@ def test_runs_panel(runs_lab, page):
     job = page.locator(f"{PANEL} .ari-RunsPanel-job[data-state='RUNNING']")
     job.wait_for()
     job_id = job.get_attribute("data-job-id")
+    line = job.locator("div").first.inner_text()  # its state, time, nodes (a plural), where
+    assert re.search(r"RUNNING · \S+ · (1 node|\d+ nodes) ", line), line
     page.wait_for_function(
         "() => /tick \\d+/.test(document.querySelector('#ari-jupyter-runs .ari-RunsPanel-jobtail')"
         "?.textContent || '')", timeout=60_000)
