@@ -26,7 +26,7 @@ def test_outside_an_allocation_a_demo_site_is_set(tmp_path):
     assert plan.env_changes == {"ARI_JUPYTER_DEMO_SITE": "rccs-cloud"}
     assert plan.copy_from == packaged_notebook()
     assert plan.notebook == tmp_path / NOTEBOOK_NAME
-    assert plan.argv[1:4] == ["-m", "jupyter", "lab"]
+    assert plan.argv[:3] == [sys.executable, "-m", "jupyterlab"]
     assert f"--ServerApp.root_dir={tmp_path}" in plan.argv
     assert f"--LabApp.default_url=/lab/tree/{NOTEBOOK_NAME}" in plan.argv
 
@@ -86,6 +86,24 @@ def test_print_command_does_not_start_anything(tmp_path):
                             "--site", "sx40", "--print-command"], capture_output=True, text=True,
                            timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert named.returncode == 0 and "ARI_JUPYTER_DEMO_SITE=sx40" in named.stdout, named.stderr
+
+
+def test_the_lab_started_is_this_interpreters_not_the_first_on_path(tmp_path):
+    """Another jupyter-lab first on PATH (a site's module, a system install) would run without
+    the extension installed beside this package: the command runs this Python's JupyterLab."""
+    other = tmp_path / "bin"
+    other.mkdir()
+    for name in ("jupyter-lab", "jupyter"):
+        (other / name).write_text("#!/bin/sh\necho another-jupyterlab\n")
+        (other / name).chmod(0o755)
+    proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "lab", "--dir", str(tmp_path / "w"),
+                           "--", "--version"], capture_output=True, text=True, timeout=120,
+                          env={"PATH": f"{other}:/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert "another-jupyterlab" not in proc.stdout
+    from jupyterlab import __version__
+
+    assert proc.stdout.strip().splitlines()[-1] == __version__
 
 
 def test_the_packaged_notebook_is_the_repository_notebook_without_outputs():

@@ -152,7 +152,10 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
     notebook = folder / NOTEBOOK_NAME
     copy_from = packaged_notebook(lang) if not notebook.exists() or should_retranslate(notebook, lang) \
         else None
-    argv = [sys.executable, "-m", "jupyter", "lab",
+    # This interpreter's JupyterLab, beside the lab extension installed with this package:
+    # `jupyter lab` would run whichever jupyter-lab comes first on PATH (a site's module, a
+    # system install), which does not load it.
+    argv = [sys.executable, "-m", "jupyterlab",
             f"--ServerApp.root_dir={folder}",
             # The printed URL and the browser open the notebook, not the launcher.
             f"--LabApp.default_url=/lab/tree/{NOTEBOOK_NAME}"]
