@@ -81,6 +81,17 @@ def render_placement(placement: Placement, tr: Translate) -> str:
             f'</div>')
 
 
+def placement_figure(placement: Placement, tr: Translate) -> str:
+    """The picture and its findings as one HTML block that stands alone in a notebook's output
+    (the lessons): the wizard's stylesheet comes along, since outside the wizard nothing brings
+    it, and MathJax is told to skip the block, since its srun lines hold ``$SLURM_...`` that
+    JupyterLab would otherwise typeset as maths."""
+    from .style import css
+
+    return (f'<div class="ari-wizard ari-figure mathjax_ignore tex2jax_ignore"><style>{css()}</style>'
+            f'{render_placement(placement, tr)}{render_findings(placement, tr)}</div>')
+
+
 def render_findings(placement: Placement, tr: Translate) -> str:
     items = []
     for finding in placement.findings:
@@ -91,4 +102,4 @@ def render_findings(placement: Placement, tr: Translate) -> str:
                      f'{icon} {html.escape(text)}</li>')
     if not items:
         return ""
-    return f'<ul class="ari-list ari-text">{"".join(items)}</ul>'
+    return f'<ul class="ari-findings ari-list ari-text">{"".join(items)}</ul>'
