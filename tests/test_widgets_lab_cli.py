@@ -240,3 +240,15 @@ def test_lab_places_the_notebook_in_the_labs_language_not_the_terminals(tmp_path
                           capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     assert (folder / NOTEBOOK_NAME).read_bytes() == notebook_as_placed(packaged_notebook(expected))
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_the_notebooks_list_of_steps_names_them_as_the_wizard_does(lang):
+    """The notebook explains the five steps by the names on the wizard's step buttons."""
+    from ari_jupyter.i18n import t
+    from ari_jupyter.widgets.wizard import STEP_KEYS
+
+    text = "".join("".join(cell["source"]) for cell in
+                   json.loads(packaged_notebook(lang).read_text(encoding="utf-8"))["cells"])
+    listed = re.findall(r"^([1-5])\. \*\*(.+?)\*\*", text, flags=re.M)
+    assert listed == [(str(i + 1), t(key, lang)) for i, key in enumerate(STEP_KEYS)]

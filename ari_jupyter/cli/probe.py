@@ -124,7 +124,7 @@ def open_site(site: Optional[str], config=None):
 
 def format_line(result, lang: str = "en", columns: int | None = None) -> str:
     """A verdict line and its fix; with ``columns`` (a terminal's), wrapped under the text."""
-    from ..i18n import t
+    from ..i18n import sentence_gap, t
 
     status = result.status if lang == "en" else t(f"status_{result.status}", lang)
     width = _status_width(lang)
@@ -132,7 +132,7 @@ def format_line(result, lang: str = "en", columns: int | None = None) -> str:
     fix = result.fix_text(lang)
     if fix and result.status in ("warn", "fail", "unknown"):
         label = "fix:" if lang == "en" else t("checks_fix", lang)
-        lines.append(hang(f"{'':<{width + 11}}{label} ", fix, columns))
+        lines.append(hang(f"{'':<{width + 11}}{label}{sentence_gap(label)}", fix, columns))
     return "\n".join(lines)
 
 

@@ -99,14 +99,14 @@ def t(key: str, lang: str | None = None, /, **params) -> str:
     return text.format(**{name: _nested(value, lang) for name, value in params.items()})
 
 
-_CJK_SENTENCE_END = ("。", "！", "？", "）", "」", "』")
+_CJK_CLOSING = ("。", "！", "？", "：", "）", "」", "』")
 
 
 def sentence_gap(before: str, sep: str = " ") -> str:
-    """What goes between sentence ``before`` and the next: ``sep`` after English, nothing
-    after a Japanese or Chinese full stop or closing bracket (those languages put no space
-    there, and a dash there reads as a stray mark)."""
-    return "" if before.rstrip().endswith(_CJK_SENTENCE_END) else sep
+    """What goes between ``before`` (a sentence, a label) and what follows: ``sep`` after
+    English, nothing after a Japanese or Chinese full stop, colon or closing bracket (those
+    languages put no space there, and a dash there reads as a stray mark)."""
+    return "" if before.rstrip().endswith(_CJK_CLOSING) else sep
 
 
 def message(message_id: str, /, **params) -> dict:

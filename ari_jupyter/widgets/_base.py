@@ -52,7 +52,7 @@ def rich(text: Any) -> str:
 def fix_html(label: str, fix: str) -> str:
     """A fix or note under a verdict: its label in bold, then the advice (upright, not italic:
     it often holds a command to type, and slanted code is hard to read)."""
-    return f'<div class="ari-fix"><b>{esc(label)}</b> {rich(fix)}</div>'
+    return f'<div class="ari-fix"><b>{esc(label)}</b>{sentence_gap(label)}{rich(fix)}</div>'
 
 
 def pre(text: str, tall: bool = False) -> str:
