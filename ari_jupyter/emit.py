@@ -168,8 +168,9 @@ def _emit(state: WizardState, force: bool, host: Any, now: datetime,
                                             force, now, notes)
     except OSError as exc:
         raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None
-    if state.site_name:
-        notes.append(text("emit.note.demo_handoff", site=state.site_name, checkpoint=str(checkpoint)))
+    if state.site_name:  # where the script stops here: the first module, or `ari` without any
+        notes.append(text("emit.note.demo_handoff" if state.module_loads else "emit.note.demo_handoff_no_modules",
+                          site=state.site_name, checkpoint=str(checkpoint)))
     from .runs.known_workspaces import record_workspace
 
     record_workspace(workspace)  # the Runs panel lists it even when it is not the default

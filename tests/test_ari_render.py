@@ -195,8 +195,8 @@ def test_the_handoff_script_speaks_the_runs_language(tmp_path, lang, said):
     checkpoint = workspace / "checkpoints" / "r"
     script = tmp_path / "handoff.sh"
     script.write_text(render.render_handoff_script(
-        golden_state(lang=lang, module_loads=[], workspace=str(workspace)), str(checkpoint),
-        str(script)), encoding="utf-8")
+        golden_state(lang=lang, module_loads=[], workspace=str(workspace), site_name=""),
+        str(checkpoint), str(script)), encoding="utf-8")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for tool in ("date", "tee"):
@@ -207,20 +207,46 @@ def test_the_handoff_script_speaks_the_runs_language(tmp_path, lang, said):
     assert ran.stderr.strip() == said
 
 
+@pytest.mark.parametrize("site, expected", [
+    ("rccs-cloud", "demo site rccs-cloud"),
+    ("my-site_2.b", "demo site my-site_2.b"),
+    ("", "activate ARI's environment first"),             # this machine: a fault to fix
+    ('x"; rm -rf ~; "', "activate ARI's environment first"),  # never a name bash would read
+])
+def test_on_a_demo_site_no_ari_is_where_the_exercise_ends(tmp_path, site, expected):
+    """The hand-off written for a demo site stops at ``ari`` on this machine: it says that is
+    the end of the exercise and names check-handoff with the checkpoint, not a fault."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    checkpoint = workspace / "checkpoints" / "r"
+    script = tmp_path / "handoff.sh"
+    script.write_text(render.render_handoff_script(
+        golden_state(module_loads=[], workspace=str(workspace), site_name=site), str(checkpoint),
+        str(script)), encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    ran = subprocess.run(["/bin/bash", str(script)], capture_output=True, text=True, timeout=30,
+                         env={"PATH": str(bin_dir), "LANG": "C.UTF-8"})
+    assert ran.returncode == 127 and expected in ran.stderr, ran.stderr
+    if site == "rccs-cloud":
+        assert f"ari-jupyter check-handoff {checkpoint}" in ran.stderr
+
+
 def test_a_script_sentence_bash_would_expand_is_refused(monkeypatch):
     from ari_jupyter import i18n
 
     real = i18n.t
-    monkeypatch.setattr(i18n, "t", lambda key, lang=None, **kw: "costs $5" if key == "handoff.script.no_ari"
-                        else real(key, lang, **kw))
+    monkeypatch.setattr(i18n, "t", lambda key, lang=None, **kw: "costs $5"
+                        if key.startswith("handoff.script.no_ari") else real(key, lang, **kw))
     with pytest.raises(render.RenderError, match="double quotes"):
         render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT)
 
 
 def test_every_script_sentence_is_safe_inside_double_quotes():
-    for key in ("handoff.script.no_ari", "handoff.script.log", "handoff.script.module_load_failed"):
+    for key in ("handoff.script.no_ari", "handoff.script.no_ari_demo", "handoff.script.log",
+                "handoff.script.module_load_failed"):
         for lang in ("en", "ja", "zh"):
-            bare = i18n_t(key, lang, log="", checkpoint="")
+            bare = i18n_t(key, lang, log="", checkpoint="", site="")
             assert not any(ch in bare for ch in '"$`\\!'), (key, lang, bare)
 
 

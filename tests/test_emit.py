@@ -189,6 +189,17 @@ def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, mon
         assert "このマシン" in in_lang(dashboard.detail, "ja")
 
 
+@pytest.mark.parametrize("modules, note", [
+    (["openmpi/4.1"], "emit.note.demo_handoff"),             # stops at the first module here
+    ([], "emit.note.demo_handoff_no_modules"),             # nothing to load: stops at `ari`
+])
+def test_a_demo_sites_note_says_where_the_hand_off_stops_here(tmp_path, modules, note):
+    state = make_state(tmp_path, module_loads=modules)
+    state.site_name = "rccs-cloud"
+    said = [getattr(n, "message_id", "") for n in emit_checkpoint(state).notes]
+    assert note in said and len({"emit.note.demo_handoff", "emit.note.demo_handoff_no_modules"} & set(said)) == 1
+
+
 def test_load_checkpoint_restores_the_full_state(tmp_path):
     state = make_state(tmp_path, mem_gb=8)
     result = emit_checkpoint(state)
@@ -738,8 +749,8 @@ def test_cli_says_what_a_run_with_a_cjk_only_title_is_called_and_that_its_script
     run_id = Path(out.stdout.splitlines()[0].split()[-1]).name
     assert re.fullmatch(r"\d{14}_experiment_[0-9a-f]{8}", run_id)
     assert f"this run will be called …_{run_id[15:]}" in out.stdout
-    assert "written for the demo site rccs-cloud: the hand-off script loads that site's modules" \
-        in out.stdout
+    assert "written for the demo site rccs-cloud: the hand-off script runs `ari run` in that " \
+        "site's allocation, so here it stops where this machine has no `ari`" in out.stdout
 
 
 def test_unwritable_workspace_is_a_clear_error(tmp_path):

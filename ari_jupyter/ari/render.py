@@ -387,7 +387,7 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> 
         f"cd {q(state.workspace)}",
         "",
         "if ! command -v ari >/dev/null 2>&1; then",
-        f"  echo {_said(state, 'handoff.script.no_ari')} >&2",
+        f"  echo {_no_ari_said(state)} >&2",
         "  exit 127",
         "fi",
         'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
@@ -398,6 +398,18 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> 
         "",
     ]
     return "\n".join(lines)
+
+
+_SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def _no_ari_said(state: Any) -> str:
+    """No ``ari`` in the terminal: on a demo site that is where the exercise ends (the site's
+    ARI is only in its recording), and the sentence says so instead of reading as a fault."""
+    site = getattr(state, "site_name", "") or ""
+    if _SITE_NAME.fullmatch(site):
+        return _said(state, "handoff.script.no_ari_demo", site=site, checkpoint="$ARI_CHECKPOINT_DIR")
+    return _said(state, "handoff.script.no_ari")
 
 
 def _said(state: Any, message_id: str, **variables: str) -> str:

@@ -29,7 +29,7 @@ unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE
 cd /work/alice/ari
 
 if ! command -v ari >/dev/null 2>&1; then
-  echo "ari-jupyter hand-off: 'ari' is not on PATH; activate ARI's environment first." >&2
+  echo "ari-jupyter hand-off: 'ari' is not on PATH. This run was written for demo site rccs-cloud, whose ARI exists only in its recording, so the exercise ends here. What the site's terminal would meet: ari-jupyter check-handoff $ARI_CHECKPOINT_DIR" >&2
   exit 127
 fi
 log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"
