@@ -796,3 +796,25 @@ def test_stages_off_with_an_unreadable_workflow_yaml_say_why_it_could_not_be_wri
     assert str(broken) in said and "[]" not in said and "stages are switched off" in said, said
     assert "[" not in in_lang(refused.value.args[0], "ja"), in_lang(refused.value.args[0], "ja")
     assert not any((tmp_path / "checkpoints").glob("*/experiment.md"))
+
+
+@pytest.mark.parametrize("extra, refusal", [
+    ((), "--partition:"),                                   # the first refusal the flags meet
+    (("--partition", "p"), "refusing a node-local workspace"),
+    (("--partition", "p", "--force"), "- sbatch: sbatch is not on PATH"),
+])
+def test_cli_on_the_demo_site_without_slurm_says_where_a_checkpoint_can_be_written(tmp_path, extra,
+                                                                                  refusal):
+    """Whatever is fixed, the laptop never writes: each refusal ends as the wizard's does,
+    naming the demo sites that can (with --site)."""
+    out = _cli("--site", "laptop", "--title", "T", "--goal", "G", "--metric", "x",
+               "--workspace", str(tmp_path / "ws"), *extra, cwd=tmp_path)
+    assert out.returncode == 1 and refusal in out.stderr, out.stderr
+    assert out.stderr.rstrip().endswith(
+        "To write a checkpoint, pick another demo site with --site (gres-cluster, rccs-cloud, sx40).")
+
+
+def test_cli_on_a_demo_site_with_slurm_says_nothing_of_the_kind(tmp_path):
+    out = _cli("--site", "sx40", "--title", "T", "--goal", "G", "--metric", "x",
+               "--workspace", str(tmp_path / "ws"), cwd=tmp_path)
+    assert "pick another demo site" not in out.stderr + out.stdout

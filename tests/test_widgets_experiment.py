@@ -327,7 +327,7 @@ def test_a_node_local_workspace_is_asked_about_in_the_wizards_words(tmp_path, la
     assert verdict.text(lang) in below_field and field in below_field, below_field
     assert "--checkpoint-dir" not in below_field
     mounts = verdict.data["network_mounts"]  # where to go instead: this node's network mounts
-    assert mounts and wizard.ctx.tr("exp_shared_fs_mounts", mounts=", ".join(mounts)) in below_field
+    assert mounts and wizard.ctx.tr("exp_shared_fs_mounts", mounts=wizard.ctx.tr("list.separator").join(mounts)) in below_field
     assert verdict.text(lang) not in _html.unescape(panel.problems.value)
     panel.cancel.click()
     assert panel.confirm.layout.display == "none"
@@ -457,7 +457,7 @@ def test_a_demo_site_without_slurm_says_where_a_checkpoint_can_be_written():
 
     laptop = run(on("laptop")).experiment_panel
     assert laptop.write.disabled
-    said = t("exp_write_demo_no_slurm", "ja", site="laptop", sites="gres-cluster, rccs-cloud, sx40")
+    said = t("exp_write_demo_no_slurm", "ja", site="laptop", sites="gres-cluster、rccs-cloud、sx40")
     assert as_shown(said) in shown(laptop.write_reason.value)
     rccs = run(on("rccs-cloud")).experiment_panel
     assert "ari-demo-way-out" not in rccs.write_reason.value

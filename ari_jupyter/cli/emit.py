@@ -285,12 +285,26 @@ def _node_local_workspace(state, host) -> bool:
     return False
 
 
+def _demo_way_out(host: Any, lang: str) -> str:
+    """On a demo site without SLURM (the laptop) no checkpoint can be written, whatever is
+    fixed: the wizard's way out (another demo site), said for the command line."""
+    if host is None or not getattr(host, "is_demo", False) or host.which("sbatch"):
+        return ""
+    from ..host import list_sites
+    from ..i18n import t
+
+    name = getattr(host, "name", "")
+    others = t("list.separator", lang).join(site for site in list_sites() if site != name)
+    return "\n" + t("cli.emit.demo_no_slurm", lang, site=name, sites=others)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..config import seed_defaults
     from ..emit import EmitBlocked, EmitError, emit_checkpoint
     from ..model import StateError, WizardState
     from ._flags import speak
 
+    host = None
     try:
         state = _load_state(args.from_json) if args.from_json else WizardState()
         _apply_flags(state, args)
@@ -322,8 +336,8 @@ def run(args: argparse.Namespace) -> int:
         lang = output_lang(args)
         width = terminal_width(sys.stderr)
         lines = [hang("- ", _problem_line(p, args, lang), width) for p in exc.problems]
-        print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines),
-              file=sys.stderr)
+        print(f"ari-jupyter emit: {t('cli.emit.blocked', lang)}\n" + "\n".join(lines)
+              + _demo_way_out(host, lang), file=sys.stderr)
         return 1
     except _BadInput as exc:  # a usage error (README: exit 2), said as argparse says one
         from ..i18n import error_text
@@ -337,7 +351,9 @@ def run(args: argparse.Namespace) -> int:
         from ..i18n import error_text
         from . import output_lang
 
-        print(f"ari-jupyter emit: {speak('emit', error_text(exc, output_lang(args)))}", file=sys.stderr)
+        lang = output_lang(args)
+        print(f"ari-jupyter emit: {speak('emit', error_text(exc, lang))}{_demo_way_out(host, lang)}",
+              file=sys.stderr)
         return 1
     from ..i18n import render, t
     from . import output_lang

@@ -242,7 +242,7 @@ class ExperimentPanel(Panel, widgets.VBox):
             return ""
         from ..host import list_sites
 
-        others = ", ".join(name for name in list_sites() if name != self.ctx.site_name)
+        others = self.tr("list.separator").join(name for name in list_sites() if name != self.ctx.site_name)
         return (f'<div class="ari-help ari-demo-way-out">'
                 f'{esc(self.tr("exp_write_demo_no_slurm", site=self.ctx.site_name, sites=others))}</div>')
 

@@ -397,7 +397,7 @@ class ProfilePanel(Panel, widgets.VBox):
         if choice.reason == "invalid":
             text = self.tr("profile_module_invalid", name=name, problem=choice.problem)
         elif choice.candidates:
-            text = self.tr("profile_module_unknown", name=name, candidates=", ".join(choice.candidates))
+            text = self.tr("profile_module_unknown", name=name, candidates=self.tr("list.separator").join(choice.candidates))
         else:
             text = self.tr("profile_module_unknown_none", name=name, count=len(self.offered_modules))
         # data-typed: the lab extension puts the entry back into the box to be corrected
@@ -466,10 +466,10 @@ class ProfilePanel(Panel, widgets.VBox):
             if not own:
                 text = self.tr("profile_modules_help", count=len(software))
             elif software:
-                text = self.tr("profile_modules_help_own", count=len(software), own=", ".join(own))
+                text = self.tr("profile_modules_help_own", count=len(software), own=self.tr("list.separator").join(own))
             else:  # "0 software modules" would read as a count to act on
-                text = self.tr("profile_modules_help_only_own", own=", ".join(own))
-            shown = ", ".join(software[:12]) + (" …" if len(software) > 12 else "")
+                text = self.tr("profile_modules_help_only_own", own=self.tr("list.separator").join(own))
+            shown = self.tr("list.separator").join(software[:12]) + (" …" if len(software) > 12 else "")
             suggest = (f'<div class="ari-help ari-module-suggest">'
                        f'{esc(self.tr("profile_modules_suggest", names=shown))}</div>' if software else "")
         elif modules_result is not None and modules_result.status == "skip":
