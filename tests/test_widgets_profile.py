@@ -438,3 +438,31 @@ def test_without_ari_here_step_3_says_the_line_needs_workflow_yaml(site, key):
     wizard.ctx.workflow_found = True
     panel.refresh_previews()
     assert "workflow.yaml" not in shown(panel.sbatch_title.value)
+
+
+@pytest.mark.parametrize("per_task, per_node, said", [
+    (1, 0, True),    # preset gpu_single: 0 in the box, --gpus-per-task 1 in the preview
+    (2, 1, False),   # the box shows what is asked
+    (0, 0, False),   # no GPU at all
+])
+def test_gpus_per_node_says_when_the_profile_asks_per_rank_instead(per_task, per_node, said):
+    wizard = wizard_on("gres-cluster")
+    profile = wizard.state.profile.copy()
+    profile.requested_gpus_per_task, profile.requested_gpus_per_node = per_task, per_node
+    wizard.state.profile = profile
+    panel = wizard.profile_panel
+    panel.refresh_messages()
+    message = html.unescape(re.sub("<[^>]+>", "", panel.fields["requested_gpus_per_node"].message.value))
+    assert (f"--gpus-per-task {per_task}" in message) is said, message
+    if said:
+        assert f"--gpus-per-task {per_task}" in html.unescape(panel.sbatch_preview.value)
+
+
+@pytest.mark.parametrize("lang, placeholder", [
+    ("en", "empty: ARI's 06:00:00"), ("ja", "空欄: ARI 既定の 06:00:00"), ("zh", "留空：ARI 默认 06:00:00")])
+def test_an_empty_walltime_box_says_what_the_preview_will_use(lang, placeholder):
+    wizard = wizard_on("gres-cluster")
+    wizard.language.value = lang
+    panel = wizard.profile_panel
+    assert wizard.state.walltime == "" and panel.walltime.placeholder == placeholder
+    assert "--time 06:00:00" in html.unescape(panel.sbatch_preview.value)

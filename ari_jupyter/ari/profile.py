@@ -156,6 +156,14 @@ class ExecutionProfile(HasTraits):
         return bool(self.gpu_type or self.requested_gpus_per_task or self.requested_gpus_per_node)
 
     @property
+    def gpus_per_task_only(self) -> int:
+        """GPUs asked per rank when none are asked per node (preset gpu_single): the wizard's
+        simple view shows "GPUs per node 0" while sbatch gets ``--gpus-per-task``; 0 otherwise."""
+        if self.requested_gpus_per_node:
+            return 0
+        return self.requested_gpus_per_task or 0
+
+    @property
     def is_mpi(self) -> bool:
         return self.kind in MPI_KINDS
 

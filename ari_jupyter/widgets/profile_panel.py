@@ -15,6 +15,7 @@ import ipywidgets as widgets
 from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.profile import PRESETS, PROFILE_KEYS
+from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
 from ..i18n import sentence_gap
 from ..module_choice import choose_module, software_modules
 from ..site_defaults import SITE_PRESET, presets_matching
@@ -203,8 +204,11 @@ class ProfilePanel(Panel, widgets.VBox):
         self.max_cpus = widgets.IntText(value=s.max_cpus or 0, style=LABEL_STYLE, layout=wide)
         self.label(self.max_cpus, "description", "profile_max_cpus")
         self.walltime = widgets.Text(value=s.walltime or "", continuous_update=False,
-                                     placeholder="HH:MM:SS", style=LABEL_STYLE, layout=wide)
+                                     style=LABEL_STYLE, layout=wide)
         self.label(self.walltime, "description", "profile_walltime")
+        # empty is not "no limit": the preview's --time is ARI's default then, and the box says so
+        self.label(self.walltime, "placeholder", "profile_walltime_placeholder",
+                   lambda: {"default": walltime_str(DEFAULT_MAX_RUNTIME_SEC)})
         self.nodes = widgets.IntText(value=s.nodes or 0, style=LABEL_STYLE, layout=wide)
         self.label(self.nodes, "description", "profile_nodes")
         self.mem_gb = widgets.IntText(value=s.mem_gb or 0, style=LABEL_STYLE, layout=wide)
@@ -516,6 +520,8 @@ class ProfilePanel(Panel, widgets.VBox):
             if field.refusal is not None:
                 lines.append(("error", field.refusal()))
             lines += [(p.severity, p.text(lang)) for p in by_field.get(key, [])]
+            if key == "requested_gpus_per_node" and (per_task := self.state.profile.gpus_per_task_only):
+                lines.append(("info", self.tr("profile_gpus_per_task_instead", n=per_task)))
             field.message.value = "".join(
                 f'<div class="ari-msg-{sev} ari-small">{_flags_unbroken(rich(msg))}</div>'
                 for sev, msg in lines)
