@@ -3,12 +3,14 @@
 Each ``check_*`` function takes what the learner wrote in an exercise cell, asks the same core
 the wizard and the CLI use (the sbatch builder, the placement plan, the probes on a recorded
 demo site, the doctor), and returns a :class:`CheckResult` that prints as "Correct: ..." or
-"Not yet: ..." with a hint. No cluster is needed; nothing here imports ipywidgets.
+"Not yet: ..." with a hint, in the lesson's language (``lang="ja"``, ``lang="zh"``: the
+translated lessons in notebooks/teaching/ja and zh). No cluster is needed; nothing here imports
+ipywidgets.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 GPU_KINDS = frozenset({"gpu_single", "gpu_multi", "mpi_gpu"})
 SHARED_VERDICTS = frozenset({"ok", "warn"})
@@ -17,21 +19,49 @@ DEMO_REPO_DIR = "/work/u12345/ari/checkpoints/20260101120000_lesson/repro_sandbo
 
 @dataclass(frozen=True)
 class CheckResult:
-    """A check cell's answer: ``passed``, what the core said, and a hint when not passed."""
+    """A check cell's answer: ``passed``, what the core said, and a hint when not passed, in
+    ``lang``."""
 
     passed: bool
     message: str
     hint: str = ""
+    lang: str = "en"
 
     def __bool__(self) -> bool:
         return self.passed
 
     def __str__(self) -> str:
+        from .i18n import t
+
         if self.passed:
-            return f"Correct: {self.message}"
-        return f"Not yet: {self.message}" + (f"\nHint: {self.hint}" if self.hint else "")
+            return t("teaching.correct", self.lang, message=self.message)
+        return t("teaching.not_yet", self.lang, message=self.message) + (
+            "\n" + t("teaching.hint", self.lang, hint=self.hint) if self.hint else "")
 
     __repr__ = __str__
+
+
+def _hint(hint_id: str, lang: str) -> str:
+    from .i18n import t
+
+    return t("teaching.hint." + hint_id, lang) if hint_id else ""
+
+
+def _answer(lang: str) -> Callable[..., CheckResult]:
+    """``answer(passed, message_id, hint_id="", **params)``: a CheckResult said in ``lang``."""
+    from .i18n import t
+
+    def answer(passed: bool, message_id: str, hint_id: str = "", **params: Any) -> CheckResult:
+        return CheckResult(passed, t(message_id, lang, **params), _hint(hint_id, lang), lang)
+    return answer
+
+
+class _NotAProfile(ValueError):
+    """What the learner gave is no profile: said by message id, in the lesson's language."""
+
+    def __init__(self, message_id: str, **params: Any):
+        super().__init__(message_id)
+        self.message_id, self.params = message_id, params
 
 
 def _profile(value: Any):
@@ -42,11 +72,20 @@ def _profile(value: Any):
         return value
     if isinstance(value, str):
         if value not in PRESETS:
-            raise ValueError(f"{value!r} is not a preset; presets: {', '.join(PRESETS)}")
+            raise _NotAProfile("teaching.not_a_preset", value=repr(value), presets=", ".join(PRESETS))
         return PRESETS[value]()
     if isinstance(value, Mapping):
         return ExecutionProfile.from_json(dict(value))
-    raise ValueError("give a preset name, a dict of execution_profile keys or an ExecutionProfile")
+    raise _NotAProfile("teaching.give_a_profile")
+
+
+def _refusal(exc: ValueError, lang: str) -> str:
+    """Why no profile came of the learner's answer, in ``lang`` when it is ours to say."""
+    from .i18n import t
+
+    if isinstance(exc, _NotAProfile):
+        return t(exc.message_id, lang, **exc.params)
+    return str(exc)  # ExecutionProfile's own refusal of a key or value
 
 
 def probe_site(site: str, *, workspace: str | None = None, only: Iterable[str] | None = None,
@@ -76,7 +115,7 @@ def _site_env(site) -> dict[str, str]:
     return env
 
 
-def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud") -> CheckResult:
+def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, lang: str = "en") -> CheckResult:
     """Lesson 1: do the reproduce job's ranks land on every node of ``site``'s allocation?"""
     from .allocation import Allocation
     from .ari.errors import AriRuntimeError
@@ -85,49 +124,47 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud") -> CheckRe
     from .ari.profile import fans_out
     from .placement import placement_for
 
+    answer = _answer(lang)
     try:
         chosen = _profile(profile)
     except ValueError as exc:
-        return CheckResult(False, str(exc), "start from a preset, e.g. profile = 'cpu_single'")
+        return CheckResult(False, _refusal(exc, lang), _hint("start_from_preset", lang), lang)
     recorded = RecordedSite.load(site)
     allocation = Allocation.from_env(recorded.env)
     try:
         argv = build_sbatch_argv(ReproduceArgs(), _site_env(recorded), DEMO_REPO_DIR,
                                  has_gres=False, bind_flags=True, profile=chosen)
     except AriRuntimeError as exc:
-        return CheckResult(False, f"ARI refuses this profile: {exc}")
+        return answer(False, "teaching.ari_refuses", error=str(exc))
     placement = placement_for(allocation, argv, chosen.kind or "")
     counts = [node.rank_count for node in placement.nodes]
     nodes = allocation.num_nodes or len(counts)
     shape = ", ".join(f"{node.name}: {node.rank_count}" for node in placement.nodes)
     if not fans_out(chosen.kind or ""):
-        return CheckResult(False, f"ranks per node {shape}: without a kind there is no "
-                           "execution profile, and reproduce.sh runs once, on the first node",
-                           "give the profile a kind, e.g. 'cpu_single'")
+        return answer(False, "teaching.no_kind", "give_kind", shape=shape)
     if placement.nodes_with_ranks < nodes:
-        return CheckResult(False, f"ranks per node {shape}: only {placement.nodes_with_ranks} "
-                           f"of {nodes} nodes get work",
-                           "ask for the allocation's nodes: requested_nodes and ntasks_per_node")
+        return answer(False, "teaching.some_nodes_idle", "ask_nodes", shape=shape,
+                      used=placement.nodes_with_ranks, nodes=nodes)
     over = [node.name for node in placement.nodes if node.cpu_oversubscribed]
     if over:
-        return CheckResult(False, f"ranks per node {shape}, but more CPUs than {', '.join(over)} "
-                           "has: sbatch refuses the job", "fewer ntasks_per_node")
-    return CheckResult(True, f"ranks per node {shape}, from `{' '.join(argv[:-1])} ...`")
+        return answer(False, "teaching.cpus_over", "fewer_tasks", shape=shape, nodes=", ".join(over))
+    return answer(True, "teaching.ranks_ok", shape=shape, line=" ".join(argv[:-1]))
 
 
-def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx40") -> CheckResult:
+def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx40",
+                   lang: str = "en") -> CheckResult:
     """Lesson 3: a GPU profile ARI accepts on a site whose SLURM has no GRES."""
     from .ari.errors import AriRuntimeError
     from .ari.sbatch import ReproduceArgs, build_sbatch_argv
     from .recorded_site import RecordedSite
 
+    answer = _answer(lang)
     try:
         chosen = _profile(profile)
     except ValueError as exc:
-        return CheckResult(False, str(exc), "start from the profile given in the exercise")
+        return CheckResult(False, _refusal(exc, lang), _hint("start_from_given", lang), lang)
     if (chosen.kind or "") not in GPU_KINDS:
-        return CheckResult(False, f"kind {chosen.kind!r} asks for no GPU at all; the job still "
-                           "needs the node's GPUs", "keep a GPU kind such as 'gpu_single'")
+        return answer(False, "teaching.no_gpu_kind", "keep_gpu_kind", kind=repr(chosen.kind))
     gres = probe_site(site, only=["gres"])["gres"]
     has_gres = bool((gres.data or {}).get("has_gres"))
     env = _site_env(RecordedSite.load(site))
@@ -137,45 +174,56 @@ def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx
         argv = build_sbatch_argv(ReproduceArgs(), env, DEMO_REPO_DIR, has_gres=has_gres,
                                  bind_flags=True, profile=chosen)
     except AriRuntimeError as exc:
-        return CheckResult(False, f"ARI still refuses (GRES configured: {'yes' if has_gres else 'no'}): {exc}",
-                           "on a site without GRES request no GPU count or type; the job "
-                           "gets the node's GPUs anyway")
+        from .i18n import t
+
+        return answer(False, "teaching.ari_still_refuses", "no_gpu_request", error=str(exc),
+                      gres=t("teaching.yes" if has_gres else "teaching.no", lang))
     gpu_flags = [arg for arg in argv if arg.startswith("--gres") or arg.startswith("--gpus")]
     if gpu_flags and not has_gres:
-        return CheckResult(False, f"the line still carries {gpu_flags}, which sbatch refuses here")
-    return CheckResult(True, f"ARI builds `{' '.join(argv[:-1])} ...` (no GPU flags, GRES "
-                       f"check: {gres.status})")
+        return answer(False, "teaching.gpu_flags_left", flags=str(gpu_flags))
+    return answer(True, "teaching.gres_ok", line=" ".join(argv[:-1]), status=_status(gres.status, lang))
 
 
-def check_checkpoint_shared(checkpoint_dir: str, site: str = "rccs-cloud") -> CheckResult:
+def _status(status: str, lang: str) -> str:
+    """A verdict word as ``ari-jupyter probe`` prints it in ``lang`` (ok, warn, fail...)."""
+    from .i18n import t
+
+    return status if lang == "en" else t(f"status_{status}", lang)
+
+
+def check_checkpoint_shared(checkpoint_dir: str, site: str = "rccs-cloud", *,
+                            lang: str = "en") -> CheckResult:
     """Lesson 2: is ``checkpoint_dir`` on a filesystem every node of ``site`` shares?"""
+    from .i18n import t
+
+    answer = _answer(lang)
     if not isinstance(checkpoint_dir, str) or not checkpoint_dir.startswith("/"):
-        return CheckResult(False, f"{checkpoint_dir!r} is not an absolute path",
-                           "an absolute path, e.g. under /work")
+        return answer(False, "teaching.not_absolute", "absolute", path=repr(checkpoint_dir))
     result = probe_site(site, workspace=checkpoint_dir, only=["shared_fs"])["shared_fs"]
+    verdict = t("teaching.verdict", lang, status=_status(result.status, lang), summary=result.text(lang))
     if result.status in SHARED_VERDICTS:
-        note = " (ARI only logs a warning here)" if result.status == "warn" else ""
-        return CheckResult(True, f"{result.status}: {result.summary}{note}")
-    return CheckResult(False, f"{result.status}: {result.summary}", result.fix)
+        if result.status == "warn":
+            verdict = t("teaching.only_warns", lang, verdict=verdict)
+        return CheckResult(True, verdict, "", lang)
+    return CheckResult(False, verdict, result.fix_text(lang), lang)
 
 
-def check_diagnosis(log: str, answer: str) -> CheckResult:
+def check_diagnosis(log: str, answer: str, *, lang: str = "en") -> CheckResult:
     """Lesson 4: did the learner name the doctor's first error rule for ``log``?"""
     from .doctor import diagnose_text
 
+    said = _answer(lang)
     every = diagnose_text(log, kind="log")
     findings = [f for f in every if f.severity == "error"] or every
     if not findings:
-        return CheckResult(False, "the doctor finds nothing in this text", "paste the whole log")
+        return said(False, "teaching.doctor_nothing", "whole_log")
     first = findings[0]
     given = (answer or "").strip()
     if not given:
-        return CheckResult(False, "no answer yet",
-                           "run diagnose_text(log) and copy the rule of the first finding")
+        return said(False, "teaching.no_answer", "run_diagnose")
     if given.upper() == first.rule.upper():
-        return CheckResult(True, f"{first.rule}: {first.cause or first.message} Fix: {first.fix}")
+        cause = first.cause or first.message if lang == "en" else first.text(lang)
+        return said(True, "teaching.diagnosed", rule=first.rule, cause=cause, fix=first.fix_text(lang))
     others = [f.rule for f in every]
-    hint = ("that finding is a consequence; the first error is its cause"
-            if given.upper() in (r.upper() for r in others)
-            else "each finding prints as [severity] rule: cause; the rule is the word before the colon")
-    return CheckResult(False, f"{given!r} is not the doctor's first error", hint)
+    hint = "consequence" if given.upper() in (r.upper() for r in others) else "rule_word"
+    return said(False, "teaching.not_first", hint, given=repr(given))

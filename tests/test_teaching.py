@@ -159,3 +159,33 @@ def test_the_lesson_runs_and_its_checks_answer_both_ways(path, tmp_path):
         assert _text(cell).startswith("Not yet: "), _text(cell)
     for cell in solution:
         assert "Correct: " in _text(cell) and "Not yet" not in _text(cell), _text(cell)
+
+
+@pytest.mark.parametrize("lang, wrong, right, hint", [
+    ("ja", "まだです: ", "正解: ", "\nヒント: "),
+    ("zh", "还不对：", "正确：", "\n提示："),
+])
+def test_the_checks_answer_in_the_lessons_language(lang, wrong, right, hint):
+    """The translated lessons pass lang=: the verdict, the core's sentence and the hint are
+    all in it (commands, names and paths aside)."""
+    from widget_text import english_sentences
+
+    answers = [
+        teaching.check_ranks_on_both_nodes({"kind": "cpu_single"}, lang=lang),
+        teaching.check_ranks_on_both_nodes("no-such-preset", lang=lang),
+        teaching.check_gres_fix("cpu_single", lang=lang),
+        teaching.check_checkpoint_shared("/tmp/ari/checkpoints/x", lang=lang),
+        teaching.check_checkpoint_shared("relative/path", lang=lang),
+        teaching.check_diagnosis(FAILED_LOG, "", lang=lang),
+        teaching.check_diagnosis(FAILED_LOG, "nonsense", lang=lang),
+    ]
+    for result in answers:
+        said = str(result)
+        assert said.startswith(wrong) and hint in said, said
+        assert english_sentences([said]) == [], said
+    solved = [teaching.check_ranks_on_both_nodes(
+                  {"kind": "cpu_single", "requested_nodes": 2, "ntasks_per_node": 1}, lang=lang),
+              teaching.check_gres_fix("gpu_single_nogres", lang=lang),
+              teaching.check_checkpoint_shared("/work/u12345/ari/checkpoints/x", lang=lang)]
+    for result in solved:
+        assert str(result).startswith(right) and english_sentences([str(result)]) == [], str(result)
