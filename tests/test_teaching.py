@@ -16,6 +16,10 @@ from ari_jupyter import teaching
 
 REPO = Path(__file__).resolve().parent.parent
 LESSONS = sorted((REPO / "notebooks" / "teaching").glob("*.ipynb"))
+TRANSLATED = {lang: sorted((REPO / "notebooks" / "teaching" / lang).glob("*.ipynb")) for lang in ("ja", "zh")}
+HEADINGS = {"ja": ("## 学習目標", "## 演習", "## 解答", "**時間:**"),
+            "zh": ("## 学习目标", "## 练习", "## 参考答案", "**时间：**")}
+VERDICTS = {"en": ("Not yet: ", "Correct: "), "ja": ("まだです: ", "正解: "), "zh": ("还不对：", "正确：")}
 NOGRES_GPU = {"kind": "gpu_single", "requested_gpus_per_task": 1, "gpu_type": "v100"}
 FAILED_LOG = ("+ module list\nNo modules loaded\n./reproduce.sh: line 7: mpirun: command not found\n"
               "srun: error: rc02: task 1: Exited with exit code 127\n")
@@ -142,8 +146,37 @@ def test_every_lesson_has_objectives_an_exercise_a_check_and_a_solution():
         assert all(c.get("outputs", []) == [] for c in nb["cells"] if c["cell_type"] == "code")
 
 
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_every_lesson_is_translated_cell_for_cell(lang):
+    """The same cells as the English lesson (ids, kinds, tags), the text in ``lang``, and every
+    check asked to answer in it."""
+    from widget_text import english_sentences
+
+    assert [p.name for p in TRANSLATED[lang]] == [p.name for p in LESSONS]
+    for path in TRANSLATED[lang]:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        english = json.loads((path.parent.parent / path.name).read_text(encoding="utf-8"))
+        shape = [(c["cell_type"], c.get("id"), c["metadata"].get("tags", [])) for c in nb["cells"]]
+        assert shape == [(c["cell_type"], c.get("id"), c["metadata"].get("tags", []))
+                         for c in english["cells"]], path
+        markdown = [line for c in nb["cells"] if c["cell_type"] == "markdown"
+                    for line in "".join(c["source"]).splitlines() if line.strip()]
+        for heading in HEADINGS[lang]:
+            assert any(line.startswith(heading) for line in markdown), f"{path}: no {heading}"
+        assert english_sentences(markdown) == [], path
+        for cell in (c for c in nb["cells"] if c["cell_type"] == "code"):
+            source = "".join(cell["source"])
+            assert cell.get("outputs", []) == []
+            assert source.count("teaching.check_") == source.count(f'lang="{lang}"'), source
+
+
+def _lang_of(path: Path) -> str:
+    return path.parent.name if path.parent.name in TRANSLATED else "en"
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", LESSONS + TRANSLATED["ja"] + TRANSLATED["zh"],
+                         ids=lambda p: f"{_lang_of(p)}-{p.name}")
 def test_the_lesson_runs_and_its_checks_answer_both_ways(path, tmp_path):
     import nbformat
     from nbclient import NotebookClient
@@ -155,10 +188,11 @@ def test_the_lesson_runs_and_its_checks_answer_both_ways(path, tmp_path):
     exercise = [c for c in checks if "solution" not in c.metadata.get("tags", [])]
     solution = [c for c in checks if "solution" in c.metadata.get("tags", [])]
     assert exercise and solution
+    wrong, right = VERDICTS[_lang_of(path)]
     for cell in exercise:  # the starting answer is wrong, and the learner is told so
-        assert _text(cell).startswith("Not yet: "), _text(cell)
+        assert _text(cell).startswith(wrong), _text(cell)
     for cell in solution:
-        assert "Correct: " in _text(cell) and "Not yet" not in _text(cell), _text(cell)
+        assert right in _text(cell) and wrong not in _text(cell), _text(cell)
 
 
 @pytest.mark.parametrize("lang, wrong, right, hint", [
