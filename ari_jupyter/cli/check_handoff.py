@@ -99,7 +99,7 @@ def _written_on(state) -> str:
 def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
     """``--site`` as given; when left out, the demo site the checkpoint was written on (said
     on stderr), so a demo run's hand-off is checked where it was made."""
-    from ..i18n import t
+    from ..i18n import sentence_gap, t
     from ._columns import hang, terminal_width
 
     width = terminal_width(sys.stderr)
@@ -109,7 +109,8 @@ def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
                   file=sys.stderr)
         return written_on
     if written_on and given and given != written_on:
-        print(hang(f"{t('cli.warning', lang)} ",
+        label = t("cli.warning", lang)
+        print(hang(label + sentence_gap(label),
                    t("cli.handoff_site_differs", lang, written=written_on, site=given), width),
               file=sys.stderr)
     return given
@@ -118,7 +119,7 @@ def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
 def report(checks, steps, lang: str, columns: int | None = None) -> str:
     """Every check line (with its fix) and the numbered steps, in ``lang``; with ``columns``
     (a terminal's) the prose is wrapped to fit, never a command (it is copied as one line)."""
-    from ..i18n import Text, render, t
+    from ..i18n import Text, render, sentence_gap, t
     from ._columns import hang
     from ._flags import speak
 
@@ -135,7 +136,8 @@ def report(checks, steps, lang: str, columns: int | None = None) -> str:
         if step.command:
             lines.append(f"   {step.command}")
         if step.warning:
-            lines.append(hang("   ", f"{t('cli.warning', lang)} {render(step.warning, lang)}", columns))
+            label = t("cli.warning", lang)
+            lines.append(hang("   ", label + sentence_gap(label) + render(step.warning, lang), columns))
         lines += [hang("   ", render(extra, lang), columns) if isinstance(extra, Text)
                   else f"   {extra}" for extra in step.extra_commands]
         if step.detail:

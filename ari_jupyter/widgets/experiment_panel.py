@@ -226,7 +226,8 @@ class ExperimentPanel(Panel, widgets.VBox):
             key = "exp_write_blocked_both" if elsewhere else "exp_write_blocked_above"
         step = self.tr("exp_write_blocked_step", step=self.tr("step_profile"))
         # One reason per line: the messages end in their own punctuation ("…空です。").
-        reasons = "".join(f"<li>{esc(step)} {rich(p.text(lang))}</li>" for p in elsewhere[:3])
+        reasons = "".join(f"<li>{esc(step)}{sentence_gap(step)}{rich(p.text(lang))}</li>"
+                          for p in elsewhere[:3])
         if len(elsewhere) > 3:
             reasons += (f'<li class="ari-muted">'
                         f'{esc(self.tr("exp_write_more", count=len(elsewhere) - 3))}</li>')
