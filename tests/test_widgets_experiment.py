@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from ari_jupyter.i18n import t
+from ari_jupyter.i18n import sentence_gap, t
 from ari_jupyter.widgets.terminal_bridge import OPEN_TERMINAL, READY, TERMINAL_OPENED
 from ari_jupyter.widgets.wizard import Wizard
 
@@ -269,7 +269,7 @@ def test_write_blocked_reasons_are_a_list_without_doubled_punctuation(lang):
     value = panel.write_reason.value
     items = [_html.unescape(i) for i in _re.findall(r"<li[^>]*>(.*?)</li>", value)]
     step = t("exp_write_blocked_step", lang, step=t("step_profile", lang))
-    blocking = [f"{step} {f.text(lang)}" for f in wizard.ctx.problems()
+    blocking = [f"{step}{sentence_gap(step)}{f.text(lang)}" for f in wizard.ctx.problems()
                 if f.severity == "error" and f.field in ("max_cpus", "nodes")]
     assert len(items) == 2 and items == blocking, (items, blocking)
     text = _html.unescape(_re.sub(r"<[^>]+>", " ", value))
