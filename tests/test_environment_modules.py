@@ -114,7 +114,7 @@ def test_the_handoff_script_says_in_the_runs_language_where_it_stopped(envmodule
     checkpoint = tmp_path / "checkpoints" / "r"
     script = tmp_path / "handoff.sh"
     script.write_text(render_handoff_script(
-        golden_state(lang="ja", module_loads=modules, workspace=str(tmp_path)), str(checkpoint),
+        golden_state(lang="ja", module_loads=modules, workspace=str(tmp_path), site_name=""), str(checkpoint),
         str(script)), encoding="utf-8")
     env = {k: envmodules[k] for k in ("HOME", "LANG", "MODULESHOME", "MODULEPATH")}
     env["PATH"] = os.pathsep.join(d for d in envmodules["PATH"].split(os.pathsep)

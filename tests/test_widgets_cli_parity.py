@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from ari_jupyter.i18n import sentence_gap
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, make_site, run
@@ -275,5 +276,5 @@ def test_a_walltime_that_is_no_slurm_time_gets_one_error_in_the_same_words(wallt
     assert [f.rule for f in told] == ["walltime_not_slurm"], told
     message, fix = told[0].text(lang), told[0].fix_text(lang)
     assert message in said[0] and fix in said[0]  # the CLI's line: message (fix)
-    assert shown(panel.box_messages["walltime"].value) == as_shown(f"{message} {fix}")
+    assert shown(panel.box_messages["walltime"].value) == as_shown(message + sentence_gap(message) + fix)
     assert "walltime" not in shown(panel.problems.value).lower()
