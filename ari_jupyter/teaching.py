@@ -222,7 +222,7 @@ def check_diagnosis(log: str, answer: str, *, lang: str = "en") -> CheckResult:
     if not given:
         return said(False, "teaching.no_answer", "run_diagnose")
     if given.upper() == first.rule.upper():
-        cause = first.cause or first.message if lang == "en" else first.text(lang)
+        cause = (first.cause or first.message) if lang == "en" else first.text(lang)
         return said(True, "teaching.diagnosed", rule=first.rule, cause=cause, fix=first.fix_text(lang))
     others = [f.rule for f in every]
     hint = "consequence" if given.upper() in (r.upper() for r in others) else "rule_word"

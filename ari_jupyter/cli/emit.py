@@ -291,10 +291,10 @@ def _demo_way_out(host: Any, lang: str) -> str:
     if host is None or not getattr(host, "is_demo", False) or host.which("sbatch"):
         return ""
     from ..host import list_sites
-    from ..i18n import t
+    from ..i18n import listed, t
 
     name = getattr(host, "name", "")
-    others = t("list.separator", lang).join(site for site in list_sites() if site != name)
+    others = listed((site for site in list_sites() if site != name), lang)
     return "\n" + t("cli.emit.demo_no_slurm", lang, site=name, sites=others)
 
 

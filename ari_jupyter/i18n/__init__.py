@@ -99,6 +99,11 @@ def t(key: str, lang: str | None = None, /, **params) -> str:
     return text.format(**{name: _nested(value, lang) for name, value in params.items()})
 
 
+def listed(items, lang: str | None) -> str:
+    """``items`` joined as ``lang`` writes a list: ", " in English, "、" in Japanese and Chinese."""
+    return t("list.separator", lang).join(str(item) for item in items)
+
+
 _CJK_CLOSING = ("。", "！", "？", "：", "）", "」", "』")
 
 

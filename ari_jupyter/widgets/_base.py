@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import ipywidgets as widgets
 from traitlets import Any as AnyTrait, HasTraits, List, Unicode, observe
 
-from ..i18n import LANGUAGES, normalize_lang, sentence_gap, t
+from ..i18n import LANGUAGES, listed, normalize_lang, sentence_gap, t
 if TYPE_CHECKING:
     from ..probes.result import ProbeResult
 
@@ -128,7 +128,7 @@ def shared_fs_fix(result, tr, lang: str) -> str:
     if not result.fix_id.startswith("probe.shared_fs.node_local.fix"):
         return result.fix_text(lang)
     mounts = (result.data or {}).get("network_mounts") or []
-    where = (tr("exp_shared_fs_mounts", mounts=tr("list.separator").join(mounts)) if mounts
+    where = (tr("exp_shared_fs_mounts", mounts=listed(mounts, lang)) if mounts
              else tr("exp_shared_fs_no_mounts"))
     return tr("exp_shared_fs_fix_where", fix=tr("exp_shared_fs_fix"), where=where)
 

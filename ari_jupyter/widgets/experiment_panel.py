@@ -6,7 +6,7 @@ import os
 
 import ipywidgets as widgets
 
-from ..i18n import render, sentence_gap
+from ..i18n import listed, render, sentence_gap
 from ..judge import EXPERIMENT_FIELDS
 from ..model import min_expected_metric_of
 from ._base import Panel, esc, pre, rich, shared_fs_fix
@@ -243,7 +243,7 @@ class ExperimentPanel(Panel, widgets.VBox):
             return ""
         from ..host import list_sites
 
-        others = self.tr("list.separator").join(name for name in list_sites() if name != self.ctx.site_name)
+        others = listed((name for name in list_sites() if name != self.ctx.site_name), self.ctx.lang)
         return (f'<div class="ari-help ari-demo-way-out">'
                 f'{esc(self.tr("exp_write_demo_no_slurm", site=self.ctx.site_name, sites=others))}</div>')
 

@@ -16,7 +16,7 @@ from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
-from ..i18n import sentence_gap
+from ..i18n import listed, sentence_gap
 from ..module_choice import choose_module, software_modules
 from ..site_defaults import SITE_PRESET, presets_matching
 from ._base import Panel, esc, pre, probe_results, rich
@@ -401,7 +401,7 @@ class ProfilePanel(Panel, widgets.VBox):
         if choice.reason == "invalid":
             text = self.tr("profile_module_invalid", name=name, problem=choice.problem)
         elif choice.candidates:
-            text = self.tr("profile_module_unknown", name=name, candidates=self.tr("list.separator").join(choice.candidates))
+            text = self.tr("profile_module_unknown", name=name, candidates=listed(choice.candidates, self.ctx.lang))
         else:
             text = self.tr("profile_module_unknown_none", name=name, count=len(self.offered_modules))
         # data-typed: the lab extension puts the entry back into the box to be corrected
@@ -470,10 +470,10 @@ class ProfilePanel(Panel, widgets.VBox):
             if not own:
                 text = self.tr("profile_modules_help", count=len(software))
             elif software:
-                text = self.tr("profile_modules_help_own", count=len(software), own=self.tr("list.separator").join(own))
+                text = self.tr("profile_modules_help_own", count=len(software), own=listed(own, self.ctx.lang))
             else:  # "0 software modules" would read as a count to act on
-                text = self.tr("profile_modules_help_only_own", own=self.tr("list.separator").join(own))
-            shown = self.tr("list.separator").join(software[:12]) + (" …" if len(software) > 12 else "")
+                text = self.tr("profile_modules_help_only_own", own=listed(own, self.ctx.lang))
+            shown = listed(software[:12], self.ctx.lang) + (" …" if len(software) > 12 else "")
             suggest = (f'<div class="ari-help ari-module-suggest">'
                        f'{esc(self.tr("profile_modules_suggest", names=shown))}</div>' if software else "")
         elif modules_result is not None and modules_result.status == "skip":
