@@ -76,6 +76,28 @@ def test_every_extension_string_is_translated(locale):
         assert data[msgid][0] and re.findall(r"%\d", data[msgid][0]) == re.findall(r"%\d", msgid)
 
 
+def _schema_words() -> set[str]:
+    """Every string of the settings schema a person reads in the Settings Editor."""
+    schema = json.loads((REPO / "labextension" / "schema" / "plugin.json").read_text(encoding="utf-8"))
+    read = ("title", "description", "jupyter.lab.setting-icon-label")
+    nodes = [schema, *schema["properties"].values()]
+    nodes += [choice for prop in schema["properties"].values() for choice in prop.get("oneOf", [])]
+    return {node[key] for node in nodes for key in read if key in node}
+
+
+@pytest.mark.parametrize("locale", ["ja_JP", "zh_CN"])
+def test_every_settings_schema_word_is_translated(locale):
+    """The extension translates its own schema when the registry fetches it (the server
+    would look only in a language pack): every title and description needs its entry."""
+    schema = json.loads((REPO / "labextension" / "schema" / "plugin.json").read_text(encoding="utf-8"))
+    assert schema["jupyter.lab.transform"] is True
+    path = REPO / "ari_jupyter" / "locale" / locale / "LC_MESSAGES" / "ari_jupyter.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    words = _schema_words()
+    assert {"Wizard language", "Follow JupyterLab (Settings > Language)"} <= words
+    assert sorted(word for word in words if word not in data) == []
+
+
 def _plural_strings() -> set[tuple[str, str]]:
     """(singular, plural) of each ``trans._n(singular, plural, n)`` (the singular is the key)."""
     quoted = r"'((?:[^'\\]|\\.)*)'"

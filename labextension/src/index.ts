@@ -14,7 +14,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { registerTerminalComm } from './comm';
 import { registerRuns } from './runs_plugin';
 import { bundle, wizardLanguage } from './i18n';
-import { IAriSettings, readSettings } from './settings';
+import { IAriSettings, readSettings, translatedPlugin } from './settings';
 import { AllocationStatusItem } from './status';
 import { enterAddsTags } from './tags_enter';
 import { openTerminal, parseTerminalRequest } from './terminal';
@@ -73,6 +73,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
     enterAddsTags();
     let settings: ISettingRegistry.ISettings | null = null;
     try {
+      // before the first load: the registry holds the plugin back until it is transformed
+      registry?.transform(PLUGIN_ID, {
+        fetch: plugin => translatedPlugin(plugin, trans)
+      });
       settings = registry ? await registry.load(PLUGIN_ID) : null;
     } catch (reason) {
       console.warn('ari-jupyter: settings unavailable, using defaults', reason);

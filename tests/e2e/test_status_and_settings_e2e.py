@@ -8,7 +8,7 @@ import pytest
 
 from .conftest import LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env, require_browser
 from .jupyter_process import start_jupyter
-from .lab_helpers import STATUS_ITEM, execute_command, open_lab
+from .lab_helpers import STATUS_ITEM, execute_command
 
 pytestmark = pytest.mark.e2e
 
@@ -64,25 +64,49 @@ def test_the_time_left_tooltip_quotes_code_instead_of_showing_backticks(tmp_path
 SETTINGS_PLUGIN = "ari-jupyter-labextension:plugin"
 
 
-def test_the_wizard_language_setting_offers_readable_choices(tmp_path, page):
-    """Settings Editor → ARI multi-node setup: "Wizard language" is a list of named choices,
-    none of them blank or a bare code, and choosing one stores its code."""
+SETTINGS_WORDS = {
+    # locale: (the plugin's name, the language setting's title, its choices)
+    "en": ("ARI multi-node setup", "Wizard language",
+           ["Follow JupyterLab (Settings > Language)", "English", "日本語", "中文"]),
+    "ja_JP": ("ARI マルチノード設定", "ウィザードの言語",
+              ["JupyterLab に合わせる（設定 > 言語）", "English", "日本語", "中文"]),
+    "zh_CN": ("ARI 多节点设置", "向导语言",
+              ["跟随 JupyterLab（设置 > 语言）", "English", "日本語", "中文"]),
+}
+
+
+@pytest.mark.parametrize("locale", list(SETTINGS_WORDS))
+def test_the_wizard_language_setting_offers_readable_choices(tmp_path, page, locale):
+    """Settings Editor → ARI multi-node setup, in the lab's language: the plugin's name, each
+    setting's title and the "Wizard language" choices are named, none blank or a bare code,
+    and choosing one stores its code."""
+    from .test_lab_conventions_e2e import _has_language_pack
+
     require_browser()
-    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=LAB_SETTINGS,
+    if locale != "en" and not _has_language_pack(locale):
+        pytest.skip(f"the JupyterLab language pack {locale} is not installed")
+    name, title, choices = SETTINGS_WORDS[locale]
+    settings = dict(LAB_SETTINGS)
+    if locale != "en":
+        settings["@jupyterlab/translation-extension/plugin"] = {"locale": locale}
+    server = start_jupyter(tmp_path, app="lab", env=lab_env(tmp_path), settings=settings,
                            args=LAB_ARGS)
     try:
-        open_lab(page, server)
-        execute_command(page, "settingeditor:open", {"query": "ARI multi-node setup"})
-        page.locator(".jp-PluginList-entry", has_text="ARI multi-node setup").first.click()
+        page.goto(server.url("/lab?reset"))
+        page.wait_for_selector(f".jp-LauncherCard:has-text('{name}')", timeout=60_000)
+        execute_command(page, "settingeditor:open", {"query": name})
+        page.locator(".jp-PluginList-entry", has_text=name).first.click()
         select = page.locator(".jp-SettingsPanel select[id$='wizardLanguage']")
         select.wait_for(timeout=30_000)
+        panel = page.locator(".jp-SettingsPanel").first
+        assert title in panel.inner_text()
         options = select.locator("option").all_inner_texts()
-        assert options == ["Follow JupyterLab (Settings > Language)", "English", "日本語", "中文"]
+        assert options == choices
         select.select_option(label="日本語")
         page.wait_for_function(
             """async id => (await window.jupyterapp.serviceManager.settings.fetch(id))
                  .raw.includes('"wizardLanguage": "ja"')""", arg=SETTINGS_PLUGIN, timeout=15_000)
-        page.screenshot(path="/tmp/runs-shots/settings-wizard-language.png")
+        page.screenshot(path=f"/tmp/runs-shots/settings-wizard-language-{locale}.png")
         assert_no_console_errors(page)
     finally:
         server.stop()
