@@ -170,6 +170,29 @@ def test_every_lesson_is_translated_cell_for_cell(lang):
             assert source.count("teaching.check_") == source.count(f'lang="{lang}"'), source
 
 
+def test_the_student_copies_keep_no_solution(tmp_path):
+    """docs/teaching.md's nbconvert command (cells tagged ``solution`` removed) hands out
+    lessons with the exercise and its check but neither the solution's code nor the
+    teacher's explanation of it."""
+    import subprocess
+    import sys
+
+    lessons = LESSONS + TRANSLATED["ja"] + TRANSLATED["zh"]
+    for lang, paths in (("en", LESSONS), ("ja", TRANSLATED["ja"]), ("zh", TRANSLATED["zh"])):
+        subprocess.run([sys.executable, "-m", "nbconvert", "--to", "notebook",
+                        "--TagRemovePreprocessor.enabled=True",
+                        "--TagRemovePreprocessor.remove_cell_tags", "solution",
+                        "--output-dir", str(tmp_path / lang), *map(str, paths)],
+                       check=True, capture_output=True)
+    solution_heading = {"en": "## Solution", **{lang: HEADINGS[lang][2] for lang in HEADINGS}}
+    for path in lessons:
+        lang = _lang_of(path)
+        student = json.loads((tmp_path / lang / path.name).read_text(encoding="utf-8"))
+        sources = ["".join(c["source"]) for c in student["cells"]]
+        assert not any(s.startswith(solution_heading[lang]) for s in sources), path
+        assert sum("teaching.check_" in s for s in sources) == 1, path  # the exercise's own
+
+
 def _lang_of(path: Path) -> str:
     return path.parent.name if path.parent.name in TRANSLATED else "en"
 
