@@ -91,8 +91,25 @@ const ACTIVE_JOB_STATES = new Set([
 export const POLL_FIRST_MS = 2000;
 export const POLL_MAX_MS = 30000;
 
-export function nextDelay(current: number, changed: boolean): number {
-  return changed ? POLL_FIRST_MS : Math.min(current * 2, POLL_MAX_MS);
+export function nextDelay(current: number, changed: boolean, most = POLL_MAX_MS): number {
+  return changed ? POLL_FIRST_MS : Math.min(current * 2, most);
+}
+
+/**
+ * The longest wait between two looks at a run written but not started: the hand-off's
+ * `ari run` is typed in a terminal any moment now, and the panel and the status bar should
+ * say so within seconds, not at the next click.
+ */
+export const POLL_WAITING_MAX_MS = 8000;
+
+/** How long to wait before looking at a run again, by what it is doing ('' = stop). */
+export function pollDelay(current: number, changed: boolean, phase: string, active: boolean): number {
+  if (active) {
+    return nextDelay(current, changed);
+  }
+  // not started yet: soon; ended (failed, interrupted, finished): `ari resume` may start it
+  // again, so it is still looked at, as seldom as an active run at its quietest
+  return nextDelay(current, changed, phase === 'not-started' ? POLL_WAITING_MAX_MS : POLL_MAX_MS);
 }
 
 /** How often the panel asks for the run ids (a folder listing, no squeue) to see a new run. */
@@ -256,6 +273,10 @@ export class RunsPanel extends Widget {
   protected onAfterShow(): void {
     if (!this._selected) {
       void this.refreshList();
+    } else {
+      // shown again: the run as it is now, not as it was at the last look
+      this._delay = POLL_FIRST_MS;
+      void this.poll();
     }
   }
 
@@ -374,12 +395,11 @@ export class RunsPanel extends Widget {
       this.renderStatus(status);
       this._activeRunChanged.emit(status);
     }
-    if (status.active) {
-      // Also while the panel is hidden: the status bar shows this run's phase.
-      this._delay = nextDelay(this._delay, changed);
-      this.schedule(this._delay);
-    }
-    this.node.dataset.polling = status.active ? 'yes' : 'no';
+    // Also while the panel is hidden: the status bar shows this run's phase. A run that is
+    // not active is looked at too: it starts (the hand-off) or starts again (`ari resume`).
+    this._delay = pollDelay(this._delay, changed, status.phase, status.active);
+    this.schedule(this._delay);
+    this.node.dataset.polling = status.active ? 'yes' : 'waiting';
   }
 
   private header(...actions: HTMLElement[]): HTMLElement {

@@ -163,7 +163,7 @@ def test_runs_panel(runs_lab, page):
     assert waiter.wait(timeout=60) != 0  # sbatch --wait came back: the job ended
     answer = cli(bed, "status", "--json", str(runs["running"]))
     assert answer["phase"] == "interrupted" and answer["jobs"]["jobs"] == []
-    page.wait_for_selector(f"{PANEL}[data-polling='no']")
+    page.wait_for_selector(f"{PANEL}[data-polling='waiting']")
     assert page.locator(".ari-RunPhaseStatus").inner_text() == "ARI interrupted"
     assert "ari-ors" not in bed.run(["squeue", "-h", "-o", "%j"]).stdout
 
@@ -349,6 +349,18 @@ def _shown_run(page) -> str:
                                         "p.querySelector('.ari-RunsPanel-runid').textContent : ''")
 
 
+def _fake_ari_run(checkpoint):
+    """A process that looks like `ari run` to the panel (a word of its command line is `ari`),
+    recorded in the checkpoint's .ari_pid as ARI records itself."""
+    program = checkpoint / "bin" / "ari"
+    program.parent.mkdir()
+    program.write_text("import time\ntime.sleep(600)\n")
+    process = subprocess.Popen([sys.executable, str(program), "run"])
+    (checkpoint / "ari.log").write_text("")
+    (checkpoint / ".ari_pid").write_text(f"{process.pid}\n")
+    return process
+
+
 def test_a_new_run_becomes_the_shown_one_unless_the_user_opened_another(plain_lab, page):
     """A run written while JupyterLab is open (the wizard's Write) is shown, and the status bar
     follows it; a run the user opened themselves stays shown until they go back to the list."""
@@ -367,6 +379,16 @@ def test_a_new_run_becomes_the_shown_one_unless_the_user_opened_another(plain_la
                            timeout=30_000)
     assert _shown_run(page) == "20261203080000_new_one"
     page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI not-started')", timeout=10_000)
+
+    # `ari run` starts in the hand-off terminal: the panel and the status bar say so by
+    # themselves (nobody clicks), within the wait for a run written but not started
+    started = _fake_ari_run(checkpoints / "20261203080000_new_one")
+    try:
+        page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI exploring')", timeout=20_000)
+        page.wait_for_selector(f"{PANEL}[data-phase='exploring'][data-polling='yes']", timeout=5_000)
+    finally:
+        started.kill()
+        started.wait()
 
     # the user opens a run: a run written now does not take its place
     back_to_list(page)
