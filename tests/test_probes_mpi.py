@@ -72,6 +72,11 @@ def test_hung_version_query_still_counts_the_launcher():
         ([cmd(["ari", "--version"], "ari-core 0.9.1\n")], "ok", "0.9.1", "ari 0.9.1 at /usr/bin/ari"),
         ([cmd(["ari", "--version"], "", "Usage: ari [OPTIONS] COMMAND [ARGS]...\nTry 'ari --help' for help.\n\nError: No such option: --version\n", 2)],
          "ok", None, "`--version` is not an ari option"),
+        # rich's colours (ARI's CLI), one code even inside the option's name: read as plain text
+        ([cmd(["ari", "--version"], "", "\x1b[33mUsage: \x1b[0m\x1b[1mari [OPTIONS] COMMAND [ARGS]...\x1b[0m\n"
+              "\x1b[31m╭─\x1b[0m\x1b[31m Error \x1b[0m\x1b[31m──╮\x1b[0m\n\x1b[31m│\x1b[0m No such option: "
+              "\x1b[1;36m-\x1b[0m\x1b[1;36m-version\x1b[0m \x1b[31m│\x1b[0m\n", 2)],
+         "ok", None, "`--version` is not an ari option"),
         ([cmd(["ari", "--version"], "", "Traceback (most recent call last):\nModuleNotFoundError: No module named 'ari'\n", 1)],
          "warn", None, "does not start: Traceback"),
         ([cmd(["ari", "--version"], delay=3600)], "warn", None, "did not answer"),
@@ -82,6 +87,7 @@ def test_ari(commands, status, version, words):
     assert result.status == status, result
     assert result.data["version"] == version
     assert words in result.summary
+    assert "\x1b" not in result.evidence  # shown in step 2's details: no [1;33m
 
 
 @pytest.mark.parametrize("where, says, fix_says", [

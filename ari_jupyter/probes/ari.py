@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..host import Host
+from ..plain_text import plain
 from .context import ProbeContext, evidence_of, first_line, run_command
 from .parsers import parse_version
 from .result import ProbeResult
@@ -18,8 +19,11 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
             params={"site": host.name} if demo else {},
             command="which ari", data={"path": None, "version": None},
         )
-    result = await run_command(host, ["ari", "--version"])
-    version = parse_version(result.output) if result.ok else None
+    # rich colours ARI's usage and errors unless told not to (the codes are stripped anyway)
+    result = await run_command(host, ["ari", "--version"],
+                               env={**host.env, "NO_COLOR": "1", "TERM": "dumb"})
+    output = plain(result.output)
+    version = parse_version(output) if result.ok else None
     data = {"path": path, "version": version}
     evidence = evidence_of(host, result)
     if result.timed_out:
@@ -29,8 +33,8 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
             command=result.command, evidence=evidence, data=data,
         )
     if not result.ok:
-        answer = first_line(result.output) or f"exit {result.returncode}"
-        lowered = result.output.lower()
+        answer = first_line(output) or f"exit {result.returncode}"
+        lowered = output.lower()
         if "no such option" in lowered or "unrecognized arguments" in lowered:
             answer = "`--version` is not an ari option"
             return ProbeResult("ari", "ok", f"ari at {path} (version not reported: {answer})",

@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from ..host import Host
 from ..process import CommandResult
+from ..plain_text import plain
 from ..redact import redact
 from .evidence_words import command_ending, more_characters
 from .parsers import PARTITION_NAME
@@ -161,7 +162,8 @@ def evidence_of(host: Host, *results: CommandResult, note: str = "") -> str:
         if result is None:
             continue
         ending = command_ending(result)
-        body = redact(result.output, host.env)  # before the cut: a cut secret is not found whole
+        # before the cut: a cut secret is not found whole
+        body = redact(plain(result.output), host.env)
         if len(body) > EVIDENCE_LIMIT:
             body = body[:EVIDENCE_LIMIT] + "\n" + more_characters(len(body) - EVIDENCE_LIMIT)
         blocks.append(f"$ {result.command}\n{body}\n{ending}" if body else f"$ {result.command}\n{ending}")

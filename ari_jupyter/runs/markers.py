@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..ari.render import HANDOFF_PID_FILE
 from ..i18n import text
+from ..plain_text import plain
 
 PID_FILE = ".ari_pid"
 PIPELINE_MARKER = ".pipeline_started"
@@ -38,7 +39,6 @@ END_BAD = (re.compile(r"^\[Paper Pipeline\] (ERROR|ABORTED):"), re.compile(r"Pap
            re.compile(r"No enabled pipeline stages"), re.compile(r"\[Paper Pipeline\] ABORTED"))
 INTERRUPT = re.compile(r"^(KeyboardInterrupt|Terminated|Aborted!?)\s*$")
 RUN_COMPLETE = re.compile(r"Run complete\.\s+Processed (\d+) nodes")
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def log_text(line: str) -> str:
     """A log line for people: ari.log's JSON shown as ``time LEVEL logger: msg`` (first line)."""
     record = ari_log_record(line)
     if record is None:
-        return ANSI.sub("", line)
+        return plain(line)
     msg = str(record.get("msg", "")).split("\n", 1)[0]
     ts = str(record.get("ts", ""))[11:19]
     return f"{ts} {record.get('level', '')} {record.get('logger', '')}: {msg}".strip()
