@@ -654,6 +654,50 @@ def test_the_workflow_note_says_where_it_came_from_in_the_users_language(
     assert english not in shown and english_sentences([shown]) == [], shown
 
 
+def _ari_venv(tmp_path, *, shebang: str | None = None, editable: bool = True, config: bool = True):
+    """A venv holding ARI as pip leaves it: bin/ari (a console script naming its Python) and
+    ari_core's dist-info in site-packages; the package in a source tree (editable, with
+    direct_url.json as PEP 610 writes it) or in site-packages."""
+    venv = tmp_path / "ari-venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "ari").write_text(f"#!{shebang or venv / 'bin' / 'python3'}\nimport sys\n")
+    (venv / "bin" / "ari").chmod(0o755)
+    site = venv / "lib" / "python3.11" / "site-packages"
+    info = site / "ari_core-0.9.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ari-core\nVersion: 0.9.1\n")
+    root = tmp_path / "ari src" / "ari-core" if editable else site  # a space: the URL is quoted
+    (root / "ari").mkdir(parents=True, exist_ok=True)
+    if editable:
+        (info / "direct_url.json").write_text(json.dumps(
+            {"dir_info": {"editable": True}, "url": root.as_uri()}))
+    if config:
+        (root / "config").mkdir()
+        (root / "config" / "workflow.yaml").write_text(WORKFLOW)
+    return venv / "bin", root
+
+
+@pytest.mark.parametrize("editable", [True, False])
+def test_the_ari_command_on_path_locates_the_workflow(tmp_path, editable):
+    """ARI in its own venv, not importable in the kernel: its `ari` on PATH leads to it."""
+    bin_dir, root = _ari_venv(tmp_path, editable=editable)
+    path, how = find_ari_workflow({"PATH": f"{bin_dir}:/usr/bin:/bin"})
+    assert path == root / "config" / "workflow.yaml"
+    assert str(bin_dir / "ari") in how and str(root / "ari") in how
+
+
+@pytest.mark.parametrize("case", ["env shebang", "no config", "not on PATH"])
+def test_an_ari_command_that_does_not_say_where_its_package_is_finds_nothing(tmp_path, case):
+    bin_dir, root = _ari_venv(tmp_path, shebang="/usr/bin/env python3" if case == "env shebang" else None,
+                              config=case != "no config")
+    search = "/usr/bin:/bin" if case == "not on PATH" else f"{bin_dir}:/usr/bin:/bin"
+    path, why = find_ari_workflow({"PATH": search})
+    if path is not None and "ARI package at" in why and str(bin_dir) not in why:
+        pytest.skip("a real ARI is importable here")
+    assert path is None
+    assert (str(root / "config" / "workflow.yaml") in why) == (case == "no config")
+
+
 def test_ari_root_locates_the_workflow(tmp_path):
     (tmp_path / "ari-core" / "config").mkdir(parents=True)
     (tmp_path / "ari-core" / "config" / "workflow.yaml").write_text(WORKFLOW)

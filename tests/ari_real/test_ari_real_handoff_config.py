@@ -85,3 +85,16 @@ def test_non_editable_ari_is_detected_with_the_fix(ari_env, wheel_install, check
                          capture_output=True, text=True, timeout=300)
     assert ari.returncode == 0, ari.stderr[-2000:]
     assert f"profile 'hpc' not found at {result.data['root']}/profiles/hpc.yaml" in ari.stdout
+
+
+def test_the_wizard_finds_aris_workflow_through_the_ari_command(ari_env, wheel_install):
+    """The kernel cannot import ARI (its own venv): the ``ari`` on PATH leads to its package,
+    so Write carries the run's nodes and partition into workflow.yaml. An install whose
+    package has no config/ (the wheel) gives none, as ARI itself finds none."""
+    from ari_jupyter.emit import find_ari_workflow
+
+    path, how = find_ari_workflow({"PATH": f"{ari_env.python.parent}:/usr/bin:/bin"})
+    assert path == ari_env.root / "ari-core" / "config" / "workflow.yaml"
+    assert str(ari_env.python.parent / "ari") in how
+    path, why = find_ari_workflow({"PATH": f"{wheel_install}:/usr/bin:/bin"})
+    assert path is None and "site-packages/config/workflow.yaml" in why
