@@ -131,6 +131,12 @@ CASES = [
      {("requested_nodes", "error")}),
     ("more-nodes-than-allocation", {"requested_nodes": 2}, {}, {}, {},
      {"allocation": FakeAllocation(1)}, {("requested_nodes", "warning")}),
+    # the count typed into the Nodes box (caller's nodes, emit --nodes) is told there, even
+    # when the profile asks otherwise: the box the user edited is the one that shows it
+    ("more-nodes-than-partition-from-the-nodes-box", {"requested_nodes": 2}, {"nodes": 3}, {}, {},
+     {}, {("nodes", "error")}),
+    ("more-nodes-than-allocation-from-the-nodes-box", {}, {"nodes": 2}, {}, {},
+     {"allocation": FakeAllocation(1)}, {("nodes", "warning")}),
     ("outside-allocation-no-node-warning", {"requested_nodes": 2}, {}, {}, {},
      {"allocation": FakeAllocation(1, inside_allocation=False)}, set()),
     ("ranks-exceed-slots", {"requested_nodes": 2, "ntasks_per_node": 1, "min_ranks": 4},

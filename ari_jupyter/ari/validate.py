@@ -102,6 +102,8 @@ def validate(profile: ExecutionProfile | None, args: ReproduceArgs | None = None
     facts = SiteFacts.from_probes(probes)
     merged = merge_with_profile(args or ReproduceArgs(), profile)
     ctx = _Context(profile, merged, facts, allocation, env, bind_flags, list(modules), site=site)
+    if args is not None and args.nodes:
+        ctx.nodes_field = "nodes"
     ctx.partition_name = resolve_partition(merged.partition or partition, env, repo_dir).partition
     ctx.cpus = _safe_cpus(ctx)
     ctx.walltime = (merged.walltime or env.get("ARI_SLURM_WALLTIME", "")
@@ -156,6 +158,9 @@ class _Context:
     walltime: str = ""
     problems: list[Finding] = field(default_factory=list)
     site: str = ""
+    nodes_field: str = "requested_nodes"
+    """Where the node count came from: the caller's ``nodes`` (the wizard's Nodes box, emit's
+    --nodes), else the profile's ``requested_nodes``; its findings go there."""
 
     def add(self, rule: str, field_name: str, severity: str, *, fix: str | None = "fix",
             **params: Any) -> None:
@@ -327,13 +332,13 @@ def _check_nodes(ctx: _Context) -> None:
     nodes = ctx.args.nodes
     part = ctx.part
     if nodes and part and isinstance(part.get("nodes"), int) and nodes > part["nodes"]:
-        ctx.add("nodes_over_partition", "requested_nodes", "error", nodes=nodes,
+        ctx.add("nodes_over_partition", ctx.nodes_field, "error", nodes=nodes,
                 partition=ctx.partition_name, available=part["nodes"])
         return  # the allocation check below is the same cause, told less precisely
     alloc_nodes = getattr(ctx.allocation, "num_nodes", None)
     if nodes and alloc_nodes and getattr(ctx.allocation, "inside_allocation", False) \
             and nodes > alloc_nodes:
-        ctx.add("nodes_over_allocation", "requested_nodes", "warning", nodes=nodes,
+        ctx.add("nodes_over_allocation", ctx.nodes_field, "warning", nodes=nodes,
                 available=alloc_nodes)
 
 
