@@ -184,7 +184,7 @@ def test_handoff_script_is_bash_n_clean(tmp_path):
 
 @pytest.mark.parametrize("lang, said", [
     ("en", "ari-jupyter hand-off: 'ari' is not on PATH; activate ARI's environment first."),
-    ("ja", "ari-jupyter ハンドオフ: PATH に 'ari' がありません。先に ARI の環境を有効にしてください。"),
+    ("ja", "ari-jupyter 引き継ぎ: PATH に 'ari' がありません。先に ARI の環境を有効にしてください。"),
     ("zh", "ari-jupyter 交接：PATH 中没有 'ari'；请先激活 ARI 的环境。"),
 ])
 def test_the_handoff_script_speaks_the_runs_language(tmp_path, lang, said):

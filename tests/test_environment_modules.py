@@ -100,10 +100,10 @@ def test_check_handoff_loads_the_modules_with_environment_modules(envmodules, tm
 
 @pytest.mark.parametrize("modules, rc, last_line", [
     (["openmpi/4.1", "nosuch/1.0"], 1,
-     "ari-jupyter ハンドオフ: module load が失敗しました（上の出力を参照）。この実行のモジュールは次で"
+     "ari-jupyter 引き継ぎ: module load が失敗しました（上の出力を参照）。この実行のモジュールは次で"
      "確かめられます: ari-jupyter check-handoff {checkpoint}"),
     (["openmpi/4.1"], 127,
-     "ari-jupyter ハンドオフ: PATH に 'ari' がありません。先に ARI の環境を有効にしてください。"),
+     "ari-jupyter 引き継ぎ: PATH に 'ari' がありません。先に ARI の環境を有効にしてください。"),
 ])
 def test_the_handoff_script_says_in_the_runs_language_where_it_stopped(envmodules, tmp_path, modules,
                                                                        rc, last_line):
