@@ -70,6 +70,11 @@ class CheckpointExists(EmitError):
     """The checkpoint (or its hand-off script) exists and ``force`` was not given."""
 
 
+class CheckpointInUse(EmitError):
+    """ARI (or the hand-off starting it) runs in this checkpoint: its files are not replaced,
+    not even with ``force``."""
+
+
 class CheckpointLocked(EmitError):
     """Another writer holds the lock for this run id."""
 
@@ -198,6 +203,8 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             existing = [name for name in CHECKPOINT_FILES if _lexists(ckpt_fd, name)]
             script_exists = _lexists(launch_fd, script.name)
             backup_dir = ""
+            if existing:
+                _refuse_a_running_checkpoint(checkpoint)
             if existing or script_exists:
                 if not force:
                     shown = existing + ([script.name] if script_exists else [])
@@ -298,6 +305,18 @@ def ari_package_of_command(search_path: str) -> tuple[str, Path] | None:
                 return program, Path(unquote(url.path)) / "ari"
             return program, Path(str(dist.locate_file("ari")))
     return None
+
+
+def _refuse_a_running_checkpoint(checkpoint: Path) -> None:
+    """Raise CheckpointInUse while ``ari run`` (or the hand-off about to start it) works in
+    ``checkpoint``: a rewrite would change the .env and profile under a running run, and a
+    backup would not bring its state back. The Runs panel's own reading of the PID files."""
+    from .runs.markers import ari_process, handoff_process
+
+    for process in (ari_process(checkpoint), handoff_process(checkpoint)):
+        if process.alive:
+            raise CheckpointInUse(text("emit.error.in_use", checkpoint=str(checkpoint),
+                                       pid=process.pid or "?"))
 
 
 def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None, str]:

@@ -76,6 +76,24 @@ def ari_pid_older(ckpt: Path) -> None:
     os.utime(ckpt / ".ari_pid", (time.time() - 3600, time.time() - 3600))
 
 
+MISSING_KEY = ("exception: openai.OpenAIError: Missing credentials. Please pass an `api_key`, "
+               "`workload_identity`, `admin_api_key`, or set the `OPENAI_API_KEY` or "
+               "`OPENAI_ADMIN_KEY` environment variable.")
+
+
+def no_api_key(ckpt: Path) -> None:
+    """Every node failed on the openai SDK's own refusal: no key where `ari run` ran."""
+    handoff_log_removed(ckpt)
+    for name in ("nodes_tree.json", "tree.json"):
+        path = ckpt / name
+        if path.exists():
+            data = json.loads(path.read_text())
+            for node in data["nodes"]:
+                if node.get("error_log"):
+                    node["error_log"] = MISSING_KEY
+            path.write_text(json.dumps(data))
+
+
 def _ended_pid() -> int:
     proc = subprocess.Popen(["true"])
     proc.wait()
@@ -103,6 +121,8 @@ CASES = [
      {"run-no-successful-node", "llm-unreachable", "run-pipeline-ended"}, ""),
     ("real-failed-no-handoff-log", "failed", handoff_log_removed, (), "failed", (1, 0, 1, 0),
      {"run-no-successful-node"}, ""),
+    ("real-failed-no-api-key", "failed", no_api_key, (), "failed", (1, 0, 1, 0),
+     {"run-no-successful-node", "llm-key-missing"}, ""),
     ("finished", "failed", finished_with_success, (), "finished", (3, 2, 1, 0), set(), ""),
     ("real-interrupted-in-paper", "interrupted-paper", None, (), "interrupted", (1, 0, 1, 0),
      {"run-interrupted", "llm-unreachable"}, ""),

@@ -146,6 +146,17 @@ CATALOG: tuple[Signature, ...] = (
          "ARI_CHECKPOINT_DIR is not set",
          "the terminal running `ari` did not export ARI_CHECKPOINT_DIR",
          "export ARI_CHECKPOINT_DIR=<absolute checkpoint dir> (the hand-off script does this)"),
+    _sig("llm-key-missing", "error",
+         (r"missing credentials\. please pass (?:an |one of )?`api_key`",
+          r"the api_key client option must be set",
+          r"could not resolve authentication method\. expected either api_key or auth_token",
+          r"missing (?:anthropic|openai|gemini|google) api key"),
+         "ARI's LLM calls failed: no API key for the LLM backend",
+         "the environment of `ari run` has no key for the backend (OPENAI_API_KEY for openai, "
+         "ANTHROPIC_API_KEY for anthropic, ...): every node fails before it starts",
+         "export the key in the terminal that runs the hand-off, or write it to ~/.env (chmod 600), "
+         "then `ari resume <checkpoint>`; or pick a local backend (ollama) in step 4 and write "
+         "again. `ari-jupyter check-handoff <checkpoint>` says whether the key is seen"),
     _sig("sbatch-not-on-path", "error",
          (r"sandbox_kind=slurm requested but .?sbatch.? is not on path", r"\bsbatch: (?:command )?not found"),
          "sbatch is not on PATH where ARI runs",
