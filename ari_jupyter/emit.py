@@ -460,8 +460,11 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
             # its file unreadable; ARI missing is refused before, as a finding)
             raise EmitError(text("emit.error.stages_need_workflow",
                                  notes=[message_of(n) or n for n in notes[said:]]))
-        contents["handoff"] = (render.render_handoff_script(state, checkpoint, script).encode("utf-8"),
-                               SCRIPT_MODE)
+        from .run_settings_view import handoff_key_variable
+
+        script_text = render.render_handoff_script(state, checkpoint, script,
+                                                   api_key=handoff_key_variable(state))
+        contents["handoff"] = (script_text.encode("utf-8"), SCRIPT_MODE)
     except render.RenderError as exc:
         raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None
     return contents

@@ -11,15 +11,11 @@ from typing import Any, Mapping
 
 from .ari.run_settings import (
     ARI_DEFAULT_BACKEND, ARI_DEFAULT_MODEL, AXIS_MODES, BACKEND_DEFAULT_MODEL, BACKEND_MODELS, BACKENDS,
-    COMPOSITES, FRONTIER_SCORES, PAPER_FORMATS, PAPER_LANGUAGES, PHASES, SCOPE_PRESETS, RunSettings,
-    api_key_status, package_llm,
+    COMPOSITES, FRONTIER_SCORES, PACKAGED_LLM, PAPER_FORMATS, PAPER_LANGUAGES, PHASES, SCOPE_PRESETS,
+    RunSettings, api_key_status, package_llm,
 )
 from .i18n import Text, text
 
-PACKAGED_LLM = ("openai", "gpt-5.2")
-"""The ``llm:`` section of ARI's packaged ``ari-core/config/workflow.yaml`` (snapshot e41c806),
-which ``ari run`` takes when nothing is chosen; used when that file is not found here
-(LLMConfig's own ollama / qwen3:8b applies only to an ARI without its workflow.yaml)."""
 
 BUDGETS = ("max_nodes", "max_depth", "max_react", "node_timeout_min", "parallel")
 CHOICES = {"frontier_score": FRONTIER_SCORES, "composite": COMPOSITES, "axis_mode": AXIS_MODES,
@@ -38,6 +34,15 @@ def ari_default_llm(env: Mapping[str, str] | None = None) -> tuple[str, str]:
         except Exception:  # unreadable or not YAML: ARI's LLMConfig defaults would apply
             return ARI_DEFAULT_BACKEND, ARI_DEFAULT_MODEL
     return PACKAGED_LLM
+
+
+def handoff_key_variable(state: Any, env: Mapping[str, str] | None = None) -> str:
+    """The API key variable the run's LLM backend needs ("" for none): the chosen backend's,
+    else that of the backend ``ari run`` takes by default here. The hand-off checks it."""
+    from .ari.run_settings import BACKEND_KEY
+
+    settings = getattr(state, "run_settings", None) or RunSettings()
+    return BACKEND_KEY.get(settings.llm_backend or ari_default_llm(env)[0], "")
 
 
 def backend_options(default: tuple[str, str]) -> list[tuple[Any, str]]:
@@ -117,6 +122,7 @@ def edit(settings: RunSettings, name: str, value: Any) -> RunSettings:
 
 
 __all__ = ["BUDGETS", "CHOICES", "PACKAGED_LLM", "PHASES", "STAGES", "ari_default_llm",
+           "handoff_key_variable",
            "backend_options", "edit", "integer_or_none", "key_status", "model_options",
            "model_placeholder", "partitions_from_text", "preset_budget", "preset_options"]
 

@@ -87,7 +87,7 @@ def _rendered() -> dict[str, str]:
         "experiment.md": experiment,
         "checkpoint.env": env,
         "launch_config.json": render.render_launch_config(state, files=files, written_at=WRITTEN_AT),
-        "handoff.sh": render.render_handoff_script(state, CHECKPOINT, SCRIPT),
+        "handoff.sh": render.render_handoff_script(state, CHECKPOINT, SCRIPT, api_key="OPENAI_API_KEY"),
         "bfts_env.sh": render.render_bfts_env(state),
     }
 
@@ -232,6 +232,62 @@ def test_on_a_demo_site_no_ari_is_where_the_exercise_ends(tmp_path, site, expect
         assert f"ari-jupyter check-handoff {checkpoint}" in ran.stderr
 
 
+@pytest.mark.parametrize("key_where, allowed, runs", [
+    ("nowhere", "", False),
+    ("shell", "", True),
+    ("checkpoint .env", "", True),
+    ("~/.env", "", True),
+    ("~/.env, exported", "", True),
+    ("~/.env, empty", "", False),     # OPENAI_API_KEY= sets nothing
+    ("~/.env, commented", "", False),
+    ("nowhere", "1", True),           # ARI_HANDOFF_WITHOUT_KEY=1: said, then run anyway
+])
+def test_the_handoff_stops_before_ari_when_the_backends_key_is_nowhere(tmp_path, key_where,
+                                                                       allowed, runs):
+    """Every node of a run without its LLM key fails (the SDK's "Missing credentials"): the
+    script looks where ari does (the shell, then the .env files it loads) and stops first."""
+    workspace, home = tmp_path / "work", tmp_path / "home"
+    checkpoint = workspace / "checkpoints" / "r"
+    checkpoint.mkdir(parents=True)
+    home.mkdir()
+    script = tmp_path / "handoff.sh"
+    script.write_text(render.render_handoff_script(
+        golden_state(module_loads=[], workspace=str(workspace), site_name=""), str(checkpoint),
+        str(script), api_key="OPENAI_API_KEY"), encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("date", "tee", "grep"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    (bin_dir / "ari").write_text("#!/bin/sh\necho ARI RAN\n")
+    (bin_dir / "ari").chmod(0o755)
+    env = {"PATH": str(bin_dir), "LANG": "C.UTF-8", "HOME": str(home)}
+    lines = {"checkpoint .env": (checkpoint / ".env", "OPENAI_API_KEY=sk-abc\n"),
+             "~/.env": (home / ".env", "OPENAI_API_KEY=sk-abc\n"),
+             "~/.env, exported": (home / ".env", "  export OPENAI_API_KEY = sk-abc\n"),
+             "~/.env, empty": (home / ".env", "OPENAI_API_KEY=\n"),
+             "~/.env, commented": (home / ".env", "# OPENAI_API_KEY=sk-abc\n")}
+    if key_where in lines:
+        path, line = lines[key_where]
+        path.write_text(line)
+    if key_where == "shell":
+        env["OPENAI_API_KEY"] = "sk-abc"
+    if allowed:
+        env["ARI_HANDOFF_WITHOUT_KEY"] = allowed
+    ran = subprocess.run(["/bin/bash", str(script)], capture_output=True, text=True, timeout=30, env=env)
+    assert ("ARI RAN" in ran.stdout) == runs, (ran.stdout, ran.stderr)
+    assert ran.returncode == (0 if runs else 2), ran.stderr
+    said = "OPENAI_API_KEY is set neither here nor in a .env file ari reads" in ran.stderr
+    assert said == (key_where not in ("shell", "checkpoint .env", "~/.env", "~/.env, exported"))
+    assert "sk-abc" not in ran.stdout + ran.stderr
+
+
+def test_a_backend_without_a_key_gets_no_key_check():
+    script = render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT, api_key="")
+    assert "ARI_HANDOFF_WITHOUT_KEY" not in script
+    with pytest.raises(render.RenderError):
+        render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT, api_key="X; rm -rf ~")
+
+
 def test_a_script_sentence_bash_would_expand_is_refused(monkeypatch):
     from ari_jupyter import i18n
 
@@ -244,9 +300,9 @@ def test_a_script_sentence_bash_would_expand_is_refused(monkeypatch):
 
 def test_every_script_sentence_is_safe_inside_double_quotes():
     for key in ("handoff.script.no_ari", "handoff.script.no_ari_demo", "handoff.script.log",
-                "handoff.script.module_load_failed"):
+                "handoff.script.module_load_failed", "handoff.script.no_key"):
         for lang in ("en", "ja", "zh"):
-            bare = i18n_t(key, lang, log="", checkpoint="", site="")
+            bare = i18n_t(key, lang, log="", checkpoint="", site="", variable="")
             assert not any(ch in bare for ch in '"$`\\!'), (key, lang, bare)
 
 

@@ -25,6 +25,7 @@ from ari_jupyter.emit import (
     emit_checkpoint, find_ari_workflow, load_checkpoint,
 )
 from ari_jupyter.model import WizardState
+from ari_jupyter.run_settings_view import handoff_key_variable
 from ari_jupyter.probes.result import ProbeResult
 from env_support import env_without
 from test_ari_render import WORKFLOW, golden_state
@@ -130,7 +131,8 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
     assert (ckpt / ".env").read_text() == render.render_env(state)
     assert (ckpt / "bfts_env.sh").read_text() == render.render_bfts_env(state)
     assert f"ARI_ENV_FILE={ckpt}/bfts_env.sh\n" in (ckpt / ".env").read_text()
-    assert script.read_text() == render.render_handoff_script(state, str(ckpt), str(script))
+    assert script.read_text() == render.render_handoff_script(
+        state, str(ckpt), str(script), api_key=handoff_key_variable(state))
     config = json.loads((ckpt / "launch_config.json").read_text())
     import hashlib
     assert config["ari_jupyter"]["files_sha256"] == {
@@ -146,7 +148,7 @@ def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(
     from ari_jupyter.handoff import handoff_checklist
     from ari_jupyter.i18n import render as in_lang
 
-    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda: (None, emit_module._NO_ARI))
+    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda *_: (None, emit_module._NO_ARI))
     state = make_state(tmp_path)
     result = emit_checkpoint(state)
     said = [n for n in result.notes if "ARI_ROOT" in n]
@@ -175,7 +177,7 @@ def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, mon
     from ari_jupyter.i18n import render as in_lang
     from ari_jupyter.probes.result import ProbeResult
 
-    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda: (None, emit_module._NO_ARI))
+    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda *_: (None, emit_module._NO_ARI))
     state = make_state(tmp_path)
     state.site_name = site_name
     if site_ari is not None:
@@ -389,6 +391,7 @@ def run_handoff(tmp_path: Path, script: str, extra_env: dict | None = None):
     cwd = tmp_path / "elsewhere"
     cwd.mkdir(exist_ok=True)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path),
+           "OPENAI_API_KEY": "sk-test-not-a-key",  # the hand-off stops without the backend's key
            "ARI_RECORD": str(tmp_path / "ari_record.json"),
            "MODULE_RECORD": str(tmp_path / "module_record.txt"),
            "SLURM_MEM_PER_NODE": "1000", **(extra_env or {})}
@@ -427,7 +430,8 @@ def test_runs_show_starting_while_the_handoff_loads_ari_and_interrupted_once_it_
     bin_dir.mkdir()
     (bin_dir / "ari").write_text("#!/bin/sh\nexec sleep 300\n")  # loading, no .ari_pid yet
     (bin_dir / "ari").chmod(0o755)
-    proc = subprocess.Popen(["bash", result.handoff_script], env={"PATH": f"{bin_dir}:/usr/bin:/bin"},
+    proc = subprocess.Popen(["bash", result.handoff_script], env={"PATH": f"{bin_dir}:/usr/bin:/bin",
+                                                                  "OPENAI_API_KEY": "sk-test-not-a-key"},
                             stdout=subprocess.DEVNULL, start_new_session=True)
     ckpt = Path(result.checkpoint_dir)
     try:
@@ -587,7 +591,8 @@ def test_kill_9_during_emit_leaves_complete_old_or_new_files(tmp_path):
     expected = {
         "experiment.md": {render.render_experiment_md(s) for s in variants},
         ".env": {render.render_env(s) for s in variants},
-        script.name: {render.render_handoff_script(s, str(ckpt), str(script)) for s in variants},
+        script.name: {render.render_handoff_script(s, str(ckpt), str(script),
+                                                   api_key=handoff_key_variable(s)) for s in variants},
     }
     states = [s.to_json() for s in variants]
     rng = random.Random(4)

@@ -345,12 +345,22 @@ def render_launch_config(state: Any, **kwargs: Any) -> str:
 
 # -- hand-off script -------------------------------------------------------------------------
 
-def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> str:
+def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
+                          api_key: str | None = None) -> str:
     """The one command for the second terminal: export, load modules, cd, ``ari run`` | tee.
 
     Every value is passed through ``shlex.quote``; the log name is built at run time
-    (``ari_run_<timestamp>.log``, the pattern ARI's dashboard streams).
+    (``ari_run_<timestamp>.log``, the pattern ARI's dashboard streams). ``api_key``: the
+    variable the run's LLM backend needs ("" for none; ``run_settings_view.handoff_key_variable``
+    knows this site's ARI default; None takes ARI's packaged default for an unchosen backend).
+    The script stops before ``ari run`` when neither the shell nor a .env ``ari`` reads sets
+    it, since every node would fail on it (``ARI_HANDOFF_WITHOUT_KEY=1`` runs anyway).
     """
+    if api_key is None:
+        from .run_settings import BACKEND_KEY, PACKAGED_LLM, RunSettings
+
+        settings = getattr(state, "run_settings", None) or RunSettings()
+        api_key = BACKEND_KEY.get(settings.llm_backend or PACKAGED_LLM[0], "")
     for value, what in ((checkpoint_dir, "checkpoint directory"), (state.workspace, "workspace"),
                         (script_path, "script path")):
         _require(value.startswith("/") and not has_control_chars(value),
@@ -390,6 +400,7 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> 
         f"  echo {_no_ari_said(state)} >&2",
         "  exit 127",
         "fi",
+        *_key_check_lines(state, api_key),
         'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
         f"echo {_said(state, 'handoff.script.log', log='$log')}",
         "# This script's PID: while it runs and ARI has not written .ari_pid, ARI is starting.",
@@ -401,6 +412,25 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str) -> 
 
 
 _SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_KEY_VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]*")
+
+
+def _key_check_lines(state: Any, variable: str) -> list[str]:
+    """Stop before ``ari run`` when the backend's key is nowhere ``ari`` looks: the shell, then
+    the .env files it loads (api_key_status's order). Only whether a line sets it non-empty
+    is looked at; the value is never printed."""
+    if not variable:
+        return []
+    _require(bool(_KEY_VARIABLE.fullmatch(variable)), f"key variable {variable!r} is not a name")
+    return [
+        "# The LLM backend's key: in this shell or a .env ari reads (its value is never shown).",
+        f'if [ -z "${{{variable}:-}}" ] && ! grep -qsE '
+        f"'^[[:space:]]*(export[[:space:]]+)?{variable}[[:space:]]*=[[:space:]]*[^[:space:]#]' \\",
+        '    "$ARI_CHECKPOINT_DIR/.env" ${ARI_ROOT:+"$ARI_ROOT/.env" "$ARI_ROOT/ari-core/.env"} "$HOME/.env"; then',
+        f"  echo {_said(state, 'handoff.script.no_key', variable=variable)} >&2",
+        '  if [ "${ARI_HANDOFF_WITHOUT_KEY:-}" != 1 ]; then exit 2; fi',
+        "fi",
+    ]
 
 
 def _no_ari_said(state: Any) -> str:

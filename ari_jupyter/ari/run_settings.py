@@ -55,6 +55,11 @@ BACKEND_DEFAULT_MODEL = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5",
 BACKEND_API_BASE = {"ollama": "http://localhost:11434", "cli-shim": "http://localhost:8900/v1"}
 """ARI's wizard base URL defaults (PROVIDER_BASE_URL)."""
 
+PACKAGED_LLM = ("openai", "gpt-5.2")
+"""The ``llm:`` section of ARI's packaged ``ari-core/config/workflow.yaml`` (snapshot e41c806),
+which ``ari run`` takes when nothing is chosen; used when that file is not found here
+(LLMConfig's own ollama / qwen3:8b applies only to an ARI without its workflow.yaml)."""
+
 BACKEND_KEY = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 """The key variable litellm reads for the backend (ARI's llm.api_key defaults to None)."""
 

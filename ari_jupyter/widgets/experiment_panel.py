@@ -259,6 +259,7 @@ class ExperimentPanel(Panel, widgets.VBox):
 
     def _render_previews(self) -> None:
         from ..ari import render
+        from ..run_settings_view import handoff_key_variable
 
         titles = ["experiment.md", ".env", "launch_config.json", self.tr("exp_preview_handoff")]
         for index, title in enumerate(titles):
@@ -269,7 +270,8 @@ class ExperimentPanel(Panel, widgets.VBox):
             lambda: render.render_env(s),
             lambda: render.render_launch_config(s),
             lambda: render.render_handoff_script(
-                s, self._target_dir(), f"{s.workspace.rstrip('/')}/launch/{s.run_id or '<run_id>'}.sh"),
+                s, self._target_dir(), f"{s.workspace.rstrip('/')}/launch/{s.run_id or '<run_id>'}.sh",
+                api_key=handoff_key_variable(s, self.ctx.local_env)),
         )
         errors = [p for p in self.ctx.step_problems("experiment") if p.severity == "error"]
 

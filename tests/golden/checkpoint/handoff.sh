@@ -32,6 +32,12 @@ if ! command -v ari >/dev/null 2>&1; then
   echo "ari-jupyter hand-off: 'ari' is not on PATH. This run was written for demo site rccs-cloud, whose ARI exists only in its recording, so the exercise ends here. What the site's terminal would meet: ari-jupyter check-handoff $ARI_CHECKPOINT_DIR" >&2
   exit 127
 fi
+# The LLM backend's key: in this shell or a .env ari reads (its value is never shown).
+if [ -z "${OPENAI_API_KEY:-}" ] && ! grep -qsE '^[[:space:]]*(export[[:space:]]+)?OPENAI_API_KEY[[:space:]]*=[[:space:]]*[^[:space:]#]' \
+    "$ARI_CHECKPOINT_DIR/.env" ${ARI_ROOT:+"$ARI_ROOT/.env" "$ARI_ROOT/ari-core/.env"} "$HOME/.env"; then
+  echo "ari-jupyter hand-off: OPENAI_API_KEY is set neither here nor in a .env file ari reads, so every LLM call of the run would fail. Export it (or write it to ~/.env, chmod 600) and run this again; with ARI_HANDOFF_WITHOUT_KEY=1 it runs anyway." >&2
+  if [ "${ARI_HANDOFF_WITHOUT_KEY:-}" != 1 ]; then exit 2; fi
+fi
 log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"
 echo "ari run log: $log"
 # This script's PID: while it runs and ARI has not written .ari_pid, ARI is starting.
