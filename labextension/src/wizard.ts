@@ -19,17 +19,26 @@ export async function createWizardNotebook(
 ): Promise<NotebookPanel> {
   const specs = app.serviceManager.kernelspecs.specs;
   const kernelName = specs?.default || 'python3';
-  const panel = (await app.commands.execute('notebook:create-new', {
-    cwd,
-    kernelName
-  })) as NotebookPanel;
-  await panel.context.ready;
+  // The file gets its name before it is opened: renaming an open notebook races its kernel
+  // session, and the next Untitled of the folder would take that session over.
+  const contents = app.serviceManager.contents;
+  let path = (await contents.newUntitled({ path: cwd, type: 'notebook' })).path;
   if (name) {
     const free = await freeName(app, cwd, name);
     if (free) {
-      await panel.context.rename(free).catch(() => undefined); // a race: keep Untitled
+      const named = cwd ? `${cwd}/${free}` : free;
+      path = await contents.rename(path, named).then(
+        () => named,
+        () => path // taken meanwhile: keep Untitled
+      );
     }
   }
+  const panel = (await app.commands.execute('docmanager:open', {
+    path,
+    factory: 'Notebook',
+    kernel: { name: kernelName }
+  })) as NotebookPanel;
+  await panel.context.ready;
 
   const model = panel.content.model;
   if (!model) {

@@ -245,6 +245,32 @@ def test_reopen_and_clone_open_the_wizard(plain_lab, page, button, call):
             f"reopen-{runs['finished'].name}.ipynb"
 
 
+def test_reopen_then_clone_each_keep_their_own_notebook_and_kernel(plain_lab, page):
+    """Reopen, then Clone at once: two tabs, each on its own file with its own kernel session
+    (a new notebook must not take over the session of the one made before it)."""
+    server, runs = plain_lab
+    run = runs["finished"].name
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row")
+    open_run(page, run)
+    page.locator(f"{PANEL} button", has_text="Reopen in the wizard").click()
+    page.locator(f"{PANEL} button", has_text="Clone as a new run").click()
+    notebooks = """() => [...window.jupyterapp.shell.widgets('main')]
+        .filter(w => w.context && w.sessionContext)
+        .map(w => [w.context.path, w.sessionContext.session?.path || '',
+                   w.sessionContext.session?.kernel?.id || ''])"""
+    wanted = {f"reopen-{run}.ipynb", f"clone-{run}.ipynb"}
+    page.wait_for_function(
+        f"want => {{ const seen = ({notebooks})(); return want.every(p => seen.some("
+        f"([path, session, kernel]) => path === p && session === p && kernel)); }}",
+        arg=sorted(wanted), timeout=120_000)
+    seen = [row for row in page.evaluate(notebooks) if row[0] in wanted]
+    assert sorted(path for path, _, _ in seen) == sorted(wanted), seen
+    assert all(path == session for path, session, _ in seen), seen
+    assert len({kernel for _, _, kernel in seen}) == 2, seen
+
+
 def test_reopen_puts_the_notebook_in_the_runs_workspace_and_reuses_it(tmp_path, page):
     """The workspace is below JupyterLab's root: the reopen notebook goes there, beside the
     wizard's own, not into the folder the file browser shows; closed and reopened from the
