@@ -117,7 +117,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     backup name); ``ari_workflow`` points at ARI's packaged workflow.yaml instead of looking
     for an importable ARI.
     """
-    from .ari.naming import make_run_id, slug_drops_letters, slug_is_hashed
+    from .ari.naming import make_run_id, slug_names_nothing, slug_is_hashed
 
     now = now or datetime.now().astimezone()
     notes: list[str] = []
@@ -134,7 +134,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     # edits next mints the id again (a frozen one would name the old title).
     state.run_id = make_run_id(state.title, now)
     said = "field.run_id_hashed" if slug_is_hashed(state.title) else \
-        "field.run_id_partial" if slug_drops_letters(state.title) else ""
+        "field.run_id_partial" if slug_names_nothing(state.title) else ""
     if said:  # what step 4 said beside Run id, now that it is minted
         notes.append(text("emit.note.run_id_from_title", problem=message(
             said, slug=state.run_id.split("_", 1)[1]), fix=message(said + ".fix")))

@@ -546,6 +546,10 @@ def test_a_title_that_keeps_one_ascii_word_says_what_the_run_will_be_called(tmp_
     assert re.fullmatch(r"\d{14}_2", state.run_id)
     said = [n for n in result.notes if getattr(n, "message_id", "") == "emit.note.run_id_from_title"]
     assert len(said) == 1 and "…_2" in said[0] and "type a Run id" in said[0]
+    from ari_jupyter.i18n import render as in_lang
+
+    shown = in_lang(said[0], "ja")  # two sentences, not the advice nested in parentheses
+    assert "呼ばれます。内容がわかる" in shown and "。（" not in shown, shown
 
 
 # -- kill -9, concurrency -----------------------------------------------------------------------

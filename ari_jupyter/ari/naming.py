@@ -53,14 +53,17 @@ def slug_is_hashed(title: str) -> bool:
     return bool(first) and not slugify(first)
 
 
-def slug_drops_letters(title: str) -> bool:
-    """Whether ARI's slug rule drops letters of ``title`` that have no ASCII form (a Japanese
-    title with one ASCII word slugs to that word alone: "ステンシル計算の2ノード" -> "2"), while
-    something survives (nothing surviving is ``slug_is_hashed``)."""
+def slug_names_nothing(title: str) -> bool:
+    """Whether ARI's slug rule drops letters of ``title`` that have no ASCII form and keeps no
+    word that names the run ("ステンシル計算の2ノード" -> "2"), while something survives (nothing
+    surviving is ``slug_is_hashed``). A kept word of three ASCII letters or more ("… stencil",
+    "GPU…") names it: a title that follows the hint to add one is not told again."""
     first = _first_line(title)
-    if not slugify(first):
+    slug = slugify(first)
+    if not slug:
         return False
-    return any(unicodedata.category(ch).startswith("L") and not slugify(ch) for ch in first)
+    dropped = any(unicodedata.category(ch).startswith("L") and not slugify(ch) for ch in first)
+    return dropped and not re.search(r"[A-Za-z]{3,}", slug)
 
 
 def slug_for_title(title: str, max_len: int = SLUG_MAX) -> str:
