@@ -67,7 +67,12 @@ class EmitBlocked(EmitError):
 
 
 class CheckpointExists(EmitError):
-    """The checkpoint (or its hand-off script) exists and ``force`` was not given."""
+    """The checkpoint (or its hand-off script) exists and ``force`` was not given; ``files``
+    names what exists (the wizard asks with them in its own words)."""
+
+    def __init__(self, message: str, files: Iterable[str] = ()):
+        super().__init__(message)
+        self.files = tuple(files)
 
 
 class CheckpointInUse(EmitError):
@@ -209,7 +214,7 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
                 if not force:
                     shown = existing + ([script.name] if script_exists else [])
                     raise CheckpointExists(text("emit.error.exists", checkpoint=str(checkpoint),
-                                                files=", ".join(shown)))
+                                                files=", ".join(shown)), shown)
                 sources = [(ckpt_fd, checkpoint, name) for name in existing]
                 if script_exists:
                     sources.append((launch_fd, launch_dir, script.name))

@@ -380,7 +380,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         try:
             result = emit_checkpoint(self.state, force=force, host=self.ctx.host)
         except CheckpointExists as exc:
-            return self._ask(self.tr("exp_exists", detail=error_text(exc, self.ctx.lang)), "exp_overwrite")
+            return self._ask(self.tr("exp_exists", files=", ".join(exc.files)), "exp_overwrite")
         except NodeLocalWorkspace as exc:
             # The wizard's own question: the verdict, then what to do here (not emit's refusal,
             # which speaks of the command line's --force).
