@@ -1,6 +1,7 @@
 """Every message names a flag of the command that was run."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -214,3 +215,16 @@ def test_usage_errors_of_our_own_speak_the_language_as_argparses_do(argv, englis
         out = run("--lang", lang, *argv)
         expected = f"ari-jupyter {argv[0]}: {word}{sentence.format(tmp=tmp_path)}"
         assert out.returncode == 2 and out.stderr.strip().startswith(expected), out.stderr
+
+
+def test_probe_takes_the_workspace_under_emits_name_too():
+    """`probe --workspace DIR` judges the same folder as `probe --checkpoint-dir DIR` (emit and
+    the wizard call it the workspace)."""
+    answers = []
+    for flag in ("--workspace", "--checkpoint-dir"):
+        proc = subprocess.run([sys.executable, "-m", "ari_jupyter", "probe", "--site", "rccs-cloud",
+                               flag, "/work/u12345/ari", "--only", "shared_fs", "--json"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        answers.append(json.loads(proc.stdout)["probes"][0]["data"])
+    assert answers[0] == answers[1] and "/work/u12345/ari" in json.dumps(answers[0])

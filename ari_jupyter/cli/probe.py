@@ -32,7 +32,8 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--json", action="store_true",
                         help='print {"allocation", "probes", "elapsed_s"} as one JSON object')
-    parser.add_argument("--checkpoint-dir", metavar="DIR",
+    # --workspace too: emit's name for the same folder
+    parser.add_argument("--checkpoint-dir", "--workspace", dest="checkpoint_dir", metavar="DIR",
                         help="directory the shared-filesystem probe judges "
                         "(default: the configured workspace)")
     parser.add_argument("--partition", metavar="P",
