@@ -46,8 +46,8 @@ _MODULE_INIT = "\n".join(prelude.module_init_lines())
 class ChecklistItem:
     id: str
     title: str
-    state: str  # "ready", "not ready" (with_checks), "written", "env only" (.env without our
-    # workflow.yaml), "not written"
+    state: str  # "ready", "not ready" (with_checks), "written", "running" (the hand-off's
+    # ari run works in the checkpoint), "env only" (.env without our workflow.yaml), "not written"
     command: str = ""
     detail: str = ""
     warning: str = ""
@@ -105,6 +105,14 @@ def dashboard_warning(node: str, port: int) -> str:
     return text("handoff.dashboard.warning", node=node, port=port, ws_port=port + 1)
 
 
+def _live_process(ckpt: Path):
+    """``ari run`` (or the hand-off starting it) alive in ``ckpt``, as the Runs panel reads
+    the PID files; None when neither is."""
+    from .runs.markers import ari_process, handoff_process
+
+    return next((p for p in (ari_process(ckpt), handoff_process(ckpt)) if p.alive), None)
+
+
 def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] = (),
                       port: int | None = None, env: Mapping[str, str] | None = None,
                       files: Sequence[str] | None = None) -> list[ChecklistItem]:
@@ -134,11 +142,12 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
                         text("handoff.dashboard.open", port=port)),
     )
     written = str(script) in present or script.is_file()
+    live = _live_process(ckpt) if written else None
     handoff = ChecklistItem(
         id="handoff", title=text("handoff.step.handoff"),
-        state="written" if written else "not written",
+        state="running" if live is not None else "written" if written else "not written",
         command=render.handoff_command(str(script)),
-        detail=(text("handoff.handoff.detail") if written
+        detail=(live.why if live is not None else text("handoff.handoff.detail") if written
                 else text("handoff.handoff.missing", script=str(script))),
     )
     env_file = ckpt / ".env"

@@ -28,6 +28,7 @@ from ari_jupyter.model import WizardState
 from ari_jupyter.run_settings_view import handoff_key_variable
 from ari_jupyter.probes.result import ProbeResult
 from env_support import env_without
+from runs_support import live_ari, live_handoff
 from test_ari_render import WORKFLOW, golden_state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -287,38 +288,21 @@ def test_existing_checkpoint_is_kept_unless_forced_then_backed_up_outside(tmp_pa
     assert _names(ckpt) == {"experiment.md", ".env", "bfts_env.sh", "launch_config.json"}
 
 
-@pytest.mark.parametrize("who", ["ari run", "hand-off"])
-def test_a_checkpoint_ari_is_running_in_is_not_rewritten_even_forced(tmp_path, who):
+@pytest.mark.parametrize("live", [live_ari, live_handoff], ids=["ari run", "hand-off"])
+def test_a_checkpoint_ari_is_running_in_is_not_rewritten_even_forced(tmp_path, live):
     """Reopen, edit, Write: while `ari run` (or the hand-off about to start it) works in the
     checkpoint, nothing is replaced and the refusal names the process and the way out."""
     state = make_state(tmp_path)
-    first = emit_checkpoint(state)
-    ckpt = Path(first.checkpoint_dir)
+    ckpt = Path(emit_checkpoint(state).checkpoint_dir)
     before = {n: (ckpt / n).read_bytes() for n in _names(ckpt)}
-    # a process whose command line names `ari` (ARI's console script), or this run's hand-off
-    # script (`bash <workspace>/launch/<run_id>.sh`): a sleeper under that name
-    name, record = ("ari", ".ari_pid") if who == "ari run" else (
-        Path(first.handoff_script).name, render.HANDOFF_PID_FILE)
-    program = tmp_path / "bin" / name
-    program.parent.mkdir()
-    program.write_text("import time\ntime.sleep(600)\n")
-    running = subprocess.Popen([sys.executable, str(program), "run"])
-    for _ in range(200):  # until the child has exec'd (before, /proc shows this process's argv)
-        if str(program).encode() in Path(f"/proc/{running.pid}/cmdline").read_bytes():
-            break
-        time.sleep(0.01)
-    try:
-        (ckpt / record).write_text(f"{running.pid}\n")
+    with live(ckpt) as pid:
         state.goal = "A different goal."
         with pytest.raises(CheckpointInUse) as info:
             emit_checkpoint(state, force=True)
-        assert f"process {running.pid}" in str(info.value) and "clone" in str(info.value)
+        assert f"process {pid}" in str(info.value) and "clone" in str(info.value)
         assert {n: (ckpt / n).read_bytes() for n in before} == before
-    finally:
-        running.kill()
-        running.wait()
-    assert "A different goal." in (Path(emit_checkpoint(state, force=True).checkpoint_dir)
-                                   / "experiment.md").read_text()  # ended: rewritten as before
+    emit_checkpoint(state, force=True)  # ended: rewritten as before
+    assert "A different goal." in (ckpt / "experiment.md").read_text()
 
 
 def test_blocking_problems_write_nothing(tmp_path):

@@ -31,6 +31,7 @@ from ari_jupyter.handoff import (
 from ari_jupyter.host import LocalHost
 from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
 from ari_jupyter.probes.result import ProbeResult
+from runs_support import live_ari
 from test_ari_render import golden_state
 
 SBATCH = """\
@@ -304,6 +305,19 @@ def test_checklist_for_a_written_checkpoint(site):
     assert reproduce.state == "env only" and "ARI_PHASE1_SANDBOX=slurm" in reproduce.detail
     assert "workflow.yaml not written" in reproduce.detail
     json.dumps([s.to_json() for s in steps])
+
+
+def test_checklist_says_ari_is_running_in_the_checkpoint(site):
+    """While the hand-off's `ari run` works in the checkpoint, its step says so (with the
+    process), not "written" as before it ran."""
+    state, result = _emit(site)
+    with live_ari(Path(result.checkpoint_dir)) as pid:
+        handoff = handoff_checklist(state, result.checkpoint_dir, files=result.files, port=9100,
+                                    env=site.env)[1]
+        assert handoff.state == "running" and str(pid) in handoff.detail
+    handoff = handoff_checklist(state, result.checkpoint_dir, files=result.files, port=9100,
+                                env=site.env)[1]
+    assert handoff.state == "written"
 
 
 @pytest.mark.parametrize("we_wrote, then, state, said, inputs", [

@@ -517,6 +517,7 @@ def _copy_button(text: str, label: str, done: str) -> str:
 
 
 CHECKLIST_LOOK = {"ready": "ari-sev-info", "not ready": "ari-sev-error", "written": "ari-sev-ok",
+                  "running": "ari-sev-ok",
                   "env only": "ari-sev-warning", "not written": "ari-sev-error"}
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from ari_jupyter.ari.sbatch import ReproduceArgs, build_sbatch_argv, wrapper_script
 
-from runs_support import copy_case, finished_with_success, live_handoff
+from runs_support import copy_case, finished_with_success, live_ari, live_handoff
 
 from .conftest import ARTIFACTS, LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env
 from .jupyter_process import start_jupyter
@@ -375,18 +375,6 @@ def _shown_run(page) -> str:
                                         "p.querySelector('.ari-RunsPanel-runid').textContent : ''")
 
 
-def _fake_ari_run(checkpoint):
-    """A process that looks like `ari run` to the panel (a word of its command line is `ari`),
-    recorded in the checkpoint's .ari_pid as ARI records itself."""
-    program = checkpoint / "bin" / "ari"
-    program.parent.mkdir()
-    program.write_text("import time\ntime.sleep(600)\n")
-    process = subprocess.Popen([sys.executable, str(program), "run"])
-    (checkpoint / "ari.log").write_text("")
-    (checkpoint / ".ari_pid").write_text(f"{process.pid}\n")
-    return process
-
-
 def test_a_new_run_becomes_the_shown_one_unless_the_user_opened_another(plain_lab, page):
     """A run written while JupyterLab is open (the wizard's Write) is shown, and the status bar
     follows it; a run the user opened themselves stays shown until they go back to the list."""
@@ -408,13 +396,9 @@ def test_a_new_run_becomes_the_shown_one_unless_the_user_opened_another(plain_la
 
     # `ari run` starts in the hand-off terminal: the panel and the status bar say so by
     # themselves (nobody clicks), within the wait for a run written but not started
-    started = _fake_ari_run(checkpoints / "20261203080000_new_one")
-    try:
+    with live_ari(checkpoints / "20261203080000_new_one"):
         page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI exploring')", timeout=20_000)
         page.wait_for_selector(f"{PANEL}[data-phase='exploring'][data-polling='yes']", timeout=5_000)
-    finally:
-        started.kill()
-        started.wait()
 
     # the user opens a run: a run written now does not take its place
     back_to_list(page)
@@ -728,7 +712,7 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
             jobs = page.locator(f"{PANEL} .ari-RunsPanel-row td:last-child").all_inner_texts()
             assert jobs == ["?"] * len(runs)
             legend = {"en": "Nodes: done/failed/running/total",
-                      "ja": "ノード: 完了/失敗/実行中/全体"}[lang]
+                      "ja": "探索ノード: 完了/失敗/実行中/全体"}[lang]
             assert page.locator(f"{PANEL} .ari-RunsPanel-legend").inner_text() == legend
             page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"runs-panel-list-{lang}-{theme}.png"))
         set_theme(page, "light")
