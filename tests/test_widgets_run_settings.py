@@ -66,7 +66,7 @@ def test_a_negative_budget_is_an_error_that_blocks_write_with_a_fix_naming_the_f
     assert panel.write.disabled and "Max nodes" not in panel.write_reason.value  # said above
     assert t("exp_write_blocked_above", "en") in panel.write_reason.value
     wizard.ctx.lang = "ja"
-    assert "最大ノード数" in part.findings.value and "Max nodes" not in part.findings.value
+    assert "最大探索ノード数" in part.findings.value and "Max nodes" not in part.findings.value
     part.budgets["max_nodes"].value = 40
     assert "run_settings_budget_low" not in _rules(part)
     assert wizard.state.run_settings.scope()["max_nodes"] == 40
