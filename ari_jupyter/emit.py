@@ -122,7 +122,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     backup name); ``ari_workflow`` points at ARI's packaged workflow.yaml instead of looking
     for an importable ARI.
     """
-    from .ari.naming import make_run_id, slug_names_nothing, slug_is_hashed
+    from .ari.naming import make_run_id, slug_is_hashed, slug_names_nothing
 
     now = now or datetime.now().astimezone()
     notes: list[str] = []

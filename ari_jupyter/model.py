@@ -285,7 +285,7 @@ class WizardState(HasTraits):
         if self.run_id and not re.fullmatch(RUN_ID, self.run_id):
             add("run_id_bad", "run_id", "error", run_id=self.run_id)
         elif not self.run_id:
-            from .ari.naming import slug_names_nothing, slug_for_title, slug_is_hashed
+            from .ari.naming import slug_for_title, slug_is_hashed, slug_names_nothing
 
             if slug_is_hashed(self.title):
                 add("run_id_hashed", "run_id", "info", slug=slug_for_title(self.title))

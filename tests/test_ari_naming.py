@@ -8,7 +8,7 @@ import pytest
 
 from ari_jupyter.ari.naming import (
     DASHBOARD_RE, WorkspaceError, check_run_id, check_workspace, checkpoint_dir, display_name,
-    infer_workspace_root, make_run_id, slug_names_nothing, slug_for_title, slug_is_hashed, slugify,
+    infer_workspace_root, make_run_id, slug_for_title, slug_is_hashed, slug_names_nothing, slugify,
 )
 
 NOW = datetime(2026, 11, 29, 16, 5, 9)

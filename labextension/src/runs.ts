@@ -102,7 +102,7 @@ export function nextDelay(current: number, changed: boolean, most = POLL_MAX_MS)
  */
 export const POLL_WAITING_MAX_MS = 8000;
 
-/** How long to wait before looking at a run again, by what it is doing ('' = stop). */
+/** How long to wait before looking at the run again, by what it is doing. */
 export function pollDelay(current: number, changed: boolean, phase: string, active: boolean): number {
   if (active) {
     return nextDelay(current, changed);
