@@ -316,12 +316,12 @@ def _refuse_a_running_checkpoint(checkpoint: Path) -> None:
     """Raise CheckpointInUse while ``ari run`` (or the hand-off about to start it) works in
     ``checkpoint``: a rewrite would change the .env and profile under a running run, and a
     backup would not bring its state back. The Runs panel's own reading of the PID files."""
-    from .runs.markers import ari_process, handoff_process
+    from .runs.markers import live_process
 
-    for process in (ari_process(checkpoint), handoff_process(checkpoint)):
-        if process.alive:
-            raise CheckpointInUse(text("emit.error.in_use", checkpoint=str(checkpoint),
-                                       pid=process.pid or "?"))
+    process = live_process(checkpoint)
+    if process is not None:
+        raise CheckpointInUse(text("emit.error.in_use", checkpoint=str(checkpoint),
+                                   pid=process.pid or "?"))
 
 
 def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None, str]:

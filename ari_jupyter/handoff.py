@@ -105,14 +105,6 @@ def dashboard_warning(node: str, port: int) -> str:
     return text("handoff.dashboard.warning", node=node, port=port, ws_port=port + 1)
 
 
-def _live_process(ckpt: Path):
-    """``ari run`` (or the hand-off starting it) alive in ``ckpt``, as the Runs panel reads
-    the PID files; None when neither is."""
-    from .runs.markers import ari_process, handoff_process
-
-    return next((p for p in (ari_process(ckpt), handoff_process(ckpt)) if p.alive), None)
-
-
 def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] = (),
                       port: int | None = None, env: Mapping[str, str] | None = None,
                       files: Sequence[str] | None = None) -> list[ChecklistItem]:
@@ -142,7 +134,9 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
                         text("handoff.dashboard.open", port=port)),
     )
     written = str(script) in present or script.is_file()
-    live = _live_process(ckpt) if written else None
+    from .runs.markers import live_process
+
+    live = live_process(ckpt) if written else None
     handoff = ChecklistItem(
         id="handoff", title=text("handoff.step.handoff"),
         state="running" if live is not None else "written" if written else "not written",

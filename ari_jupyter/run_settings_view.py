@@ -36,13 +36,16 @@ def ari_default_llm(env: Mapping[str, str] | None = None) -> tuple[str, str]:
     return PACKAGED_LLM
 
 
-def handoff_key_variable(state: Any, env: Mapping[str, str] | None = None) -> str:
+def handoff_key_variable(state: Any, default_backend: str = "",
+                         env: Mapping[str, str] | None = None) -> str:
     """The API key variable the run's LLM backend needs ("" for none): the chosen backend's,
-    else that of the backend ``ari run`` takes by default here. The hand-off checks it."""
+    else that of the backend ``ari run`` takes by default here (``default_backend`` when the
+    caller already looked it up, as the wizard's run settings do). The hand-off checks it."""
     from .ari.run_settings import BACKEND_KEY
 
     settings = getattr(state, "run_settings", None) or RunSettings()
-    return BACKEND_KEY.get(settings.llm_backend or ari_default_llm(env)[0], "")
+    backend = settings.llm_backend or default_backend or ari_default_llm(env)[0]
+    return BACKEND_KEY.get(backend, "")
 
 
 def backend_options(default: tuple[str, str]) -> list[tuple[Any, str]]:

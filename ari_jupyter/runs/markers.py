@@ -100,6 +100,11 @@ def handoff_process(checkpoint: Path) -> Process:
     return Process(pid, True, text("runs.process.starting", pid=pid))
 
 
+def live_process(checkpoint: Path) -> Process | None:
+    """``ari run``, or the hand-off starting it, alive in ``checkpoint``; None when neither is."""
+    return next((p for p in (ari_process(checkpoint), handoff_process(checkpoint)) if p.alive), None)
+
+
 def handoff_logs(checkpoint: Path) -> list[Path]:
     """The hand-off's ``ari_run_<timestamp>.log`` files, newest first (the name sorts by time)."""
     try:

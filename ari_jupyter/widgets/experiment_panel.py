@@ -271,7 +271,7 @@ class ExperimentPanel(Panel, widgets.VBox):
             lambda: render.render_launch_config(s),
             lambda: render.render_handoff_script(
                 s, self._target_dir(), f"{s.workspace.rstrip('/')}/launch/{s.run_id or '<run_id>'}.sh",
-                api_key=handoff_key_variable(s, self.ctx.local_env)),
+                api_key=handoff_key_variable(s, self.run_settings.default_llm[0])),
         )
         errors = [p for p in self.ctx.step_problems("experiment") if p.severity == "error"]
 
