@@ -7,6 +7,8 @@ import time
 import pytest
 
 from ari_jupyter.probes.parsers import SINFO_FORMAT
+from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.probes.slurm import ends_at_clock, time_left_until
 
 from probe_support import ALLOCATION_ENV, OUTPUTS, cmd, output, probe, said_in_every_language, site
 
@@ -412,6 +414,52 @@ def test_time_left_errors_are_unknown(stderr, delay, words):
     assert result.status == "unknown"
     assert words in result.summary
     said_in_every_language(result)
+
+
+# 2026-12-05 09:00 UTC
+NOW = 1796461200
+
+
+@pytest.mark.parametrize(
+    "zone, seconds_left, shown",
+    [
+        ("UTC0", 5025, "10:23 UTC"),                      # the same day: the clock alone
+        ("UTC0", 15 * 3600, "2026-12-06 00:00 UTC"),      # past midnight: with the date
+        ("JST-9", 5025, "19:23 JST"),                     # the machine's own zone
+        ("JST-9", 14 * 3600, "2026-12-06 08:00 JST"),     # tomorrow there, today in UTC
+        ("UTC0", 0, "09:00 UTC"),
+    ],
+)
+def test_ends_at_clock(monkeypatch, zone, seconds_left, shown):
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        assert ends_at_clock(NOW + seconds_left, NOW) == shown
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize("fixture, until", [
+    ("squeue/hours.txt", "（{} ごろまで）"),
+    ("squeue/minutes.txt", "（{} ごろまで）"),
+    ("squeue/unlimited.txt", ""),
+    ("squeue/invalid.txt", ""),
+])
+def test_time_left_until_names_the_end_of_a_limited_allocation(fixture, until):
+    result = probe(squeue_site(output(fixture)), "time_left")
+    seconds = result.data["seconds"]
+    clock = ends_at_clock(NOW + seconds, NOW) if seconds else ""
+    assert time_left_until(result, NOW, "ja") == until.format(clock)
+    if until:
+        assert time_left_until(result, NOW, "en") == f" (until about {clock})"
+        assert time_left_until(result, NOW, "zh") == f"（约到 {clock}）"
+
+
+def test_time_left_until_says_nothing_outside_an_allocation():
+    result = probe(squeue_site(environment=env()), "time_left")
+    assert time_left_until(result, NOW, "en") == ""
+    assert time_left_until(ProbeResult("sbatch", "ok", "x", data={"seconds": 5}), NOW, "en") == ""
 
 
 def test_time_left_outside_an_allocation_is_skip():

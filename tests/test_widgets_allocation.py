@@ -8,6 +8,7 @@ from ari_jupyter.placement import JobRequest, NodeShape, plan_placement
 from ari_jupyter.widgets.placement_view import render_findings, render_placement
 from ari_jupyter.widgets.wizard import Wizard
 from ari_jupyter.i18n import t
+from ari_jupyter.probes.slurm import ends_at_clock
 from ari_jupyter.widgets._base import is_shown
 
 from test_widgets_support import fake_bridge, run
@@ -33,6 +34,14 @@ def test_facts_show_the_allocation_as_slurm_reports_it():
     assert "2 — rc[01-02]" in facts
     assert "3,1" in facts  # tasks per node, SLURM's own notation
     assert "3:12:45" in facts  # from the time_left probe
+    # ... and until when, on the clock: the time left goes stale while the page stays open
+    answered = wizard.ctx.runner.answered_at["time_left"]
+    until = ends_at_clock(answered + 3 * 3600 + 12 * 60 + 45, answered)
+    assert f"job 1027 has 3:12:45 left (until about {until})" in facts
+    row = html.unescape(wizard.checks_panel.rows["time_left"].summary.value)
+    assert f"(until about {until})" in row
+    wizard.ctx.lang = "ja"
+    assert f"（{until} ごろまで）" in html.unescape(wizard.allocation_panel.facts.value)
 
 
 def node_names(facts_html: str) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
+from datetime import datetime
 
 from ..ari.sbatch import bind_flags_from_help
 from ..i18n import message, t
@@ -52,6 +54,25 @@ NO_GRES_FIX = (
 )
 
 TIME_LEFT_WARN_SECONDS = 3600
+
+
+def ends_at_clock(end: float, now: float) -> str:
+    """When the allocation ends (``end``, seconds since the epoch), on this machine's clock: a
+    time left read once goes stale while the notebook stays open, its end does not.
+    ``14:32 JST`` on the day of ``now``, otherwise with the date (``2026-12-07 14:32 JST``)."""
+    start = datetime.fromtimestamp(now).astimezone()
+    finish = datetime.fromtimestamp(end).astimezone()
+    shown = finish.strftime("%H:%M %Z" if finish.date() == start.date() else "%Y-%m-%d %H:%M %Z")
+    return shown.strip()
+
+
+def time_left_until(result: ProbeResult, answered_at: float, lang: str | None) -> str:
+    """`` (until about 14:32 JST)`` for a time_left answer read at ``answered_at``; empty when it
+    names no time left (no limit, outside an allocation, no answer)."""
+    seconds = result.data.get("seconds")
+    if result.id != "time_left" or not isinstance(seconds, int) or result.data.get("unlimited"):
+        return ""
+    return t("probe.time_left.until", lang, ends=ends_at_clock(answered_at + seconds, answered_at))
 
 
 # ---------------------------------------------------------------------------------------------

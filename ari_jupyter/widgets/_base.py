@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import ipywidgets as widgets
@@ -435,6 +436,17 @@ class Panel:
             setattr(widget, attr, self.tr(key, **getter()))
         self.refresh()
 
+    def result_text(self, result) -> str:
+        """A probe's verdict in the wizard's language; a time left also says until when, as
+        the wizard keeps it on screen long after squeue answered."""
+        text = result.text(self.ctx.lang)
+        answered = self.ctx.runner.answered_at.get(result.id)
+        if answered is not None and result.id == "time_left":
+            from ..probes.slurm import time_left_until
+
+            text += time_left_until(result, answered, self.ctx.lang)
+        return text
+
     def refresh(self) -> None:  # pragma: no cover - overridden
         pass
 
@@ -473,6 +485,7 @@ class ProbeRunner(HasTraits):
         self._generation = 0
         self._newest: dict[str, int] = {}  # probe id -> generation of the newest run asking it
         self.deferred: tuple[str, ...] = ()  # asked by start_soon() while no loop was running
+        self.answered_at: dict[str, float] = {}  # probe id -> when its shown answer arrived
 
     def context(self, only: Iterable[str] | None = None):
         """The ProbeContext the CLI would build from the same inputs."""
@@ -542,7 +555,7 @@ class ProbeRunner(HasTraits):
                     return  # the user switched sites meanwhile; drop stale results
                 if not self._is_newest(result.id, generation):
                     continue  # a newer run asks this probe again; its answer will count
-                store_result(self.ctx.state, result)
+                self._store(result)
                 self.running = [pid for pid in self.running if pid != result.id]
         finally:
             # Ids a newer run took over stay "running" until that run answers.
@@ -553,7 +566,11 @@ class ProbeRunner(HasTraits):
         from ..probes import run_probes_sync
 
         for result in run_probes_sync(self.ctx.host, self.context(ids)):
-            store_result(self.ctx.state, result)
+            self._store(result)
+
+    def _store(self, result: ProbeResult) -> None:
+        self.answered_at[result.id] = time.time()
+        store_result(self.ctx.state, result)
 
     async def wait(self) -> None:
         """Await every task started so far (tests, notebooks), and a deferred run first."""

@@ -159,7 +159,7 @@ class AllocationPanel(Panel, widgets.VBox):
         result = probe_results(self.state).get("time_left")
         if result is None:
             return "—"
-        return result.text(self.ctx.lang)
+        return self.result_text(result)
 
     def _node_names_html(self) -> str:
         """The first NODE_NAMES_SHOWN node names, folded until opened."""

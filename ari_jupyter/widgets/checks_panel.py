@@ -45,7 +45,7 @@ class ProbeRow(widgets.VBox):
         elif result is None:
             text = tr("checks_row_pending")
         else:
-            text = result.text(self.panel.ctx.lang)
+            text = self.panel.result_text(result)
         self.summary.value = (f'<div class="ari-text ari-probe-summary {text_class}">'
                               f'{rich(text)}</div>')
         self.details_toggle.disabled = result is None
