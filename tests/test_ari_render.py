@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -36,6 +37,9 @@ ALLOC_ENV = {
     "SLURM_NTASKS": "4", "SLURM_TASKS_PER_NODE": "2(x2)", "SLURM_JOB_CPUS_PER_NODE": "8(x2)",
     "SLURM_CPUS_ON_NODE": "8", "SLURM_SUBMIT_DIR": "/work/alice",
 }
+
+
+CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 def golden_state(**overrides) -> WizardState:
@@ -205,6 +209,22 @@ def test_the_handoff_script_speaks_the_runs_language(tmp_path, lang, said):
                          env={"PATH": str(bin_dir), "LANG": "C.UTF-8"})
     assert ran.returncode == 127
     assert ran.stderr.strip() == said
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_handoff_scripts_comments_are_in_the_runs_language_too(tmp_path, lang):
+    """A researcher reads the script before running it: every comment is in the run's
+    language (the command line to run is a command, and stays one), and bash still reads it."""
+    text = render.render_handoff_script(golden_state(lang=lang), CHECKPOINT, SCRIPT,
+                                        api_key="OPENAI_API_KEY")
+    comments = [line.strip() for line in text.splitlines()
+                if line.lstrip().startswith("#") and not line.startswith("#!")]
+    prose = [line for line in comments if line != f"#   bash {SCRIPT}"]
+    assert len(prose) == 8, comments
+    assert all(CJK.search(line) for line in prose), [line for line in prose if not CJK.search(line)]
+    script = tmp_path / "handoff.sh"
+    script.write_text(text, encoding="utf-8")
+    subprocess.run(["bash", "-n", str(script)], check=True)
 
 
 @pytest.mark.parametrize("site, expected", [

@@ -371,10 +371,10 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     q = shlex.quote
     lines = [
         "#!/usr/bin/env bash",
-        f"# ARI hand-off for run {state.run_id} (ari-jupyter {__version__}).",
-        "# Run it in a terminal inside the same allocation:",
+        _comment(state, "handoff.comment.title", run=state.run_id, version=__version__),
+        _comment(state, "handoff.comment.run_it"),
         f"#   bash {q(script_path)}",
-        "# ARI loads $ARI_CHECKPOINT_DIR/.env because ARI_CHECKPOINT_DIR is exported.",
+        _comment(state, "handoff.comment.env"),
         "set -eo pipefail",
         "",
         f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}",
@@ -382,8 +382,10 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     ]
     if state.module_loads:
         lines += [
-            "# Modules for this run; reproduce jobs inherit them (sbatch --export ALL).",
-            *module_init_lines(),
+            _comment(state, "handoff.comment.modules"),
+            # module_init_lines' own comment is English: it also goes into ARI's reproduce.sh
+            _comment(state, "handoff.comment.module_init"),
+            *module_init_lines()[1:],
             "module load " + " ".join(q(name) for name in state.module_loads) + " || {",
             f"  echo {_said(state, 'handoff.script.module_load_failed', checkpoint='$ARI_CHECKPOINT_DIR')} >&2",
             "  exit 1",
@@ -391,7 +393,7 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
             "",
         ]
     lines += [
-        "# Memory settings inherited from the notebook's own job make srun inside reproduce jobs fail.",
+        _comment(state, "handoff.comment.memory"),
         "unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE",
         "",
         f"cd {q(state.workspace)}",
@@ -403,7 +405,7 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
         *_key_check_lines(state, api_key),
         'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
         f"echo {_said(state, 'handoff.script.log', log='$log')}",
-        "# This script's PID: while it runs and ARI has not written .ari_pid, ARI is starting.",
+        _comment(state, "handoff.comment.pid"),
         f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
         f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"',
         "",
@@ -423,7 +425,7 @@ def _key_check_lines(state: Any, variable: str) -> list[str]:
         return []
     _require(bool(_KEY_VARIABLE.fullmatch(variable)), f"key variable {variable!r} is not a name")
     return [
-        "# The LLM backend's key: in this shell or a .env ari reads (its value is never shown).",
+        _comment(state, "handoff.comment.key"),
         f'if [ -z "${{{variable}:-}}" ] && ! grep -qsE '
         f"'^[[:space:]]*(export[[:space:]]+)?{variable}[[:space:]]*=[[:space:]]*[^[:space:]#]' \\",
         '    "$ARI_CHECKPOINT_DIR/.env" ${ARI_ROOT:+"$ARI_ROOT/.env" "$ARI_ROOT/ari-core/.env"} "$HOME/.env"; then',
@@ -440,6 +442,16 @@ def _no_ari_said(state: Any) -> str:
     if _SITE_NAME.fullmatch(site):
         return _said(state, "handoff.script.no_ari_demo", site=site, checkpoint="$ARI_CHECKPOINT_DIR")
     return _said(state, "handoff.script.no_ari")
+
+
+def _comment(state: Any, message_id: str, **variables: str) -> str:
+    """A comment line of the script's in the run's language (a person reads the script before
+    running it); one line, or bash would run the rest."""
+    from ..i18n import t
+
+    sentence = t(message_id, getattr(state, "lang", None) or "en", **variables)
+    _require(not has_control_chars(sentence), f"comment {message_id!r} must be one line: {sentence!r}")
+    return f"# {sentence}"
 
 
 def _said(state: Any, message_id: str, **variables: str) -> str:
