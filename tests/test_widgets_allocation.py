@@ -44,6 +44,12 @@ def test_facts_show_the_allocation_as_slurm_reports_it():
     assert f"（{until} ごろまで）" in html.unescape(wizard.allocation_panel.facts.value)
 
 
+def test_a_short_time_left_reads_as_in_the_checks_step():
+    """A warning's `ari run` is code, as in step 2, not a word between raw backticks."""
+    facts = wizard_on("gres-cluster").allocation_panel.facts.value
+    assert ">ari run</code>" in facts and "`" not in facts
+
+
 def node_names(facts_html: str) -> str:
     """The folded node list of the facts block ('' when there is none)."""
     found = re.search(r'<details class="ari-node-names-box[^"]*"><summary>([^<]*)</summary>'

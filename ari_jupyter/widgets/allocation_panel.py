@@ -142,8 +142,11 @@ class AllocationPanel(Panel, widgets.VBox):
             ("alloc_memory", _memory(a, self.tr) or dash),
             ("alloc_time_left", self._time_left()),
         ]
-        body = "".join(f'<tr><th scope="row">'
-                       f'{esc(self.tr(key))}</th><td class="ari-mono">{esc(value)}</td></tr>'
+        # Values as SLURM prints them, in a fixed-width font; the time left is a sentence (with
+        # `code` marks), written as the checks step writes it.
+        body = "".join(f'<tr><th scope="row">{esc(self.tr(key))}</th>'
+                       + (f'<td>{rich(value)}</td>' if key == "alloc_time_left"
+                          else f'<td class="ari-mono">{esc(value)}</td>') + '</tr>'
                        for key, value in rows)
         from ..i18n import render
 
