@@ -130,6 +130,13 @@ __all__ = ["BUDGETS", "CHOICES", "PACKAGED_LLM", "PHASES", "STAGES", "ari_defaul
            "model_placeholder", "partitions_from_text", "preset_budget", "preset_options"]
 
 
+def stages_switchable(settings: RunSettings, workflow_found: bool, *, demo: bool = False) -> bool:
+    """Whether the stage boxes can be changed. Not on a demo site without ARI: switching one off
+    would be refused at Write, and a class cannot install ARI to lift that. A stage already off
+    (a reopened run) stays changeable, so it can be switched back on."""
+    return workflow_found or not demo or bool(settings.disabled_stages())
+
+
 def stages_note(settings: RunSettings, workflow_found: bool, *, demo: bool = False
                 ) -> tuple[str, Text] | None:
     """(severity, sentence) beside the stage boxes when ARI's workflow.yaml cannot be written

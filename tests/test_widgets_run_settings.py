@@ -215,6 +215,40 @@ def test_the_stage_boxes_say_what_they_can_do_without_ari(found, off, severity, 
     assert (note[0], note[1].message_id) == (severity, key) if severity else note is None
 
 
+@pytest.mark.parametrize("found, demo, off, switchable", [
+    (True, True, (), True),                    # ARI here: every box works
+    (False, False, (), True),                  # a real machine: installing ARI is the way out
+    (False, True, (), False),                  # a class on a demo site cannot install ARI
+    (False, True, ("include_review",), True),  # a reopened run's stage can go back on
+])
+def test_stage_boxes_are_fixed_only_on_a_demo_site_without_ari(found, demo, off, switchable):
+    from dataclasses import replace
+
+    from ari_jupyter.ari.run_settings import RunSettings
+    from ari_jupyter.run_settings_view import stages_switchable
+
+    settings = replace(RunSettings(), **{name: False for name in off})
+    assert stages_switchable(settings, found, demo=demo) is switchable
+
+
+def test_on_a_demo_site_without_ari_the_stage_boxes_stay_on_and_say_why():
+    """A teacher unticking a stage met a refusal the class could not lift (install ARI): on a
+    demo site without ARI the boxes stay as ARI runs them, and the note says so."""
+    from widget_text import shown
+
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    part = wizard.experiment_panel.run_settings
+    wizard.ctx.workflow_found = False
+    part.refresh()
+    assert all(box.disabled and box.value for box in part.stages.values())
+    assert "the stages stay on here" in shown(part.stages_note.value)
+    wizard.ctx.lang = "zh"
+    assert "这里不能关闭阶段" in shown(part.stages_note.value)
+    wizard.ctx.workflow_found = True
+    part.refresh()
+    assert not any(box.disabled for box in part.stages.values())
+
+
 def test_the_wizard_shows_the_stage_note_as_the_boxes_change():
     from widget_text import shown
 

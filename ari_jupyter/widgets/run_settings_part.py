@@ -166,8 +166,11 @@ class RunSettingsPart(Panel, widgets.VBox):
         self.preset_budget.value = (f'<div class="ari-text ari-muted ari-indented">'
                                     f'{rich(render(view.preset_budget(s), lang))}</div>')
         self.stages_label.value = f'<label class="ari-text ari-rs-label">{esc(tr("rs_stages"))}</label>'
-        note = view.stages_note(s, self.ctx.workflow_found,
-                                demo=bool(getattr(self.ctx.host, "is_demo", False)))
+        demo = bool(getattr(self.ctx.host, "is_demo", False))
+        switchable = view.stages_switchable(s, self.ctx.workflow_found, demo=demo)
+        for box in self.stages.values():
+            box.disabled = not switchable
+        note = view.stages_note(s, self.ctx.workflow_found, demo=demo)
         self.stages_note.value = "" if note is None else (
             f'<div class="ari-text ari-indented ari-rs-stages-note '
             f'{"ari-sev-error" if note[0] == "error" else "ari-muted"}">{rich(render(note[1], lang))}</div>')
