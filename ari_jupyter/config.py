@@ -441,6 +441,7 @@ def seed_defaults(state, config: AriWizard, host, env: Mapping[str, str] | None 
     if keep_profile:
         defaults.pop("profile")
     site_defaults.follow(state, defaults)
+    site_defaults.settle_carried_modules(state)
 
 
 PROBE_DERIVED_SOURCES = ("ARI_SLURM_PARTITION", "SLURM_JOB_PARTITION")

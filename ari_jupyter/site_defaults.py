@@ -10,7 +10,9 @@ suggested modules this site offers.
 follows the site while it is empty or still holds the default applied last, so a late probe
 answer refines the defaults without ever overwriting a choice. ``use_site`` moves a state to
 another site: afterwards every site-derived value equals a fresh wizard's there; the
-experiment text (title, goal, metrics, files), the language and modules the user added stay.
+experiment text (title, goal, metrics, files) and the language stay, and modules the user
+added stay where the new site offers them (``settle_carried_modules``, once its modules check
+answers; ``modules_left_out`` says which were dropped).
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ USER_FIELDS = ("title", "goal", "metrics", "min_expected_metric", "provided_file
 """What the user typed: kept across a site switch."""
 
 _APPLIED = "_site_defaults_applied"
+_CARRIED = "_site_modules_carried"  # modules added on the previous site, not yet checked here
+_LEFT_OUT = "_site_modules_left_out"  # (modules, site) the last switch dropped
 
 
 def derive(config: Any, host: Any, env: Mapping[str, str] | None, state: Any) -> dict[str, Any]:
@@ -127,7 +131,8 @@ def follow(state: Any, defaults: Mapping[str, Any]) -> None:
 
 def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) -> None:
     """Look at ``host`` from now on: site facts and site-derived values as a fresh wizard
-    there has them; the user's text and the modules they added are kept. Probe results are
+    there has them; the user's text is kept, and the modules they added where ``host`` offers
+    them (``settle_carried_modules``). Probe results are
     cleared (the caller runs the probes again); defaults that need them follow as they come."""
     from .allocation import Allocation
     from .model import WizardState
@@ -156,6 +161,46 @@ def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) 
     if added_modules:
         state.module_loads = [*state.module_loads,
                               *(m for m in added_modules if m not in state.module_loads)]
+    setattr(state, _CARRIED, tuple(added_modules))
+    setattr(state, _LEFT_OUT, None)
+    settle_carried_modules(state)
+
+
+def settle_carried_modules(state: Any) -> None:
+    """Drop the modules carried over a site switch that the new site does not offer, once its
+    modules check has answered: a module is a site's, and one from the previous site would
+    only block Write here (a teacher switching sites in front of a class met red errors nobody
+    had caused). Nothing changes while the check has not answered or could not tell."""
+    carried = getattr(state, _CARRIED, None)
+    result = (state.probe_results or {}).get("modules")
+    if not carried or result is None or result.status == "unknown":
+        return
+    offered = list((result.data or {}).get("modules") or []) if result.status != "skip" else []
+    dropped = [m for m in carried if m in state.module_loads and not _offers(offered, m)]
+    setattr(state, _CARRIED, None)
+    setattr(state, _LEFT_OUT, (tuple(dropped), state.site_name or "") if dropped else None)
+    if dropped:
+        state.module_loads = [m for m in state.module_loads if m not in dropped]
+
+
+def _offers(offered: list[str], name: str) -> bool:
+    """``module load name`` works there: the name itself, or a version of it (``openmpi``)."""
+    return name in offered or ("/" not in name and any(m.startswith(name + "/") for m in offered))
+
+
+def modules_left_out(state: Any):
+    """The sentence saying which modules the last site switch dropped (a ``Text``), or None;
+    silent again once the user has added them back."""
+    from .i18n import message, text
+
+    left_out = getattr(state, _LEFT_OUT, None)
+    if not left_out:
+        return None
+    modules = [m for m in left_out[0] if m not in state.module_loads]
+    if not modules:
+        return None
+    return text("site.modules_left_out", modules=", ".join(modules),
+                site=left_out[1] or message("validate.this_site"))
 
 
 def site_description(host: Any, lang: str) -> str:

@@ -109,10 +109,15 @@ def test_use_site_none_looks_at_this_machine(tmp_path):
     assert wizard.state.site_name == ""
 
 
-@pytest.mark.parametrize("new, rule", [("sx40", "modules_no_system"),
-                                        ("gres-cluster", None)])
-def test_a_module_the_new_site_does_not_offer_blocks_write_naming_what_it_offers(new, rule,
-                                                                               tmp_path):
+@pytest.mark.parametrize("new, kept", [("sx40", False),          # no module system at all
+                                       ("gres-cluster", False),  # modules, but not that one
+                                       ("rccs-cloud", True)])    # the same site again
+def test_a_module_the_new_site_does_not_offer_is_left_out_and_said(new, kept, tmp_path):
+    """A module is a site's: switching sites, one the new site does not offer is dropped once its
+    modules check answers, and step 3 says so (it stayed as a red error nobody had caused)."""
+    from ari_jupyter.i18n import render
+    from ari_jupyter.site_defaults import modules_left_out
+
     async def scenario():
         wizard = await _settled("rccs-cloud", tmp_path)
         wizard.state.module_loads = ["openmpi/4.1"]
@@ -121,18 +126,31 @@ def test_a_module_the_new_site_does_not_offer_blocks_write_naming_what_it_offers
         return wizard
 
     wizard = run(scenario())
-    assert wizard.state.module_loads == ["openmpi/4.1"]  # what the user added stays
-    offered = wizard.state.probe("modules").data.get("modules") or []
-    findings = [f for f in wizard.ctx.problems() if f.field == "module_loads"]
-    if "openmpi/4.1" in offered:
-        assert not [f for f in findings if f.severity == "error"]
+    errors = [f for f in wizard.ctx.problems() if f.field == "module_loads" and f.severity == "error"]
+    assert errors == []
+    if kept:
+        assert wizard.state.module_loads == ["openmpi/4.1"] and modules_left_out(wizard.state) is None
         return
-    (finding,) = [f for f in findings if f.severity == "error"]
-    if rule:
-        assert finding.rule == rule
-    else:
-        assert finding.rule == "module_unknown"
-        assert any(name in finding.fix for name in offered)
+    assert "openmpi/4.1" not in wizard.state.module_loads
+    note = render(modules_left_out(wizard.state), "en")
+    assert note.startswith(f"Left out on switching to {new}, which does not offer them: openmpi/4.1.")
+    assert "openmpi/4.1" in wizard.profile_panel.modules_help.value
+    wizard.state.module_loads = [*wizard.state.module_loads, "openmpi/4.1"]  # added back: silent
+    assert modules_left_out(wizard.state) is None
+
+
+def test_a_module_is_kept_while_the_new_sites_modules_check_cannot_tell(tmp_path):
+    from ari_jupyter.probes.result import ProbeResult
+    from ari_jupyter.site_defaults import settle_carried_modules
+
+    wizard = run(_settled("rccs-cloud", tmp_path))
+    wizard.state.module_loads = ["openmpi/4.1"]
+    wizard.ctx.runner.cancel_all()
+    wizard.use_site("gres-cluster")
+    wizard.ctx.runner.cancel_all()
+    wizard.state.set_probe_result(ProbeResult("modules", "unknown", "timed out"))
+    settle_carried_modules(wizard.state)
+    assert wizard.state.module_loads == ["openmpi/4.1"]  # the validator judges it when known
 
 
 @pytest.mark.parametrize("site, flow", [("rccs-cloud", True), ("sx40", False)])

@@ -16,9 +16,9 @@ from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
-from ..i18n import listed, sentence_gap
+from ..i18n import listed, render, sentence_gap
 from ..module_choice import choose_module, software_modules
-from ..site_defaults import SITE_PRESET, presets_matching
+from ..site_defaults import SITE_PRESET, modules_left_out, presets_matching
 from ._base import Panel, esc, pre, probe_results, rich
 
 CUSTOM = "custom"
@@ -482,8 +482,11 @@ class ProfilePanel(Panel, widgets.VBox):
         else:
             text = self.tr("profile_modules_unknown")
             suggest = ""
+        left_out = modules_left_out(self.state)
+        note = (f'<div class="ari-text ari-muted ari-modules-left-out">'
+                f'{rich(render(left_out, self.ctx.lang))}</div>' if left_out else "")
         self.modules_help.value = (f'<h4 class="ari-heading">{esc(self.tr("profile_modules_title"))}</h4>'
-                                   f'<div class="ari-help">{rich(text)}</div>{suggest}')
+                                   f'<div class="ari-help">{rich(text)}</div>{suggest}{note}')
 
     def _box_row(self, name: str, *widgets_in_row) -> widgets.HBox:
         row = _row(*(widgets_in_row or (getattr(self, name),)), self.box_messages[name])

@@ -197,8 +197,9 @@ class Wizard(widgets.VBox):
         """Look at demo site ``name`` (None: this machine), as the demo-site buttons do.
 
         Afterwards every site-derived value equals a fresh ``Wizard(site=name)``'s; what the
-        user typed (title, goal, metrics, files, modules they added) is kept, and a previous
-        write result is cleared. The probes run again.
+        user typed (title, goal, metrics, files) is kept, and the modules they added where the
+        new site offers them (step 3 names the others); a previous write result is cleared. The
+        probes run again.
         """
         self._follow_probes(self.ctx.state)
         self.ctx.switch_site(name)
