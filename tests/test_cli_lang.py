@@ -273,3 +273,21 @@ def test_status_of_a_non_checkpoint_says_so_in_the_chosen_language(lang, tmp_pat
         assert main(["status", str(target), "--lang", lang]) == 1
         err = capsys.readouterr().err.strip()
         assert CJK.search(err) and english_sentences([err]) == [], err
+
+
+@pytest.mark.parametrize("lang, hint", [
+    ("en", "JupyterLab's own options go after --: ari-jupyter lab -- --no-browser --port 9999"),
+    ("zh", "JupyterLab 自己的选项请写在 -- 之后：ari-jupyter lab -- --no-browser --port 9999"),
+])
+def test_a_jupyterlab_option_before_the_dashes_gets_the_line_that_works(lang, hint, capsys):
+    """`ari-jupyter lab --no-browser` is the mistake to expect: the error says where it goes."""
+    with pytest.raises(SystemExit) as exited:
+        main(["lab", "--lang", lang, "--no-browser", "--port", "9999"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == hint
+
+
+def test_other_commands_get_no_jupyterlab_hint(capsys):
+    with pytest.raises(SystemExit):
+        main(["probe", "--no-browser"])
+    assert "JupyterLab" not in capsys.readouterr().err

@@ -81,6 +81,14 @@ def output_lang(args: argparse.Namespace) -> str:
     return getattr(args, "lang", None) or default_lang()
 
 
+def _say_jupyter_args_go_after_dashes(unknown: list[str], args: argparse.Namespace) -> None:
+    from ..i18n import t
+
+    rest = [arg for arg in args.jupyter_args or () if arg != "--"]
+    example = " ".join(["ari-jupyter", "lab", "--", *unknown, *rest])
+    print(t("cli.lab.jupyter_args_after_dashes", output_lang(args), example=example), file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     from ._localized import language_of, localize
 
@@ -89,7 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     localize(parser, language_of(sys.argv[1:] if argv is None else argv))
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # argparse would report them with the top-level usage
-        getattr(args, "_usage_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+        try:
+            getattr(args, "_usage_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+        finally:
+            if hasattr(args, "jupyter_args"):  # `ari-jupyter lab --no-browser`: say where it goes
+                _say_jupyter_args_go_after_dashes(unknown, args)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
