@@ -252,6 +252,32 @@ def test_on_a_demo_site_no_ari_is_where_the_exercise_ends(tmp_path, site, expect
         assert f"ari-jupyter check-handoff {checkpoint}" in ran.stderr
 
 
+@pytest.mark.parametrize("site, expected", [
+    ("rccs-cloud", "demo site rccs-cloud, whose modules exist only in its recording"),
+    ("", "module load failed (see the lines above); check this run's modules with"),
+])
+def test_on_a_demo_site_a_failed_module_load_is_expected_too(tmp_path, site, expected):
+    """A real ``module`` that does not know the demo site's modules: the script stops there, and
+    on a demo site says that is expected (a class met a red Lmod error with nothing saying so)."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    checkpoint = workspace / "checkpoints" / "r"
+    script = tmp_path / "handoff.sh"
+    script.write_text(render.render_handoff_script(
+        golden_state(module_loads=["openmpi/4.1"], workspace=str(workspace), site_name=site),
+        str(checkpoint), str(script)), encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    module = bin_dir / "module"  # what Lmod answers for a module it does not have
+    module.write_text("#!/bin/sh\necho 'Lmod has detected the following error: The following "
+                      "module(s) are unknown: \"openmpi/4.1\"' >&2\nexit 1\n")
+    module.chmod(0o755)
+    ran = subprocess.run(["/bin/bash", str(script)], capture_output=True, text=True, timeout=30,
+                         env={"PATH": str(bin_dir), "LANG": "C.UTF-8"})
+    assert ran.returncode == 1 and expected in ran.stderr, ran.stderr
+    assert f"ari-jupyter check-handoff {checkpoint}" in ran.stderr
+
+
 @pytest.mark.parametrize("key_where, allowed, runs", [
     ("nowhere", "", False),
     ("shell", "", True),
@@ -320,7 +346,8 @@ def test_a_script_sentence_bash_would_expand_is_refused(monkeypatch):
 
 def test_every_script_sentence_is_safe_inside_double_quotes():
     for key in ("handoff.script.no_ari", "handoff.script.no_ari_demo", "handoff.script.log",
-                "handoff.script.module_load_failed", "handoff.script.no_key"):
+                "handoff.script.module_load_failed", "handoff.script.module_load_failed_demo",
+                "handoff.script.no_key"):
         for lang in ("en", "ja", "zh"):
             bare = i18n_t(key, lang, log="", checkpoint="", site="", variable="")
             assert not any(ch in bare for ch in '"$`\\!'), (key, lang, bare)

@@ -387,7 +387,7 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
             _comment(state, "handoff.comment.module_init"),
             *module_init_lines()[1:],
             "module load " + " ".join(q(name) for name in state.module_loads) + " || {",
-            f"  echo {_said(state, 'handoff.script.module_load_failed', checkpoint='$ARI_CHECKPOINT_DIR')} >&2",
+            f"  echo {_module_load_failed_said(state)} >&2",
             "  exit 1",
             "}",
             "",
@@ -433,6 +433,16 @@ def _key_check_lines(state: Any, variable: str) -> list[str]:
         '  if [ "${ARI_HANDOFF_WITHOUT_KEY:-}" != 1 ]; then exit 2; fi',
         "fi",
     ]
+
+
+def _module_load_failed_said(state: Any) -> str:
+    """``module load`` failed: on a demo site that is expected (its modules are only in its
+    recording, and a teacher's class met a red Lmod error with nothing saying so)."""
+    site = getattr(state, "site_name", "") or ""
+    if _SITE_NAME.fullmatch(site):
+        return _said(state, "handoff.script.module_load_failed_demo", site=site,
+                     checkpoint="$ARI_CHECKPOINT_DIR")
+    return _said(state, "handoff.script.module_load_failed", checkpoint="$ARI_CHECKPOINT_DIR")
 
 
 def _no_ari_said(state: Any) -> str:
