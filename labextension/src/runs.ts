@@ -161,6 +161,14 @@ export function bestShort(best: IRunRow['best_metric']): string {
 }
 
 /** When a run started, from its id (`YYYYmmddHHMMSS_slug`): "2026-12-04 23:13"; else the id. */
+/**
+ * A run id with a line-break opportunity after each `_`: a narrow panel wraps it between its
+ * words (`..._experiment_` / `5e13e118`), not inside one.
+ */
+export function breakableId(text: string): (Node | string)[] {
+  return text.split(/(?<=_)/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
+}
+
 export function startedAt(runId: string): string {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})\d{2}_/.exec(runId);
   return m ? `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}` : runId;
@@ -441,7 +449,7 @@ export class RunsPanel extends Widget {
           'td',
           { class: 'ari-RunsPanel-title', title: run.checkpoint_dir },
           phaseBadge(trans, run.phase),
-          el('div', {}, run.title || run.run_id),
+          el('div', {}, ...breakableId(run.title || run.run_id)),
           ...(shared.has(run.title || run.run_id) ? [el('div', { class: 'ari-RunsPanel-started' }, startedAt(run.run_id))] : [])
         ),
         el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
@@ -581,8 +589,8 @@ export class RunsPanel extends Widget {
         );
     this.node.replaceChildren(
       this.header(this.button(trans.__('All runs'), () => void this.refreshList())),
-      el('h3', { class: 'ari-RunsPanel-title', title: s.checkpoint_dir }, s.title || s.run_id),
-      el('p', { class: 'ari-RunsPanel-runid' }, s.run_id),
+      el('h3', { class: 'ari-RunsPanel-title', title: s.checkpoint_dir }, ...breakableId(s.title || s.run_id)),
+      el('p', { class: 'ari-RunsPanel-runid' }, ...breakableId(s.run_id)),
       facts,
       ...s.notes.map(n => el('p', { class: 'ari-RunsPanel-note' }, n)),
       findings,

@@ -82,6 +82,10 @@ def open_run(page, run_id: str) -> None:
     cut = page.eval_on_selector(f"{PANEL} .ari-RunsPanel-runid",
                                 "el => el.scrollWidth > el.clientWidth + 1")
     assert not cut, run_id
+    # ... between its words: a break may follow each "_", so "5e13e118" is never split
+    breaks = page.eval_on_selector(f"{PANEL} .ari-RunsPanel-runid",
+                                   "el => el.querySelectorAll('wbr').length")
+    assert breaks == run_id.count("_"), run_id
 
 
 def back_to_list(page) -> None:
