@@ -122,7 +122,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     backup name); ``ari_workflow`` points at ARI's packaged workflow.yaml instead of looking
     for an importable ARI.
     """
-    from .ari.naming import make_run_id, slug_is_hashed, slug_names_nothing
+    from .ari.naming import is_short_name, make_run_id, slug_is_hashed, slug_names_nothing
 
     now = now or datetime.now().astimezone()
     notes: list[str] = []
@@ -133,12 +133,14 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
                 if not _is_shared_fs_problem(p)]
     if blocking:
         raise EmitBlocked(blocking)
-    if state.run_id:
+    short_name = state.run_id if is_short_name(state.run_id) else ""
+    if state.run_id and not short_name:
         return _emit(state, force, host, now, ari_workflow, notes)
     # A minted id is kept only with the checkpoint it names: after a refusal the title the user
-    # edits next mints the id again (a frozen one would name the old title).
-    state.run_id = make_run_id(state.title, now)
-    said = "field.run_id_hashed" if slug_is_hashed(state.title) else \
+    # edits next mints the id again (a frozen one would name the old title), and a short name
+    # typed in Run id is what the user sees again.
+    state.run_id = make_run_id(state.title, now, short_name)
+    said = "" if short_name else "field.run_id_hashed" if slug_is_hashed(state.title) else \
         "field.run_id_partial" if slug_names_nothing(state.title) else ""
     if said:  # what step 4 said beside Run id, now that it is minted
         notes.append(text("emit.note.run_id_from_title", problem=message(
@@ -146,7 +148,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     try:
         return _emit(state, force, host, now, ari_workflow, notes)
     except BaseException:
-        state.run_id = ""
+        state.run_id = short_name
         raise
 
 

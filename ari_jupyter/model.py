@@ -282,7 +282,9 @@ class WizardState(HasTraits):
         self._check_metrics(add)
         self._check_files(add)
         self._check_workspace(add)
-        if self.run_id and not re.fullmatch(RUN_ID, self.run_id):
+        from .ari.naming import is_short_name
+
+        if self.run_id and not re.fullmatch(RUN_ID, self.run_id) and not is_short_name(self.run_id):
             add("run_id_bad", "run_id", "error", run_id=self.run_id)
         elif not self.run_id:
             from .ari.naming import slug_for_title, slug_is_hashed, slug_names_nothing

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -529,11 +530,45 @@ def test_a_title_that_keeps_one_ascii_word_says_what_the_run_will_be_called(tmp_
     result = emit_checkpoint(state)
     assert re.fullmatch(r"\d{14}_2", state.run_id)
     said = [n for n in result.notes if getattr(n, "message_id", "") == "emit.note.run_id_from_title"]
-    assert len(said) == 1 and "…_2" in said[0] and "type a Run id" in said[0]
+    assert len(said) == 1 and "…_2" in said[0] and "type a short name in Run id" in said[0]
     from ari_jupyter.i18n import render as in_lang
 
     shown = in_lang(said[0], "ja")  # two sentences, not the advice nested in parentheses
     assert "呼ばれます。内容がわかる" in shown and "。（" not in shown, shown
+
+
+@pytest.mark.parametrize("title", ["二节点模板计算的扩展性", "Stencil scaling"])
+def test_a_short_name_in_run_id_names_the_run_and_gets_the_time_stamp(tmp_path, title):
+    """A title in Chinese leaves nothing for ARI's slug rule: a short name typed in Run id is
+    the run's name, time-stamped at Write, and nothing says the title gave none."""
+    state = make_state(tmp_path, run_id="stencil-2node", title=title)
+    assert not [f for f in state.field_problems() if f.field == "run_id"]
+    now = datetime(2026, 12, 5, 10, 20, 30).astimezone()
+    result = emit_checkpoint(state, now=now)
+    assert state.run_id == "20261205102030_stencil-2node"
+    assert Path(result.checkpoint_dir).name == state.run_id
+    assert not [n for n in result.notes if getattr(n, "message_id", "") == "emit.note.run_id_from_title"]
+
+
+def test_a_refused_write_gives_the_short_name_back(tmp_path):
+    state = make_state(tmp_path, run_id="stencil-2node")
+    emit_checkpoint(state, now=datetime(2026, 12, 5, 10, 20, 30).astimezone())
+    again = make_state(tmp_path, run_id="stencil-2node")
+    with pytest.raises(EmitError):  # the same second: that checkpoint exists
+        emit_checkpoint(again, now=datetime(2026, 12, 5, 10, 20, 30).astimezone())
+    assert again.run_id == "stencil-2node"
+
+
+@pytest.mark.parametrize("run_id, short", [
+    ("heat-scaling", True), ("2node", True), ("a", True), ("x" * 80, True),
+    ("20261205102030_heat", False),  # a whole run id
+    ("x" * 81, False), ("-x", False), ("_x", False), ("my run", False), ("熱伝導", False),
+    ("heat\n", False), ("", False),
+])
+def test_what_a_short_name_is(run_id, short):
+    from ari_jupyter.ari.naming import is_short_name
+
+    assert is_short_name(run_id) is short
 
 
 # -- kill -9, concurrency -----------------------------------------------------------------------

@@ -103,7 +103,10 @@ def test_valid_state_has_no_blocking_problem(valid):
     ({"provided_files": ["/tmp"]}, "provided_files"),
     ({"workspace": ""}, "workspace"),
     ({"workspace": "relative/ws"}, "workspace"),
-    ({"run_id": "my-run"}, "run_id"),
+    ({"run_id": "my run"}, "run_id"),
+    ({"run_id": "-x"}, "run_id"),
+    ({"run_id": "熱伝導"}, "run_id"),
+    ({"run_id": "heat-scaling\n"}, "run_id"),
     # `$` also matches before a final newline: each check must refuse the newline itself
     ({"partition": "small\n"}, "partition"),
     ({"run_id": "20250101120000_x\n"}, "run_id"),

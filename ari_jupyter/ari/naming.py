@@ -77,9 +77,20 @@ def slug_for_title(title: str, max_len: int = SLUG_MAX) -> str:
     return "experiment_" + hashlib.sha256(first.encode("utf-8")).hexdigest()[:8]
 
 
-def make_run_id(title: str, now: datetime) -> str:
-    """``YYYYmmddHHMMSS_<slug>`` for ``now`` (pass the clock in; tests fix it)."""
-    return f"{now:%Y%m%d%H%M%S}_{slug_for_title(title)}"
+SHORT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,79}")
+"""A run id's name alone (``heat-scaling``): the time stamp is added at Write. A title in
+Chinese or Japanese leaves nothing for ARI's slug rule, so this is how such a run gets a name."""
+
+
+def make_run_id(title: str, now: datetime, short_name: str = "") -> str:
+    """``YYYYmmddHHMMSS_<slug>`` for ``now`` (pass the clock in; tests fix it), the slug being
+    ``short_name`` when given, else the title's."""
+    return f"{now:%Y%m%d%H%M%S}_{short_name or slug_for_title(title)}"
+
+
+def is_short_name(run_id: str) -> bool:
+    """``run_id`` is a name without its time stamp (``heat-scaling``), not a whole run id."""
+    return bool(SHORT_NAME_RE.fullmatch(run_id)) and not RUN_ID_RE.fullmatch(run_id)
 
 
 def check_run_id(run_id: str) -> str:

@@ -51,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workspace", metavar="DIR",
                    help="workspace root on shared storage (default: /work/$USER/ari, or the site's "
                    "c.AriWizard.workspace_template; on a demo site ~/ari-demo/<site>)")
-    p.add_argument("--run-id", help="YYYYmmddHHMMSS_<slug> (default: minted from the title)")
+    p.add_argument("--run-id", help="YYYYmmddHHMMSS_<name>, or a short name such as heat-scaling that "
+                   "gets the time stamp (default: minted from the title)")
     p.add_argument("--lang", choices=("en", "ja", "zh"), help="language of the printed messages, also stored with the state for the wizard")
     p.add_argument("--site", metavar="NAME|FILE", help="probe a demo site instead of this machine")
     p.add_argument("--no-probes", action="store_true",
