@@ -117,3 +117,17 @@ def test_experiment_file_reads_its_checkpoint_env_as_lint_does(tmp_path, capsys,
     (tmp_path / ".env").write_text("ARI_SLURM_PARTITION=small\nARI_SLURM_CPUS=1\n")
     _code, findings = _json(capsys, [str(path)])
     assert "E8" not in {f["rule"] for f in findings}
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "nothing here reads as an ARI or SLURM log"),
+    ("zh", "这里的内容不像 ARI 或 SLURM 的日志"),
+])
+def test_a_file_the_doctor_does_not_know_is_not_called_clean(tmp_path, capsys, lang, said):
+    unknown = tmp_path / "hostname"
+    unknown.write_text("my-hostname\n")
+    assert main(["doctor", "--lang", lang, str(unknown)]) == 0
+    out = capsys.readouterr().out
+    assert said in out and "no problems found" not in out and "没有发现问题" not in out
+    assert main(["doctor", "--lang", lang, "--kind", "log", str(unknown)]) == 0  # said: looked at
+    assert said not in capsys.readouterr().out

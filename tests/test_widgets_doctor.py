@@ -82,6 +82,19 @@ def test_clean_text_says_no_problem_found():
     assert "ari-doctor-clean" in panel.findings_view.value
 
 
+def test_text_the_doctor_does_not_know_is_not_called_clean():
+    """A file that is no log, script or experiment.md: "no known problem" would read as a clean
+    log; it says nothing was checked, and where to say what the file is."""
+    _, panel = doctor_on(site="laptop")
+    panel.text.value = "my-hostname\n"
+    panel.diagnose()
+    assert panel.detected_kind == "unrecognized" and "ari-doctor-clean" not in panel.findings_view.value
+    assert "so nothing was checked. Choose what it is under Kind." in panel.findings_view.value
+    panel.kind.value = "log"  # said what it is: looked at as that
+    panel.diagnose()
+    assert panel.detected_kind == "log" and "ari-doctor-clean" in panel.findings_view.value
+
+
 @pytest.mark.parametrize("kind, expected", [("log", "log"), ("reproduce", "reproduce")])
 def test_the_kind_can_be_forced(kind, expected):
     _, panel = doctor_on(preset="mpi")

@@ -86,7 +86,7 @@ def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "e
     if show_path:
         print(f"== {path} ({kind})")
     if not findings:
-        print(t("cli.no_problems", lang))
+        print(t("cli.doctor.unrecognized" if kind == "unrecognized" else "cli.no_problems", lang))
         return
     for f in findings:
         where = t("cli.line", lang, line=f.line) if f.line else t("cli.file", lang)
@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..ari.profile import ProfileError
     from ..doctor import detect_kind, diagnose_text, has_errors
+    from ..doctor.detect import unrecognized
     from ..doctor.log_checks import checkpoint_from_log_path
     from . import output_lang
 
@@ -175,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"ari-jupyter doctor: {args.profile}: {exc}", file=sys.stderr)
             return 2
         failed = failed or has_errors(findings)
+        if not findings and unrecognized(text, args.kind, kind):
+            kind = "unrecognized"
         results.append((path, kind, findings))
     if args.json:
         several = len(results) > 1

@@ -37,3 +37,12 @@ def detect_kind(text: str, filename: str | None = None) -> str:
     if shell >= 2 and not _LOG_MARK.search(text):
         return "reproduce"
     return "log"
+
+
+
+def unrecognized(text: str, given_kind: str | None, kind: str) -> bool:
+    """Whether the doctor looked at nothing it knows: no kind was given, and the text it took
+    for a log (``detect_kind``'s last resort) has nothing a run's output has (an error, a
+    warning, a traceback, a submitted job, a command with its exit). Its "no problems" would
+    then read as a clean log; the CLI and the wizard say so instead."""
+    return not given_kind and kind == "log" and not _LOG_MARK.search(text)

@@ -108,6 +108,7 @@ class DoctorPanel(Panel, widgets.VBox):
     def diagnose(self) -> list:
         """Run the doctor on the picked file (unedited) or on the text in the box."""
         from ..doctor import detect_kind, diagnose_file, diagnose_text
+        from ..doctor.detect import unrecognized
 
         self.error = ""
         text = self.text.value
@@ -127,6 +128,8 @@ class DoctorPanel(Panel, widgets.VBox):
             else:
                 self.findings, self.detected_kind = [], ""
                 self.error = self.tr("doctor_nothing")
+            if not self.findings and unrecognized(text, kind, self.detected_kind):
+                self.detected_kind = "unrecognized"
         except (OSError, TypeError, ValueError) as exc:
             self.findings, self.detected_kind = [], ""
             self.error = self.tr("doctor_failed", error=exc)
@@ -174,6 +177,9 @@ class DoctorPanel(Panel, widgets.VBox):
                     f'{esc(self.error)}</div>')
         if not self.detected_kind:
             return ""
+        if self.detected_kind == "unrecognized":
+            return (f'<div class="ari-doctor-unrecognized ari-text ari-muted">'
+                    f'{esc(self.tr("doctor_unrecognized"))}</div>')
         head = self.tr("doctor_kind_detected", kind=self.tr("doctor_kind_" + self.detected_kind))
         if not self.findings:
             return (
