@@ -77,3 +77,9 @@ def test_the_readme_install_line_works_on_the_distribution_python(tmp_path):
     assert base == "/usr", base  # the venv is the distribution's Python, not another one
     assert "ARI_JUPYTER_DEMO_SITE=rccs-cloud" in done.stdout
     assert f"--ServerApp.root_dir={home}/ari-demo/rccs-cloud" in done.stdout
+    # The lessons are the clone's: a plain `pip install .` finds them through its install
+    # record (direct_url.json), from any folder.
+    lessons = subprocess.run([str(venv_python), "-m", "ari_jupyter", "lab", "--lessons", "--lang", "zh",
+                              "--print-command"], cwd=home, env=env, capture_output=True, text=True)
+    assert lessons.returncode == 0, lessons.stderr
+    assert f"--ServerApp.root_dir={source}/notebooks/teaching/zh " in lessons.stdout

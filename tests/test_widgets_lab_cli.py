@@ -16,6 +16,7 @@ import pytest
 
 from ari_jupyter.cli.lab import (NOTEBOOK_NAME, notebook_as_placed, packaged_notebook, plan_lab,
                                  user_data_dir)
+from ari_jupyter.cli import main
 from ari_jupyter.config import AriWizard
 
 REPO = Path(__file__).resolve().parent.parent
@@ -252,3 +253,28 @@ def test_the_notebooks_list_of_steps_names_them_as_the_wizard_does(lang):
                    json.loads(packaged_notebook(lang).read_text(encoding="utf-8"))["cells"])
     listed = re.findall(r"^([1-5])\. \*\*(.+?)\*\*", text, flags=re.M)
     assert listed == [(str(i + 1), t(key, lang)) for i, key in enumerate(STEP_KEYS)]
+
+
+@pytest.mark.parametrize("lang, folder", [("en", "notebooks/teaching"), ("ja", "notebooks/teaching/ja"),
+                                          ("zh", "notebooks/teaching/zh")])
+def test_lab_lessons_opens_the_lessons_in_the_language(lang, folder, capsys, monkeypatch, tmp_path):
+    """`ari-jupyter lab --lessons`: JupyterLab rooted at this clone's lessons, on the first one,
+    from any folder (a teacher's `ari-jupyter lab` shows the demo workspace, not the lessons)."""
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path / "settings"))
+    assert main(["lab", "--lessons", "--lang", lang, "--print-command", "--", "--no-browser"]) == 0
+    argv = capsys.readouterr().out.split()
+    repo = Path(__file__).resolve().parent.parent
+    assert f"--ServerApp.root_dir={repo / folder}" in argv
+    assert "--LabApp.default_url=/lab/tree/01_allocation_and_hostlists.ipynb" in argv
+    assert argv[-1] == "--no-browser" and not any("DEMO_SITE" in a for a in argv)
+
+
+def test_lab_lessons_without_a_clone_says_where_they_are(capsys, monkeypatch):
+    from ari_jupyter import lessons
+
+    monkeypatch.setattr(lessons, "_clones", lambda: iter(()))
+    assert main(["lab", "--lessons", "--lang", "en", "--print-command"]) == 1
+    assert "the lessons are in the ari-jupyter repository (notebooks/teaching)" in capsys.readouterr().err

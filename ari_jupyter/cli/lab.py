@@ -36,6 +36,9 @@ def register(subparsers) -> None:
     parser.add_argument("--site", "--demo-site", dest="demo_site", default=None, metavar="NAME|FILE",
                         help="demo site to use when not inside an allocation "
                         f"(default: $ARI_JUPYTER_DEMO_SITE, c.AriWizard.demo_site, or {DEFAULT_DEMO_SITE})")
+    parser.add_argument("--lessons", action="store_true",
+                        help="open the teaching lessons (notebooks/teaching of the clone this was "
+                        "installed from, in the output language) instead of the wizard")
     parser.add_argument("--print-command", action="store_true",
                         help="print the command and environment changes instead of starting JupyterLab")
     parser.add_argument("jupyter_args", nargs=argparse.REMAINDER,
@@ -169,6 +172,21 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
                    copy_from=copy_from, inside_allocation=inside)
 
 
+def plan_lessons(folder: Path, extra: Sequence[str], *, euid: int | None = None) -> LabPlan:
+    """JupyterLab rooted at the lessons, on the first one; nothing to copy, no demo site (each
+    lesson names the sites it uses)."""
+    from ..lessons import FIRST_LESSON
+
+    argv = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}",
+            f"--LabApp.default_url=/lab/tree/{FIRST_LESSON}"]
+    if (os.geteuid() if euid is None else euid) == 0:
+        argv.append("--allow-root")
+    extra = list(extra)
+    argv.extend(extra[1:] if extra and extra[0] == "--" else extra)
+    return LabPlan(argv=argv, env_changes={}, notebook=folder / FIRST_LESSON, copy_from=None,
+                   inside_allocation=False)
+
+
 def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
     from ..i18n import t
 
@@ -188,6 +206,8 @@ def run(args) -> int:
     lang = output_lang(args)
     # the notebook is read in the lab: in the language it is set to, unless --lang says
     notebook_lang = getattr(args, "lang", None) or lab_language(os.environ) or lang
+    if args.lessons:
+        return _open_lessons(args, notebook_lang, lang)
     config = wizard_config()
     configured = config.demo_site
     plan = plan_lab(args.dir, args.demo_site, args.jupyter_args, os.environ,
@@ -231,6 +251,26 @@ def run(args) -> int:
     if not plan.inside_allocation and demo is not None:
         print(t("cli.lab.demo_site", lang, site=repr(site),
                 workspace=config.demo_workspace_for(demo.name)), file=sys.stderr)
+    return _become_jupyterlab(plan)
+
+
+def _open_lessons(args, notebook_lang: str, lang: str) -> int:
+    from ..i18n import t
+    from ..lessons import LESSONS_DIR, lessons_folder
+
+    folder = lessons_folder(notebook_lang)
+    if folder is None:
+        print("ari-jupyter lab: " + t("cli.lab.no_lessons", lang, folder=str(LESSONS_DIR)),
+              file=sys.stderr)
+        return 1
+    plan = plan_lessons(folder, args.jupyter_args)
+    if args.print_command:
+        print(" ".join(plan.argv))
+        return 0
+    return _become_jupyterlab(plan)
+
+
+def _become_jupyterlab(plan: LabPlan) -> int:
     env = {**os.environ, **plan.env_changes}
     sys.stdout.flush()
     sys.stderr.flush()
