@@ -200,7 +200,7 @@ def check_checkpoint_shared(checkpoint_dir: str, site: str = "rccs-cloud", *,
     if not isinstance(checkpoint_dir, str) or not checkpoint_dir.startswith("/"):
         return answer(False, "teaching.not_absolute", "absolute", path=repr(checkpoint_dir))
     result = probe_site(site, workspace=checkpoint_dir, only=["shared_fs"])["shared_fs"]
-    verdict = t("teaching.verdict", lang, status=_status(result.status, lang), summary=result.text(lang))
+    verdict = result.text(lang)  # "Correct:"/"Not yet:" says the rest; a verdict word would pile up
     if result.status in SHARED_VERDICTS:
         if result.status == "warn":
             verdict = t("teaching.only_warns", lang, verdict=verdict)
