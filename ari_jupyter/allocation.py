@@ -191,7 +191,12 @@ def _expected(slug: str) -> dict:
 
 
 class _Invalid(ValueError):
-    """Raised by a converter; the message (if any) adds detail to the problem."""
+    """Raised by a converter; the message (if any) adds detail to the problem, said in the
+    catalog's languages when ``detail`` (a message) is given."""
+
+    def __init__(self, english: str = "", detail: dict | None = None) -> None:
+        super().__init__(english)
+        self.detail = detail
 
 
 _NAME_EXPECTED = "name"
@@ -240,6 +245,11 @@ class _Reader:
             try:
                 return convert(raw)
             except _Invalid as error:
+                if error.detail is not None:
+                    self.problems.append(text("alloc.problem.invalid_because", name=name,
+                                              raw=repr(raw), expected=_expected(expected),
+                                              detail=error.detail))
+                    return None
                 self.problems.append(text(
                     "alloc.problem.invalid_detail" if str(error) else "alloc.problem.invalid",
                     name=name, raw=repr(raw), expected=_expected(expected), detail=str(error)))
@@ -296,7 +306,8 @@ def _nodelist(raw: str) -> str:
     try:
         hostlist.count(value)  # validates without expanding
     except hostlist.HostlistError as error:
-        raise _Invalid(str(error)) from None
+        raise _Invalid(str(error), message(error.message_id, **error.params)
+                       if error.message_id else None) from None
     return value
 
 

@@ -28,7 +28,13 @@ __all__ = ["HostlistError", "abbreviate", "expand", "count", "compress", "first"
 
 
 class HostlistError(ValueError):
-    """A hostlist string (or a host name given to compress) is malformed."""
+    """A hostlist string (or a host name given to compress) is malformed. ``str()`` is the
+    English sentence; ``message_id`` and ``params`` say it in the catalog's languages (a
+    malformed SLURM_JOB_NODELIST is shown in step 1, in the wizard's language)."""
+
+    def __init__(self, english: str, message_id: str = "", **params: object) -> None:
+        super().__init__(english)
+        self.message_id, self.params = message_id, params
 
 
 class _Range(NamedTuple):
@@ -94,7 +100,7 @@ def _parse(hostlist: str) -> list[_Item]:
         raise HostlistError(f"a hostlist must be a string, not {type(hostlist).__name__}")
     text = hostlist.strip()
     if not text:
-        raise HostlistError("empty hostlist")
+        raise HostlistError("empty hostlist", "hostlist.empty")
     if text.isprintable() and " " not in text:  # no whitespace: maybe the common shapes
         items = _parse_simple(text)
         if items is not None:
@@ -112,7 +118,9 @@ def _parse(hostlist: str) -> list[_Item]:
         separator = _SEPARATOR.match(text, pos)
         pos = separator.end()  # _ITEM stopped at a separator character
         if pos == end:
-            raise HostlistError(f"{_show(text, len(text))} ends with a separator (empty last item)")
+            shown = _show(text, len(text))
+            raise HostlistError(f"{shown} ends with a separator (empty last item)",
+                                "hostlist.trailing_separator", text=shown)
 
 
 _SIMPLE_ITEM = re.compile(r"([^\[\],\s]*)\[([0-9]+)(?:-([0-9]+))?\]([^\[\],\s]*)")
@@ -153,22 +161,28 @@ def _diagnose(text: str) -> None:
     for index, char in enumerate(text):
         if char == "[":
             if depth:
+                shown = _show(text, index)
                 raise HostlistError(
-                    f"nested '[' at column {index + 1} of {_show(text, index)}: "
-                    "brackets cannot contain brackets"
-                )
+                    f"nested '[' at column {index + 1} of {shown}: brackets cannot contain brackets",
+                    "hostlist.nested", column=index + 1, text=shown)
             depth, opened = 1, index
         elif char == "]":
             if not depth:
-                raise HostlistError(f"']' at column {index + 1} of {_show(text, index)} closes no '['")
+                shown = _show(text, index)
+                raise HostlistError(f"']' at column {index + 1} of {shown} closes no '['",
+                                    "hostlist.stray_close", column=index + 1, text=shown)
             depth = 0
         elif char == "," and not depth:
             if index == item_start or not text[item_start:index].strip():
-                raise HostlistError(f"empty item before the comma at column {index + 1} of {_show(text, index)}")
+                shown = _show(text, index)
+                raise HostlistError(f"empty item before the comma at column {index + 1} of {shown}",
+                                    "hostlist.empty_item", column=index + 1, text=shown)
             item_start = index + 1
     if depth:
-        raise HostlistError(f"'[' at column {opened + 1} of {_show(text, opened)} is never closed")
-    raise HostlistError(f"cannot parse hostlist {_show(text)}")
+        shown = _show(text, opened)
+        raise HostlistError(f"'[' at column {opened + 1} of {shown} is never closed",
+                            "hostlist.never_closed", column=opened + 1, text=shown)
+    raise HostlistError(f"cannot parse hostlist {_show(text)}", "hostlist.unparsable", text=_show(text))
 
 
 def _parse_item(item: str) -> _Item:
@@ -191,16 +205,18 @@ def _parse_group(body: str, item: str) -> _Group:
             if lo <= hi:
                 return _Group((lo,), (hi + 1,), (len(lo_text),))
     if not body:
-        raise HostlistError(f"empty brackets '[]' in {_show(item)}")
+        raise HostlistError(f"empty brackets '[]' in {_show(item)}", "hostlist.empty_brackets",
+                            text=_show(item))
     if _GROUP_BODY.fullmatch(body) is None:
         for part in body.split(","):
             if not part:
-                raise HostlistError(f"empty entry between commas in the brackets of {_show(item)}")
+                raise HostlistError(f"empty entry between commas in the brackets of {_show(item)}",
+                                    "hostlist.empty_entry", text=_show(item))
             if _ONE_RANGE.fullmatch(part) is None:
+                shown = _show(item, item.find(part))
                 raise HostlistError(
-                    f"{_show(part)} in {_show(item, item.find(part))} is not a number "
-                    "or a LO-HI range of numbers"
-                )
+                    f"{_show(part)} in {shown} is not a number or a LO-HI range of numbers",
+                    "hostlist.not_a_range", part=_show(part), text=shown)
         raise HostlistError(f"cannot parse the brackets of {_show(item)}")  # pragma: no cover
     # Validated above (ASCII digits, dashes, commas): now a few C-level passes, no loop per
     # range in Python (a fragmented group has 40,000 of them).
@@ -210,10 +226,11 @@ def _parse_group(body: str, item: str) -> _Group:
     his = tuple(map(int, map(operator.itemgetter(-1), bounds)))
     if any(map(operator.gt, los, his)):
         lo_text, hi_text = next((b[0], b[-1]) for b, lo, hi in zip(bounds, los, his) if lo > hi)
+        shown = _show(item, item.find(f"{lo_text}-{hi_text}"))
         raise HostlistError(
-            f"range '{lo_text}-{hi_text}' in {_show(item, item.find(f'{lo_text}-{hi_text}'))} "
-            f"runs backwards ({int(lo_text)} > {int(hi_text)})"
-        )
+            f"range '{lo_text}-{hi_text}' in {shown} runs backwards ({int(lo_text)} > {int(hi_text)})",
+            "hostlist.backwards", lo=lo_text, hi=hi_text, text=shown, lo_value=int(lo_text),
+            hi_value=int(hi_text))
     stops = tuple(map(operator.add, his, itertools.repeat(1)))
     return _Group(los, stops, tuple(map(len, lo_texts)))
 

@@ -320,3 +320,25 @@ def test_scattered_lists_expand_in_chunks_without_losing_order():
     assert hostlist.startswith("c[000001-000002,000004-000005,")
     assert list(expand(hostlist)) == names
     assert count(hostlist) == len(names)
+
+
+@pytest.mark.parametrize("text, message_id", [
+    ("", "hostlist.empty"), ("a,", "hostlist.trailing_separator"), ("n[[1]]", "hostlist.nested"),
+    ("n]", "hostlist.stray_close"), ("a,,b", "hostlist.empty_item"), ("n[1-", "hostlist.never_closed"),
+    ("n[]", "hostlist.empty_brackets"), ("n[1,,2]", "hostlist.empty_entry"),
+    ("n[a]", "hostlist.not_a_range"), ("n[3-1]", "hostlist.backwards"),
+])
+def test_every_parse_error_is_said_in_the_wizards_languages(text, message_id):
+    """A malformed SLURM_JOB_NODELIST is shown in step 1 in the wizard's language: each parse
+    error names its catalog message, whose English is the exception's own sentence."""
+    from ari_jupyter.i18n import t
+    from widget_text import english_sentences
+
+    with pytest.raises(HostlistError) as raised:
+        expand(text)
+    error = raised.value
+    assert error.message_id == message_id
+    assert t(message_id, "en", **error.params) == str(error)
+    for lang in ("ja", "zh"):
+        said = t(message_id, lang, **error.params)
+        assert said != str(error) and english_sentences([said]) == [], said
