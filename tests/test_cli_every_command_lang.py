@@ -113,6 +113,20 @@ def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeyp
     assert english_sentences(lines) == [], lines
 
 
+@pytest.mark.parametrize("lang, first", [("en", "[ok  ] checkpoint: "), ("ja", "[OK] チェックポイント: "),
+                                         ("zh", "[正常] 检查点：")])
+def test_check_handoff_names_its_checks_in_the_language(lang, first, demo, capsys, monkeypatch):
+    """The check names too ("api_key", "shared_fs" read as code in a Chinese report); English
+    keeps the ids, which scripts grep."""
+    monkeypatch.setenv("HOME", str(demo["home"]))
+    main(["check-handoff", str(demo["checkpoint"]), "--site", "rccs-cloud", "--lang", lang])
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+    assert lines[0].startswith(first), lines[0]
+    if lang != "en":
+        ids = r"(checkpoint|script|checkpoint_env|env_overrides|api_key|shared_fs|ari|modules)"
+        assert not [line for line in lines if re.match(rf"\[[^]]+\] {ids}[:：] ", line)], lines
+
+
 def test_lang_may_come_before_the_command(capsys):
     main(["--lang", "ja", "probe", "--site", "sx40"])
     assert capsys.readouterr().out.startswith("デモサイト sx40")

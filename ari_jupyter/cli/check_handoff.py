@@ -126,7 +126,9 @@ def report(checks, steps, lang: str, columns: int | None = None) -> str:
     lines = []
     for check in checks:
         mark = _MARK.get(check.status, check.status) if lang == "en" else t(f"status_{check.status}", lang)
-        lines.append(hang(f"[{mark}] {check.id}: ", check.text(lang), columns))
+        # English keeps the ids (what a script greps); ja and zh read the check's name
+        name = check.id if lang == "en" else t(f"handoff.check_name.{check.id}", lang)
+        lines.append(hang(f"[{mark}] {name}{'：' if lang == 'zh' else ': '}", check.text(lang), columns))
         if check.fix and check.status in ("fail", "warn", "unknown"):
             fix = t("cli.fix_line", lang, fix=speak("check-handoff", check.fix_text(lang)))
             lines.append(hang("       ", fix, columns))
