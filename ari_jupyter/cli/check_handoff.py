@@ -119,7 +119,7 @@ def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
 def report(checks, steps, lang: str, columns: int | None = None) -> str:
     """Every check line (with its fix) and the numbered steps, in ``lang``; with ``columns``
     (a terminal's) the prose is wrapped to fit, never a command (it is copied as one line)."""
-    from ..i18n import Text, render, sentence_gap, t
+    from ..i18n import Text, messages, render, sentence_gap, t
     from ._columns import hang
     from ._flags import speak
 
@@ -127,7 +127,8 @@ def report(checks, steps, lang: str, columns: int | None = None) -> str:
     for check in checks:
         mark = _MARK.get(check.status, check.status) if lang == "en" else t(f"status_{check.status}", lang)
         # English keeps the ids (what a script greps); ja and zh read the check's name
-        name = check.id if lang == "en" else t(f"handoff.check_name.{check.id}", lang)
+        key = f"handoff.check_name.{check.id}"  # none for sbatch: a command's name in every language
+        name = t(key, lang) if lang != "en" and key in messages() else check.id
         lines.append(hang(f"[{mark}] {name}{'：' if lang == 'zh' else ': '}", check.text(lang), columns))
         if check.fix and check.status in ("fail", "warn", "unknown"):
             fix = t("cli.fix_line", lang, fix=speak("check-handoff", check.fix_text(lang)))

@@ -269,10 +269,12 @@ class ProfilePanel(Panel, widgets.VBox):
         self.advanced = widgets.Accordion(children=[widgets.VBox([self.fields_title, self.fields_box])],
                                           selected_index=None)
         self.advanced.add_class("ari-advanced")
+        # What concerns no single box (no sbatch here, ranks that do not fit a node) comes
+        # first, under its own heading: below the module chips it read as theirs.
         self.children = [
+            self.problems,
             self.simple_title, self.simple_box,
             self.modules_help, self.modules, self.modules_message,
-            self.problems,
             self.advanced,
             self.sbatch_title, self.sbatch_preview,
             self.prelude_title, self.prelude_preview,
@@ -528,11 +530,13 @@ class ProfilePanel(Panel, widgets.VBox):
             field.message.value = "".join(
                 f'<div class="ari-msg-{sev} ari-small">{_flags_unbroken(rich(msg))}</div>'
                 for sev, msg in lines)
-        self.problems.value = "".join(
+        listed_here = "".join(
             f'<div class="ari-msg-{p.severity} ari-text">{rich(p.text(lang))}'
             + (f'{sentence_gap(p.text(lang))}<span class="ari-problem-fix">{rich(p.fix_text(lang))}</span>'
                if p.fix_text(lang) else "") + "</div>"
             for p in general)
+        self.problems.value = (f'<h4 class="ari-heading">{esc(self.tr("profile_general_problems"))}</h4>'
+                               + listed_here) if listed_here else ""
 
     def refresh_previews(self) -> None:
         # Without ARI here no workflow.yaml carries the caller's nodes and flags: ARI then takes
