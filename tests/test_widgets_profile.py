@@ -469,3 +469,19 @@ def test_an_empty_walltime_box_says_what_the_preview_will_use(lang, placeholder)
     panel = wizard.profile_panel
     assert wizard.state.walltime == "" and panel.walltime.placeholder == placeholder
     assert "--time 06:00:00" in html.unescape(panel.sbatch_preview.value)
+
+
+def test_what_concerns_no_single_box_comes_first_under_its_heading():
+    """No sbatch on the laptop site is about the whole run: it heads step 3, not the module
+    chips it used to sit under."""
+    from widget_text import shown
+
+    async def scenario():
+        wizard = Wizard(site="laptop", lang="zh", bridge=fake_bridge()[0])
+        await wizard.wait()
+        return wizard.profile_panel
+
+    panel = run(scenario())
+    assert panel.children[0] is panel.problems
+    assert shown(panel.problems.value).startswith("关于本次运行整体")
+    assert "sbatch" in shown(panel.problems.value)
