@@ -132,8 +132,8 @@ def follow(state: Any, defaults: Mapping[str, Any]) -> None:
 def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) -> None:
     """Look at ``host`` from now on: site facts and site-derived values as a fresh wizard
     there has them; the user's text is kept, and the modules they added where ``host`` offers
-    them (``settle_carried_modules``). Probe results are
-    cleared (the caller runs the probes again); defaults that need them follow as they come."""
+    them (``settle_carried_modules``). Probe results are cleared (the caller runs the probes
+    again); defaults that need them follow as they come."""
     from .allocation import Allocation
     from .model import WizardState
 

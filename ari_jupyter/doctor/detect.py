@@ -39,7 +39,6 @@ def detect_kind(text: str, filename: str | None = None) -> str:
     return "log"
 
 
-
 def unrecognized(text: str, given_kind: str | None, kind: str) -> bool:
     """Whether the doctor looked at nothing it knows: no kind was given, and the text it took
     for a log (``detect_kind``'s last resort) has nothing a run's output has (an error, a

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from datetime import datetime
 
 from ..ari.sbatch import bind_flags_from_help
