@@ -121,8 +121,8 @@ def test_the_wizard_renders_in_notebook_7(server, page):
 def test_the_wizard_renders_in_voila(server, page):
     page.goto(server.url(f"/voila/render/{NOTEBOOK.name}"), timeout=120_000)
     assert_rendered(page)
-    # Voilà ran every cell: the printed verdicts follow the wizard
-    page.wait_for_function("document.body.innerText.includes('shared_fs')", timeout=60_000)
+    # Voilà ran every cell: the printed verdicts follow the wizard, in its words
+    page.wait_for_function("document.body.innerText.includes('Shared filesystem:')", timeout=60_000)
     assert "In [" not in page.locator("body").inner_text()  # no notebook chrome, only outputs
     click_through(page)
     assert_no_wizard_errors(page)

@@ -75,9 +75,16 @@ def cli(bed, *args) -> dict:
     return json.loads(done.stdout)
 
 
+def wait_for_run_shown(page, run_id: str, timeout: float = 30_000) -> None:
+    """The run's own view shows ``run_id`` (its text, whatever break opportunities split it)."""
+    page.wait_for_function(
+        "([selector, id]) => document.querySelector(selector)?.textContent === id",
+        arg=[f"{PANEL}[data-view='status'] .ari-RunsPanel-runid", run_id], timeout=timeout)
+
+
 def open_run(page, run_id: str) -> None:
     page.locator(f"{PANEL} [data-run-id='{run_id}']").click()
-    page.wait_for_selector(f"{PANEL}[data-view='status'] .ari-RunsPanel-runid:text-is('{run_id}')")
+    wait_for_run_shown(page, run_id)
     # the id is read whole: it wraps in the side panel rather than being cut at its edge
     cut = page.eval_on_selector(f"{PANEL} .ari-RunsPanel-runid",
                                 "el => el.scrollWidth > el.clientWidth + 1")
@@ -560,7 +567,7 @@ def test_runs_panel_shows_findings_and_the_process_in_the_ui_language(japanese_l
     run_id = runs["failed"].name
     # One click: a list that answers late (the start-up's, or the panel's own) never replaces it.
     page.locator(f"{PANEL} [data-run-id='{run_id}']").click()
-    page.wait_for_selector(f"{PANEL}[data-view='status'] .ari-RunsPanel-runid:text-is('{run_id}')")
+    wait_for_run_shown(page, run_id)
     page.wait_for_selector(f"{PANEL} .ari-RunsPanel-findings li")
     findings = page.locator(f"{PANEL} .ari-RunsPanel-findings li").all_inner_texts()
     process = page.locator(f"{PANEL} dt:text-is('ARI') + dd").inner_text()
