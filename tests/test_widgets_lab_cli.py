@@ -268,7 +268,7 @@ def test_lab_lessons_opens_the_lessons_in_the_language(lang, folder, capsys, mon
     argv = capsys.readouterr().out.split()
     repo = Path(__file__).resolve().parent.parent
     assert f"--ServerApp.root_dir={repo / folder}" in argv
-    assert "--LabApp.default_url=/lab/tree/01_allocation_and_hostlists.ipynb" in argv
+    assert "--LabApp.default_url=/lab/workspaces/ari-lessons/tree/01_allocation_and_hostlists.ipynb" in argv
     assert argv[-1] == "--no-browser" and not any("DEMO_SITE" in a for a in argv)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 NOTEBOOK_NAME = "ari_multinode_wizard.ipynb"
+LESSONS_WORKSPACE = "ari-lessons"
 DEFAULT_DEMO_SITE = "rccs-cloud"
 
 
@@ -177,8 +178,10 @@ def plan_lessons(folder: Path, extra: Sequence[str], *, euid: int | None = None)
     lesson names the sites it uses)."""
     from ..lessons import FIRST_LESSON
 
+    # A workspace of their own: the wizard's lab, also open, keeps its layout (two labs of one
+    # user share the "default" workspace, and each would save its tabs over the other's).
     argv = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}",
-            f"--LabApp.default_url=/lab/tree/{FIRST_LESSON}"]
+            f"--LabApp.default_url=/lab/workspaces/{LESSONS_WORKSPACE}/tree/{FIRST_LESSON}"]
     if (os.geteuid() if euid is None else euid) == 0:
         argv.append("--allow-root")
     extra = list(extra)

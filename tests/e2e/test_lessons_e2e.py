@@ -39,3 +39,34 @@ def test_a_lessons_placement_picture_is_drawn_as_in_the_wizard(lab, page, lesson
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.locator(FIGURE).nth(1).screenshot(path=str(ARTIFACTS / f"lesson-{lesson}-figure.png"))
     assert_no_console_errors(page)
+
+
+def test_lab_lessons_opens_lesson_1_in_a_workspace_of_its_own(tmp_path, page):
+    """What `ari-jupyter lab --lessons` runs: JupyterLab on the lessons, lesson 1 open, in the
+    "ari-lessons" workspace (the wizard's lab, open beside it, keeps its own layout)."""
+    from ari_jupyter.cli.lab import plan_lessons
+    from ari_jupyter.lessons import lessons_folder
+
+    from .conftest import LAB_ARGS, require_browser
+    from .jupyter_process import start_jupyter
+
+    require_browser()
+    folder = lessons_folder("zh")
+    plan = plan_lessons(folder, [])
+    # the harness roots the lab in its own folder: the lessons are copied there
+    assert f"--ServerApp.root_dir={folder}" in plan.argv
+    ours = [arg for arg in plan.argv if arg.startswith("--LabApp.default_url")]
+    server = start_jupyter(tmp_path, app="lab", args=[*LAB_ARGS, *ours])
+    for lesson in folder.glob("*.ipynb"):
+        shutil.copy(lesson, server.root_dir / lesson.name)
+    try:
+        page.goto(server.url("/"), timeout=120_000)
+        page.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook", timeout=90_000)
+        assert "/lab/workspaces/ari-lessons/" in page.url, page.url
+        page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget?.context?.path === "
+            "'01_allocation_and_hostlists.ipynb'", timeout=30_000)
+        assert "资源分配" in page.locator(".jp-NotebookPanel:visible .jp-Notebook").inner_text()
+        assert_no_console_errors(page)
+    finally:
+        server.stop()
