@@ -129,7 +129,8 @@ def report(checks, steps, lang: str, columns: int | None = None) -> str:
         # English keeps the ids (what a script greps); ja and zh read the check's name
         key = f"handoff.check_name.{check.id}"  # none for sbatch: a command's name in every language
         name = t(key, lang) if lang != "en" and key in messages() else check.id
-        lines.append(hang(f"[{mark}] {name}{'：' if lang == 'zh' else ': '}", check.text(lang), columns))
+        label = t("handoff.check_label", lang, name=name)  # the colon is the language's
+        lines.append(hang(f"[{mark}] {label}{sentence_gap(label)}", check.text(lang), columns))
         if check.fix and check.status in ("fail", "warn", "unknown"):
             fix = t("cli.fix_line", lang, fix=speak("check-handoff", check.fix_text(lang)))
             lines.append(hang("       ", fix, columns))

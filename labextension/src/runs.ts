@@ -160,7 +160,6 @@ export function bestShort(best: IRunRow['best_metric']): string {
   return best ? `${best.name} ${best.value}` : '–';
 }
 
-/** When a run started, from its id (`YYYYmmddHHMMSS_slug`): "2026-12-04 23:13"; else the id. */
 /**
  * A run id with a line-break opportunity after each `_`: a narrow panel wraps it between its
  * words (`..._experiment_` / `5e13e118`), not inside one.
@@ -169,6 +168,7 @@ export function breakableId(text: string): (Node | string)[] {
   return text.split(/(?<=_)/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
 }
 
+/** When a run started, from its id (`YYYYmmddHHMMSS_slug`): "2026-12-04 23:13"; else the id. */
 export function startedAt(runId: string): string {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})\d{2}_/.exec(runId);
   return m ? `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}` : runId;
