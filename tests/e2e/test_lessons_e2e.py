@@ -66,7 +66,10 @@ def test_lab_lessons_opens_lesson_1_in_a_workspace_of_its_own(tmp_path, page):
         page.wait_for_function(
             "() => window.jupyterapp.shell.currentWidget?.context?.path === "
             "'01_allocation_and_hostlists.ipynb'", timeout=30_000)
-        assert "资源分配" in page.locator(".jp-NotebookPanel:visible .jp-Notebook").inner_text()
+        # the Chinese lesson, once its cells have rendered (they follow the panel, not with it)
+        page.wait_for_function(
+            "() => document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook')"
+            "?.innerText.includes('资源分配')", timeout=60_000)
         assert_no_console_errors(page)
     finally:
         server.stop()
