@@ -421,6 +421,17 @@ def default_partition_choice(config: AriWizard, env: Mapping[str, str],
     return resolve_partition(None, env, None, for_wizard=True, sinfo_default=sinfo_default)
 
 
+def seed_site(state, host) -> None:
+    """What a new run knows of its site before any default: the allocation and, on a demo
+    site, the site's name (all that step 1 shows outside an allocation)."""
+    from .allocation import Allocation
+
+    if state.allocation is None:
+        state.allocation = Allocation.from_env(host.env)
+    if getattr(host, "is_demo", False) and not state.site_name:
+        state.site_name = host.name
+
+
 def seed_defaults(state, config: AriWizard, host, env: Mapping[str, str] | None = None, *,
                   keep_profile: bool = False) -> None:
     """Fill what ``state`` still lacks from the site and its config (``site_defaults``).
@@ -431,12 +442,8 @@ def seed_defaults(state, config: AriWizard, host, env: Mapping[str, str] | None 
     workspace is local); ``keep_profile`` keeps a profile chosen already.
     """
     from . import site_defaults
-    from .allocation import Allocation
 
-    if state.allocation is None:
-        state.allocation = Allocation.from_env(host.env)
-    if getattr(host, "is_demo", False) and not state.site_name:
-        state.site_name = host.name
+    seed_site(state, host)
     defaults = site_defaults.derive(config, host, env, state)
     if keep_profile:
         defaults.pop("profile")

@@ -60,6 +60,32 @@ def test_no_kernel_means_no_bridge_and_no_error():
     assert not bridge.available
 
 
+def test_connect_soon_says_hello_when_the_loop_turns_and_at_once_without_a_loop():
+    """In a kernel the cell that makes a wizard returns before the hello goes out (the page
+    answers only after the cell anyway); a script without a loop connects at once."""
+    import asyncio
+
+    from test_widgets_support import FakeComm
+
+    comms: list = []
+
+    def factory(**kwargs):
+        comms.append(FakeComm(**kwargs))
+        return comms[-1]
+
+    async def in_a_kernel():
+        bridge = TerminalBridge(comm_factory=factory)
+        bridge.connect_soon()
+        before = len(comms)
+        await asyncio.sleep(0)
+        return before, len(comms)
+
+    assert asyncio.run(in_a_kernel()) == (0, 1)
+    assert comms[0].open_data == {"type": HELLO, "protocol": PROTOCOL}
+    TerminalBridge(comm_factory=factory).connect_soon()
+    assert len(comms) == 2
+
+
 def test_close_closes_the_comm():
     bridge, comms = fake_bridge()
     comms[0].reply({"type": READY, "protocol": 1})

@@ -253,6 +253,71 @@ def test_wait_runs_a_deferred_run_on_the_loop():
     assert tuple(sorted(PROBE_IDS)) in wizard.ctx.runner.tasks  # ran as a task, not blocking
 
 
+def _site_values(state):
+    from ari_jupyter.site_defaults import SITE_FIELDS
+
+    return {name: getattr(state, name) for name in SITE_FIELDS}
+
+
+def test_in_a_kernel_a_new_runs_defaults_wait_for_the_loop_and_step_1_stays_as_shown():
+    """Outside an allocation step 1 shows only the allocation and the site, given at once; the
+    defaults come when the kernel's loop turns, equal to a wizard's without a loop, and step 1
+    does not change for them (no message more)."""
+    import asyncio
+
+    plain = _site_values(Wizard(site="laptop", lang="en", run_probes=False,
+                                bridge=fake_bridge()[0]).ctx.state)
+    assert plain["workspace"] and plain["profile"] is not None
+
+    async def scenario():
+        wizard = Wizard(site="laptop", lang="en", run_probes=False, bridge=fake_bridge()[0])
+        step_1 = wizard._panels[0]
+        shown = (step_1.banner.value, step_1.demo_picker.value)
+        given = (wizard.ctx.state.site_name, wizard.ctx.state.allocation is not None,
+                 wizard.ctx.state.workspace)
+        await asyncio.sleep(0)
+        return wizard, shown, given
+
+    wizard, shown, given = run(scenario())
+    assert given == ("laptop", True, "")
+    assert _site_values(wizard.ctx.state) == plain
+    assert (wizard._panels[0].banner.value, wizard._panels[0].demo_picker.value) == shown
+
+
+@pytest.mark.parametrize("look", ["state", "probe context", "step 3", "site switch"])
+def test_whatever_reads_the_defaults_before_the_loop_turns_gets_them(look):
+    expected = _site_values(Wizard(site="laptop", lang="en", run_probes=False,
+                                   bridge=fake_bridge()[0]).ctx.state)
+
+    async def scenario():
+        wizard = Wizard(site="laptop", lang="en", run_probes=False, bridge=fake_bridge()[0])
+        if look == "state":
+            return _site_values(wizard.state)
+        if look == "probe context":
+            return {"workspace": wizard.ctx.runner.context().workspace}
+        if look == "step 3":
+            wizard.go(2)
+            return {"partition": wizard.profile_panel.partition.value,
+                    "workspace": wizard.ctx.state.workspace}
+        wizard.use_site("laptop")
+        return _site_values(wizard.ctx.state)
+
+    seen = run(scenario())
+    assert seen == {name: expected[name] for name in seen}
+
+
+def test_inside_an_allocation_the_defaults_are_given_at_once():
+    """Step 1 shows the placement there, which reads them."""
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", lang="en", run_probes=False, bridge=fake_bridge()[0])
+        return wizard.ctx.state.allocation.inside_allocation, _site_values(wizard.ctx.state)
+
+    inside, values = run(scenario())
+    assert inside
+    assert values == _site_values(Wizard(site="rccs-cloud", lang="en", run_probes=False,
+                                         bridge=fake_bridge()[0]).ctx.state)
+
+
 def test_without_probes_nothing_is_deferred():
     wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
     assert wizard.ctx.runner.deferred == ()

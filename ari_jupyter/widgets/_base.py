@@ -225,6 +225,7 @@ class WizardContext(HasTraits):
         self._plan_listeners: list[Callable[[], None]] = []
         self._workflow_found: bool | None = None  # see workflow_found
         self._watched_profile = None
+        self._unseeded = False  # seed_soon's defaults wait for the loop (settle_defaults)
         state.observe(self._on_state_change)
         self._watch_profile()
         self.observe(lambda _: self._notify(), names="fan_out")
@@ -338,6 +339,39 @@ class WizardContext(HasTraits):
 
     profile_problems = problems
 
+    # -- a new run's defaults ---------------------------------------------------------------
+    def seed_soon(self) -> None:
+        """Give a new run its defaults (``seed_defaults``, as ``ari-jupyter emit`` derives
+        them); untouched fields then follow the probes' answers.
+
+        Outside an allocation step 1 shows none of them (only the allocation and the site,
+        given at once), so on a kernel's loop they wait until it turns, as the probes do: the
+        cell that makes the wizard returns sooner, and they are in place before the probes,
+        which read them, start. Whatever reads them earlier settles them first
+        (``settle_defaults``). Inside an allocation step 1 shows the placement, which needs
+        them, and without a running loop nothing would turn: then they are given at once.
+        """
+        from ..config import seed_site
+
+        seed_site(self.state, self.host)
+        self._follow_site_defaults()
+        self._unseeded = True
+        if not self.state.allocation.inside_allocation:
+            try:
+                asyncio.get_running_loop().call_soon(self.settle_defaults)
+                return
+            except RuntimeError:
+                pass
+        self.settle_defaults()
+
+    def settle_defaults(self) -> None:
+        """The defaults ``seed_soon`` put off, now (once; later calls do nothing)."""
+        if self._unseeded:
+            from ..config import seed_defaults
+
+            self._unseeded = False
+            seed_defaults(self.state, self.config, self.host, self.local_env)
+
     # -- actions ----------------------------------------------------------------------------
     def switch_site(self, name: str | None) -> None:
         """Look at another site (a demo site's name, None: this machine) through the core's
@@ -346,6 +380,7 @@ class WizardContext(HasTraits):
         from ..config import open_host
         from ..site_defaults import use_site
 
+        self.settle_defaults()  # the site switched from had its defaults, as in a new wizard
         host = open_host(name or None, self.config, self.local_env)
         self._follow_site_defaults()
         self.runner.cancel_all()
@@ -363,8 +398,8 @@ class WizardContext(HasTraits):
         self.runner.start_soon()
 
     def _follow_site_defaults(self) -> None:
-        """From a site switch on, untouched fields follow the probes' answers (a reopened
-        checkpoint keeps its values until the user switches)."""
+        """Untouched fields follow the probes' answers: a new run's from the start, a reopened
+        checkpoint's from a site switch on (until then it keeps its values)."""
         if getattr(self.state, "_follows_site", False):
             return
 
@@ -491,6 +526,7 @@ class ProbeRunner(HasTraits):
         """The ProbeContext the CLI would build from the same inputs."""
         from ..config import probe_context
 
+        self.ctx.settle_defaults()  # the partition and workspace the probes ask about
         return probe_context(self.ctx.state, self.ctx.config, only=only)
 
     def start(self, only: Iterable[str] | None = None) -> asyncio.Task | None:

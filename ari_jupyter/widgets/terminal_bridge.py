@@ -27,6 +27,7 @@ terminal execute part of it even with ``run: false``, so it is refused here.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 import weakref
@@ -108,6 +109,19 @@ class TerminalBridge(HasTraits):
         self._comm.on_close(self._on_close)
         _BRIDGES.add(self)
         _register_page_target()
+
+    def connect_soon(self) -> None:
+        """``connect()`` once the running cell is done (a kernel's loop turns), else now.
+
+        A new wizard's hello waits for the loop as its probes do: the page answers only
+        after the cell anyway, and the cell that made the wizard returns one comm sooner.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.connect()
+            return
+        loop.call_soon(self.connect)
 
     def reconnect(self) -> None:
         """Open the comm anew: the page that had it is gone (a reloaded JupyterLab says so,

@@ -5,9 +5,11 @@ at a demo site otherwise (``c.AriWizard.demo_site`` / ``ARI_JUPYTER_DEMO_SITE``)
 every probe on the kernel's event loop. ``Wizard(state=...)`` and
 ``Wizard.from_checkpoint(path)`` reopen a previous run exactly as it was written.
 
-Starting is kept cheap: the panels of steps 2-5 are built when first shown or asked for, and
-outside a kernel (no running event loop) the probes run at the first look at their results
-(``wizard.state``, a panel, display, ``await wizard.wait()``) rather than inside ``Wizard()``.
+Starting is kept cheap: the panels of steps 2-5 are built when first shown or asked for; in a
+kernel the run's defaults (outside an allocation, where step 1 shows none), the probes and the
+lab extension's hello wait until the cell is done; outside a kernel (no running event loop)
+the probes run at the first look at their results (``wizard.state``, a panel, display,
+``await wizard.wait()``) rather than inside ``Wizard()``.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path
 import ipywidgets as widgets
 import traitlets
 
-from ..config import AriWizard, seed_defaults, select_host, wizard_config
+from ..config import AriWizard, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import STEP_BUTTONS_STYLE, SharedLooks, WizardContext, esc, language_options
 from .allocation_panel import AllocationPanel
@@ -63,15 +65,15 @@ class Wizard(widgets.VBox):
         given = normalize_lang(lang) or normalize_lang(self.config.language)
         lang = given or (None if fresh else normalize_lang(state.lang)) or default_lang(env)
         state.lang = lang
-        if fresh:
-            self._seed(state, host, env)
         if bridge is None:
             bridge = TerminalBridge()
-            bridge.connect()
+            bridge.connect_soon()
         looks = SharedLooks()
         self.ctx = WizardContext(state, self.config, host, site_name, reason, bridge=bridge, lang=lang,
                                  local_env=env, looks=looks)
         traitlets.link((state, "lang"), (self.ctx, "lang"))
+        if fresh:
+            self.ctx.seed_soon()
         if not given:
             # No language named: speak JupyterLab's (Settings > Language, or the extension's
             # "Wizard language" setting), which the extension sends when it answers.
@@ -120,7 +122,8 @@ class Wizard(widgets.VBox):
     # -- what users and tests look at: each first look runs a probe run put off by Wizard() --
     @property
     def state(self):
-        """The wizard's ``WizardState`` (probes put off outside a kernel run now)."""
+        """The wizard's ``WizardState`` (defaults, and probes put off outside a kernel, now)."""
+        self.ctx.settle_defaults()
         self.ctx.runner.run_deferred()
         return self.ctx.state
 
@@ -153,6 +156,7 @@ class Wizard(widgets.VBox):
         (a panel reads both when built and follows them afterwards)."""
         panel = self._panels[index]
         if panel is None:
+            self.ctx.settle_defaults()  # steps 2-5 show them
             panel = self._panels[index] = _panel_class(index)(self.ctx)
         return panel
 
@@ -175,24 +179,7 @@ class Wizard(widgets.VBox):
         self.ctx.runner.run_deferred()  # on a kernel's loop this only schedules the probes
         return super()._repr_mimebundle_(**kwargs)
 
-    # -- seeding a new state from the site and the site's config ------------------------------
-    def _seed(self, state, host, env) -> None:
-        """Defaults for a new run: the same ``seed_defaults`` ``ari-jupyter emit`` uses (site
-        config: workspace - a local one on a demo site -, partition, CPUs, walltime, kind)."""
-        seed_defaults(state, self.config, host, env)
-        self._follow_probes(state)
-
-    def _follow_probes(self, state) -> None:
-        if not getattr(state, "_follows_site", False):
-            state.observe(self._defaults_from_probes, names="probe_results")
-            state._follows_site = True
-
-    def _defaults_from_probes(self, change) -> None:
-        """Defaults that need a probe's answer (sinfo's partitions and their limits, GPUs and
-        GRES, `module avail`): fields nobody touched follow them."""
-        if change["new"]:
-            seed_defaults(self.ctx.state, self.config, self.ctx.host, self.ctx.local_env)
-
+    # -- sites --------------------------------------------------------------------------------
     def use_site(self, name: str | None = None) -> None:
         """Look at demo site ``name`` (None: this machine), as the demo-site buttons do.
 
@@ -201,7 +188,6 @@ class Wizard(widgets.VBox):
         new site offers them (step 3 names the others); a previous write result is cleared. The
         probes run again.
         """
-        self._follow_probes(self.ctx.state)
         self.ctx.switch_site(name)
 
     # -- navigation ---------------------------------------------------------------------------
