@@ -80,8 +80,12 @@ def test_a_language_switch_stays_on_the_step_shown(lang):
 
 def test_back_next_and_step_indicator_move_through_the_steps():
     wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
-    assert _shown(wizard) == (0, wizard.allocation_panel) and wizard.back.disabled
+    assert wizard._back is None  # step 1 has nothing to go back to: no Back to open
+    assert [type(c).__name__ for c in wizard.children] == [
+        "HTML", "Dropdown", "ToggleButtons", "AllocationPanel", "Button"]
     wizard.next.click()
+    assert wizard.children[-2:] == (wizard.back, wizard.next) and not wizard.back.disabled
+    assert wizard.back.description == t("nav_back", wizard.ctx.lang)
     wizard.next.click()
     assert _shown(wizard) == (2, wizard.profile_panel) and wizard.steps.value == 2
     wizard.next.click()
@@ -95,7 +99,15 @@ def test_back_next_and_step_indicator_move_through_the_steps():
     wizard.back.click()
     assert _shown(wizard) == (0, wizard.allocation_panel) and wizard.back.disabled
     assert [type(c).__name__ for c in wizard.children] == [
-        "HTML", "Dropdown", "ToggleButtons", "AllocationPanel", "Button", "Button"]
+        "HTML", "Dropdown", "ToggleButtons", "AllocationPanel", "Button"]
+    assert wizard.back not in wizard.children
+
+
+def test_back_built_after_a_language_switch_speaks_the_new_language():
+    wizard = Wizard(site="laptop", lang="en", run_probes=False, bridge=fake_bridge()[0])
+    wizard.language.value = "ja"
+    wizard.go(1)
+    assert wizard.back.description == t("nav_back", "ja") and not wizard.back.disabled
 
 
 @pytest.mark.parametrize("shown_before", [True, False], ids=["panels-shown", "panels-not-yet-built"])

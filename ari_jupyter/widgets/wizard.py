@@ -100,11 +100,9 @@ class Wizard(widgets.VBox):
         self._panels: list = [AllocationPanel(self.ctx)] + [None] * (len(STEP_KEYS) - 1)
         self._relabelling = False
         self.steps.observe(self._entering_step, names="value")
-        self.back = looks(widgets.Button, icon="arrow-left", description=tr("nav_back"), disabled=True,
-                          _dom_classes=("ari-back",))
+        self._back = None  # step 1 has nothing to go back to: Back is built when leaving it
         self.next = looks(widgets.Button, icon="arrow-right", button_style="primary",
                           description=tr("nav_next"), _dom_classes=("ari-next",))
-        self.back.on_click(lambda _: self.go(self.step - 1))
         self.next.on_click(lambda _: self.go(self.step + 1))
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name", "site_reason"])
         kwargs.setdefault("layout", looks.layout())
@@ -162,8 +160,19 @@ class Wizard(widgets.VBox):
 
     def _children(self, panel) -> list:
         """The wizard's children with ``panel`` as the step shown (the sheet rides in the
-        header: one model fewer)."""
-        return [self.header, self.language, self.steps, panel, self.back, self.next]
+        header: one model fewer); Back from step 2 on."""
+        back = [self.back] if self.step else []
+        return [self.header, self.language, self.steps, panel, *back, self.next]
+
+    @property
+    def back(self) -> widgets.Button:
+        """The Back button, built when first needed (step 1 shows none)."""
+        if self._back is None:
+            self._back = self.ctx.looks(
+                widgets.Button, icon="arrow-left", description=self.ctx.tr("nav_back"),
+                disabled=self.step == 0, _dom_classes=("ari-back",))
+            self._back.on_click(lambda _: self.go(self.step - 1))
+        return self._back
 
     @property
     def step(self) -> int:
@@ -218,9 +227,10 @@ class Wizard(widgets.VBox):
                 self.steps.value = index
             finally:
                 self._relabelling = False
-        self.back.description = tr("nav_back")
+        if self._back is not None:
+            self._back.description = tr("nav_back")
+            self._back.disabled = index == 0
         self.next.description = tr("nav_next")
-        self.back.disabled = index == 0
         self.next.disabled = index == len(STEP_KEYS) - 1
         self.language.description = tr("language")
         self.header.value = self._header_html()
