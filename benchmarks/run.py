@@ -1,6 +1,6 @@
 """Run the benchmarks, print the table, write the JSON.
 
-    python -m benchmarks            # full: 5 repeats, 0.5 s stand-in commands
+    python -m benchmarks            # full: 5 repeats (cold start 20), 0.5 s stand-in commands
     python -m benchmarks --quick    # CI: 1 repeat, short delays; proves the code still runs
     python benchmarks/run.py ...    # the same without -m
 
@@ -33,7 +33,7 @@ GROUPS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "scale", "runs")
 def _settings(quick: bool, repeats: int | None) -> dict:
     if quick:
         return dict(repeats=repeats or 1, cold_repeats=repeats or 1, delay=0.1, timeout=1.0)
-    return dict(repeats=repeats or 5, cold_repeats=max(repeats or 10, 10), delay=0.5, timeout=2.0)
+    return dict(repeats=repeats or 5, cold_repeats=max(repeats or 20, 10), delay=0.5, timeout=2.0)
 
 
 def collect(groups: tuple[str, ...], quick: bool, repeats: int | None = None,
