@@ -7,7 +7,8 @@ hidden folder; when neither folder is reachable that way, the folder the file br
 used instead, unless it is inside a git work tree (the notebook would be litter there), in which
 case the card refuses and says how to get the notebook. The notebook is copied when absent and
 never overwritten once edited, so a user's edits survive and a second click opens the same
-file; an unedited one in another language is replaced by the one in the user's language. Nothing
+file; an unedited one in another language, or from an older version, is replaced by this
+version's in the user's language. Nothing
 here imports ipywidgets or jupyter_server.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from .cli.lab import (NOTEBOOK_NAME, default_directory, demo_site_for, notebook_as_placed,
-                      packaged_notebook, replace_atomically, should_retranslate, user_data_dir)
+                      packaged_notebook, replace_atomically, should_refresh, user_data_dir)
 
 
 class PlacementRefused(Exception):
@@ -77,12 +78,12 @@ def git_work_tree(folder: Path) -> Path | None:
     return None
 
 
-def place_in(source: Path, target: Path, lang: str, *, retranslate: bool = True) -> bool:
-    """Copy ``source`` to ``target`` unless a notebook is there; an unedited packaged notebook
-    in another language is replaced by ``lang``'s (unless ``retranslate`` is False: the lab has
-    it open, and a file changed under an open tab makes JupyterLab ask to overwrite or revert
-    it). True when the file was (re)written."""
-    if retranslate and target.is_file() and should_retranslate(target, lang):
+def place_in(source: Path, target: Path, lang: str, *, refresh: bool = True) -> bool:
+    """Copy ``source`` to ``target`` unless a notebook is there; an unedited placed notebook in
+    another language or an older version's is replaced by ``lang``'s (unless ``refresh`` is
+    False: the lab has it open, and a file changed under an open tab makes JupyterLab ask to
+    overwrite or revert it). True when the file was (re)written."""
+    if refresh and target.is_file() and should_refresh(target, lang):
         replace_atomically(source, target)
         return True
     return copy_exclusive(source, target)
@@ -121,7 +122,7 @@ def place_wizard_notebook(root: Path, cwd: str, env: Mapping[str, str], *,
         path = "/".join(p for p in (relative, NOTEBOOK_NAME) if p)
         try:
             created = place_in(source, folder / NOTEBOOK_NAME, lang,
-                               retranslate=path not in open_paths)
+                               refresh=path not in open_paths)
         except OSError:
             continue  # an uncreatable workspace: try the next folder, as ``ari-jupyter lab``
         return Placement(path=path, folder=kind, created=created)
@@ -136,5 +137,5 @@ def place_wizard_notebook(root: Path, cwd: str, env: Mapping[str, str], *,
             "to a folder outside the work tree and click the card again")
     relative = api_path(folder, root, allow_hidden=True)
     path = "/".join(p for p in (relative, NOTEBOOK_NAME) if p)
-    created = place_in(source, folder / NOTEBOOK_NAME, lang, retranslate=path not in open_paths)
+    created = place_in(source, folder / NOTEBOOK_NAME, lang, refresh=path not in open_paths)
     return Placement(path=path, folder="browsed", created=created)

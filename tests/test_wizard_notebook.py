@@ -97,12 +97,42 @@ def _edited(notebook: Path) -> None:
     notebook.write_text(json.dumps(data), encoding="utf-8")
 
 
+def _placed_by_an_older_version(notebook: Path):
+    """The notebook as an older version placed it: other explanations, its own fingerprint,
+    then opened and run (JupyterLab saves sources as lists of lines, with outputs)."""
+    from ari_jupyter.cli.lab import _sources_of, cells_fingerprint
+
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    data["cells"][0]["source"] = "An older version's explanation.\n"
+    data["metadata"]["ari_jupyter"]["placed_cells"] = cells_fingerprint(_sources_of(data))
+    notebook.write_text(json.dumps(data), encoding="utf-8")
+    _ran(notebook)
+
+
+def _placed_by_an_older_version_then_edited(notebook: Path):
+    _placed_by_an_older_version(notebook)
+    _edited(notebook)
+
+
+def _placed_before_fingerprints(notebook: Path):
+    """An older version's text, placed before notebooks recorded a fingerprint: it cannot be
+    told from an edited one."""
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    data["cells"][0]["source"] = "An older version's explanation.\n"
+    del data["metadata"]["ari_jupyter"]
+    notebook.write_text(json.dumps(data), encoding="utf-8")
+
+
 # first placed in, then what happened to it, then asked for in: is it re-placed, and in which language
 @pytest.mark.parametrize("first, change, then, replaced, ends_in", [
     ("en", _ran, "ja", True, "ja"),      # opened in English once, now the lab speaks Japanese
     ("ja", None, "zh", True, "zh"),
     ("ja", _ran, "ja", False, "ja"),     # the same language: opened as it is
     ("en", _edited, "ja", False, "en"),  # the user wrote in it: never replaced
+    ("ja", _placed_by_an_older_version, "ja", True, "ja"),  # unedited: this version's text
+    ("ja", _placed_by_an_older_version, "zh", True, "zh"),
+    ("ja", _placed_by_an_older_version_then_edited, "ja", False, None),
+    ("ja", _placed_before_fingerprints, "ja", False, None),
 ])
 def test_an_unedited_notebook_follows_the_users_language(tmp_path, first, change, then, replaced,
                                                          ends_in):
@@ -122,7 +152,8 @@ def test_an_unedited_notebook_follows_the_users_language(tmp_path, first, change
     # ``ari-jupyter lab`` decides the same way
     other = "zh" if ends_in == "ja" else "ja"
     plan = plan_lab(str(notebook.parent), "rccs-cloud", [], env, lang=other, config=config)
-    assert plan.copy_from == (None if change is _edited else packaged_notebook(other))
+    assert plan.copy_from == (packaged_notebook(other) if replaced or change in (None, _ran)
+                              else None)
 
 
 @pytest.mark.parametrize("open_paths", ["{path}", "/{path}"])

@@ -64,28 +64,55 @@ def packaged_notebook(lang: str = "en") -> Path:
     return translated if lang != "en" and translated.is_file() else folder / NOTEBOOK_NAME
 
 
-def _cell_sources(path: Path) -> list[tuple[str, str]] | None:
-    """Each cell's type and text (outputs, counts and metadata left out); None: unreadable."""
+def _read_notebook(path: Path) -> dict | None:
     import json
 
     try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        return [(c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
-                for c in cells]
-    except (OSError, ValueError, KeyError, TypeError):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        return notebook if isinstance(notebook, dict) else None
+    except (OSError, ValueError):
         return None
 
 
-def should_retranslate(placed: Path, lang: str) -> bool:
-    """Whether the notebook at ``placed`` is a packaged one, unedited, in another language than
-    ``lang``: then it is replaced by ``lang``'s (only its outputs are lost, and running the cell
-    makes them again); a notebook the user edited is never replaced."""
+def _sources_of(notebook: dict | None) -> list[tuple[str, str]] | None:
+    """Each cell's type and text (outputs, counts and metadata left out; a source saved as a
+    list of lines, as JupyterLab saves it, reads as the same text); None: not a notebook."""
+    try:
+        return [(c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+                for c in notebook["cells"]]
+    except (KeyError, TypeError):
+        return None
+
+
+def _cell_sources(path: Path) -> list[tuple[str, str]] | None:
+    return _sources_of(_read_notebook(path))
+
+
+def cells_fingerprint(sources: list[tuple[str, str]]) -> str:
+    """What a placed notebook records of its cells (``metadata.ari_jupyter.placed_cells``): a
+    later look tells unedited (same fingerprint) from edited, whichever version placed it."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(sources, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def should_refresh(placed: Path, lang: str) -> bool:
+    """Whether the notebook at ``placed`` is one this package placed, unedited, that differs
+    from ``lang``'s packaged one (another language, or an older version's text): then it is
+    replaced by ``lang``'s (only its outputs are lost, and running the cell makes them again).
+    A notebook the user edited is never replaced. One placed before notebooks recorded their
+    fingerprint is recognised only as a packaged notebook in another language."""
     from ..i18n import LANGUAGES
 
     wanted = packaged_notebook(lang)
-    sources = _cell_sources(placed)
+    notebook = _read_notebook(placed)
+    sources = _sources_of(notebook)
     if sources is None or sources == _cell_sources(wanted):
         return False
+    recorded = ((notebook.get("metadata") or {}).get("ari_jupyter") or {}).get("placed_cells")
+    if isinstance(recorded, str):
+        return recorded == cells_fingerprint(sources)
     return any(sources == _cell_sources(packaged_notebook(other)) for other in LANGUAGES
                if packaged_notebook(other) != wanted)
 
@@ -101,19 +128,22 @@ def replace_atomically(source: Path, target: Path) -> None:
 
 
 def notebook_as_placed(source: Path) -> bytes:
-    """The packaged notebook with the ``language_info`` its kernel will report (ipykernel's,
-    for this Python): JupyterLab writes the kernel's into a notebook whose own differs, and a
-    notebook just opened would show unsaved changes nobody made. Unchanged without ipykernel."""
+    """The packaged notebook as it is placed: with the fingerprint of its cells (so a later
+    version can tell it unedited, ``should_refresh``) and the ``language_info`` its kernel will
+    report (ipykernel's, for this Python): JupyterLab writes the kernel's into a notebook whose
+    own differs, and a notebook just opened would show unsaved changes nobody made."""
     import json
 
     data = source.read_bytes()
+    notebook = json.loads(data)
+    metadata = notebook.setdefault("metadata", {})
+    metadata["ari_jupyter"] = {"placed_cells": cells_fingerprint(_sources_of(notebook))}
     try:
         from ipykernel.ipkernel import IPythonKernel
 
-        notebook = json.loads(data)
-        notebook.setdefault("metadata", {})["language_info"] = dict(IPythonKernel.language_info)
-    except (ImportError, ValueError, AttributeError):
-        return data
+        metadata["language_info"] = dict(IPythonKernel.language_info)
+    except (ImportError, AttributeError):
+        pass
     return (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
@@ -154,7 +184,7 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
     folder = Path(directory) if directory else default_directory(inside, site, env, config)
     folder = Path(os.path.abspath(os.path.expanduser(str(folder))))
     notebook = folder / NOTEBOOK_NAME
-    copy_from = packaged_notebook(lang) if not notebook.exists() or should_retranslate(notebook, lang) \
+    copy_from = packaged_notebook(lang) if not notebook.exists() or should_refresh(notebook, lang) \
         else None
     # This interpreter's JupyterLab, beside the lab extension installed with this package:
     # `jupyter lab` would run whichever jupyter-lab comes first on PATH (a site's module, a

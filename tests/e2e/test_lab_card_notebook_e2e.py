@@ -61,6 +61,12 @@ def test_card_opens_the_workspace_notebook_and_leaves_the_work_tree_alone(lab, p
     assert current_notebook_path(page) == expected
     assert page.locator(".jp-NotebookPanel:visible .jp-MarkdownCell").count() >= 2
     wait_saved_with_outputs(lab.root_dir / expected)
+    # JupyterLab's save keeps the fingerprint of the placed cells: a later version can still
+    # tell this notebook unedited and bring its text up to date
+    from ari_jupyter.cli.lab import _read_notebook, _sources_of, cells_fingerprint
+
+    saved = _read_notebook(lab.root_dir / expected)
+    assert saved["metadata"]["ari_jupyter"] == {"placed_cells": cells_fingerprint(_sources_of(saved))}
 
     assert _git(repo, "status", "--porcelain", "--ignored") == ""
     notebooks = sorted(str(p.relative_to(lab.root_dir)) for p in lab.root_dir.rglob("*.ipynb")
