@@ -17,15 +17,14 @@ from typing import TYPE_CHECKING, Any, Mapping
 from traitlets import Bool, Dict, HasTraits, Instance, Int, List, Unicode
 
 from .allocation import Allocation
-from .ari.profile import ExecutionProfile, ProfileError
 from .i18n import message
 
 if TYPE_CHECKING:
     from .probes.result import ProbeResult
 
 # The validation rules (ari.render, ari.lint_experiment, ari.finding) are imported by the checks
-# that use them, and the run settings and probe results when a value first needs them: a wizard
-# shows its first step without loading them.
+# that use them, and the execution profile, the run settings and probe results when a value
+# first needs them: a wizard shows its first step without loading them.
 
 
 class _LazyInstance(Instance):
@@ -76,7 +75,8 @@ class WizardState(HasTraits):
     # -- SLURM choices ---------------------------------------------------------------------
     partition = Unicode("", help="Partition for ARI's jobs (ARI_SLURM_PARTITION).")
     partition_source = Unicode("", help="Where the partition came from (explicit, env, ...).")
-    profile = Instance(ExecutionProfile, args=(), help="execution_profile for the reproduce job.")
+    profile = _LazyInstance("ari_jupyter.ari.profile.ExecutionProfile", args=(),
+                            help="execution_profile for the reproduce job.")
     module_loads = List(Unicode(), help="Modules the hand-off loads before `ari run`.")
     max_cpus = Int(None, allow_none=True, help="CPUs per job: Max CPUs and ARI_SLURM_CPUS.")
     walltime = Unicode("", help="Job time limit HH:MM:SS or D-HH:MM:SS ('' = ARI's default).")
@@ -188,6 +188,7 @@ class WizardState(HasTraits):
                 values["allocation"] = Allocation.from_json(data["allocation"])
             else:
                 messages.append("allocation: must be an object or null")
+        from .ari.profile import ExecutionProfile, ProfileError
         from .ari.run_settings import RunSettings
         from .probes.result import ProbeResult
 

@@ -330,6 +330,30 @@ def test_inside_an_allocation_the_defaults_are_given_at_once():
                                          bridge=fake_bridge()[0]).ctx.state)
 
 
+@pytest.mark.parametrize("how", ["a new run in a kernel", "an empty state given"])
+def test_a_profile_made_when_first_needed_is_followed_as_one_made_at_once(how):
+    """Step 1 outside an allocation makes no execution profile (nor loads its module); once
+    one is made, by the run's defaults or a first look, editing it reaches every view derived
+    from it."""
+    import asyncio
+
+    from ari_jupyter.model import WizardState
+
+    async def scenario():
+        state = WizardState() if how == "an empty state given" else None
+        wizard = Wizard(state=state, site="laptop", lang="en", run_probes=False,
+                        bridge=fake_bridge()[0])
+        made_at_start = wizard.ctx.state.trait_has_value("profile")
+        await asyncio.sleep(0)
+        notified = []
+        wizard.ctx.observe_plan(lambda: notified.append(True))
+        wizard.state.profile.ntasks_per_node = 2
+        return made_at_start, notified
+
+    made_at_start, notified = run(scenario())
+    assert not made_at_start and notified
+
+
 def test_without_probes_nothing_is_deferred():
     wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
     assert wizard.ctx.runner.deferred == ()

@@ -227,7 +227,10 @@ class WizardContext(HasTraits):
         self._watched_profile = None
         self._unseeded = False  # seed_soon's defaults wait for the loop (settle_defaults)
         state.observe(self._on_state_change)
-        self._watch_profile()
+        if state.trait_has_value("profile"):
+            self._watch_profile()
+        else:  # a new run's profile is made when first needed (its defaults, or a look at it)
+            state.observe(lambda _: self._watch_profile(), names="profile", type="default")
         self.observe(lambda _: self._notify(), names="fan_out")
 
     @observe("lang")

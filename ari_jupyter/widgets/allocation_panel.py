@@ -5,7 +5,6 @@ import itertools
 
 import ipywidgets as widgets
 
-from ..ari.profile import fans_out
 from ..i18n import sentence_gap
 from ._base import (STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, probe_results,
                     rich, show)
@@ -23,7 +22,7 @@ class AllocationPanel(Panel, widgets.VBox):
     def __init__(self, ctx, **kwargs):
         self.ctx = ctx  # the texts are rendered before the widgets that show them are made
         looks = ctx.looks
-        self._kind = self.state.profile.kind
+        self._kind = None  # the profile's kind the fan-out box was set for (inside an allocation)
         options = self._demo_options()
         self.banner = looks(widgets.HTML, self._banner_html())
         self.demo_picker = widgets.ToggleButtons(
@@ -185,7 +184,10 @@ class AllocationPanel(Panel, widgets.VBox):
         return rows if self.facts is None else [*rows, self.facts, self.fan_out, self.placement]
 
     def _new_allocation_rows(self) -> None:
+        from ..ari.profile import fans_out
+
         looks = self.ctx.looks
+        self._kind = self.state.profile.kind
         self.facts = looks(widgets.HTML, self._facts_html())
         self.fan_out = widgets.Checkbox(  # defaults to what the kind implies
             value=fans_out(self._kind or ""), indent=False, description=self.tr("placement_fan_out"),
@@ -211,6 +213,8 @@ class AllocationPanel(Panel, widgets.VBox):
         if self.facts is None:
             return
         if kind_changed:  # a new kind resets the launcher guess
+            from ..ari.profile import fans_out
+
             self.fan_out.value = fans_out(self._kind or "")
             self._render_facts()  # the placement's heading names the kind
         for row in (self.facts, self.fan_out, self.placement):
@@ -240,6 +244,8 @@ class AllocationPanel(Panel, widgets.VBox):
             self.ctx.switch_site(change["new"])
 
     def _on_fan_out(self, change) -> None:
+        from ..ari.profile import fans_out
+
         kind_default = fans_out(self.state.profile.kind or "")
         self.ctx.fan_out = None if change["new"] == kind_default else bool(change["new"])
 
