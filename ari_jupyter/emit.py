@@ -470,11 +470,27 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
         from .run_settings_view import handoff_key_variable
 
         script_text = render.render_handoff_script(state, checkpoint, script,
-                                                   api_key=handoff_key_variable(state))
+                                                   api_key=handoff_key_variable(state),
+                                                   ari_jupyter=ari_jupyter_command())
         contents["handoff"] = (script_text.encode("utf-8"), SCRIPT_MODE)
     except render.RenderError as exc:
         raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None
     return contents
+
+
+def ari_jupyter_command() -> str:
+    """ari-jupyter by absolute path, for the hand-off script to name when the terminal does not
+    find it by name: JupyterLab's terminal is a login shell, and a login shell (Debian's
+    /etc/profile) sets PATH anew, leaving out a venv's folder. The console script beside this
+    Python, else the one on PATH, else just the name."""
+    import shutil
+    import sys
+
+    beside = Path(sys.executable).with_name("ari-jupyter")  # a venv's bin, not its base Python's
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("ari-jupyter")
+    return os.path.abspath(found) if found else "ari-jupyter"
 
 
 def _no_ari_note(state: WizardState) -> str:

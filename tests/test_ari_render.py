@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,8 @@ def _rendered() -> dict[str, str]:
         "experiment.md": experiment,
         "checkpoint.env": env,
         "launch_config.json": render.render_launch_config(state, files=files, written_at=WRITTEN_AT),
-        "handoff.sh": render.render_handoff_script(state, CHECKPOINT, SCRIPT, api_key="OPENAI_API_KEY"),
+        "handoff.sh": render.render_handoff_script(state, CHECKPOINT, SCRIPT, api_key="OPENAI_API_KEY",
+                                                   ari_jupyter="/opt/ari/venv/bin/ari-jupyter"),
         "bfts_env.sh": render.render_bfts_env(state),
     }
 
@@ -252,6 +254,44 @@ def test_on_a_demo_site_no_ari_is_where_the_exercise_ends(tmp_path, site, expect
         assert f"ari-jupyter check-handoff {checkpoint}" in ran.stderr
 
 
+@pytest.mark.parametrize("found_by_name", [True, False])
+def test_the_check_it_names_works_in_a_terminal_whose_path_lost_ari_jupyter(tmp_path, found_by_name):
+    """JupyterLab's terminal is a login shell, and Debian's /etc/profile sets PATH anew: a
+    venv's ari-jupyter is then not found by name. The script names the one that wrote it by
+    path then, and the one on PATH when there is one; the named command runs."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    checkpoint = workspace / "checkpoints" / "r"
+    venv_bin, path_bin = tmp_path / "venv bin", tmp_path / "bin"
+    for folder in (venv_bin, path_bin):
+        folder.mkdir()
+    for folder in (venv_bin, path_bin) if found_by_name else (venv_bin,):
+        tool = folder / "ari-jupyter"
+        tool.write_text(f'#!/bin/sh\necho "{folder.name} ari-jupyter $*"\n')
+        tool.chmod(0o755)
+    script = tmp_path / "handoff.sh"
+    script.write_text(render.render_handoff_script(
+        golden_state(module_loads=[], workspace=str(workspace), site_name="rccs-cloud"),
+        str(checkpoint), str(script), ari_jupyter=str(venv_bin / "ari-jupyter")), encoding="utf-8")
+    ran = subprocess.run(["/bin/bash", str(script)], capture_output=True, text=True, timeout=30,
+                         env={"PATH": str(path_bin), "LANG": "C.UTF-8"})
+    named = ran.stderr.strip().split(": ")[-1]
+    expected = path_bin if found_by_name else venv_bin
+    assert named == f"{expected / 'ari-jupyter'} check-handoff {checkpoint}", ran.stderr
+    command = named.rsplit(" check-handoff ", 1)[0]
+    assert subprocess.run([command, "check-handoff", str(checkpoint)], capture_output=True,
+                          text=True).stdout == f"{expected.name} ari-jupyter check-handoff {checkpoint}\n"
+
+
+def test_ari_jupyter_command_is_the_console_script_beside_this_python():
+    from ari_jupyter.emit import ari_jupyter_command
+
+    command = ari_jupyter_command()
+    beside = Path(sys.executable).with_name("ari-jupyter")
+    assert command == (str(beside) if beside.is_file() else command)
+    assert os.path.isabs(command) or command == "ari-jupyter"
+
+
 @pytest.mark.parametrize("site, expected", [
     ("rccs-cloud", "demo site rccs-cloud, whose modules exist only in its recording"),
     ("", "module load failed (see the lines above); check this run's modules with"),
@@ -349,7 +389,7 @@ def test_every_script_sentence_is_safe_inside_double_quotes():
                 "handoff.script.module_load_failed", "handoff.script.module_load_failed_demo",
                 "handoff.script.no_key"):
         for lang in ("en", "ja", "zh"):
-            bare = i18n_t(key, lang, log="", checkpoint="", site="", variable="")
+            bare = i18n_t(key, lang, log="", checkpoint="", site="", variable="", ari_jupyter="")
             assert not any(ch in bare for ch in '"$`\\!'), (key, lang, bare)
 
 

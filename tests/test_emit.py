@@ -23,7 +23,7 @@ from ari_jupyter.ari import render
 from ari_jupyter.emit import (
     CheckpointExists, CheckpointInUse, CheckpointLocked, EmitBlocked, EmitError, NodeLocalWorkspace,
     TMP_MARKER,
-    emit_checkpoint, find_ari_workflow, load_checkpoint,
+    ari_jupyter_command, emit_checkpoint, find_ari_workflow, load_checkpoint,
 )
 from ari_jupyter.model import WizardState
 from ari_jupyter.run_settings_view import handoff_key_variable
@@ -134,7 +134,8 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
     assert (ckpt / "bfts_env.sh").read_text() == render.render_bfts_env(state)
     assert f"ARI_ENV_FILE={ckpt}/bfts_env.sh\n" in (ckpt / ".env").read_text()
     assert script.read_text() == render.render_handoff_script(
-        state, str(ckpt), str(script), api_key=handoff_key_variable(state))
+        state, str(ckpt), str(script), api_key=handoff_key_variable(state),
+        ari_jupyter=ari_jupyter_command())
     config = json.loads((ckpt / "launch_config.json").read_text())
     import hashlib
     assert config["ari_jupyter"]["files_sha256"] == {
@@ -615,7 +616,9 @@ def test_kill_9_during_emit_leaves_complete_old_or_new_files(tmp_path):
         "experiment.md": {render.render_experiment_md(s) for s in variants},
         ".env": {render.render_env(s) for s in variants},
         script.name: {render.render_handoff_script(s, str(ckpt), str(script),
-                                                   api_key=handoff_key_variable(s)) for s in variants},
+                                                   api_key=handoff_key_variable(s),
+                                                   ari_jupyter=ari_jupyter_command())
+                      for s in variants},
     }
     states = [s.to_json() for s in variants]
     rng = random.Random(4)

@@ -346,7 +346,7 @@ def render_launch_config(state: Any, **kwargs: Any) -> str:
 # -- hand-off script -------------------------------------------------------------------------
 
 def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
-                          api_key: str | None = None) -> str:
+                          api_key: str | None = None, ari_jupyter: str = "ari-jupyter") -> str:
     """The one command for the second terminal: export, load modules, cd, ``ari run`` | tee.
 
     Every value is passed through ``shlex.quote``; the log name is built at run time
@@ -355,14 +355,17 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     knows this site's ARI default; None takes ARI's packaged default for an unchosen backend).
     The script stops before ``ari run`` when neither the shell nor a .env ``ari`` reads sets
     it, since every node would fail on it (``ARI_HANDOFF_WITHOUT_KEY=1`` runs anyway).
+    ``ari_jupyter``: the absolute path of the ari-jupyter the messages name when ``ari-jupyter``
+    is not found by name in the terminal (``handoff.ari_jupyter_command``).
     """
     if api_key is None:
         from .run_settings import BACKEND_KEY, PACKAGED_LLM, RunSettings
 
         settings = getattr(state, "run_settings", None) or RunSettings()
         api_key = BACKEND_KEY.get(settings.llm_backend or PACKAGED_LLM[0], "")
+    located = ari_jupyter != "ari-jupyter"
     for value, what in ((checkpoint_dir, "checkpoint directory"), (state.workspace, "workspace"),
-                        (script_path, "script path")):
+                        (script_path, "script path"), *([(ari_jupyter, "ari-jupyter")] * located)):
         _require(value.startswith("/") and not has_control_chars(value),
                  f"{what} {value!r} must be an absolute path without control characters")
     for name in state.module_loads:
@@ -380,6 +383,13 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
         f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}",
         "",
     ]
+    if located:
+        lines += [
+            _comment(state, "handoff.comment.ari_jupyter"),
+            f"ari_jupyter=$(command -v ari-jupyter || echo {q(ari_jupyter)})",
+            "",
+        ]
+    said_as = "$ari_jupyter" if located else "ari-jupyter"
     if state.module_loads:
         lines += [
             _comment(state, "handoff.comment.modules"),
@@ -387,7 +397,7 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
             _comment(state, "handoff.comment.module_init"),
             *module_init_lines()[1:],
             "module load " + " ".join(q(name) for name in state.module_loads) + " || {",
-            f"  echo {_module_load_failed_said(state)} >&2",
+            f"  echo {_module_load_failed_said(state, said_as)} >&2",
             "  exit 1",
             "}",
             "",
@@ -399,7 +409,7 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
         f"cd {q(state.workspace)}",
         "",
         "if ! command -v ari >/dev/null 2>&1; then",
-        f"  echo {_no_ari_said(state)} >&2",
+        f"  echo {_no_ari_said(state, said_as)} >&2",
         "  exit 127",
         "fi",
         *_key_check_lines(state, api_key),
@@ -435,22 +445,24 @@ def _key_check_lines(state: Any, variable: str) -> list[str]:
     ]
 
 
-def _module_load_failed_said(state: Any) -> str:
+def _module_load_failed_said(state: Any, ari_jupyter: str) -> str:
     """``module load`` failed: on a demo site that is expected (its modules are only in its
     recording, and a teacher's class met a red Lmod error with nothing saying so)."""
     site = getattr(state, "site_name", "") or ""
     if _SITE_NAME.fullmatch(site):
         return _said(state, "handoff.script.module_load_failed_demo", site=site,
-                     checkpoint="$ARI_CHECKPOINT_DIR")
-    return _said(state, "handoff.script.module_load_failed", checkpoint="$ARI_CHECKPOINT_DIR")
+                     checkpoint="$ARI_CHECKPOINT_DIR", ari_jupyter=ari_jupyter)
+    return _said(state, "handoff.script.module_load_failed", checkpoint="$ARI_CHECKPOINT_DIR",
+                 ari_jupyter=ari_jupyter)
 
 
-def _no_ari_said(state: Any) -> str:
+def _no_ari_said(state: Any, ari_jupyter: str) -> str:
     """No ``ari`` in the terminal: on a demo site that is where the exercise ends (the site's
     ARI is only in its recording), and the sentence says so instead of reading as a fault."""
     site = getattr(state, "site_name", "") or ""
     if _SITE_NAME.fullmatch(site):
-        return _said(state, "handoff.script.no_ari_demo", site=site, checkpoint="$ARI_CHECKPOINT_DIR")
+        return _said(state, "handoff.script.no_ari_demo", site=site, checkpoint="$ARI_CHECKPOINT_DIR",
+                     ari_jupyter=ari_jupyter)
     return _said(state, "handoff.script.no_ari")
 
 

@@ -259,6 +259,7 @@ class ExperimentPanel(Panel, widgets.VBox):
 
     def _render_previews(self) -> None:
         from ..ari import render
+        from ..emit import ari_jupyter_command
         from ..run_settings_view import handoff_key_variable
 
         titles = ["experiment.md", ".env", "launch_config.json", self.tr("exp_preview_handoff")]
@@ -271,7 +272,8 @@ class ExperimentPanel(Panel, widgets.VBox):
             lambda: render.render_launch_config(s),
             lambda: render.render_handoff_script(
                 s, self._target_dir(), f"{s.workspace.rstrip('/')}/launch/{s.run_id or '<run_id>'}.sh",
-                api_key=handoff_key_variable(s, self.run_settings.default_llm[0])),
+                api_key=handoff_key_variable(s, self.run_settings.default_llm[0]),
+                ari_jupyter=ari_jupyter_command()),
         )
         errors = [p for p in self.ctx.step_problems("experiment") if p.severity == "error"]
 

@@ -7,6 +7,9 @@ set -eo pipefail
 
 export ARI_CHECKPOINT_DIR=/work/alice/ari/checkpoints/20260706120000_spgemm_scaling_on_two_nodes
 
+# ari-jupyter, which the messages below name, by path: a login shell may have reset PATH and left out the folder it is installed in.
+ari_jupyter=$(command -v ari-jupyter || echo /opt/ari/venv/bin/ari-jupyter)
+
 # Modules for this run; reproduce jobs inherit them (sbatch --export ALL).
 # A non-login bash has no `module`: define it before loading (L5).
 if ! command -v module >/dev/null 2>&1; then
@@ -19,7 +22,7 @@ if ! command -v module >/dev/null 2>&1; then
   if [ -n "$ari_nounset" ]; then set -u; fi
 fi
 module load openmpi/4.1 || {
-  echo "ari-jupyter hand-off: module load failed (see the lines above). This run was written for demo site rccs-cloud, whose modules exist only in its recording, so on this machine that is expected and the exercise ends here. What the site's terminal would meet: ari-jupyter check-handoff $ARI_CHECKPOINT_DIR" >&2
+  echo "ari-jupyter hand-off: module load failed (see the lines above). This run was written for demo site rccs-cloud, whose modules exist only in its recording, so on this machine that is expected and the exercise ends here. What the site's terminal would meet: $ari_jupyter check-handoff $ARI_CHECKPOINT_DIR" >&2
   exit 1
 }
 
@@ -29,7 +32,7 @@ unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE
 cd /work/alice/ari
 
 if ! command -v ari >/dev/null 2>&1; then
-  echo "ari-jupyter hand-off: 'ari' is not on PATH. This run was written for demo site rccs-cloud, whose ARI exists only in its recording, so the exercise ends here. What the site's terminal would meet: ari-jupyter check-handoff $ARI_CHECKPOINT_DIR" >&2
+  echo "ari-jupyter hand-off: 'ari' is not on PATH. This run was written for demo site rccs-cloud, whose ARI exists only in its recording, so the exercise ends here. What the site's terminal would meet: $ari_jupyter check-handoff $ARI_CHECKPOINT_DIR" >&2
   exit 127
 fi
 # The LLM backend's key: in this shell or a .env ari reads (its value is never shown).
