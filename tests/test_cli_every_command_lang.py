@@ -138,14 +138,24 @@ def test_lang_may_come_before_the_command(capsys):
 @pytest.mark.parametrize("argv", [["probe", "--site", "sx40"], ["probe", "--site", "rccs-cloud"]])
 @pytest.mark.parametrize("lang", ["ja", "zh"])
 def test_the_probe_columns_line_up_in_cjk(argv, lang, capsys):
-    """スキップ is eight terminal columns: every probe id starts in the same column anyway."""
+    """スキップ is eight terminal columns, and the checks are named as the wizard names them
+    (共有ファイルシステム is 20): every name, and every verdict, starts in the same column."""
     from ari_jupyter.cli._columns import columns
+    from ari_jupyter.cli.probe import check_name
     from ari_jupyter.probes import PROBE_IDS as PROBES
 
     main(argv + ["--lang", lang])
-    rows = [line for line in capsys.readouterr().out.splitlines()
-            if any(f" {probe} " in line for probe in PROBES) and not line.startswith(" ")]
+    out = capsys.readouterr().out
+    names = sorted((check_name(p, lang) for p in PROBES), key=len, reverse=True)
+    rows = [line for line in out.splitlines()
+            if not line.startswith(" ") and any(f" {name} " in line for name in names)]
     assert len(rows) >= 8
-    starts = {columns(line[:min(line.index(f" {p} ") for p in PROBES if f" {p} " in line)]) + 1
-              for line in rows}
-    assert len(starts) == 1, rows
+    name_starts, text_starts = set(), set()
+    for line in rows:
+        name = next(name for name in names if f" {name} " in line)
+        at = line.index(f" {name} ") + 1
+        after = line[at + len(name):]
+        name_starts.add(columns(line[:at]))
+        text_starts.add(columns(line[:at + len(name) + len(after) - len(after.lstrip())]))
+    assert len(name_starts) == 1 and len(text_starts) == 1, rows
+    assert "shared_fs" not in out and check_name("shared_fs", lang) in out

@@ -109,6 +109,20 @@ def test_probe_on_a_terminal_names_what_is_still_running(tmp_path, slow_site):
     assert code == plain.returncode
 
 
+@pytest.mark.parametrize("lang, said, waiting", [
+    ("ja", "実行中のチェック:", "パーティション"), ("zh", "仍在运行的检查：", "分区")])
+def test_the_live_line_and_the_check_names_speak_the_users_language(tmp_path, lang, said, waiting):
+    """A Japanese or Chinese terminal reads the checks as the wizard names them, waiting too."""
+    site = make_site(tmp_path, "rccs-cloud", delays={("sinfo",): 1.5})
+    env = env_for(tmp_path, LANG={"ja": "ja_JP.UTF-8", "zh": "zh_CN.UTF-8"}[lang])
+    code, text = in_pty(cli("probe", "--site", str(site), "--only", "partitions,mpi"), env)
+    live = re.findall(re.escape(CLEAR) + r"([^\r\n]*?)(?=" + re.escape(CLEAR) + ")", text)
+    assert any(re.fullmatch(r"[|/\\-] +\d+\.\ds " + re.escape(said) + " " + waiting, line)
+               for line in live), live
+    screen = without_live_line(text)
+    assert waiting in screen and "partitions" not in screen and "still running" not in text
+
+
 def test_probe_json_on_a_terminal_prints_only_the_json(tmp_path, slow_site):
     code, text = in_pty(cli("probe", "--json", "--site", str(slow_site), "--only", "sbatch"),
                         env_for(tmp_path))

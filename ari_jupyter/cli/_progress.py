@@ -12,7 +12,7 @@ import shutil
 import sys
 import threading
 import time
-from typing import Iterable, Optional, TextIO
+from typing import Callable, Iterable, Optional, TextIO
 
 SPINNER = "|/-\\"
 REDRAW_S = 0.1
@@ -35,10 +35,12 @@ class LiveChecks:
     output without tearing the live line. Disabled, it only passes ``write`` through."""
 
     def __init__(self, names: Iterable[str], *, enabled: bool, stream: Optional[TextIO] = None,
-                 label: str = "still running") -> None:
+                 label: str = "still running",
+                 name_of: Optional[Callable[[str], str]] = None) -> None:
         self.stream = stream or sys.stderr
         self.enabled = enabled
-        self.label = label
+        self.label = label  # in the user's language, as ``name_of`` gives each check's name
+        self._name_of = name_of or (lambda name: name)
         self._pending = list(names)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -83,8 +85,8 @@ class LiveChecks:
     def line(self) -> str:
         """What the live line says now (without the terminal controls)."""
         waited = time.monotonic() - self._started
-        names = ", ".join(self._pending)
-        return f"{SPINNER[self._frame % len(SPINNER)]} {waited:4.1f}s {self.label}: {names}"
+        names = ", ".join(self._name_of(name) for name in self._pending)
+        return f"{SPINNER[self._frame % len(SPINNER)]} {waited:4.1f}s {self.label} {names}"
 
     def _spin(self) -> None:
         while not self._stop.wait(REDRAW_S):

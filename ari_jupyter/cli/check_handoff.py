@@ -40,14 +40,13 @@ def run(args: argparse.Namespace) -> int:
     from ..emit import EmitError, load_checkpoint
     from ..handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist, with_checks
     from ..host import SiteError
+    from ..i18n import t
     from . import output_lang
     from ._localized import error_line
     from ._progress import LiveChecks, wants_live_line
 
     lang = output_lang(args)
     if args.port is not None and not 1 <= args.port <= MAX_DASHBOARD_PORT:
-        from ..i18n import t
-
         print(error_line("check-handoff", t("cli.handoff_port_range", lang, port=args.port), lang),
               file=sys.stderr)
         return 2
@@ -65,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         print(error_line("check-handoff", error_text(exc, lang), lang), file=sys.stderr)
         return 2
     live = LiveChecks(SLOW_CHECK_IDS, enabled=wants_live_line(sys.stderr, args.json),
-                      label="checking, still running")
+                      label=t("cli.live.checking_handoff", lang),
+                      name_of=lambda check_id: _check_name(check_id, lang))
     with live:
         checks = check_handoff(args.checkpoint, host=host, timeout=args.timeout, on_done=live.done)
     if len(checks) == 1 and (checks[0].data or {}).get("not_a_checkpoint"):
@@ -126,9 +126,7 @@ def report(checks, steps, lang: str, columns: int | None = None) -> str:
     lines = []
     for check in checks:
         mark = _MARK.get(check.status, check.status) if lang == "en" else t(f"status_{check.status}", lang)
-        # English keeps the ids (what a script greps); ja and zh read the check's name
-        key = f"handoff.check_name.{check.id}"  # none for sbatch: a command's name in every language
-        name = t(key, lang) if lang != "en" and key in messages() else check.id
+        name = _check_name(check.id, lang)
         label = t("handoff.check_label", lang, name=name)  # the colon is the language's
         lines.append(hang(f"[{mark}] {label}{sentence_gap(label)}", check.text(lang), columns))
         if check.fix and check.status in ("fail", "warn", "unknown"):
@@ -156,6 +154,14 @@ def _spoken(check) -> dict:
     if data.get("fix"):
         data["fix"] = speak("check-handoff", data["fix"])
     return data
+
+
+def _check_name(check_id: str, lang: str) -> str:
+    """English keeps the ids (what a script greps); ja and zh read the check's name."""
+    from ..i18n import messages, t
+
+    key = f"handoff.check_name.{check_id}"  # none for sbatch: a command's name in every language
+    return t(key, lang) if lang != "en" and key in messages() else check_id
 
 
 def _not_a_checkpoint(check, json_output: bool, lang: str) -> int:

@@ -260,12 +260,17 @@ def _probe(state, host, config, args: argparse.Namespace) -> None:
     from ..config import probe_context
     from ..probes import run_probes_sync
 
+    from ..i18n import t
     from ..probes import selected_ids
+    from . import output_lang
     from ._progress import LiveChecks, wants_live_line
+    from .probe import check_name
 
+    lang = output_lang(args)
     ctx = probe_context(state, config, timeout=args.probe_timeout)
     live = LiveChecks(selected_ids(ctx.only), enabled=wants_live_line(sys.stderr, args.json),
-                      label="probing the site, still running")
+                      label=t("cli.live.probing_for_emit", lang),
+                      name_of=lambda pid: check_name(pid, lang))
     with live:
         for result in run_probes_sync(host, ctx, on_result=lambda r: live.done(r.id)):
             state.set_probe_result(result)

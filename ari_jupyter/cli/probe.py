@@ -128,13 +128,30 @@ def format_line(result, lang: str = "en", columns: int | None = None) -> str:
     from ..i18n import sentence_gap, t
 
     status = result.status if lang == "en" else t(f"status_{result.status}", lang)
-    width = _status_width(lang)
-    lines = [hang(f"{pad(status, width)}{result.id:<11}", result.text(lang), columns)]
+    width, name_width = _status_width(lang), _name_width(lang)
+    lines = [hang(f"{pad(status, width)}{pad(check_name(result.id, lang), name_width)}",
+                  result.text(lang), columns)]
     fix = result.fix_text(lang)
     if fix and result.status in ("warn", "fail", "unknown"):
         label = "fix:" if lang == "en" else t("checks_fix", lang)
-        lines.append(hang(f"{'':<{width + 11}}{label}{sentence_gap(label)}", fix, columns))
+        lines.append(hang(f"{'':<{width + name_width}}{label}{sentence_gap(label)}", fix, columns))
     return "\n".join(lines)
+
+
+def check_name(probe_id: str, lang: str) -> str:
+    """A check as the wizard names it in ``lang``; English keeps the id, which scripts grep and
+    ``--only`` takes."""
+    from ..i18n import labels, t
+
+    key = f"probe_{probe_id}"
+    return probe_id if lang == "en" or key not in labels("en") else t(key, lang)
+
+
+def _name_width(lang: str) -> int:
+    """The check column: its widest name in ``lang`` and a space (11 for the English ids)."""
+    from ..probes import PROBE_IDS
+
+    return max(11, 1 + max(columns(check_name(pid, lang)) for pid in PROBE_IDS))
 
 
 def _status_width(lang: str) -> int:
@@ -202,7 +219,8 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     from ._progress import LiveChecks, wants_live_line
 
     ids = selected_ids(ctx.only)
-    live = LiveChecks(ids, enabled=wants_live_line(stderr, args.json), stream=stderr)
+    live = LiveChecks(ids, enabled=wants_live_line(stderr, args.json), stream=stderr,
+                      label=t("cli.live.probing", lang), name_of=lambda pid: check_name(pid, lang))
     width = terminal_width(stdout)
     printer = InOrder(ids, lambda result: live.write(stdout, format_line(result, lang, width) + "\n"))
 
