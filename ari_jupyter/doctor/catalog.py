@@ -157,6 +157,15 @@ CATALOG: tuple[Signature, ...] = (
          "export the key in the terminal that runs the hand-off, or write it to ~/.env (chmod 600), "
          "then `ari resume <checkpoint>`; or pick a local backend (ollama) in step 4 and write "
          "again. `ari-jupyter check-handoff <checkpoint>` says whether the key is seen"),
+    _sig("llm-key-rejected", "error",
+         (r"incorrect api key provided", r"invalid x-api-key", r"\binvalid_api_key\b",
+          r"api key not valid\. please pass a valid api key"),
+         "ARI's LLM calls failed: the LLM backend refused the API key (HTTP 401)",
+         "the key `ari run` sent is wrong, revoked or for another provider; ari reads the shell's "
+         "variable first, then the checkpoint's .env, then ~/.env, so an old export in the "
+         "shell's start-up files wins over a corrected .env",
+         "put a key the provider shows as active where ari reads it first (unset an old export, "
+         "or fix it in the checkpoint's .env or ~/.env, chmod 600), then `ari resume <checkpoint>`"),
     _sig("sbatch-not-on-path", "error",
          (r"sandbox_kind=slurm requested but .?sbatch.? is not on path", r"\bsbatch: (?:command )?not found"),
          "sbatch is not on PATH where ARI runs",
