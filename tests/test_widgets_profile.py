@@ -222,6 +222,20 @@ def test_switching_language_keeps_the_chosen_preset():
     assert panel.preset.options[:2] == (("本站点的默认值", "site"), ("自定义", "custom"))
 
 
+@pytest.mark.parametrize("lang, gpu, cpu_mpi", [("en", "GPU", "MPI on CPUs"),
+                                                ("ja", "GPU", "CPU の MPI"),
+                                                ("zh", "GPU", "CPU 上的 MPI")])
+def test_each_preset_says_its_kind_and_what_it_is_for(lang, gpu, cpu_mpi):
+    """A CPU MPI user must not take "mpi" by its name: ARI reads kind mpi as GPU code."""
+    wizard = Wizard(site="rccs-cloud", lang=lang, run_probes=False, bridge=fake_bridge()[0])
+    labels = dict((value, label) for label, value in wizard.profile_panel.preset.options)
+    assert labels["mpi"].startswith("mpi — ") and gpu in labels["mpi"]
+    assert labels["cpu_single"].startswith("cpu_single — ") and cpu_mpi in labels["cpu_single"]
+    wizard.language.value = "en" if lang != "en" else "ja"
+    relabelled = dict((value, label) for label, value in wizard.profile_panel.preset.options)
+    assert relabelled["cpu_single"] != labels["cpu_single"]
+
+
 def test_each_step_shows_its_own_problems():
     wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
     profile, experiment = wizard.profile_panel, wizard.experiment_panel

@@ -34,6 +34,7 @@ partition, and the kind (said under the preset row that decides it)."""
 LABEL_WIDTH = "13em"
 LABEL_STYLE = {"description_width": LABEL_WIDTH}
 FIELD_WIDTH = "27em"
+PRESET_WIDTH = "41em"
 
 
 class ProfileField:
@@ -229,8 +230,11 @@ class ProfilePanel(Panel, widgets.VBox):
                                        (self.allow_no_gres, "allow_no_gres", bool)):
             widget.observe(self._setter(trait, convert), names="value")
         # preset + profile fields
+        # wider than a field: each preset reads as its kind and what it is for
         self.preset = widgets.Dropdown(options=self._preset_options(), value=CUSTOM,
-                                       style=LABEL_STYLE, layout=wide)
+                                       style=LABEL_STYLE,
+                                       layout=widgets.Layout(width=PRESET_WIDTH, max_width="100%",
+                                                             flex=f"0 1 {PRESET_WIDTH}"))
         self.label(self.preset, "description", "profile_preset")
         self.preset_doc = widgets.HTML()
         self.preset.observe(self._on_preset, names="value")
@@ -449,8 +453,10 @@ class ProfilePanel(Panel, widgets.VBox):
         self.preset.observe(self._on_preset, names="value")
 
     def _preset_options(self) -> list[tuple[str, str]]:
+        """Each preset by its ARI kind and what it is for (a CPU MPI user must not take "mpi",
+        which ARI reads as GPU code)."""
         return ([(self.tr("profile_preset_site"), SITE_PRESET), (self.tr("profile_preset_custom"), CUSTOM)]
-                + [(name, name) for name in PRESETS])
+                + [(f"{name} — {self.tr(f'preset_label_{name}')}", name) for name in PRESETS])
 
     def _source_text(self) -> str:
         from ..i18n import catalog
