@@ -487,8 +487,11 @@ def ari_jupyter_command() -> str:
     import sys
 
     beside = Path(sys.executable).with_name("ari-jupyter")  # a venv's bin, not its base Python's
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
+    try:
+        if beside.is_file() and os.access(beside, os.X_OK):
+            return str(beside)
+    except OSError:  # a folder this user may not look into (another user's Python): never fatal
+        pass
     found = shutil.which("ari-jupyter")
     return os.path.abspath(found) if found else "ari-jupyter"
 

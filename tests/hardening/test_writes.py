@@ -25,7 +25,8 @@ import pytest
 from _hypothesis_profiles import PROFILE
 from ari_jupyter.ari import render
 from ari_jupyter.emit import (
-    DIR_MODE, ENV_MODE, FILE_MODE, SCRIPT_MODE, TMP_MARKER, EmitError, emit_checkpoint,
+    DIR_MODE, ENV_MODE, FILE_MODE, SCRIPT_MODE, TMP_MARKER, EmitError, ari_jupyter_command,
+    emit_checkpoint,
 )
 from ari_jupyter.handoff import _check_files
 
@@ -50,7 +51,8 @@ def _expected(state) -> dict[str, bytes]:
     script = f"{state.workspace}/launch/{state.run_id}.sh"
     return {"experiment.md": render.render_experiment_md(state).encode(),
             ".env": render.render_env(state).encode(),
-            "handoff": render.render_handoff_script(state, ckpt, script).encode()}
+            "handoff": render.render_handoff_script(state, ckpt, script,
+                                                    ari_jupyter=ari_jupyter_command()).encode()}
 
 
 def _check_set(state, allowed: list[dict[str, bytes]], states_json: list[dict]) -> tuple[int, bool]:
