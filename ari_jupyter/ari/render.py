@@ -356,7 +356,7 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     The script stops before ``ari run`` when neither the shell nor a .env ``ari`` reads sets
     it, since every node would fail on it (``ARI_HANDOFF_WITHOUT_KEY=1`` runs anyway).
     ``ari_jupyter``: the absolute path of the ari-jupyter the messages name when ``ari-jupyter``
-    is not found by name in the terminal (``handoff.ari_jupyter_command``).
+    is not found by name in the terminal (``emit.ari_jupyter_command``).
     """
     if api_key is None:
         from .run_settings import BACKEND_KEY, PACKAGED_LLM, RunSettings
