@@ -4,7 +4,7 @@ The core (allocation, probes, ARI rules, emit, doctor) imports no ipywidgets;
 ``Wizard`` is resolved lazily so ``import ari_jupyter`` stays cheap and works
 where ipywidgets is not installed.
 """
-__version__ = "0.1.0"
+from .base.version import __version__
 
 __all__ = ["__version__", "Wizard"]
 

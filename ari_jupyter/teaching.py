@@ -92,8 +92,8 @@ def probe_site(site: str, *, workspace: str | None = None, only: Iterable[str] |
                config=None) -> dict:
     """The probe results of a demo site by id, with the workspace and timeouts chosen exactly
     as ``ari-jupyter probe --site SITE`` chooses them (so a lesson and the CLI agree)."""
-    from .allocation import Allocation
-    from .config import open_host, wizard_config
+    from .slurm.allocation import Allocation
+    from .wizard.config import open_host, wizard_config
     from .probes import ProbeContext, run_probes_sync
 
     config = config or wizard_config()
@@ -106,7 +106,7 @@ def probe_site(site: str, *, workspace: str | None = None, only: Iterable[str] |
 
 
 def _site_env(site) -> dict[str, str]:
-    from .allocation import Allocation
+    from .slurm.allocation import Allocation
 
     allocation = Allocation.from_env(site.env)
     env = {"ARI_SLURM_CPUS": "1"}
@@ -117,12 +117,12 @@ def _site_env(site) -> dict[str, str]:
 
 def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, lang: str = "en") -> CheckResult:
     """Lesson 1: do the reproduce job's ranks land on every node of ``site``'s allocation?"""
-    from .allocation import Allocation
+    from .slurm.allocation import Allocation
     from .ari.errors import AriRuntimeError
     from .ari.sbatch import ReproduceArgs, build_sbatch_argv
-    from .recorded_site import RecordedSite
+    from .hosts.recorded_site import RecordedSite
     from .ari.profile import fans_out
-    from .placement import placement_for
+    from .ari.placement import placement_for
 
     answer = _answer(lang)
     try:
@@ -156,7 +156,7 @@ def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx
     """Lesson 3: a GPU profile ARI accepts on a site whose SLURM has no GRES."""
     from .ari.errors import AriRuntimeError
     from .ari.sbatch import ReproduceArgs, build_sbatch_argv
-    from .recorded_site import RecordedSite
+    from .hosts.recorded_site import RecordedSite
 
     answer = _answer(lang)
     try:

@@ -94,7 +94,7 @@ def _race(candidates: dict[str, Callable[[], object]], repeats: int, budget: flo
 
 
 def p4_hostlists(repeats: int, quick: bool = False) -> list[Figure]:
-    from ari_jupyter.hostlist import compress, count, expand
+    from ari_jupyter.slurm.hostlist import compress, count, expand
 
     peers = _peers()
     budget = 0.005 if quick else 0.05

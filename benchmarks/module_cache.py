@@ -17,7 +17,7 @@ LISTING = "/opt/modulefiles:\ncuda/12.2\ngcc/12.2.0\nopenmpi/4.1.4\npython/3.11\
 
 
 def p5_module_cache(repeats: int, delay: float) -> list[Figure]:
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.hosts.host import LocalHost
     from ari_jupyter.probes import ProbeContext, run_probes_sync
     from ari_jupyter.probes.modules import clear_cache
 

@@ -27,7 +27,7 @@ def listing(modules: int = MODULES) -> str:
 
 
 def p6_module_listing(repeats: int) -> list[Figure]:
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.hosts.host import LocalHost
     from ari_jupyter.probes import ProbeContext
     from ari_jupyter.probes.parsers import parse_module_avail
 

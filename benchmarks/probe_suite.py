@@ -96,8 +96,8 @@ def _timed_process(argv: list[str], env: dict[str, str]) -> float:
 
 
 def p1_probe_suite(repeats: int, delay: float) -> list[Figure]:
-    from ari_jupyter.allocation import Allocation
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.slurm.allocation import Allocation
+    from ari_jupyter.hosts.host import LocalHost
 
     with tempfile.TemporaryDirectory(prefix="ari-bench-p1-") as tmp:
         log = Path(tmp) / "commands.log"
@@ -250,8 +250,8 @@ async def _suite_with_message_waits(host, ctx) -> tuple[float, float, int, list]
 
 
 def p2_hung_controller(repeats: int, timeout: float) -> list[Figure]:
-    from ari_jupyter.allocation import Allocation
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.slurm.allocation import Allocation
+    from ari_jupyter.hosts.host import LocalHost
     from ari_jupyter.probes import PROBE_IDS
 
     walls, longest_waits, messages, leftover, started, statuses = [], [], 0, 0, 0, {}

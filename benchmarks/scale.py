@@ -42,9 +42,9 @@ def _split_only(text: str) -> int:
 
 
 def p_scale(repeats: int) -> list[Figure]:
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.hosts.host import LocalHost
     from ari_jupyter.probes import ProbeContext, run_probes_sync
-    from ari_jupyter.probes.parsers import parse_sinfo
+    from ari_jupyter.slurm.parsers import parse_sinfo
 
     text = sinfo_text()
     parsed = parse_sinfo(text)

@@ -45,7 +45,7 @@ def _own_recorded_workspaces(tmp_path_factory, monkeypatch):
 def _users_recorded_workspaces():
     """The user's own list of workspaces (as a command run without our variable finds it),
     and its modification time now (None: there is none)."""
-    from ari_jupyter.runs.known_workspaces import FILE_ENV, recorded_workspaces_file
+    from ari_jupyter.checkpoint.known_workspaces import FILE_ENV, recorded_workspaces_file
 
     path = recorded_workspaces_file({k: v for k, v in os.environ.items() if k != FILE_ENV})
     try:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from ari_jupyter.allocation import Allocation
-from ari_jupyter.mounts import Mount
-from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
+from ari_jupyter.slurm.allocation import Allocation
+from ari_jupyter.base.mounts import Mount
+from ari_jupyter.hosts.recorded_site import RecordedCommand, RecordedSite
 from ari_jupyter.probes import ProbeContext, ProbeResult, run_probes_sync
 
 OUTPUTS = Path(__file__).parent / "fixtures" / "outputs"

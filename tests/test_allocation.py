@@ -8,7 +8,7 @@ import pytest
 
 from probe_support import captured_env as captured
 
-from ari_jupyter.allocation import (
+from ari_jupyter.slurm.allocation import (
     Allocation,
     CountsError,
     MAX_NODES,

@@ -194,7 +194,7 @@ def test_human_output_is_a_quoted_shell_line(tmp_path):
 # -- one rule for the bind flags: preview reads `sbatch --help` as the sbatch probe does ---------
 
 def _sbatch_probe_flags(host):
-    from ari_jupyter.allocation import Allocation
+    from ari_jupyter.slurm.allocation import Allocation
     from ari_jupyter.probes import ProbeContext, run_probes_sync
 
     (result,) = run_probes_sync(host, ProbeContext(allocation=Allocation.from_env(host.env),
@@ -210,7 +210,7 @@ def _sbatch_probe_flags(host):
 ])
 def test_preview_and_the_sbatch_probe_agree_on_every_demo_site(site_name, flags):
     from ari_jupyter.cli.preview import probe_bind_flags
-    from ari_jupyter.recorded_site import RecordedSite
+    from ari_jupyter.hosts.recorded_site import RecordedSite
 
     host = RecordedSite.load(site_name)
     assert probe_bind_flags(host) == frozenset(flags)
@@ -219,7 +219,7 @@ def test_preview_and_the_sbatch_probe_agree_on_every_demo_site(site_name, flags)
 
 def test_sbatch_help_that_does_not_answer_drops_the_flags(monkeypatch):
     from ari_jupyter.cli import preview as preview_cli
-    from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
+    from ari_jupyter.hosts.recorded_site import RecordedCommand, RecordedSite
 
     slow = RecordedSite(name="slow", programs={"sbatch": "/usr/bin/sbatch"}, commands=[
         RecordedCommand(("sbatch", "--help"), "      --cpu-bind=type\n      --mem-bind=type\n",

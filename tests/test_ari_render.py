@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from ari_jupyter import __version__
-from ari_jupyter.allocation import Allocation
+from ari_jupyter.slurm.allocation import Allocation
 from ari_jupyter.ari import render
 from ari_jupyter.ari.lint_experiment import lint_experiment, parse_experiment
 from ari_jupyter.ari.profile import PRESETS
 from ari_jupyter.ari.run_settings import RunSettings
 from ari_jupyter.i18n import t as i18n_t
-from ari_jupyter.model import WizardState
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.wizard.state import WizardState
+from ari_jupyter.base.verdict import ProbeResult
 
 GOLDEN = Path(__file__).parent / "golden" / "checkpoint"
 WORKSPACE = "/work/alice/ari"
@@ -284,7 +284,7 @@ def test_the_check_it_names_works_in_a_terminal_whose_path_lost_ari_jupyter(tmp_
 
 
 def test_ari_jupyter_command_is_the_console_script_beside_this_python():
-    from ari_jupyter.emit import ari_jupyter_command
+    from ari_jupyter.checkpoint.emit import ari_jupyter_command
 
     command = ari_jupyter_command()
     beside = Path(sys.executable).with_name("ari-jupyter")

@@ -219,7 +219,7 @@ def test_emit_refuses_bad_settings(tmp_path, flags, message, code):
 
 def test_a_written_checkpoint_reopens_with_its_run_settings(tmp_path):
     """from_checkpoint (the wizard) and --from-json read the state stored in launch_config.json."""
-    from ari_jupyter.emit import load_checkpoint
+    from ari_jupyter.checkpoint.load import load_checkpoint
 
     done = _emit(tmp_path, "--llm-backend", "openai", "--llm-model", "o3", "--scope-preset", "thorough",
                  "--max-react", "99", "--phase-model", "paper=gpt-4o", "--paper-format", "icml")

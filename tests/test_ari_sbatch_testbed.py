@@ -88,9 +88,9 @@ _SITE: dict[str, tuple] = {}
 def site_facts(bed) -> tuple[list, frozenset]:
     """Real probe results and sbatch's bind flags, once per variant."""
     if bed.variant not in _SITE:
-        from ari_jupyter.allocation import Allocation
+        from ari_jupyter.slurm.allocation import Allocation
         from ari_jupyter.cli.preview import probe_bind_flags
-        from ari_jupyter.host import LocalHost
+        from ari_jupyter.hosts.host import LocalHost
         from ari_jupyter.probes import ProbeContext, run_probes_sync
 
         host = LocalHost(bed.env)

@@ -11,9 +11,9 @@ import pytest
 
 from ari_jupyter.ari.profile import PRESETS, ExecutionProfile
 from ari_jupyter.ari.sbatch import ReproduceArgs
-from ari_jupyter.ari.finding import Finding
+from ari_jupyter.base.verdict import Finding
 from ari_jupyter.ari.validate import SiteFacts, blocking, validate
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.base.verdict import ProbeResult
 
 
 def partitions(gres: list[str]) -> list[dict]:
@@ -300,8 +300,8 @@ def test_every_finding_carries_its_message_id_params_and_json():
 ])
 def test_demo_sites_through_the_real_probes(site_name, partition, preset, expected):
     """The validator reads the probes' real data shapes (recorded demo sites)."""
-    from ari_jupyter.allocation import Allocation
-    from ari_jupyter.recorded_site import RecordedSite
+    from ari_jupyter.slurm.allocation import Allocation
+    from ari_jupyter.hosts.recorded_site import RecordedSite
     from ari_jupyter.probes import ProbeContext, run_probes_sync
 
     host = RecordedSite.load(site_name)
@@ -316,7 +316,7 @@ def test_demo_sites_through_the_real_probes(site_name, partition, preset, expect
 
 def test_validate_state_uses_the_env_the_checkpoint_will_carry():
     from ari_jupyter.ari.validate import validate_state
-    from ari_jupyter.model import WizardState
+    from ari_jupyter.wizard.state import WizardState
 
     state = WizardState()
     state.probe_results = {p.id: p for p in site(gres=(), gpus=4)}

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from ari_jupyter._async import run_sync
+from ari_jupyter.base.aio import run_sync
 
 
 async def where_am_i() -> tuple[str, bool]:
@@ -49,7 +49,7 @@ def test_exceptions_reach_the_caller_unchanged(inside_a_loop):
 
 def test_handoff_check_works_from_a_notebook_cell(tmp_path):
     """check_handoff is called from the wizard's kernel, where a loop is always running."""
-    from ari_jupyter.handoff import check_handoff
+    from ari_jupyter.checkpoint.handoff import check_handoff
 
     async def cell():
         return check_handoff(tmp_path / "missing", env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})

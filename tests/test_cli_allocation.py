@@ -21,7 +21,7 @@ def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 def test_json_is_the_allocation_to_json():
-    from ari_jupyter.allocation import Allocation
+    from ari_jupyter.slurm.allocation import Allocation
 
     env = captured("batch_env.txt")
     result = run_cli("--json", env=env)

@@ -5,9 +5,9 @@ import re
 import pytest
 
 from ari_jupyter.cli import build_parser, main
-from ari_jupyter.config import AriWizard, open_host
-from ari_jupyter.allocation import Allocation
-from ari_jupyter.host import list_sites
+from ari_jupyter.wizard.config import AriWizard, open_host
+from ari_jupyter.slurm.allocation import Allocation
+from ari_jupyter.hosts.host import list_sites
 from ari_jupyter.probes import ProbeContext, run_probes_sync
 from widget_text import english_sentences
 
@@ -140,7 +140,7 @@ def test_the_rarer_hand_off_verdicts_render_in_the_chosen_language(lang, demo_ch
     import shutil
 
     from ari_jupyter.cli.check_handoff import report
-    from ari_jupyter.handoff import check_handoff
+    from ari_jupyter.checkpoint.handoff import check_handoff
 
     home, checkpoint = demo_checkpoint
     monkeypatch.setenv("HOME", str(home))
@@ -183,7 +183,7 @@ def test_run_findings_and_process_render_in_the_chosen_language(lang, case, tmp_
     from ari_jupyter.cli._runs_text import findings_text
     from ari_jupyter.i18n import render
     from ari_jupyter.runs.localize import status_in_language
-    from ari_jupyter.runs.markers import ari_process
+    from ari_jupyter.ari.markers import ari_process
     from ari_jupyter.runs.service import status_json
     from runs_support import copy_case
 

@@ -4,7 +4,7 @@ import json
 import pytest
 from traitlets import TraitError
 
-from ari_jupyter.config import AriWizard, load_config, wizard_config
+from ari_jupyter.wizard.config import AriWizard, load_config, wizard_config
 
 
 def write(path, text):
@@ -93,8 +93,8 @@ def test_invalid_demo_workspace_templates_are_rejected(template):
 
 
 def test_demo_sites_map_the_local_workspace_onto_their_own():
-    from ari_jupyter.config import open_host
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.wizard.config import open_host
+    from ari_jupyter.hosts.host import LocalHost
 
     config = AriWizard(workspace_template="/work/{user}/runs", demo_workspace_template="/l/{site}")
     env = {"HOME": "/home/me", "USER": "me"}
@@ -107,8 +107,9 @@ def test_demo_sites_map_the_local_workspace_onto_their_own():
 
 
 def test_seed_defaults_fill_only_what_is_empty():
-    from ari_jupyter.config import open_host, seed_defaults
-    from ari_jupyter.model import WizardState
+    from ari_jupyter.wizard.config import open_host
+    from ari_jupyter.wizard.site_defaults import seed_defaults
+    from ari_jupyter.wizard.state import WizardState
 
     config = AriWizard(default_partition="large", default_preset="mpi", demo_workspace_template="/l/{site}")
     host = open_host("rccs-cloud", config, {"HOME": "/h"})
@@ -142,7 +143,7 @@ BAD_VALUES = [
 
 @pytest.mark.parametrize("bad, key, words", BAD_VALUES)
 def test_one_bad_value_drops_only_that_key(tmp_path, bad, key, words):
-    from ari_jupyter.config import site_config
+    from ari_jupyter.wizard.config import site_config
 
     path = tmp_path / "ari_jupyter_config.py"
     write(path, "c.AriWizard.default_partition = 'gpu'\n" + bad)
@@ -157,7 +158,7 @@ def test_one_bad_value_drops_only_that_key(tmp_path, bad, key, words):
 
 
 def test_an_unknown_key_is_one_line_naming_key_file_and_the_known_keys(tmp_path, recwarn):
-    from ari_jupyter.config import site_config
+    from ari_jupyter.wizard.config import site_config
 
     path = tmp_path / "ari_jupyter_config.json"
     write(path, json.dumps({"AriWizard": {"workspace_templat": "/lustre/{user}", "probe_timeout": 5}}))
@@ -170,7 +171,7 @@ def test_an_unknown_key_is_one_line_naming_key_file_and_the_known_keys(tmp_path,
 
 
 def test_an_unknown_section_and_an_unparsable_file(tmp_path):
-    from ari_jupyter.config import site_config
+    from ari_jupyter.wizard.config import site_config
 
     user, system = tmp_path / "user", tmp_path / "system"
     write(user / "ari_jupyter_config.py", "c.AriWizrd.default_partition = 'gpu'\n")

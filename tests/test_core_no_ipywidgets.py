@@ -63,7 +63,7 @@ def test_core_and_cli_without_ipywidgets():
     assert summary["code"] == 1  # the laptop has no sbatch: a failed probe, not a crash
     assert probes["sbatch"] == "fail" and probes["time_left"] == "skip"
     assert summary["ipywidgets_loaded"] is False
-    for module in ("ari_jupyter.host", "ari_jupyter.redact", "ari_jupyter.allocation",
+    for module in ("ari_jupyter.hosts.host", "ari_jupyter.base.redact", "ari_jupyter.slurm.allocation",
                    "ari_jupyter.probes", "ari_jupyter.probes.runner", "ari_jupyter.probes.parsers",
                    "ari_jupyter.cli.probe"):
         assert module in summary["imported"]

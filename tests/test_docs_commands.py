@@ -98,7 +98,7 @@ def _sandbox_env(root: Path, slurm: dict[str, str] | None = None) -> dict[str, s
 
 
 def _site_slurm_env(site: str) -> dict[str, str]:
-    from ari_jupyter.recorded_site import RecordedSite
+    from ari_jupyter.hosts.recorded_site import RecordedSite
 
     return {k: v for k, v in RecordedSite.load(site).env.items() if k.startswith("SLURM_")}
 
@@ -154,7 +154,7 @@ def _check_covered(block: Block, test_path: str) -> None:
 
 @pytest.mark.parametrize("block", [b for b in ALL if b.is_config], ids=lambda b: b.where)
 def test_config_blocks_load_and_every_value_is_kept(block, tmp_path):
-    from ari_jupyter.config import AriWizard, load_config
+    from ari_jupyter.wizard.config import AriWizard, load_config
 
     name = "ari_jupyter_config.py" if block.lang == "python" else "ari_jupyter_config.json"
     (tmp_path / name).write_text(block.text, encoding="utf-8")

@@ -108,7 +108,7 @@ def test_host_flag_fix_is_the_hand_off_checklists_dashboard_command(tmp_path, ca
     """`ari-jupyter doctor` on the seed's log names what check-handoff prints: `ari viz
     <checkpoint> --port N` and a tunnel for both the HTTP and the WebSocket port."""
     from ari_jupyter.cli import main
-    from ari_jupyter.handoff import DEFAULT_DASHBOARD_PORT, dashboard_command, ssh_tunnel_command
+    from ari_jupyter.ari.dashboard import DEFAULT_DASHBOARD_PORT, dashboard_command, ssh_tunnel_command
 
     log = tmp_path / "notebook.log"
     log.write_text("$ python -m ari.viz.server --host 0.0.0.0\n" + _argparse_error_of_viz_server())

@@ -20,14 +20,13 @@ from pathlib import Path
 import pytest
 
 from ari_jupyter.ari import render
-from ari_jupyter.emit import (
-    CheckpointExists, CheckpointInUse, CheckpointLocked, EmitBlocked, EmitError, NodeLocalWorkspace,
-    TMP_MARKER,
-    ari_jupyter_command, emit_checkpoint, find_ari_workflow, load_checkpoint,
-)
-from ari_jupyter.model import WizardState
-from ari_jupyter.run_settings_view import handoff_key_variable
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.checkpoint.emit import CheckpointExists, CheckpointInUse, CheckpointLocked, EmitBlocked, EmitError, NodeLocalWorkspace, ari_jupyter_command, emit_checkpoint
+from ari_jupyter.base.files import TMP_MARKER
+from ari_jupyter.checkpoint.load import load_checkpoint
+from ari_jupyter.ari.install import find_ari_workflow
+from ari_jupyter.wizard.state import WizardState
+from ari_jupyter.wizard.run_settings_view import handoff_key_variable
+from ari_jupyter.base.verdict import ProbeResult
 from env_support import env_without
 from runs_support import live_ari, live_handoff
 from test_ari_render import WORKFLOW, golden_state
@@ -147,11 +146,11 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
 
 def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(tmp_path, monkeypatch):
     """A teacher on a laptop has no ARI: one plain sentence, not an error repeated twice."""
-    from ari_jupyter import emit as emit_module
-    from ari_jupyter.handoff import handoff_checklist
+    from ari_jupyter.checkpoint import emit as emit_module
+    from ari_jupyter.checkpoint.handoff import handoff_checklist
     from ari_jupyter.i18n import render as in_lang
 
-    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda *_: (None, emit_module._NO_ARI))
+    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda *_: (None, emit_module.NO_ARI))
     state = make_state(tmp_path)
     result = emit_checkpoint(state)
     said = [n for n in result.notes if "ARI_ROOT" in n]
@@ -175,12 +174,12 @@ def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, mon
                                                                   site_ari, ari_note, port_note):
     """The missing ARI and the free port are this machine's; whether the demo site has ARI is
     what its recording's ari probe said."""
-    from ari_jupyter import emit as emit_module
-    from ari_jupyter.handoff import handoff_checklist
+    from ari_jupyter.checkpoint import emit as emit_module
+    from ari_jupyter.checkpoint.handoff import handoff_checklist
     from ari_jupyter.i18n import render as in_lang
-    from ari_jupyter.probes.result import ProbeResult
+    from ari_jupyter.base.verdict import ProbeResult
 
-    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda *_: (None, emit_module._NO_ARI))
+    monkeypatch.setattr(emit_module, "find_ari_workflow", lambda *_: (None, emit_module.NO_ARI))
     state = make_state(tmp_path)
     state.site_name = site_name
     if site_ari is not None:
@@ -576,8 +575,8 @@ def test_what_a_short_name_is(run_id, short):
 
 CHILD = textwrap.dedent("""\
     import json, sys
-    from ari_jupyter.model import WizardState
-    from ari_jupyter.emit import emit_checkpoint
+    from ari_jupyter.wizard.state import WizardState
+    from ari_jupyter.checkpoint.emit import emit_checkpoint
     states = [WizardState.from_json(json.load(open(p))) for p in sys.argv[1:3]]
     mode = sys.argv[3]
     if mode == "loop":
@@ -893,7 +892,7 @@ def test_stages_off_with_an_unreadable_workflow_yaml_say_why_it_could_not_be_wri
     wrong with it (it said "([])" when the reason was not a note starting "workflow.yaml")."""
     from dataclasses import replace
 
-    from ari_jupyter.emit import EmitError
+    from ari_jupyter.checkpoint.emit import EmitError
     from ari_jupyter.i18n import render as in_lang
 
     broken = tmp_path / "workflow.yaml"

@@ -20,11 +20,11 @@ import pytest
 from ari_jupyter.ari.prelude import render_prelude
 from ari_jupyter.ari.profile import ExecutionProfile
 from ari_jupyter.doctor import diagnose_text
-from ari_jupyter.emit import emit_checkpoint
-from ari_jupyter.handoff import check_handoff
-from ari_jupyter.host import LocalHost
+from ari_jupyter.checkpoint.emit import emit_checkpoint
+from ari_jupyter.checkpoint.handoff import check_handoff
+from ari_jupyter.hosts.host import LocalHost
 from ari_jupyter.probes import ProbeContext, run_probes_sync
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.base.verdict import ProbeResult
 from test_ari_render import golden_state
 
 FIXTURES = Path(__file__).parent / "fixtures" / "doctor"

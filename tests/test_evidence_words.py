@@ -4,7 +4,7 @@ import pytest
 
 from ari_jupyter.probes.evidence_words import evidence_in, shared_fs_evidence
 from ari_jupyter.probes.filesystem import ARI_SHARED_PREFIXES
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.base.verdict import ProbeResult
 
 ENDINGS = [
     # recorded line,                        ja,                        zh
@@ -96,8 +96,8 @@ def test_the_bind_flags_note_reads_in_the_language(flags, ja):
 @pytest.mark.parametrize("site", ["rccs-cloud", "gres-cluster", "sx40", "laptop"])
 def test_no_english_line_of_ours_is_left_in_japanese(site):
     """Every probe on every demo site: the lines ari-jupyter writes read in Japanese."""
-    from ari_jupyter.allocation import Allocation
-    from ari_jupyter.host import open_host
+    from ari_jupyter.slurm.allocation import Allocation
+    from ari_jupyter.hosts.opening import open_host
     from ari_jupyter.probes import ProbeContext, run_probes_sync
 
     host = open_host(site)
@@ -105,7 +105,7 @@ def test_no_english_line_of_ours_is_left_in_japanese(site):
             "mount: ", "[exit ", "timed out after", "not found on PATH", "more characters]",
             "`sbatch --help` advertises", "`sbatch --help` did not answer")
     for result in run_probes_sync(host, ProbeContext(allocation=Allocation.from_env(host.env))):
-        shown = result.evidence_text("ja")
-        assert result.evidence_text("en") == result.evidence
+        shown = evidence_in(result, "ja")
+        assert evidence_in(result, "en") == result.evidence
         for english in ours:
             assert english not in shown, (site, result.id, english)

@@ -22,15 +22,13 @@ from pathlib import Path
 import pytest
 
 from ari_jupyter.cli import main
-from ari_jupyter.config import AriWizard, open_host
-from ari_jupyter.emit import emit_checkpoint
-from ari_jupyter.handoff import (
-    CHECK_IDS, _telling_line, check_handoff, dashboard_command, free_port, handoff_checklist,
-    ssh_tunnel_command, with_checks,
-)
-from ari_jupyter.host import LocalHost
-from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.wizard.config import AriWizard, open_host
+from ari_jupyter.checkpoint.emit import emit_checkpoint
+from ari_jupyter.checkpoint.handoff import CHECK_IDS, _telling_line, check_handoff, free_port, handoff_checklist, with_checks
+from ari_jupyter.ari.dashboard import dashboard_command, ssh_tunnel_command
+from ari_jupyter.hosts.host import LocalHost
+from ari_jupyter.hosts.recorded_site import RecordedCommand, RecordedSite
+from ari_jupyter.base.verdict import ProbeResult
 from runs_support import live_ari
 from test_ari_render import golden_state
 

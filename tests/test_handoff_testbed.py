@@ -18,9 +18,9 @@ import uuid
 
 import pytest
 
-from ari_jupyter.emit import emit_checkpoint
-from ari_jupyter.handoff import CHECK_IDS
-from ari_jupyter.host import LocalHost
+from ari_jupyter.checkpoint.emit import emit_checkpoint
+from ari_jupyter.checkpoint.handoff import CHECK_IDS
+from ari_jupyter.hosts.host import LocalHost
 from test_ari_render import golden_state
 
 pytestmark = pytest.mark.slurm
@@ -28,8 +28,8 @@ FAKE_KEY = "sk-test-Hq7Wv6Ut5Sr4Qp3"
 
 INSIDE = textwrap.dedent("""\
     import json, os, sys
-    from ari_jupyter.handoff import check_handoff
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.checkpoint.handoff import check_handoff
+    from ari_jupyter.hosts.host import LocalHost
     print(json.dumps([r.to_json() for r in check_handoff(sys.argv[1], host=LocalHost(), timeout=30)]))
 """)
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.host import DEFAULT_OUTPUT_CAP, LocalHost
-from ari_jupyter.mounts import Mount, mount_for_path, parse_mountinfo
-from ari_jupyter.redact import MASK, is_secret_name, redact, redact_env
+from ari_jupyter.hosts.host import DEFAULT_OUTPUT_CAP, LocalHost
+from ari_jupyter.base.mounts import Mount, mount_for_path, parse_mountinfo
+from ari_jupyter.base.redact import MASK, is_secret_name, redact, redact_env
 
 from probe_support import OUTPUTS
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from ari_jupyter.hostlist import first, HostlistError, compress, count, expand
+from ari_jupyter.slurm.hostlist import first, HostlistError, compress, count, expand
 
 EXPANSIONS = [
     # (hostlist, expected names)

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from ari_jupyter.hostlist import HostlistError, compress, expand
+from ari_jupyter.slurm.hostlist import HostlistError, compress, expand
 
 ERROR = "ERROR"
 

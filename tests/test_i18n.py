@@ -76,7 +76,7 @@ def test_every_computed_key_exists():
                                             "nodes_exceed_allocation", "cpu_oversubscribed",
                                             "gpus_not_visible", "gpu_oversubscribed")}
     computed |= set(STEP_KEYS)
-    from ari_jupyter.handoff import ChecklistItem  # noqa: F401  (ids below are handoff_checklist's)
+    from ari_jupyter.checkpoint.handoff import ChecklistItem  # noqa: F401  (ids below are handoff_checklist's)
     computed |= {f"checklist_{i}" for i in ("dashboard", "handoff", "reproduce")}
     computed |= {f"checklist_state_{s}" for s in ("ready", "written", "env_only", "not_written")}
     computed |= {"site_reason_given", "site_reason_allocation", "site_reason_demo", "site_reason_outside"}
@@ -86,7 +86,7 @@ def test_every_computed_key_exists():
 
 
 def test_placement_finding_codes_are_the_ones_the_core_emits():
-    src = (PACKAGE / "placement.py").read_text(encoding="utf-8")
+    src = (PACKAGE / "ari" / "placement.py").read_text(encoding="utf-8")
     codes = set()
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "PlacementFinding":

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from ari_jupyter.ari.profile import PRESETS
-from ari_jupyter.judge import for_step, judge
+from ari_jupyter.ari.judge import for_step, judge
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, run
@@ -120,7 +120,7 @@ def test_the_gres_row_takes_the_severity_of_the_gpu_request(site, change, status
                                                               tmp_path):
     """A site without GRES is a problem only for a profile that asks for GPUs, and then step 2
     and Write's checks tell it with one severity."""
-    from ari_jupyter.judge import GRES_CAUSE_RULES, probe_verdicts
+    from ari_jupyter.ari.judge import GRES_CAUSE_RULES, probe_verdicts
 
     wizard = wizard_on(site, tmp_path)
     assert wizard.state.probe_results["gres"].status == "ok"  # the probe: no profile known

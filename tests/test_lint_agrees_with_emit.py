@@ -21,8 +21,8 @@ from test_ari_render import golden_state
 
 from ari_jupyter.ari import render
 from ari_jupyter.ari.lint_experiment import lint_experiment, read_fields
-from ari_jupyter.emit import EmitBlocked, emit_checkpoint
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.checkpoint.emit import EmitBlocked, emit_checkpoint
+from ari_jupyter.base.verdict import ProbeResult
 
 TEXT_FIELDS = {"title", "metrics", "goal"}
 # Characters that make ARI and the wizard disagree, among ordinary ones.

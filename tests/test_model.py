@@ -6,8 +6,8 @@ import json
 import pytest
 
 from ari_jupyter.ari.profile import PRESETS, ExecutionProfile
-from ari_jupyter.model import StateError, WizardState
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.wizard.state import StateError, WizardState
+from ari_jupyter.base.verdict import ProbeResult
 from test_ari_render import golden_state
 
 
@@ -221,7 +221,7 @@ def test_site_defaults_never_override_a_choice():
     ("１２", None, "field.min_metric_not_number"),  # full-width digits: not ASCII
 ])
 def test_min_expected_metric_is_read_as_ari_reads_it(typed, value, refusal):
-    from ari_jupyter.model import min_expected_metric_of
+    from ari_jupyter.wizard.state import min_expected_metric_of
 
     if refusal is None:
         assert min_expected_metric_of(typed) == value

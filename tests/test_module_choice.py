@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ari_jupyter.module_choice import choose_module, software_modules
+from ari_jupyter.ari.module_choice import choose_module, software_modules
 
 OFFERED = ["openmpi/4.1", "openmpi/5.0", "gcc/12.2", "cuda/12.4", "intel-mpi/2021"]
 

@@ -4,7 +4,7 @@ import itertools
 import pytest
 
 from ari_jupyter.ari.profile import fans_out
-from ari_jupyter.placement import (
+from ari_jupyter.ari.placement import (
     SHARED_GPU,
     JobRequest,
     NodeShape,
@@ -125,7 +125,7 @@ def test_every_finding_code_is_a_placement_finding_with_a_translation():
     import ast
     from pathlib import Path
 
-    import ari_jupyter.placement as placement
+    import ari_jupyter.ari.placement as placement
     from ari_jupyter.i18n import catalog
 
     tree = ast.parse(Path(placement.__file__).read_text(encoding="utf-8"))

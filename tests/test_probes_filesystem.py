@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from ari_jupyter.mounts import parse_mountinfo
-from ari_jupyter.mounts import Mount
+from ari_jupyter.base.mounts import parse_mountinfo
+from ari_jupyter.base.mounts import Mount
 from ari_jupyter.probes.filesystem import classify, network_mounts
 
 from probe_support import output, probe, site
@@ -166,7 +166,7 @@ def test_nothing_to_judge_is_unknown():
 
 
 def test_local_machine_probe_runs(tmp_path):
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.hosts.host import LocalHost
 
     result = probe(LocalHost(), "shared_fs", checkpoint_dir=str(tmp_path))
     assert result.data["resolved"] == str(tmp_path.resolve())

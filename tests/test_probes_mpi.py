@@ -97,7 +97,7 @@ def test_ari(commands, status, version, words):
     ("recorded", "the recording of table", ("Nothing to install", "your own cluster")),
 ])
 def test_ari_missing_fails_as_the_handoff_would(tmp_path, where, says, fix_says):
-    from ari_jupyter.host import LocalHost
+    from ari_jupyter.hosts.host import LocalHost
 
     host = LocalHost(env={"PATH": str(tmp_path), "HOME": str(tmp_path)}) if where == "here" \
         else site()

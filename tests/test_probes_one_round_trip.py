@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ari_jupyter.probes.parsers import SINFO_FORMAT
+from ari_jupyter.slurm.parsers import SINFO_FORMAT
 from probe_support import cmd, output, probe, site
 
 DELAY = 0.4

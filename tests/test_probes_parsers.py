@@ -3,24 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from ari_jupyter.probes.parsers import (
-    GresSpec,
-    _leading_int,
-    ari_has_gres,
-    gres_lines,
-    mpi_flavour,
-    mpi_modules,
-    openmpi_modules,
-    parse_gres_spec,
-    parse_module_avail,
-    parse_nvidia_smi,
-    parse_sinfo,
-    parse_slurm_duration,
-    parse_squeue_time,
-    parse_srun_mpi_list,
-    parse_version,
-    split_gres,
-)
+from ari_jupyter.probes.parsers import mpi_flavour, mpi_modules, openmpi_modules, parse_module_avail, parse_nvidia_smi, parse_version
+from ari_jupyter.slurm.parsers import GresSpec, _leading_int, ari_has_gres, gres_lines, parse_gres_spec, parse_sinfo, parse_slurm_duration, parse_squeue_time, parse_srun_mpi_list, split_gres
 
 from probe_support import output
 

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from ari_jupyter.host import LocalHost
-from ari_jupyter.recorded_site import RecordedSite
+from ari_jupyter.hosts.host import LocalHost
+from ari_jupyter.hosts.recorded_site import RecordedSite
 from ari_jupyter.probes import (
     PROBE_IDS,
     ProbeContext,
@@ -21,7 +21,7 @@ from ari_jupyter.probes import (
     selected_ids,
 )
 from ari_jupyter.probes import runner
-from ari_jupyter.probes.parsers import SINFO_FORMAT
+from ari_jupyter.slurm.parsers import SINFO_FORMAT
 
 from probe_support import cmd, output, site
 from test_host import alive, wait_gone

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from ari_jupyter.probes.parsers import SINFO_FORMAT
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.slurm.parsers import SINFO_FORMAT
+from ari_jupyter.base.verdict import ProbeResult
 from ari_jupyter.probes.slurm import ends_at_clock, time_left_until
 
 from probe_support import ALLOCATION_ENV, OUTPUTS, cmd, output, probe, said_in_every_language, site

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from ari_jupyter.allocation import Allocation
-from ari_jupyter.host import LocalHost
+from ari_jupyter.slurm.allocation import Allocation
+from ari_jupyter.hosts.host import LocalHost
 from ari_jupyter.probes import ProbeContext, run_probes_sync
 from ari_jupyter.probes import modules as modules_probe
 

@@ -12,8 +12,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from _hypothesis_profiles import MAX_EXAMPLES, settings
-from ari_jupyter.allocation import Allocation, CountsError, format_counts, parse_counts
-from ari_jupyter.hostlist import HostlistError, compress, count, expand
+from ari_jupyter.slurm.allocation import Allocation, CountsError, format_counts, parse_counts
+from ari_jupyter.slurm.hostlist import HostlistError, compress, count, expand
 
 # ------------------------------------------------------------------ strategies
 

@@ -10,13 +10,13 @@ import stat
 import pytest
 
 from ari_jupyter.cli import main
-from ari_jupyter.allocation import Allocation
-from ari_jupyter.host import LocalHost
-from ari_jupyter.recorded_site import RecordedSite
+from ari_jupyter.slurm.allocation import Allocation
+from ari_jupyter.hosts.host import LocalHost
+from ari_jupyter.hosts.recorded_site import RecordedSite
 from ari_jupyter.probes import ProbeContext, run_probes_sync
 from ari_jupyter.probes import modules as modules_probe
-from ari_jupyter.recording import HANG_DELAY_S, RecordingHost
-from ari_jupyter.redact import MASK
+from ari_jupyter.hosts.recording import HANG_DELAY_S, RecordingHost
+from ari_jupyter.base.redact import MASK
 
 from probe_support import OUTPUTS
 

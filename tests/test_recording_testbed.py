@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slurm
 def _as_recorded(probes: list[dict]) -> list[dict]:
     """The replayed results with the one sentence a replay says differently put back: the ari
     probe's verdict, command and data stay; its words name the recording."""
-    from ari_jupyter.probes.result import ProbeResult
+    from ari_jupyter.base.verdict import ProbeResult
 
     out = []
     for probe in probes:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.host import Host
-from ari_jupyter.process import CommandResult
+from ari_jupyter.hosts.host import Host
+from ari_jupyter.base.process import CommandResult
 from ari_jupyter.runs.jobs import (SEP, RunScope, attribute, cancel_jobs, parse_sacct, parse_squeue,
                                    run_jobs)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.runs.known_workspaces import (FILE_ENV, MAX_RECORDED, record_workspace,
+from ari_jupyter.checkpoint.known_workspaces import (FILE_ENV, MAX_RECORDED, record_workspace,
                                                recorded_workspaces, recorded_workspaces_file)
 from ari_jupyter.runs.service import listed_workspaces, runs_json
 

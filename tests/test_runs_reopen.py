@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ari_jupyter.emit import load_checkpoint
+from ari_jupyter.checkpoint.load import load_checkpoint
 from ari_jupyter.runs.reopen import clone_state, wizard_written
 
 from runs_support import copy_case

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.allocation import Allocation
-from ari_jupyter.host import LocalHost
+from ari_jupyter.slurm.allocation import Allocation
+from ari_jupyter.hosts.host import LocalHost
 from ari_jupyter.probes import ProbeContext, run_probes_sync
 
 pytestmark = pytest.mark.slurm

@@ -15,7 +15,7 @@ import pytest
 
 from e2e.jupyter_process import REPO, http_get, start_jupyter
 
-from ari_jupyter.probes.result import STATUSES
+from ari_jupyter.base.verdict import STATUSES
 
 FIXTURE_ENV = Path(__file__).parent / "e2e" / "fixtures" / "alloc_env.txt"
 ROUTE = "/ari-jupyter/allocation"

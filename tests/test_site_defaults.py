@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from ari_jupyter.cli import main
-from ari_jupyter.host import list_sites
+from ari_jupyter.hosts.host import list_sites
 from ari_jupyter.ari.profile import PRESETS, ExecutionProfile
-from ari_jupyter.site_defaults import SITE_FIELDS, SITE_PRESET, _comparable, presets_matching
+from ari_jupyter.wizard.site_defaults import SITE_FIELDS, SITE_PRESET, _comparable, presets_matching
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, run
@@ -116,7 +116,7 @@ def test_a_module_the_new_site_does_not_offer_is_left_out_and_said(new, kept, tm
     """A module is a site's: switching sites, one the new site does not offer is dropped once its
     modules check answers, and step 3 says so (it stayed as a red error nobody had caused)."""
     from ari_jupyter.i18n import render
-    from ari_jupyter.site_defaults import modules_left_out
+    from ari_jupyter.wizard.site_defaults import modules_left_out
 
     async def scenario():
         wizard = await _settled("rccs-cloud", tmp_path)
@@ -140,8 +140,8 @@ def test_a_module_the_new_site_does_not_offer_is_left_out_and_said(new, kept, tm
 
 
 def test_a_module_is_kept_while_the_new_sites_modules_check_cannot_tell(tmp_path):
-    from ari_jupyter.probes.result import ProbeResult
-    from ari_jupyter.site_defaults import settle_carried_modules
+    from ari_jupyter.base.verdict import ProbeResult
+    from ari_jupyter.wizard.site_defaults import settle_carried_modules
 
     wizard = run(_settled("rccs-cloud", tmp_path))
     wizard.state.module_loads = ["openmpi/4.1"]
@@ -305,7 +305,7 @@ def test_an_untouched_max_cpus_follows_the_tasks_per_node_typed_in_step_3(tmp_pa
 
 
 def _probes(*, gpus, has_gres, gres=()):
-    from ari_jupyter.probes.result import ProbeResult
+    from ari_jupyter.base.verdict import ProbeResult
 
     return {"gpus": ProbeResult("gpus", "ok", "", data={"count": gpus}),
             "gres": ProbeResult("gres", "ok", "", data={"has_gres": has_gres, "gres": list(gres)}),
@@ -319,8 +319,8 @@ def _probes(*, gpus, has_gres, gres=()):
 ])
 def test_several_nodes_without_any_gpu_default_to_cpu_single_with_the_same_shape(
         gpus, has_gres, gres, kind):
-    from ari_jupyter.config import AriWizard
-    from ari_jupyter.site_defaults import _profile_for
+    from ari_jupyter.wizard.config import AriWizard
+    from ari_jupyter.wizard.site_defaults import _profile_for
 
     profile = _profile_for(AriWizard(), _probes(gpus=gpus, has_gres=has_gres, gres=gres), nodes=2)
     assert (profile.kind, profile.requested_nodes, profile.ntasks_per_node, profile.min_ranks) \

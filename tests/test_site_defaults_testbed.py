@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.host import list_sites
+from ari_jupyter.hosts.host import list_sites
 
 TESTS = Path(__file__).resolve().parent
 USER_ERRORS = {"title", "goal", "metrics"}

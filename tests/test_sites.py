@@ -12,11 +12,12 @@ import time
 
 import pytest
 
-from ari_jupyter.allocation import Allocation
+from ari_jupyter.slurm.allocation import Allocation
 from ari_jupyter.cli import main
-from ari_jupyter.host import SiteError, UnknownSiteError, list_sites, open_host
-from ari_jupyter.mounts import Mount
-from ari_jupyter.recorded_site import RecordedCommand, RecordedSite
+from ari_jupyter.hosts.host import SiteError, UnknownSiteError, list_sites
+from ari_jupyter.hosts.opening import open_host
+from ari_jupyter.base.mounts import Mount
+from ari_jupyter.hosts.recorded_site import RecordedCommand, RecordedSite
 from ari_jupyter.probes import PROBE_IDS, ProbeContext, run_probes_sync
 from ari_jupyter.probes import modules as modules_probe
 
@@ -106,7 +107,7 @@ def test_sbatch_help_on_each_site_tells_which_bind_flags_ari_keeps(name, flags):
 def test_the_wizard_warns_about_the_bind_flags_a_site_drops(name, dropped):
     from ari_jupyter.ari.profile import ExecutionProfile
     from ari_jupyter.ari.validate import validate_state
-    from ari_jupyter.model import WizardState
+    from ari_jupyter.wizard.state import WizardState
 
     state = WizardState()
     state.set_probe_result(probe_site(name, only=["sbatch"])["sbatch"])
@@ -223,7 +224,7 @@ def test_load_by_path_and_errors(tmp_path):
 
 
 def test_bundled_sites_hold_no_secrets():
-    from ari_jupyter.redact import is_secret_name
+    from ari_jupyter.base.redact import is_secret_name
 
     for name in list_sites():
         assert not [k for k in RecordedSite.load(name).env if is_secret_name(k)], name

@@ -275,7 +275,7 @@ def test_cli_probes_when_the_controller_goes_away_midway(plan, timeout, variant,
 
 @slurm
 def test_wizard_stays_responsive_while_probes_hang_on_a_paused_controller(testbed_gres, tmp_path):
-    from ari_jupyter.config import AriWizard
+    from ari_jupyter.wizard.config import AriWizard
     from ari_jupyter.widgets.wizard import Wizard
     from test_widgets_support import fake_bridge
 

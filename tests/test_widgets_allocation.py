@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from ari_jupyter.placement import JobRequest, NodeShape, plan_placement
+from ari_jupyter.ari.placement import JobRequest, NodeShape, plan_placement
 from ari_jupyter.widgets.placement_view import render_findings, render_placement
 from ari_jupyter.widgets.wizard import Wizard
 from ari_jupyter.i18n import t
@@ -143,7 +143,7 @@ def test_findings_are_translated_and_escaped():
 def test_a_160k_node_allocation_renders_quickly():
     import time
 
-    from ari_jupyter.recorded_site import RecordedSite
+    from ari_jupyter.hosts.recorded_site import RecordedSite
 
     env = {"SLURM_JOB_ID": "9", "SLURM_JOB_NODELIST": "nid[000001-158976]",
            "SLURM_JOB_NUM_NODES": "158976", "SLURM_JOB_CPUS_PER_NODE": "128(x158976)",
@@ -191,7 +191,7 @@ def test_outside_an_allocation_step_1_says_what_each_demo_site_is(lang, monkeypa
     """The demo-site buttons are bare names: the banner above them says what each one is, so a
     teacher can pick one without trying them all; inside an allocation or on a demo site the
     list is not shown."""
-    from ari_jupyter.host import list_sites
+    from ari_jupyter.hosts.host import list_sites
     from ari_jupyter.i18n import t
 
     monkeypatch.delenv("ARI_JUPYTER_DEMO_SITE", raising=False)

@@ -2,7 +2,7 @@
 import asyncio
 import time
 
-from ari_jupyter.config import AriWizard
+from ari_jupyter.wizard.config import AriWizard
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, make_site, run

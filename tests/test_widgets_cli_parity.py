@@ -223,7 +223,7 @@ def test_a_value_below_one_is_refused_in_the_same_words(box, flag, value):
 def test_zero_means_the_same_in_step_3_and_emit(box, flag, value, tmp_path):
     """The core reads a typed 0 once (model.resource_value): step 3's box and emit's flag give
     the same state, the same findings and the same sbatch line."""
-    from ari_jupyter.model import resource_value
+    from ari_jupyter.wizard.state import resource_value
     from widget_text import shown
 
     workspace = tmp_path / "ws"

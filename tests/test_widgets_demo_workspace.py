@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.config import AriWizard
+from ari_jupyter.wizard.config import AriWizard
 from ari_jupyter.widgets.wizard import Wizard
 
 from test_widgets_support import fake_bridge, run

@@ -225,7 +225,7 @@ def test_after_write_the_checklist_and_check_handoff_appear(tmp_path):
     assert "ari-checklist-reproduce" in checklist
     # an ordered list numbers its steps: a title of its own number would read "1. 1. ..."
     assert re.findall(r"<li[^>]*><b>\d", checklist) == [], checklist
-    from ari_jupyter.handoff import CHECK_IDS
+    from ari_jupyter.checkpoint.handoff import CHECK_IDS
     assert [r.id for r in panel.handoff_results] == list(CHECK_IDS)
     for result in panel.handoff_results:
         assert f"ari-handoff-{result.id}" in panel.handoff_checks.value
@@ -411,7 +411,7 @@ def test_a_fractional_threshold_is_refused_as_emit_refuses_it_and_holds_write(tm
     import sys
 
     from ari_jupyter.i18n import render
-    from ari_jupyter.model import min_expected_metric_of
+    from ari_jupyter.wizard.state import min_expected_metric_of
     from env_support import env_without
     from widget_text import as_shown, shown
 

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
     (None, "ja", "zh", "ja"),        # so does c.AriWizard.language
 ])
 def test_language_follows_the_frontend_when_none_is_given(given, config_lang, locale, expected):
-    from ari_jupyter.config import AriWizard
+    from ari_jupyter.wizard.config import AriWizard
 
     bridge, comms = fake_bridge()
     wizard = Wizard(site="rccs-cloud", lang=given, config=AriWizard(language=config_lang),
@@ -42,7 +42,7 @@ def test_language_follows_the_frontend_when_none_is_given(given, config_lang, lo
 ])
 def test_a_reopened_run_speaks_the_language_of_the_lab_it_is_reopened_in(written_in, locale, given,
                                                                           expected):
-    from ari_jupyter.model import WizardState
+    from ari_jupyter.wizard.state import WizardState
 
     bridge, comms = fake_bridge()
     state = WizardState()

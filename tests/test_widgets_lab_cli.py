@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.cli.lab import (NOTEBOOK_NAME, notebook_as_placed, packaged_notebook, plan_lab,
-                                 user_data_dir)
+from ari_jupyter.cli.lab import plan_lab
+from ari_jupyter.wizard.notebooks import NOTEBOOK_NAME, notebook_as_placed, packaged_notebook, user_data_dir
 from ari_jupyter.cli import main
-from ari_jupyter.config import AriWizard
+from ari_jupyter.wizard.config import AriWizard
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -273,7 +273,7 @@ def test_lab_lessons_opens_the_lessons_in_the_language(lang, folder, capsys, mon
 
 
 def test_lab_lessons_without_a_clone_says_where_they_are(capsys, monkeypatch):
-    from ari_jupyter import lessons
+    from ari_jupyter.wizard import lessons
 
     monkeypatch.setattr(lessons, "_clones", lambda: iter(()))
     assert main(["lab", "--lessons", "--lang", "en", "--print-command"]) == 1

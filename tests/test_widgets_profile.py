@@ -202,7 +202,7 @@ def test_lmods_own_modules_are_not_suggested(tmp_path):
 
 
 def test_module_filter_from_config_limits_the_choice():
-    from ari_jupyter.config import AriWizard
+    from ari_jupyter.wizard.config import AriWizard
 
     async def scenario():
         wizard = Wizard(site="rccs-cloud", bridge=fake_bridge()[0],

@@ -208,7 +208,7 @@ def test_the_stage_boxes_say_what_they_can_do_without_ari(found, off, severity, 
     from dataclasses import replace
 
     from ari_jupyter.ari.run_settings import RunSettings
-    from ari_jupyter.run_settings_view import stages_note
+    from ari_jupyter.wizard.run_settings_view import stages_note
 
     settings = replace(RunSettings(), **{name: False for name in off})
     note = stages_note(settings, found)
@@ -225,7 +225,7 @@ def test_stage_boxes_are_fixed_only_on_a_demo_site_without_ari(found, demo, off,
     from dataclasses import replace
 
     from ari_jupyter.ari.run_settings import RunSettings
-    from ari_jupyter.run_settings_view import stages_switchable
+    from ari_jupyter.wizard.run_settings_view import stages_switchable
 
     settings = replace(RunSettings(), **{name: False for name in off})
     assert stages_switchable(settings, found, demo=demo) is switchable

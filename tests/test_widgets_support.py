@@ -11,7 +11,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from ari_jupyter.host import SITES_DIR
+from ari_jupyter.hosts.host import SITES_DIR
 
 BASE_SITE = "rccs-cloud"
 

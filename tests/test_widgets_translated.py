@@ -6,7 +6,7 @@ import re
 import pytest
 
 from ari_jupyter.ari.profile import PRESETS
-from ari_jupyter.host import list_sites
+from ari_jupyter.hosts.host import list_sites
 from ari_jupyter.i18n import t
 from ari_jupyter.widgets.wizard import STEP_KEYS, Wizard
 

@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from ari_jupyter.config import AriWizard
+from ari_jupyter.wizard.config import AriWizard
 from ari_jupyter.i18n import t
 from ari_jupyter.probes import PROBE_IDS
 from ari_jupyter.widgets._base import is_shown
@@ -181,7 +181,7 @@ def test_wizard_is_importable_from_the_package():
 
 
 def test_a_restored_demo_run_reopens_on_its_demo_site():
-    from ari_jupyter.model import WizardState
+    from ari_jupyter.wizard.state import WizardState
 
     state = WizardState(site_name="sx40", title="x")
     wizard = Wizard(state=state, run_probes=False, bridge=fake_bridge()[0],
@@ -266,7 +266,7 @@ def test_wait_runs_a_deferred_run_on_the_loop():
 
 
 def _site_values(state):
-    from ari_jupyter.site_defaults import SITE_FIELDS
+    from ari_jupyter.wizard.site_defaults import SITE_FIELDS
 
     return {name: getattr(state, name) for name in SITE_FIELDS}
 
@@ -337,7 +337,7 @@ def test_a_profile_made_when_first_needed_is_followed_as_one_made_at_once(how):
     from it."""
     import asyncio
 
-    from ari_jupyter.model import WizardState
+    from ari_jupyter.wizard.state import WizardState
 
     async def scenario():
         state = WizardState() if how == "an empty state given" else None

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.cli.lab import NOTEBOOK_NAME, notebook_as_placed, packaged_notebook, plan_lab
-from ari_jupyter.config import AriWizard
-from ari_jupyter.wizard_notebook import (PlacementRefused, api_path, browsed_folder,
+from ari_jupyter.cli.lab import plan_lab
+from ari_jupyter.wizard.notebooks import NOTEBOOK_NAME, notebook_as_placed, packaged_notebook
+from ari_jupyter.wizard.config import AriWizard
+from ari_jupyter.wizard.notebooks import (PlacementRefused, api_path, browsed_folder,
                                          place_wizard_notebook)
 
 
@@ -100,7 +101,7 @@ def _edited(notebook: Path) -> None:
 def _placed_by_an_older_version(notebook: Path):
     """The notebook as an older version placed it: other explanations, its own fingerprint,
     then opened and run (JupyterLab saves sources as lists of lines, with outputs)."""
-    from ari_jupyter.cli.lab import _sources_of, cells_fingerprint
+    from ari_jupyter.wizard.notebooks import _sources_of, cells_fingerprint
 
     data = json.loads(notebook.read_text(encoding="utf-8"))
     data["cells"][0]["source"] = "An older version's explanation.\n"

@@ -14,36 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .finding import SEVERITIES, Finding, sort_findings  # noqa: F401  (SEVERITIES: part of this module's API)
+from .fields import metric_problems, text_problems
+from .expressions import (R1_METRICS, R2_SECTION, R2_SECTION_ITEM, R2_INLINE, R2_MIN_EXPECTED, R2_METRIC_KEYWORD, R3_MIN_EXPECTED, R4_SLURM_TRIGGERS, R5_PARTITION, PARTITION_WORD, R6_MAX_CPUS, R7_WORKFLOW, R8_SECTION, VIRSCI_MARKER)
+from ..base.verdict import SEVERITIES, Finding, sort_findings  # noqa: F401  (SEVERITIES: part of this module's API)
 
 
-# -- ARI's expressions (spec §1.2), one per rule --------------------------------------------------
-# R1 ari-core pipeline fallback: line start, optional spaces, Metric(s), optional spaces, ':' or '-'.
-R1_METRICS = re.compile(r"^\s*Metrics?\s*[:\-]\s*(.*)$", re.MULTILINE | re.IGNORECASE)
-# R2 evaluator: a "## Success Metrics" section wins, else an inline "Metrics:" at text/line start.
-R2_SECTION = re.compile(r"##\s*Success Metrics[^\n]*\n(.*?)(?=\n##|\Z)", re.IGNORECASE | re.DOTALL)
-R2_SECTION_ITEM = re.compile(r"-\s+(\w+)\s*:")
-R2_INLINE = re.compile(r"(?:\A|\n)Metrics?:(.*)", re.IGNORECASE)
-R2_MIN_EXPECTED = re.compile(r"min_expected_metric:\s*([\d.]+)")
-R2_METRIC_KEYWORD = re.compile(r"metric_keyword:\s*(\w+)")
-# R3 agent threshold: digits only.
-R3_MIN_EXPECTED = re.compile(r"min_expected_metric:\s*([\d]+)")
-# R4 substrings that switch the agent into SLURM mode (lower-cased text).
-R4_SLURM_TRIGGERS = ("slurm_submit", "sbatch", "partition:", "srun", "#slurm", "slurm")
-# R5 partition hint: case-sensitive P/p, then ':' or whitespace (newlines too), then [\w-]+.
-R5_PARTITION = re.compile(r"(?:Partition|partition)[:\s]+([\w-]+)")
-PARTITION_WORD = re.compile(r"[Pp]artition")
-# R6 CPU hint.
-R6_MAX_CPUS = re.compile(r"Max CPUs?[:\s]+(\d+)", re.IGNORECASE)
-# R7 workflow section: exact heading, newline right after it.
-R7_WORKFLOW = re.compile(r"## Required Workflow\n(.*?)(?=\n##|\Z)", re.DOTALL)
-# R8 provided files: first matching section, heading without trailing text.
-R8_SECTION = re.compile(
-    r"##\s*(?:提供ファイル|提供文件|Provided Files?|Local Files?|Files?)\s*\n(.*?)(?=\n##|\Z)",
-    re.IGNORECASE | re.DOTALL,
-)
-# R11: ARI appends its idea block only when this string is absent.
-VIRSCI_MARKER = "AUTO-APPENDED BY VirSci"
 
 # Headings that look like a provided-files section but which R8 does not accept.
 _NEAR_R8_HEADING = re.compile(
@@ -197,14 +172,13 @@ def read_fields(text: str) -> WizardFields:
 
 
 def field_refusals(fields: WizardFields) -> list:
-    """The errors the wizard's own check (what blocks Write and ``emit``) gives these fields."""
-    from ..model import WizardState  # the model imports this module
-
+    """The errors the wizard's own field rules (what blocks Write and ``emit``) give these fields."""
     given = {name: getattr(fields, name) for name in TEXT_FIELDS if getattr(fields, name) is not None}
     if not given:
         return []
-    state = WizardState(**{k: list(v) if k == "metrics" else v for k, v in given.items()})
-    return [p for p in state.field_problems() if p.severity == "error" and p.field in given]
+    found = [*text_problems(given.get("title", ""), given.get("goal", "")),
+             *metric_problems(given.get("metrics", ()), None)]
+    return [p for p in found if p.severity == "error" and p.field in given]
 
 
 def _lint_fields(text: str) -> list[Finding]:

@@ -13,8 +13,8 @@ import re
 import shlex
 from typing import Any, Iterable, Mapping
 
-from .. import __version__
-from .lint_experiment import R2_SECTION, R8_SECTION, VIRSCI_MARKER
+from ..base.version import __version__
+from .expressions import R2_SECTION, R8_SECTION, VIRSCI_MARKER
 from .prelude import module_init_lines, module_name_problem
 
 HANDOFF_ARI_PROFILE = "hpc"
@@ -248,7 +248,7 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
     comes first, so the modules chosen from it are found). Every value is shell-quoted; secrets are never written.
     """
     if is_secret_name is None:
-        from ..redact import is_secret_name
+        from ..base.redact import is_secret_name
     q = shlex.quote
     lines = [
         "# Sourced by every BFTS job ARI's hpc skill submits (sbatch --export=NONE; ARI_ENV_FILE in .env).",
@@ -289,7 +289,12 @@ def _probed_modulepath(state: Any) -> str:
 def slurm_log_dir(state: Any) -> str:
     """Shared directory for BFTS job logs (``ari`` reads them back with ``cat``), or "" when the
     workspace path cannot be written unquoted into .env."""
-    workspace = (state.workspace or "").rstrip("/")
+    return slurm_log_dir_of(state.workspace)
+
+
+def slurm_log_dir_of(workspace: str | None) -> str:
+    """``slurm_log_dir`` of a workspace path."""
+    workspace = (workspace or "").rstrip("/")
     if not workspace:
         return ""
     path = f"{workspace}/slurm_logs"
@@ -299,7 +304,7 @@ def slurm_log_dir(state: Any) -> str:
 def render_env(state: Any, *, is_secret_name=None) -> str:
     """``KEY=value`` lines: no quotes, no ``export``, no inline comments, never a secret."""
     if is_secret_name is None:
-        from ..redact import is_secret_name
+        from ..base.redact import is_secret_name
     lines = ["# ARI settings for this checkpoint (loaded by ari because ARI_CHECKPOINT_DIR is exported)."]
     for key, value in env_values(state).items():
         _require(bool(ENV_KEY.match(key)), f".env key {key!r} is not a shell variable name")

@@ -21,10 +21,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
+from .dotenv import read_dotenv
 from ..i18n import message
 
 if TYPE_CHECKING:
-    from .finding import Finding
+    from ..base.verdict import Finding
 
 # -- ARI's choices -----------------------------------------------------------------------------
 
@@ -272,7 +273,7 @@ LABEL_KEYS = {
 
 def _collector(out: list) -> Callable[..., None]:
     """``add(setting, rule, severity, fix=True, **params)``: one ``Finding`` into ``out``."""
-    from .finding import Finding
+    from ..base.verdict import Finding
 
     def add(setting: str, rule: str, severity: str, fix: bool = True, **params: Any) -> None:
         label = message(LABEL_KEYS.get(setting, "rs_title"))
@@ -505,13 +506,4 @@ def dotenv_candidates(env: Mapping[str, str], *, checkpoint_dir: str = "", ari_r
 
 
 def _dotenv_sets(path: Path, variable: str) -> bool:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    pattern = re.compile(rf"^\s*(?:export\s+)?{re.escape(variable)}\s*=\s*(\S.*)$")
-    for line in text.splitlines():
-        match = pattern.match(line)
-        if match and match.group(1).strip().strip("'\""):
-            return True
-    return False
+    return bool(read_dotenv(path).get(variable, "").strip("'\""))

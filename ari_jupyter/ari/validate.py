@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..i18n import message
-from ..module_choice import software_modules
+from .module_choice import software_modules
 from .errors import AriValueError
-from .finding import SEVERITIES, Finding
+from ..base.verdict import SEVERITIES, Finding
 from .partition import resolve_partition
 from .profile import GPU_KINDS, PROFILE_KEYS, ExecutionProfile
 from .sbatch import (
@@ -188,7 +188,7 @@ def _safe_cpus(ctx: _Context) -> int | None:
 
 
 def _seconds(text: str) -> int | None:
-    from ..probes.parsers import parse_slurm_duration
+    from ..slurm.parsers import parse_slurm_duration
 
     try:
         return parse_slurm_duration(text)
@@ -258,7 +258,7 @@ def site_has_no_gpu(facts: Any) -> bool:
 
 
 def _gres_gpu_specs(specs: Iterable[str]) -> list[tuple[str | None, int | None]]:
-    from ..probes.parsers import parse_gres_spec
+    from ..slurm.parsers import parse_gres_spec
 
     out = []
     for spec in specs:

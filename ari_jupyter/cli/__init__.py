@@ -17,7 +17,7 @@ import importlib
 import pkgutil
 import sys
 
-from .. import __version__
+from ..base.version import __version__
 from ..i18n import LANGUAGES
 
 

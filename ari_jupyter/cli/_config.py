@@ -8,7 +8,7 @@ from typing import Optional, TextIO
 def command_config(command: str, stderr: Optional[TextIO] = None):
     """``AriWizard`` from the Jupyter config files; each bad key is named on stderr and
     dropped on its own (the rest of its file still applies)."""
-    from ..config import site_config
+    from ..wizard.config import site_config
 
     stderr = stderr or sys.stderr
     config, problems = site_config()

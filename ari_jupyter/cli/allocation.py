@@ -28,7 +28,7 @@ def register(subparsers) -> None:
 
 
 def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
-    from ..allocation import Allocation
+    from ..slurm.allocation import Allocation
     from ..i18n import render, t
     from . import output_lang
     from ._columns import columns, pad
@@ -66,8 +66,8 @@ def _or_dash(value) -> str:
 
 def describe(allocation, lang: str = "en") -> list[tuple[str, str]]:
     """(label, text) lines for humans; outside an allocation a single explanatory line."""
-    from ..allocation import format_counts
-    from ..hostlist import abbreviate
+    from ..slurm.allocation import format_counts
+    from ..slurm.hostlist import abbreviate
     from ..i18n import t
 
     def say(key: str, **params) -> str:

@@ -36,10 +36,11 @@ MAX_DASHBOARD_PORT = 65534
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import open_host
-    from ..emit import EmitError, load_checkpoint
-    from ..handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist, with_checks
-    from ..host import SiteError
+    from ..wizard.config import open_host
+    from ..checkpoint.emit import EmitError
+    from ..checkpoint.load import load_checkpoint
+    from ..checkpoint.handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist, with_checks
+    from ..hosts.host import SiteError
     from ..i18n import t
     from . import output_lang
     from ._localized import error_line
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 def _written_on(state) -> str:
     """The bundled demo site a checkpoint's state was written on ("" for a real machine's,
     or when the checkpoint could not be read)."""
-    from ..host import list_sites
+    from ..hosts.host import list_sites
 
     name = (state.site_name or "") if state is not None else ""
     return name if name in list_sites() else ""

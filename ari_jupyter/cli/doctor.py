@@ -55,7 +55,8 @@ def _checkpoint_options(checkpoint: str | None) -> dict:
     import os
 
     from ..doctor import options_from_state
-    from ..emit import EmitError, load_checkpoint
+    from ..checkpoint.emit import EmitError
+    from ..checkpoint.load import load_checkpoint
 
     if not checkpoint:
         return {}
@@ -102,7 +103,7 @@ def _experiment_env(path: str) -> dict[str, str]:
     import os
     from pathlib import Path
 
-    from .lint import read_dotenv
+    from ..ari.dotenv import read_dotenv
 
     env_file = None if path == "-" else Path(path).resolve().parent / ".env"
     env = read_dotenv(env_file) if env_file is not None and env_file.is_file() else {}

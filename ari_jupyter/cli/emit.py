@@ -2,7 +2,7 @@
 
 The same core as the wizard: ``WizardState`` (fields, validation), the site's Jupyter config
 (``c.AriWizard.*``: workspace, default partition and preset, probe timeouts, suggested
-modules, through ``config.seed_defaults``), the site probes, and ``emit_checkpoint``.
+modules, through ``site_defaults.seed_defaults``), the site probes, and ``emit_checkpoint``.
 ``--from-json`` accepts a state JSON (``WizardState.to_json``) or a ``launch_config.json``
 written earlier; flags given on the command line override it, and the config fills only what
 is still empty. On a demo site (``--site``) the default workspace is the local demo workspace
@@ -135,7 +135,7 @@ class _BadInput(Exception):
 
 def _load_state(path: str):
     from ..ari.render import LAUNCH_CONFIG_KEY
-    from ..model import WizardState
+    from ..wizard.state import WizardState
 
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -158,7 +158,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
                                                    "value": f"{args.probe_timeout:g}"}))
 
     if args.min_expected_metric is not None:
-        from ..model import min_expected_metric_of
+        from ..wizard.state import min_expected_metric_of
 
         try:  # the wizard's own reading: 12.5 is refused with what ARI would make of it
             args.min_expected_metric = min_expected_metric_of(args.min_expected_metric)
@@ -171,7 +171,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     for name, value in simple.items():
         if value is not None:
             setattr(state, name, value)
-    from ..model import resource_value
+    from ..wizard.state import resource_value
 
     for name in ("nodes", "max_cpus", "mem_gb"):  # read as step 3 reads its boxes
         if getattr(args, name) is not None:
@@ -246,8 +246,8 @@ def _config():
 
 
 def _host(args: argparse.Namespace, config):
-    from ..config import open_host
-    from ..host import SiteError
+    from ..wizard.config import open_host
+    from ..hosts.host import SiteError
 
     try:
         return open_host(args.site or None, config)
@@ -257,7 +257,7 @@ def _host(args: argparse.Namespace, config):
 
 def _probe(state, host, config, args: argparse.Namespace) -> None:
     """Every site probe, with the config's timeouts unless --probe-timeout overrides them."""
-    from ..config import probe_context
+    from ..wizard.config import probe_context
     from ..probes import run_probes_sync
 
     from ..i18n import t
@@ -296,7 +296,7 @@ def _demo_way_out(host: Any, lang: str) -> str:
     fixed: the wizard's way out (another demo site), said for the command line."""
     if host is None or not getattr(host, "is_demo", False) or host.which("sbatch"):
         return ""
-    from ..host import list_sites
+    from ..hosts.host import list_sites
     from ..i18n import listed, t
 
     name = getattr(host, "name", "")
@@ -305,9 +305,9 @@ def _demo_way_out(host: Any, lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import seed_defaults
-    from ..emit import EmitBlocked, EmitError, emit_checkpoint
-    from ..model import StateError, WizardState
+    from ..wizard.site_defaults import seed_defaults
+    from ..checkpoint.emit import EmitBlocked, EmitError, emit_checkpoint
+    from ..wizard.state import StateError, WizardState
     from ._flags import speak
 
     host = None
@@ -365,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
     from . import output_lang
 
     lang = output_lang(args)
-    from ..emit import _is_shared_fs_problem
+    from ..checkpoint.emit import _is_shared_fs_problem
     from ._columns import hang, terminal_width
 
     # What the wizard shows as warnings beside its fields (Write goes ahead, as here); the

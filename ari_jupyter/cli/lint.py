@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..ari.dotenv import read_dotenv
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -27,26 +29,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-check-files", action="store_true",
                         help="do not look for the provided files on this machine")
     parser.set_defaults(handler=run)
-
-
-def read_dotenv(path: Path) -> dict[str, str]:
-    """``KEY=value`` lines of a .env (comments, blanks and malformed lines skipped)."""
-    values: dict[str, str] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return values
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, value = line.split("=", 1)
-        key = key.strip().removeprefix("export ").strip()
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        values[key] = value
-    return values
 
 
 def run(args: argparse.Namespace) -> int:

@@ -97,7 +97,7 @@ def _with_checkpoint_env(launch_config: str, env: dict[str, str]) -> dict[str, s
     (exported values win, as in ARI)."""
     from pathlib import Path
 
-    from .lint import read_dotenv
+    from ..ari.dotenv import read_dotenv
 
     env_file = Path(launch_config).resolve().parent / ".env"
     values = read_dotenv(env_file) if env_file.is_file() else {}
@@ -120,7 +120,7 @@ def _wizard_caller(state: dict) -> Any:
 def probe_has_gres(host) -> bool:
     """ARI's cluster-wide GRES answer through the project's ``gres`` probe (no answer = False,
     as ARI treats a failing sinfo)."""
-    from ..allocation import Allocation
+    from ..slurm.allocation import Allocation
     from ..probes import ProbeContext, run_probes_sync
 
     ctx = ProbeContext(allocation=Allocation.from_env(host.env), only=("gres",),
@@ -147,7 +147,7 @@ def run(args) -> int:
     from ..ari.errors import AriError
     from ..ari.profile import ExecutionProfile, ProfileError, ari_dispatch_reading
     from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
-    from ..host import LocalHost
+    from ..hosts.host import LocalHost
 
     def fail(exc: Exception, ari: bool = False) -> int:
         """Print why there is no argv: ARI's own refusal (quoted as ARI words it) or bad input."""

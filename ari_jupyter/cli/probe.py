@@ -87,7 +87,7 @@ def _site_defaults(host, config):
 
 def build_context(args, host, config=None):
     """The ProbeContext for these arguments (raises UsageError)."""
-    from ..allocation import Allocation
+    from ..slurm.allocation import Allocation
     from ..i18n import Text
     from ..probes import ProbeContext
     from ..probes.context import valid_partition
@@ -114,8 +114,8 @@ def build_context(args, host, config=None):
 
 def open_site(site: Optional[str], config=None):
     """This machine, or a demo site with its demo workspace mapped as the wizard maps it."""
-    from ..config import open_host
-    from ..host import SiteError
+    from ..wizard.config import open_host
+    from ..hosts.host import SiteError
 
     try:
         return open_host(site or None, config)
@@ -192,7 +192,7 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         config = _load_config()
         host = open_site(args.site, config)
         if record_to:
-            from ..recording import RecordingHost
+            from ..hosts.recording import RecordingHost
             host = RecordingHost(host)
         ctx = build_context(args, host, config)
     except UsageError as exc:
@@ -234,7 +234,7 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     elapsed = time.monotonic() - started
     failed = any(r.status == "fail" for r in results)
     if record_to:
-        from ..emit import atomic_write
+        from ..base.files import atomic_write
 
         site = host.to_site(Path(record_to).stem)
         try:

@@ -24,7 +24,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..host import SiteError
+    from ..hosts.host import SiteError
     from ..i18n import error_text, t
     from ..runs.service import default_workspace, listed_workspaces, runs_json
     from . import output_lang

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 from .catalog import CATALOG, RULES, Signature, scan
 from .detect import KINDS, detect_kind
 from .files import checkpoint_files
-from .finding import SEVERITIES, Finding, sort_findings
+from ..base.verdict import SEVERITIES, Finding, sort_findings
 
 __all__ = ["CATALOG", "KINDS", "RULES", "SEVERITIES", "Finding", "Signature", "checkpoint_files",
            "detect_kind", "diagnose_file", "diagnose_text", "has_errors", "options_from_state"]
@@ -81,7 +81,7 @@ def _redacted(finding: Finding, env: Mapping[str, str] | None) -> Finding:
     """Findings quote log lines: the CLI's --json and the wizard show them through the redactor."""
     from dataclasses import replace
 
-    from ..redact import redact
+    from ..base.redact import redact
 
     params = {key: redact(value, env) if isinstance(value, str) else value
               for key, value in finding.params.items()}

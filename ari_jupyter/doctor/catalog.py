@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
-from ..handoff import DEFAULT_DASHBOARD_PORT, ssh_tunnel_command
+from ..ari.dashboard import DEFAULT_DASHBOARD_PORT, ssh_tunnel_command
 from . import proposals
-from .finding import Finding
+from ..base.verdict import Finding
 from .paths import line_on_shared_path
-from ..redact import redact
+from ..base.redact import redact
 
 DASHBOARD_COMMAND = f"ari viz <checkpoint> --port {DEFAULT_DASHBOARD_PORT}"
 DASHBOARD_TUNNEL = ssh_tunnel_command("<node>", DEFAULT_DASHBOARD_PORT)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .finding import Finding
+from ..base.verdict import Finding
 
 
 def lint_experiment_text(text: str, env: Mapping[str, str] | None = None) -> list[Finding]:

@@ -5,7 +5,7 @@ import os
 import re
 
 from . import proposals
-from .finding import Finding, translated as _translated
+from ..base.verdict import Finding, translated as _translated
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
     r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")

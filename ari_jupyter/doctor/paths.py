@@ -13,7 +13,7 @@ import re
 from typing import Mapping
 
 from ..ari.sbatch import SHARED_FS_PREFIXES
-from ..probes.filesystem import NODE_LOCAL_PREFIXES
+from ..base.mounts import NODE_LOCAL_PREFIXES
 
 SHARED_COMPONENTS = frozenset({"work", "home", "scratch", "lustre", "nfs", "gpfs", "data", "groups",
                                "projects"})

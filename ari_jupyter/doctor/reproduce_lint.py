@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..ari.profile import GPU_KINDS, MPI_KINDS, ExecutionProfile
 from ..i18n import message, t
 from . import proposals
-from .finding import Finding, translated as _translated
+from ..base.verdict import Finding, translated as _translated
 from .script import Command, commands, comment_lines, raw_words
 
 

@@ -18,9 +18,10 @@ PROBE_IDS: tuple[str, ...] = (
 Here, not in a module of their own: every module is one more file a kernel's cold start reads."""
 
 _LAZY = {
-    "STATUSES": ".result",
-    "ProbeResult": ".result",
+    "STATUSES": "..base.verdict",
+    "ProbeResult": "..base.verdict",
     "ProbeContext": ".context",
+    "evidence_in": ".evidence_words",
     "PROBES": ".runner",
     "UnknownProbeError": ".runner",
     "run_probes": ".runner",
@@ -30,7 +31,7 @@ _LAZY = {
 
 __all__ = [
     "PROBE_IDS", "PROBES", "STATUSES", "ProbeContext", "ProbeResult", "UnknownProbeError",
-    "run_probes", "run_probes_sync", "selected_ids",
+    "evidence_in", "run_probes", "run_probes_sync", "selected_ids",
 ]
 
 

@@ -1,11 +1,11 @@
 """Is ARI itself installed where the hand-off script will run ``ari run``?"""
 from __future__ import annotations
 
-from ..host import Host
-from ..plain_text import plain
+from ..hosts.host import Host
+from ..base.plain_text import plain
 from .context import ProbeContext, evidence_of, first_line, run_command
 from .parsers import parse_version
-from .result import ProbeResult
+from ..base.verdict import ProbeResult
 
 
 async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:

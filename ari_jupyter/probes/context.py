@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from ..host import Host
-from ..process import CommandResult
-from ..plain_text import plain
-from ..redact import redact
+from ..hosts.host import Host
+from ..base.process import CommandResult
+from ..base.plain_text import plain
+from ..base.redact import redact
 from .evidence_words import command_ending, more_characters
-from .parsers import PARTITION_NAME
-from .result import ProbeResult
+from ..slurm.parsers import PARTITION_NAME
+from ..base.verdict import ProbeResult
 
 T = TypeVar("T")
 
@@ -56,7 +56,7 @@ SLURM_UNCONFIGURED = re.compile(
 class ProbeContext:
     """Inputs shared by all probes of one run.
 
-    ``allocation`` is an ``ari_jupyter.allocation.Allocation`` (None outside Python callers that
+    ``allocation`` is an ``ari_jupyter.slurm.allocation.Allocation`` (None outside Python callers that
     have none); ``partition`` the partition chosen by the user (else the environment decides);
     ``checkpoint_dir``/``workspace`` the directory the shared-filesystem probe judges;
     ``only`` restricts the probe ids; ``timeouts`` overrides ``timeout`` per probe id;

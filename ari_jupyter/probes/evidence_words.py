@@ -88,7 +88,7 @@ def evidence_in(result: Any, lang: str | None) -> str:
     data = result.data or {}
     if result.id == "shared_fs" and {"path", "resolved", "path_source", "ari_thinks_shared",
                                      "home"} <= set(data):
-        from .filesystem import ARI_SHARED_PREFIXES
+        from ..ari.sbatch import SHARED_FS_PREFIXES as ARI_SHARED_PREFIXES
 
         return shared_fs_evidence(data, ARI_SHARED_PREFIXES, lang)
     if "bind_flags" in data:

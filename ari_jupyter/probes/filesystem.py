@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from ..ari.sbatch import SHARED_FS_PREFIXES as ARI_SHARED_PREFIXES  # ARI's rule lives there
 from ..ari.sbatch import ari_thinks_shared
-from ..host import Host
-from ..mounts import mount_for_path
+from ..hosts.host import Host
+from ..base.mounts import NODE_LOCAL_PREFIXES, mount_for_path
 from .context import ProbeContext
 from .evidence_words import shared_fs_evidence
-from .result import ProbeResult
+from ..base.verdict import ProbeResult
 
 SHARED_FSTYPES = frozenset({
     "nfs", "nfs4", "lustre", "fuse.lustre", "gpfs", "beegfs", "fhgfs", "cephfs", "ceph",
@@ -29,9 +29,6 @@ NODE_LOCAL_FSTYPES = frozenset({
     "apfs", "hfs", "hfsplus",
 })
 """Local disks and memory filesystems: another node has its own, different copy."""
-
-NODE_LOCAL_PREFIXES = ("/tmp", "/var/tmp", "/dev/shm", "/local", "/scratch/local")
-"""Paths that are node-local by convention whatever is mounted there (per-job tmp dirs)."""
 
 
 def _under(path: str, prefix: str) -> bool:

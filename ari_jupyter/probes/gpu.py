@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 
 from ..i18n import message
-from ..host import Host
+from ..hosts.host import Host
 from .context import ProbeContext, evidence_of, first_line, run_command
-from .parsers import gres_lines, parse_gres_spec, parse_nvidia_smi
-from .result import ProbeResult
+from .parsers import parse_nvidia_smi
+from ..slurm.parsers import gres_lines, parse_gres_spec
+from ..base.verdict import ProbeResult
 from .slurm import cluster_gres, gpu_types
 
 

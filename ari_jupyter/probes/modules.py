@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..i18n import message
-from ..host import Host
-from ..process import CommandResult
+from ..hosts.host import Host
+from ..base.process import CommandResult
 from .context import ProbeContext, evidence_of, first_line, off_loop, unanswered
 from .parsers import mpi_modules, openmpi_modules, parse_module_avail
-from .result import ProbeResult
+from ..base.verdict import ProbeResult
 
 LOGIN_SHELL_AVAIL = ("bash", "-lc", "module -t avail 2>&1")
 

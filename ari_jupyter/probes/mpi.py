@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 
 from ..i18n import message
-from ..host import Host
+from ..hosts.host import Host
 from .context import ProbeContext, evidence_of, last_line, run_command
 from .modules import list_modules
-from .parsers import mpi_flavour, mpi_modules, parse_srun_mpi_list, parse_version
-from .result import ProbeResult
+from .parsers import mpi_flavour, mpi_modules, parse_version
+from ..slurm.parsers import parse_srun_mpi_list
+from ..base.verdict import ProbeResult
 
 async def _describe(host: Host, program: str):
     """``(info, result)`` for a launcher on PATH, ``(None, None)`` otherwise. A launcher that

@@ -10,10 +10,10 @@ import asyncio
 import traceback
 from typing import AsyncIterator, Awaitable, Callable
 
-from .._async import run_sync
-from ..host import Host
+from ..base.aio import run_sync
+from ..hosts.host import Host
 from ..i18n import Text
-from ..redact import redact
+from ..base.redact import redact
 from . import PROBE_IDS
 from .ari import probe_ari
 from .context import ProbeContext, input_size, off_loop, set_deadline
@@ -21,7 +21,7 @@ from .filesystem import probe_shared_fs
 from .gpu import probe_gpus
 from .modules import probe_modules
 from .mpi import probe_mpi
-from .result import ProbeResult
+from ..base.verdict import ProbeResult
 from .slurm import probe_gres, probe_partitions, probe_sbatch, probe_time_left
 
 Probe = Callable[[Host, ProbeContext], Awaitable[ProbeResult]]

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from ..ari.sbatch import bind_flags_from_help
 from ..i18n import message, t
-from ..host import Host
-from ..process import CommandResult
+from ..hosts.host import Host
+from ..base.process import CommandResult
 from .context import (
     ProbeContext,
     chosen_partition,
@@ -22,17 +22,10 @@ from .context import (
     unanswered,
 )
 from .evidence_words import bind_flags_note
-from .parsers import (
-    SINFO_FORMAT,
-    ari_has_gres,
-    gres_lines,
-    parse_gres_spec,
-    parse_sinfo,
-    parse_squeue_time,
-    parse_version,
-)
-from .refusal import refusal_fix_id, refusal_kind
-from .result import ProbeResult
+from .parsers import parse_version
+from ..slurm.parsers import SINFO_FORMAT, ari_has_gres, gres_lines, parse_gres_spec, parse_sinfo, parse_squeue_time
+from ..slurm.refusal import refusal_fix_id, refusal_kind
+from ..base.verdict import ProbeResult
 
 SINFO_PARTITIONS = ("sinfo", "--noheader", "-o", SINFO_FORMAT)
 SINFO_GRES = ("sinfo", "-h", "-o", "%G")  # exactly what ARI runs

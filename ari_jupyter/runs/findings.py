@@ -10,10 +10,10 @@ import shlex
 from pathlib import Path
 from typing import Sequence
 
-from ..ari.finding import Finding
+from ..base.verdict import Finding
 from ..i18n import Text, message
 from .jobs import JobsView
-from .markers import Process, log_text
+from ..ari.markers import Process, log_text
 from .reading import tail
 from .tree import TreeSummary
 

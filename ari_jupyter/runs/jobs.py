@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..host import Host
+from ..hosts.host import Host
 from ..i18n import message_of, text
 from ..probes.context import is_unconfigured
 from .reading import read_small_text, tail

@@ -16,7 +16,7 @@ def wizard_written(checkpoint: str | Path) -> bool:
 
 def clone_state(checkpoint: str | Path):
     """The run's wizard state with no run id: Write mints a new one, so nothing is overwritten."""
-    from ..emit import load_checkpoint
+    from ..checkpoint.load import load_checkpoint
 
     state = load_checkpoint(Path(checkpoint))
     state.run_id = ""

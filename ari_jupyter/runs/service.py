@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..host import Host
+from ..hosts.host import Host
 from .jobs import cancel_jobs, jobs_of_runs
 from .status import NotACheckpoint, read_status
 from .workspace import checkpoint_dirs
@@ -22,7 +22,7 @@ def default_workspace(env: Mapping[str, str] | None = None, site: str | None = N
     looked at, as ``emit --site`` does (an unknown one raises ``SiteError``)."""
     import os
 
-    from ..config import AriWizard, select_host, wizard_config
+    from ..wizard.config import AriWizard, select_host, wizard_config
 
     env = dict(os.environ if env is None else env)
     try:
@@ -50,7 +50,7 @@ def same_workspace(a: str, b: str) -> bool:
 def listed_workspaces(default: str | Path, env: Mapping[str, str] | None = None) -> list[str]:
     """The workspaces the Runs panel and ``ari-jupyter runs`` list: ``default`` first, then
     each one a checkpoint was written to (see :mod:`.known_workspaces`) that still exists."""
-    from .known_workspaces import recorded_workspaces
+    from ..checkpoint.known_workspaces import recorded_workspaces
 
     listed = [str(Path(default).expanduser())]
     for workspace in recorded_workspaces(env):
@@ -60,7 +60,7 @@ def listed_workspaces(default: str | Path, env: Mapping[str, str] | None = None)
 
 
 def _local_host() -> Host:
-    from ..host import LocalHost
+    from ..hosts.host import LocalHost
 
     return LocalHost()
 

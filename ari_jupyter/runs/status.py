@@ -15,11 +15,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import markers
+from ..ari import markers
 from .jobs import JobsView
 from .reading import read_json, read_small_text, tail
 from .tree import BestMetric, NodeCounts, read_tree
-from ..ari.finding import Finding, sort_findings
+from ..base.verdict import Finding, sort_findings
 from ..i18n import message, message_of, text
 
 PHASES = ("not-started", "starting", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
@@ -217,7 +217,7 @@ async def run_status(checkpoint: str | Path, host=None, *, with_jobs: bool = Tru
     path = Path(checkpoint).expanduser()
     if with_jobs and path.is_dir():
         if host is None:
-            from ..host import LocalHost
+            from ..hosts.host import LocalHost
 
             host = LocalHost()
         jobs = await run_jobs(path, host)

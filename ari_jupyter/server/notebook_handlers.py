@@ -4,7 +4,7 @@ Body ``{"cwd": "<folder the file browser shows>", "lang": "en|ja|zh", "open": ["
 (``lang``: the language of the notebook's explanations, optional; ``open``: contents paths the
 lab has open, optional - an open notebook is never rewritten in another language); answers ``{"path", "folder", "created"}``
 (a contents path the lab opens) or 409 with the reason nothing was placed. The folders are
-chosen by :func:`ari_jupyter.wizard_notebook.place_wizard_notebook`; the request names at most
+chosen by :func:`ari_jupyter.wizard.notebooks.place_wizard_notebook`; the request names at most
 the browsed folder, checked to be below the server root. Needs the token and passes XSRF.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-from ..wizard_notebook import PlacementRefused, place_wizard_notebook
+from ..wizard.notebooks import PlacementRefused, place_wizard_notebook
 
 ROUTE = "/ari-jupyter/wizard-notebook"
 

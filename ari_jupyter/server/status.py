@@ -24,7 +24,7 @@ TimeLeftProbe = Callable[[Any], Awaitable[dict[str, Any]]]
 
 async def probe_time_left(allocation) -> dict[str, Any]:
     """Run the core ``time_left`` probe on the local host; the ProbeResult as JSON."""
-    from ..host import LocalHost
+    from ..hosts.host import LocalHost
     from ..probes import ProbeContext, run_probes
 
     context = ProbeContext(allocation, timeout=TIME_LEFT_TIMEOUT, only=("time_left",))
@@ -35,7 +35,7 @@ async def probe_time_left(allocation) -> dict[str, Any]:
 
 
 def _unknown(message_id: str, **params: Any) -> dict[str, Any]:
-    from ..probes.result import ProbeResult
+    from ..base.verdict import ProbeResult
 
     return ProbeResult.of("time_left", "unknown", message_id, params=params).to_json()
 
@@ -47,7 +47,7 @@ class AllocationStatus:
                  time_left_probe: TimeLeftProbe = probe_time_left,
                  cache_seconds: float = CACHE_SECONDS,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        from ..allocation import Allocation
+        from ..slurm.allocation import Allocation
 
         self.env = dict(os.environ) if env is None else dict(env)
         self.allocation = Allocation.from_env(self.env)
@@ -79,7 +79,7 @@ class AllocationStatus:
 
     async def snapshot(self) -> dict[str, Any]:
         """``{"allocation": Allocation.to_json(), "time_left": ProbeResult JSON or None}``."""
-        from ..redact import redact_tree
+        from ..base.redact import redact_tree
 
         return redact_tree({"allocation": self.allocation.to_json(), "time_left": await self.time_left()},
                            self.env)

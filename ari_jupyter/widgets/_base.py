@@ -21,7 +21,7 @@ from traitlets import Any as AnyTrait, HasTraits, List, Unicode, observe
 
 from ..i18n import LANGUAGES, listed, normalize_lang, sentence_gap, t
 if TYPE_CHECKING:
-    from ..probes.result import ProbeResult
+    from ..base.verdict import ProbeResult
 
 STATUS_STYLE = {
     # status -> (button_style, FontAwesome icon, CSS class of its text in wizard.css)
@@ -264,7 +264,7 @@ class WizardContext(HasTraits):
         if change["name"] == "ntasks_per_node":
             # an untouched Max CPUs fits the tasks now on each node, as after a preset
             # (emit --tasks-per-node does the same)
-            from ..config import seed_defaults
+            from ..wizard.site_defaults import seed_defaults
 
             seed_defaults(self.state, self.config, self.host, self.local_env, keep_profile=True)
         self._notify()
@@ -280,7 +280,7 @@ class WizardContext(HasTraits):
 
     def slurm_plan(self):
         """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it, or (None, why not)."""
-        from ..judge import slurm_plan
+        from ..ari.judge import slurm_plan
 
         sbatch = self.state.probe_results.get("sbatch")
         has_sbatch = None if sbatch is not None else self.host.which("sbatch") is not None
@@ -291,7 +291,7 @@ class WizardContext(HasTraits):
 
     def placement(self):
         """Where the reproduce job's ranks land (None outside an allocation)."""
-        from ..judge import placement
+        from ..ari.judge import placement
 
         return placement(self.state, self.host.env, self.fan_out, self._has_sbatch())
 
@@ -314,7 +314,7 @@ class WizardContext(HasTraits):
 
     def problems(self) -> list:
         """The one verdict (``judge.judge``) every step filters."""
-        from ..judge import judge
+        from ..ari.judge import judge
 
         stages_off = bool(self.state.run_settings.disabled_stages())
         return judge(self.state, env=self.host.env, fan_out=self.fan_out,
@@ -326,7 +326,7 @@ class WizardContext(HasTraits):
         """Whether ARI's workflow.yaml can be written where `ari run` will run: this
         JupyterLab's machine (looked at once: ARI is not installed while the wizard runs)."""
         if self._workflow_found is None:
-            from ..emit import find_ari_workflow
+            from ..ari.install import find_ari_workflow
 
             self._workflow_found = find_ari_workflow(self.local_env)[0] is not None
         return self._workflow_found
@@ -336,7 +336,7 @@ class WizardContext(HasTraits):
         self._workflow_found = found
 
     def step_problems(self, step: str) -> list:
-        from ..judge import for_step
+        from ..ari.judge import for_step
 
         return for_step(self.problems(), step)
 
@@ -354,7 +354,7 @@ class WizardContext(HasTraits):
         (``settle_defaults``). Inside an allocation step 1 shows the placement, which needs
         them, and without a running loop nothing would turn: then they are given at once.
         """
-        from ..config import seed_site
+        from ..wizard.config import seed_site
 
         seed_site(self.state, self.host)
         self._follow_site_defaults()
@@ -370,7 +370,7 @@ class WizardContext(HasTraits):
     def settle_defaults(self) -> None:
         """The defaults ``seed_soon`` put off, now (once; later calls do nothing)."""
         if self._unseeded:
-            from ..config import seed_defaults
+            from ..wizard.site_defaults import seed_defaults
 
             self._unseeded = False
             seed_defaults(self.state, self.config, self.host, self.local_env)
@@ -380,8 +380,8 @@ class WizardContext(HasTraits):
         """Look at another site (a demo site's name, None: this machine) through the core's
         ``site_defaults.use_site``: new host and allocation, fresh probes, site-derived values
         as a fresh wizard there has them, the user's text kept."""
-        from ..config import open_host
-        from ..site_defaults import use_site
+        from ..wizard.config import open_host
+        from ..wizard.site_defaults import use_site
 
         self.settle_defaults()  # the site switched from had its defaults, as in a new wizard
         host = open_host(name or None, self.config, self.local_env)
@@ -407,7 +407,7 @@ class WizardContext(HasTraits):
             return
 
         def follow(change) -> None:
-            from ..config import seed_defaults
+            from ..wizard.site_defaults import seed_defaults
 
             if change["new"]:
                 seed_defaults(self.state, self.config, self.host, self.local_env)
@@ -426,15 +426,15 @@ class WizardContext(HasTraits):
         with); untouched fields that depend on it (Max CPUs with its tasks per node) follow,
         as ``emit --preset`` derives them."""
         from ..ari.profile import PRESETS
-        from ..config import seed_defaults
-        from ..site_defaults import SITE_PRESET
+        from ..wizard.site_defaults import seed_defaults
+        from ..wizard.site_defaults import SITE_PRESET
 
         self.state.profile = self.site_profile() if name == SITE_PRESET else PRESETS[name]()
         seed_defaults(self.state, self.config, self.host, self.local_env, keep_profile=True)
 
     def site_profile(self):
         """The execution profile this site suggests from what is known so far."""
-        from ..site_defaults import site_profile
+        from ..wizard.site_defaults import site_profile
 
         return site_profile(self.config, self.host, self.local_env, self.state)
 
@@ -527,7 +527,7 @@ class ProbeRunner(HasTraits):
 
     def context(self, only: Iterable[str] | None = None):
         """The ProbeContext the CLI would build from the same inputs."""
-        from ..config import probe_context
+        from ..wizard.config import probe_context
 
         self.ctx.settle_defaults()  # the partition and workspace the probes ask about
         return probe_context(self.ctx.state, self.ctx.config, only=only)

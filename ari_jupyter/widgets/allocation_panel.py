@@ -49,7 +49,7 @@ class AllocationPanel(Panel, widgets.VBox):
 
     # -- rendering ----------------------------------------------------------------------------
     def _demo_options(self):
-        from ..host import list_sites
+        from ..hosts.host import list_sites
 
         return list_sites()
 
@@ -71,7 +71,7 @@ class AllocationPanel(Panel, widgets.VBox):
     def _banner_html(self) -> str:
         allocation, inside = self.state.allocation, self._inside()
         if self._demo():
-            from ..site_defaults import site_description
+            from ..wizard.site_defaults import site_description
 
             text = self.tr("alloc_banner_demo", site=self.ctx.site_name,
                            description=site_description(self.ctx.host, self.ctx.lang))

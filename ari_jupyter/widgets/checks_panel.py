@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from ..probes.evidence_words import evidence_in
 from ._base import (STATUS_STYLE, Panel, esc, fix_html, pre, rich, shared_fs_fix,
                     status_badge)
 
@@ -56,7 +57,7 @@ class ProbeRow(widgets.VBox):
         if result.command:
             parts.append(f'<div><b>{esc(tr("checks_command"))}</b> <code>{esc(result.command)}</code></div>')
         if result.evidence:
-            parts.append(f'<div><b>{esc(tr("checks_evidence"))}</b></div>' + pre(result.evidence_text(self.panel.ctx.lang)))
+            parts.append(f'<div><b>{esc(tr("checks_evidence"))}</b></div>' + pre(evidence_in(result, self.panel.ctx.lang)))
         if result.fix:
             fix = shared_fs_fix(result, tr, self.panel.ctx.lang)
             # an ok verdict's advice is not a repair to make: it reads as a note
@@ -98,7 +99,7 @@ class ChecksPanel(Panel, widgets.VBox):
         return self.ctx.runner.start()
 
     def refresh(self) -> None:
-        from ..judge import probe_verdicts
+        from ..ari.judge import probe_verdicts
 
         results = probe_verdicts(self.state, self.ctx.problems)
         running = set(self.ctx.runner.running)

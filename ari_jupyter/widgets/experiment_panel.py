@@ -7,8 +7,8 @@ import os
 import ipywidgets as widgets
 
 from ..i18n import listed, render, sentence_gap
-from ..judge import EXPERIMENT_FIELDS
-from ..model import min_expected_metric_of
+from ..ari.judge import EXPERIMENT_FIELDS
+from ..wizard.state import min_expected_metric_of
 from ._base import Panel, esc, pre, rich, shared_fs_fix
 
 PANEL_FIELDS = EXPERIMENT_FIELDS
@@ -217,7 +217,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         """Why Write is disabled, without repeating what this page already lists (its fields'
         problems with their fixes above, the run settings' in their part): a pointer to those,
         and the others (step 3's) one per line, named by their step."""
-        from ..judge import for_step
+        from ..ari.judge import for_step
 
         elsewhere = for_step(blocking, "profile")  # the core's rule of which step shows what
         if len(elsewhere) == len(blocking) and not above:
@@ -241,7 +241,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         if not getattr(self.ctx.host, "is_demo", False) or \
                 not any(p.rule == "sbatch_missing" for p in blocking):
             return ""
-        from ..host import list_sites
+        from ..hosts.host import list_sites
 
         others = listed((name for name in list_sites() if name != self.ctx.site_name), self.ctx.lang)
         return (f'<div class="ari-help ari-demo-way-out">'
@@ -259,8 +259,8 @@ class ExperimentPanel(Panel, widgets.VBox):
 
     def _render_previews(self) -> None:
         from ..ari import render
-        from ..emit import ari_jupyter_command
-        from ..run_settings_view import handoff_key_variable
+        from ..checkpoint.emit import ari_jupyter_command
+        from ..wizard.run_settings_view import handoff_key_variable
 
         titles = ["experiment.md", ".env", "launch_config.json", self.tr("exp_preview_handoff")]
         for index, title in enumerate(titles):
@@ -375,7 +375,7 @@ class ExperimentPanel(Panel, widgets.VBox):
     def do_write(self, force: bool = False):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
         shared-filesystem check calls node-local, is only written after the user confirms."""
-        from ..emit import CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint
+        from ..checkpoint.emit import CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint
         from ..i18n import error_text
 
         self._hide_confirm()
@@ -456,7 +456,7 @@ class ExperimentPanel(Panel, widgets.VBox):
     # -- issue 10: the R-CCS Cloud checklist and "Check hand-off" ----------------------------
     def _handoff_module(self):
         try:
-            from .. import handoff
+            from ..checkpoint import handoff
         except ImportError:
             return None
         return handoff
@@ -499,7 +499,7 @@ class ExperimentPanel(Panel, widgets.VBox):
 
 
 def _is_shared_fs_problem(problem) -> bool:
-    from .. import emit
+    from ..checkpoint import emit
 
     return emit._is_shared_fs_problem(problem)
 
@@ -527,7 +527,7 @@ def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
     """The hand-off steps (handoff.ChecklistItem): translated title, state, detail and
     warning; the core's commands verbatim."""
     from ..i18n import render
-    from ..site_defaults import checklist_title_key
+    from ..wizard.site_defaults import checklist_title_key
 
     rows = []
     for item in items:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from typing import Callable
 
-from ..placement import SHARED_GPU, Placement
+from ..ari.placement import SHARED_GPU, Placement
 
 MAX_SLOTS_DRAWN = 64
 RANK_COLOURS = 8  # .ari-rank-0 ... .ari-rank-7 in wizard.css

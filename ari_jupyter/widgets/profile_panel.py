@@ -17,8 +17,8 @@ from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
 from ..i18n import listed, render, sentence_gap
-from ..module_choice import choose_module, software_modules
-from ..site_defaults import SITE_PRESET, modules_left_out, presets_matching
+from ..ari.module_choice import choose_module, software_modules
+from ..wizard.site_defaults import SITE_PRESET, modules_left_out, presets_matching
 from ._base import Panel, esc, pre, probe_results, rich
 
 CUSTOM = "custom"
@@ -601,7 +601,7 @@ def _row(widget, *beside) -> widgets.HBox:
 
 def _count(name: str):
     """The box's number as the core reads it (``emit`` reads its flag the same way)."""
-    from ..model import resource_value
+    from ..wizard.state import resource_value
 
     return lambda value: resource_value(name, int(value))
 

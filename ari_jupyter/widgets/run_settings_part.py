@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .. import run_settings_view as view
+from ..wizard import run_settings_view as view
 from ..i18n import render
 from ._base import Panel, esc, findings_html, rich
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import ipywidgets as widgets
 import traitlets
 
-from ..config import AriWizard, select_host, wizard_config
+from ..wizard.config import AriWizard, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import STEP_BUTTONS_STYLE, SharedLooks, WizardContext, esc, language_options
 from .allocation_panel import AllocationPanel
@@ -50,7 +50,7 @@ class Wizard(widgets.VBox):
     def __init__(self, state=None, lang: str | None = None, site=None,
                  config: AriWizard | None = None, *, run_probes: bool = True,
                  bridge: TerminalBridge | None = None, env=None, **kwargs):
-        from ..model import WizardState
+        from ..wizard.state import WizardState
 
         self.config = wizard_config(config)
         env = dict(os.environ if env is None else env)
@@ -249,7 +249,7 @@ class Wizard(widgets.VBox):
     @classmethod
     def from_checkpoint(cls, path, **kwargs) -> "Wizard":
         """Reopen a checkpoint written by the wizard or ``ari-jupyter emit``."""
-        from ..emit import load_checkpoint
+        from ..checkpoint.load import load_checkpoint
 
         state = load_checkpoint(Path(path))
         kwargs.setdefault("run_probes", True)
@@ -262,6 +262,6 @@ class Wizard(widgets.VBox):
 
 def _known_site(name: str):
     """The demo site's name when it is still bundled, else None (the default choice applies)."""
-    from ..host import list_sites
+    from ..hosts.host import list_sites
 
     return name if name in list_sites() else None

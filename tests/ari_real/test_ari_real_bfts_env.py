@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from ari_jupyter.ari.run_settings import RunSettings
-from ari_jupyter.emit import emit_checkpoint
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.checkpoint.emit import emit_checkpoint
+from ari_jupyter.base.verdict import ProbeResult
 from test_emit import make_state
 
 pytestmark = pytest.mark.ari
@@ -97,7 +97,7 @@ def test_the_packaged_default_llm_is_aris(ari_env):
     """The wizard's "ARI's default" when ARI's workflow.yaml is not found here is the one ARI ships."""
     import yaml
 
-    from ari_jupyter.run_settings_view import PACKAGED_LLM
+    from ari_jupyter.wizard.run_settings_view import PACKAGED_LLM
 
     llm = yaml.safe_load((ari_env.root / "ari-core" / "config" / "workflow.yaml").read_text())["llm"]
     assert (llm["backend"], llm["model"]) == PACKAGED_LLM

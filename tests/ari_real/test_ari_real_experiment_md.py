@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ari_jupyter.ari import render
-from ari_jupyter.model import WizardState
+from ari_jupyter.wizard.state import WizardState
 
 from test_ari_real_sbatch import record_counts
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.handoff import check_handoff
-from ari_jupyter.host import LocalHost
+from ari_jupyter.checkpoint.handoff import check_handoff
+from ari_jupyter.hosts.host import LocalHost
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import ari_env as ari_install  # noqa: E402
@@ -91,7 +91,7 @@ def test_the_wizard_finds_aris_workflow_through_the_ari_command(ari_env, wheel_i
     """The kernel cannot import ARI (its own venv): the ``ari`` on PATH leads to its package,
     so Write carries the run's nodes and partition into workflow.yaml. An install whose
     package has no config/ (the wheel) gives none, as ARI itself finds none."""
-    from ari_jupyter.emit import find_ari_workflow
+    from ari_jupyter.ari.install import find_ari_workflow
 
     path, how = find_ari_workflow({"PATH": f"{ari_env.python.parent}:/usr/bin:/bin"})
     assert path == ari_env.root / "ari-core" / "config" / "workflow.yaml"

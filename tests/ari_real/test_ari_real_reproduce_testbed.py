@@ -23,7 +23,7 @@ from ari_jupyter.ari.prelude import render_prelude
 from ari_jupyter.ari.profile import ExecutionProfile
 from ari_jupyter.ari.sbatch import ReproduceArgs
 from ari_jupyter.ari.validate import blocking, validate
-from ari_jupyter.model import WizardState
+from ari_jupyter.wizard.state import WizardState
 
 from test_ari_real_sbatch import DRIVER, record_counts
 from test_ari_sbatch_testbed import site_facts

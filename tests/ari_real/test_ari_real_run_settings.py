@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from ari_jupyter.ari.run_settings import SCOPE_PRESETS, STAGE_GROUPS
-from ari_jupyter.handoff import check_handoff
-from ari_jupyter.host import LocalHost
+from ari_jupyter.checkpoint.handoff import check_handoff
+from ari_jupyter.hosts.host import LocalHost
 
 pytestmark = pytest.mark.ari
 

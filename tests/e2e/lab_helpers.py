@@ -5,7 +5,7 @@ import json
 import time
 from pathlib import Path
 
-from ari_jupyter.cli.lab import NOTEBOOK_NAME, packaged_notebook  # noqa: F401 (re-exported)
+from ari_jupyter.wizard.notebooks import NOTEBOOK_NAME, packaged_notebook  # noqa: F401 (re-exported)
 
 LAUNCHER_CARD = '.jp-LauncherCard:has-text("ARI multi-node setup")'
 WIDGET_OUTPUT = ".jp-NotebookPanel:visible .jp-OutputArea-output"

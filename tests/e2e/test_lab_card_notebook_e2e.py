@@ -63,7 +63,7 @@ def test_card_opens_the_workspace_notebook_and_leaves_the_work_tree_alone(lab, p
     wait_saved_with_outputs(lab.root_dir / expected)
     # JupyterLab's save keeps the fingerprint of the placed cells: a later version can still
     # tell this notebook unedited and bring its text up to date
-    from ari_jupyter.cli.lab import _read_notebook, _sources_of, cells_fingerprint
+    from ari_jupyter.wizard.notebooks import _read_notebook, _sources_of, cells_fingerprint
 
     saved = _read_notebook(lab.root_dir / expected)
     assert saved["metadata"]["ari_jupyter"] == {"placed_cells": cells_fingerprint(_sources_of(saved))}
@@ -80,8 +80,8 @@ def test_a_freshly_placed_notebook_opens_unmodified(lab, page):
     """Opening the placed notebook and starting its kernel is not an edit: the tab has no
     unsaved-changes dot, and closing it asks nothing (JupyterLab writes the kernel's
     language_info into the notebook when it differs from the file's)."""
-    from ari_jupyter.cli.lab import packaged_notebook
-    from ari_jupyter.wizard_notebook import place_in
+    from ari_jupyter.wizard.notebooks import packaged_notebook
+    from ari_jupyter.wizard.notebooks import place_in
 
     target = lab.root_dir / "fresh" / NOTEBOOK_NAME
     assert place_in(packaged_notebook("en"), target, "en")

@@ -45,7 +45,7 @@ def test_lab_lessons_opens_lesson_1_in_a_workspace_of_its_own(tmp_path, page):
     """What `ari-jupyter lab --lessons` runs: JupyterLab on the lessons, lesson 1 open, in the
     "ari-lessons" workspace (the wizard's lab, open beside it, keeps its own layout)."""
     from ari_jupyter.cli.lab import plan_lessons
-    from ari_jupyter.lessons import lessons_folder
+    from ari_jupyter.wizard.lessons import lessons_folder
 
     from .conftest import LAB_ARGS, require_browser
     from .jupyter_process import start_jupyter

@@ -331,7 +331,7 @@ def test_reopen_puts_the_notebook_in_the_runs_workspace_and_reuses_it(tmp_path, 
 def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page, tmp_path):
     """Step 4's Workspace set to a shared folder: the run written there is in the list, under a
     heading naming both workspaces, and opens like the others."""
-    from ari_jupyter.runs.known_workspaces import record_workspace
+    from ari_jupyter.checkpoint.known_workspaces import record_workspace
 
     server, runs = plain_lab
     default = runs["failed"].parent.parent
@@ -359,7 +359,7 @@ def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page,
 def test_a_default_workspace_that_does_not_exist_is_listed_last_and_marked(tmp_path, page):
     """The site's workspace template names a folder this machine does not have: the workspace
     that holds runs is named first, the missing one last, marked as not there."""
-    from ari_jupyter.runs.known_workspaces import record_workspace
+    from ari_jupyter.checkpoint.known_workspaces import record_workspace
 
     missing = tmp_path / "work" / "root" / "ari"
     shared = tmp_path / "shared"

@@ -10,10 +10,10 @@ import uuid
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from ari_jupyter.allocation import Allocation
+from ari_jupyter.slurm.allocation import Allocation
 from ari_jupyter.ari.profile import PRESETS
-from ari_jupyter.model import WizardState
-from ari_jupyter.probes.result import ProbeResult
+from ari_jupyter.wizard.state import WizardState
+from ari_jupyter.base.verdict import ProbeResult
 
 MARK_VARIABLE = "ARI_HARDENING_MARK"
 """Put into the environment of every command a test starts; /proc tells who still has it."""

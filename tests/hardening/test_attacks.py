@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-import ari_jupyter.emit as emit_module
+import ari_jupyter.checkpoint.emit as emit_module
 from ari_jupyter.ari import validate as validate_module
 from ari_jupyter.ari.profile import PRESETS
-from ari_jupyter.emit import TMP_MARKER, EmitError, emit_checkpoint
+from ari_jupyter.checkpoint.emit import EmitError, emit_checkpoint
+from ari_jupyter.base.files import TMP_MARKER
 
 from ._support import valid_state
 from .figures import record
@@ -277,7 +278,7 @@ def test_control_the_old_sweep_is_caught_deleting_user_files(tmp_path, monkeypat
             if entry.startswith(".") and TMP_MARKER in entry:
                 os.unlink(entry, dir_fd=dir_fd)
 
-    monkeypatch.setattr(emit_module, "_remove_stale_temps", old_sweep)
+    monkeypatch.setattr(emit_module, "remove_stale_temps", old_sweep)
     _, after_write = _sweep_outcome(tmp_path)
     assert not after_write["user dot-file with the marker"]
 

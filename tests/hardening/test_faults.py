@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.allocation import Allocation
-from ari_jupyter.host import LocalHost
+from ari_jupyter.slurm.allocation import Allocation
+from ari_jupyter.hosts.host import LocalHost
 from ari_jupyter.probes import PROBE_IDS, STATUSES, ProbeContext, run_probes_sync
 from ari_jupyter.probes.runner import SAFETY_MARGIN
 
@@ -271,7 +271,7 @@ def test_cancelling_a_command_at_any_moment_leaves_nothing_running(tmp_path, fau
 def test_control_without_the_group_kill_a_timed_out_command_outlives_its_call(tmp_path, monkeypatch):
     """Control: with process-group signalling disabled, the same hang leaves processes behind
     and the /proc scan reports them — the zero above is a measurement, not a blind spot."""
-    import ari_jupyter.process as process_module
+    import ari_jupyter.base.process as process_module
 
     monkeypatch.setattr(process_module, "_signal_group", lambda pgid, sig: False)
     bin_dir = tmp_path / "bin"

@@ -22,10 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _hypothesis_profiles import settings
-from ari_jupyter.allocation import Allocation
+from ari_jupyter.slurm.allocation import Allocation
 from ari_jupyter.cli.allocation import describe
-from ari_jupyter.hostlist import HostlistError, compress, count, expand, first
-from ari_jupyter.placement import placement_for
+from ari_jupyter.slurm.hostlist import HostlistError, compress, count, expand, first
+from ari_jupyter.ari.placement import placement_for
 
 from .figures import record
 

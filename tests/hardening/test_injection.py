@@ -18,7 +18,7 @@ import pytest
 from ari_jupyter.ari.prelude import PreludeError, render_prelude
 from ari_jupyter.ari.profile import ExecutionProfile, ProfileError
 from ari_jupyter.ari.sbatch import ReproduceArgs, merge_with_profile, plan_slurm_dispatch
-from ari_jupyter.emit import EmitError, emit_checkpoint
+from ari_jupyter.checkpoint.emit import EmitError, emit_checkpoint
 
 from ._support import mark_shared, valid_state, write_command
 from .figures import record

@@ -159,7 +159,7 @@ def test_walltime_written_to_env_is_what_sbatch_reads():
     @settings()
     @given(st.from_regex(r"(\d-)?\d\d:\d\d:\d\d", fullmatch=True))
     def prop(value):
-        from ari_jupyter.model import WizardState
+        from ari_jupyter.wizard.state import WizardState
 
         outcomes.cases += 1
         state = WizardState(walltime=value)
@@ -271,7 +271,7 @@ def test_emit_flags_exit_1_naming_the_field_or_write_safe_files(tmp_path):
         result = json.loads(out.getvalue())
         files = {Path(p).name: Path(p).read_text(encoding="utf-8") for p in result["files"]}
         _safety.env_lines_are_inert(files[".env"])
-        from ari_jupyter.emit import load_checkpoint
+        from ari_jupyter.checkpoint.load import load_checkpoint
 
         state = load_checkpoint(result["checkpoint_dir"])
         script = next(p for p in result["files"] if "/launch/" in p and p.endswith(".sh"))

@@ -12,14 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _hypothesis_profiles import settings
-from ari_jupyter.mounts import Mount, mount_for_path, parse_mountinfo
-from ari_jupyter.recorded_site import RecordedSite
+from ari_jupyter.base.mounts import Mount, mount_for_path, parse_mountinfo
+from ari_jupyter.hosts.recorded_site import RecordedSite
 from ari_jupyter.probes import PROBE_IDS, STATUSES, ProbeContext, run_probes
-from ari_jupyter.probes.parsers import (
-    PARTITION_NAME, parse_gres_spec, parse_module_avail, parse_nvidia_smi, parse_sinfo,
-    parse_slurm_duration, parse_squeue_time, parse_srun_mpi_list, parse_version, split_gres,
-)
-from ari_jupyter.allocation import Allocation
+from ari_jupyter.probes.parsers import parse_module_avail, parse_nvidia_smi, parse_version
+from ari_jupyter.slurm.parsers import PARTITION_NAME, parse_gres_spec, parse_sinfo, parse_slurm_duration, parse_squeue_time, parse_srun_mpi_list, split_gres
+from ari_jupyter.slurm.allocation import Allocation
 
 from .figures import record
 

@@ -14,11 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ari_jupyter.allocation import Allocation
+from ari_jupyter.slurm.allocation import Allocation
 from ari_jupyter.ari.profile import PRESETS
-from ari_jupyter.emit import emit_checkpoint
-from ari_jupyter.host import LocalHost
-from ari_jupyter.recorded_site import RecordedSite
+from ari_jupyter.checkpoint.emit import emit_checkpoint
+from ari_jupyter.hosts.host import LocalHost
+from ari_jupyter.hosts.recorded_site import RecordedSite
 from ari_jupyter.probes import ProbeContext, run_probes_sync
 
 from ._support import SECRETS, all_strings, marked_env, secrets_in, valid_state, write_command
@@ -203,7 +203,7 @@ def _widget_strings(wizard) -> list[str]:
 
 
 def _wizard_strings(failing: bool, site: RecordedSite | None = None) -> tuple[list[str], int]:
-    from ari_jupyter.config import AriWizard
+    from ari_jupyter.wizard.config import AriWizard
     from ari_jupyter.widgets.wizard import Wizard
     from test_widgets_support import fake_bridge
 
@@ -277,7 +277,7 @@ def test_a_secret_cut_by_the_evidence_limit_is_not_shown_in_part():
 
 
 def test_hand_off_check_results_carry_no_secret(tmp_path):
-    from ari_jupyter.handoff import check_handoff
+    from ari_jupyter.checkpoint.handoff import check_handoff
 
     state = valid_state(tmp_path, module_loads=[])
     result = emit_checkpoint(state)
@@ -297,7 +297,7 @@ def test_redact_masks_every_secret_value_in_any_text():
     from hypothesis import strategies as st
 
     from _hypothesis_profiles import settings
-    from ari_jupyter.redact import is_secret_name, redact
+    from ari_jupyter.base.redact import is_secret_name, redact
 
     names = st.one_of(
         st.sampled_from(sorted(SECRETS)),
@@ -348,7 +348,7 @@ def _old_redact(text, env=None):
     """The redactor before it looked at values: names only, five token shapes."""
     import re
 
-    from ari_jupyter.redact import MASK
+    from ari_jupyter.base.redact import MASK
 
     def secret(name):
         words = name.upper().split("_")
@@ -373,8 +373,8 @@ def _old_redactor(monkeypatch) -> None:
     """Control: put the name-only redactor back everywhere the one redactor is used."""
     import ari_jupyter.probes.context as context
     import ari_jupyter.probes.runner as runner
-    import ari_jupyter.recording as recording
-    import ari_jupyter.redact as redact_module
+    import ari_jupyter.hosts.recording as recording
+    import ari_jupyter.base.redact as redact_module
     import ari_jupyter.doctor.catalog as catalog
 
     for module in (context, runner, recording, redact_module, catalog):
@@ -500,7 +500,7 @@ KEPT_FORMS = [
 
 
 def test_the_redactor_masks_each_form_by_value_and_keeps_plain_text():
-    from ari_jupyter.redact import redact
+    from ari_jupyter.base.redact import redact
 
     leaked = [(text, redact(text)) for text, secret in REDACTED_FORMS if secret in redact(text)]
     changed = [(text, redact(text)) for text in KEPT_FORMS if redact(text) != text]

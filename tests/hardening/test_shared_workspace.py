@@ -32,8 +32,8 @@ CHILD = textwrap.dedent("""\
     import json, os, sys
     sys.path.insert(0, {tests!r})
     from pathlib import Path
-    import ari_jupyter.emit as emit_module
-    from ari_jupyter.emit import EmitError, emit_checkpoint
+    import ari_jupyter.checkpoint.emit as emit_module
+    from ari_jupyter.checkpoint.emit import EmitError, emit_checkpoint
     from hardening._support import mark_shared, valid_state
 
     spec = json.loads(sys.argv[1])

@@ -24,11 +24,9 @@ import pytest
 
 from _hypothesis_profiles import PROFILE
 from ari_jupyter.ari import render
-from ari_jupyter.emit import (
-    DIR_MODE, ENV_MODE, FILE_MODE, SCRIPT_MODE, TMP_MARKER, EmitError, ari_jupyter_command,
-    emit_checkpoint,
-)
-from ari_jupyter.handoff import _check_files
+from ari_jupyter.checkpoint.emit import DIR_MODE, ENV_MODE, FILE_MODE, SCRIPT_MODE, EmitError, ari_jupyter_command, emit_checkpoint
+from ari_jupyter.base.files import TMP_MARKER
+from ari_jupyter.checkpoint.handoff import _check_files
 
 from ._support import valid_state
 from .figures import record
@@ -137,7 +135,7 @@ def _naive_write(items):
 def _kill_at_every_step(a, b, *, writer=None, limit: int = 500) -> tuple[int, int, int, int]:
     """Kill an emit of ``b`` over ``a`` before its k-th file-system call, k = 1, 2, ...
     Returns (kill points, partial files, torn sets, torn sets the hashes did not flag)."""
-    import ari_jupyter.emit as emit_module
+    import ari_jupyter.checkpoint.emit as emit_module
 
     allowed, states = [_expected(a), _expected(b)], [a.to_json(), b.to_json()]
     ckpt = Path(a.checkpoint_dir)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .config import default_partition_choice, seed_site
+
 SITE_FIELDS = ("partition", "partition_source", "max_cpus", "walltime", "nodes", "mem_gb",
                "allow_no_gres", "profile", "module_loads", "workspace")
 """Every field whose default comes from the site."""
@@ -33,8 +35,7 @@ _LEFT_OUT = "_site_modules_left_out"  # (modules, site) the last switch dropped
 def derive(config: Any, host: Any, env: Mapping[str, str] | None, state: Any) -> dict[str, Any]:
     """The site-derived value of every field of ``SITE_FIELDS`` known from ``state``'s
     allocation and probe results (a value is left out while nothing tells it)."""
-    from .ari.partition import resolve_partition
-    from .config import default_partition_choice
+    from ..ari.partition import resolve_partition
 
     out: dict[str, Any] = {"workspace": config.workspace_for_host(host, env)}
     host_env = dict(host.env)
@@ -101,7 +102,7 @@ def presets_matching(profile: Any, site: Any) -> list[str]:
     """The preset list's entries ``profile`` equals: ``SITE_PRESET`` first when it is the
     site's own default (``site``), then every named preset with the same keys. Empty: a
     profile edited by hand (custom)."""
-    from .ari.profile import PRESETS
+    from ..ari.profile import PRESETS
 
     names = [SITE_PRESET] if site == profile else []
     return names + [name for name, make in PRESETS.items() if make() == profile]
@@ -134,8 +135,8 @@ def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) 
     there has them; the user's text is kept, and the modules they added where ``host`` offers
     them (``settle_carried_modules``). Probe results are cleared (the caller runs the probes
     again); defaults that need them follow as they come."""
-    from .allocation import Allocation
-    from .model import WizardState
+    from ..slurm.allocation import Allocation
+    from .state import WizardState
 
     applied: dict[str, Any] = getattr(state, _APPLIED, None) or {}
     added_modules = [m for m in state.module_loads if m not in (applied.get("module_loads") or [])]
@@ -152,7 +153,7 @@ def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) 
         state.run_id = ""
     setattr(state, _APPLIED, {})
     if config.default_preset:
-        from .ari.profile import PRESETS
+        from ..ari.profile import PRESETS
 
         state.profile = PRESETS[config.default_preset]()
     follow(state, derive(config, host, env, state))
@@ -191,7 +192,7 @@ def _offers(offered: list[str], name: str) -> bool:
 def modules_left_out(state: Any):
     """The sentence saying which modules the last site switch dropped (a ``Text``), or None;
     silent again once the user has added them back."""
-    from .i18n import message, text
+    from ..i18n import message, text
 
     left_out = getattr(state, _LEFT_OUT, None)
     if not left_out:
@@ -206,7 +207,7 @@ def modules_left_out(state: Any):
 def site_description(host: Any, lang: str) -> str:
     """A demo site's description in ``lang`` (the site file's own text when none is in the
     catalogs, e.g. a site recorded with ``probe --record-site``)."""
-    from .i18n import messages, t
+    from ..i18n import messages, t
 
     key = f"site.{getattr(host, 'name', '')}.description"
     return t(key, lang) if key in messages() else getattr(host, "description", "")
@@ -236,8 +237,8 @@ def _walltime_within(part: Mapping[str, Any] | None) -> str:
     limit = str((part or {}).get("timelimit") or "")
     if limit.lower() in ("", "infinite", "unlimited", "n/a"):
         return ""
-    from .ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
-    from .probes.parsers import parse_slurm_duration
+    from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
+    from ..slurm.parsers import parse_slurm_duration
 
     try:
         seconds = parse_slurm_duration(limit)
@@ -251,7 +252,7 @@ def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
     GPU task; GPUs SLURM cannot hand out (no GRES) -> the GPU kind without a GPU request;
     several nodes and an MPI launcher -> one rank per node, started through srun (kind mpi,
     or cpu_single where no GPU is seen: ARI asks kind mpi for CUDA)."""
-    from .ari.profile import PRESETS, ExecutionProfile
+    from ..ari.profile import PRESETS, ExecutionProfile
 
     if config.default_preset:
         return PRESETS[config.default_preset]()
@@ -265,7 +266,7 @@ def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
             return PRESETS["gpu_single_nogres"]()
     mpi = _data(probes, "mpi")
     if nodes > 1 and (mpi.get("srun") or mpi.get("mpirun") or mpi.get("mpiexec")):
-        from .ari.validate import SiteFacts, site_has_no_gpu
+        from ..ari.validate import SiteFacts, site_has_no_gpu
 
         if site_has_no_gpu(SiteFacts.from_probes(probes.values())):
             # ARI tells the replicator that kind mpi must use CUDA (spec 4.3), which a site
@@ -288,7 +289,7 @@ def _comparable(value: Any) -> Any:
 def _is_empty(name: str, state: Any) -> bool:
     value = getattr(state, name)
     if name == "profile":
-        from .ari.profile import ExecutionProfile
+        from ..ari.profile import ExecutionProfile
 
         return value.to_json() == ExecutionProfile().to_json()
     # By identity for None and False: ``0 in (False,)`` is true, and a 0 the user typed is a
@@ -298,7 +299,7 @@ def _is_empty(name: str, state: Any) -> bool:
 
 def _set(state: Any, name: str, value: Any) -> None:
     if name == "profile":
-        from .ari.profile import ExecutionProfile
+        from ..ari.profile import ExecutionProfile
 
         value = ExecutionProfile.from_json(value) if isinstance(value, Mapping) else value
         if isinstance(value, ExecutionProfile):
@@ -306,3 +307,20 @@ def _set(state: Any, name: str, value: Any) -> None:
     elif isinstance(value, list):
         value = list(value)
     setattr(state, name, value)
+
+
+def seed_defaults(state, config: Any, host, env: Mapping[str, str] | None = None, *,
+                  keep_profile: bool = False) -> None:
+    """Fill what ``state`` still lacks from the site and its config (``site_defaults``).
+
+    The wizard's new run and ``ari-jupyter emit`` both start here, and call it again as probe
+    answers arrive (a field nobody touched follows the better default), so the same config
+    gives the same values on either side. ``env`` is this machine's environment (a demo
+    workspace is local); ``keep_profile`` keeps a profile chosen already.
+    """
+    seed_site(state, host)
+    defaults = derive(config, host, env, state)
+    if keep_profile:
+        defaults.pop("profile")
+    follow(state, defaults)
+    settle_carried_modules(state)

@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
-from . import hostlist
-from .ari.profile import fans_out
+from ..slurm import hostlist
+from .profile import fans_out
 
 SHARED_GPU = -1
 """gpu_owner value for a GPU requested per node (``--gres``/``--gpus-per-node``), not per rank."""

@@ -26,13 +26,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ._async import run_sync
-from .ari import prelude, render
-from .i18n import Text, message, message_of, t, text
-from .probes.result import ProbeResult
+from ..base.aio import run_sync
+from ..ari import prelude, render
+from ..ari.dashboard import DEFAULT_DASHBOARD_PORT, dashboard_command, ssh_tunnel_command
+from ..i18n import Text, message, message_of, t, text
+from ..base.verdict import ProbeResult
 
-DEFAULT_DASHBOARD_PORT = 8765
-"""ARI's own default for ``ari viz --port``."""
 
 CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "api_key", "shared_fs",
              "ari", "sbatch", "modules")
@@ -87,20 +86,6 @@ def _bindable(host: str, port: int) -> bool:
     return True
 
 
-def dashboard_command(checkpoint_dir: str, port: int) -> str:
-    """ARI's dashboard for this checkpoint (``python -m ari.viz.server --host`` does not exist)."""
-    return f"ari viz {shlex.quote(checkpoint_dir)} --port {int(port)}"
-
-
-def ssh_tunnel_command(node: str, port: int, login_host: str = "", user: str = "") -> str:
-    """Run on the laptop: forwards HTTP and WebSocket ports of ``node`` through the login host."""
-    target = login_host or "<login-host>"
-    if user:
-        target = f"{user}@{target}"
-    return (f"ssh -N -L {port}:{node}:{port} -L {port + 1}:{node}:{port + 1} "
-            f"{shlex.quote(target) if login_host else target}")
-
-
 def dashboard_warning(node: str, port: int) -> str:
     return text("handoff.dashboard.warning", node=node, port=port, ws_port=port + 1)
 
@@ -134,7 +119,7 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
                         text("handoff.dashboard.open", port=port)),
     )
     written = str(script) in present or script.is_file()
-    from .runs.markers import live_process
+    from ..ari.markers import live_process
 
     live = live_process(ckpt) if written else None
     handoff = ChecklistItem(
@@ -271,9 +256,10 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
                               on_done: Callable[[str], None] | None = None) -> list[ProbeResult]:
     """Every hand-off check, in ``CHECK_IDS`` order; commands run concurrently. ``on_done``
     hears the id of each check in ``SLOW_CHECK_IDS`` as it finishes (a live progress line)."""
-    from .emit import EmitError, load_checkpoint
-    from .host import LocalHost
-    from .probes.runner import redacted
+    from .emit import EmitError
+    from .load import load_checkpoint
+    from ..hosts.host import LocalHost
+    from ..probes.runner import redacted
 
     host = host or LocalHost()
     env = dict(host.env if env is None else env)
@@ -473,7 +459,7 @@ def _check_exported(script: Path, ckpt: Path) -> ProbeResult:
 
 def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
     """ARI loads .env with override=False: variables exported here win over the checkpoint's."""
-    from .cli.lint import read_dotenv
+    from ..ari.dotenv import read_dotenv
 
     values = read_dotenv(ckpt / ".env")
     clashes = [message("handoff.check.env_overrides.clash", name=k, value=env[k], checkpoint=v)
@@ -501,8 +487,8 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
                    config_root: str | None = None) -> ProbeResult:
     """The key the chosen backend needs: set or not in the terminal or ARI's .env files (never
     the value). ``config_root`` is where the terminal's ``ari`` keeps its packaged config."""
-    from .ari.run_settings import RunSettings, api_key_status, package_llm
-    from .run_settings_view import ari_default_llm
+    from ..ari.run_settings import RunSettings, api_key_status, package_llm
+    from ..wizard.run_settings_view import ari_default_llm
 
     if state is None:
         return _said("api_key", "skip", "handoff.check.api_key.unread")
@@ -527,8 +513,8 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
 
 
 async def _probe(host: Any, probe_id: str, ckpt: Path, state: Any, timeout: float) -> ProbeResult:
-    from .allocation import Allocation
-    from .probes import ProbeContext, run_probes
+    from ..slurm.allocation import Allocation
+    from ..probes import ProbeContext, run_probes
 
     allocation = getattr(state, "allocation", None) or Allocation.from_env(host.env)
     ctx = ProbeContext(allocation=allocation, partition=getattr(state, "partition", None) or None,

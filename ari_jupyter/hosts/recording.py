@@ -15,9 +15,9 @@ import posixpath
 from typing import Any, Mapping, Sequence
 
 from .host import Host
-from .mounts import Mount
-from .process import CommandResult
-from .redact import redact, redact_env
+from ..base.mounts import Mount
+from ..base.process import CommandResult
+from ..base.redact import redact, redact_env
 
 # The environment a site file keeps: what allocation.py, the probes and the wizard read.
 KEPT_PREFIXES = ("SLURM_", "SBATCH_", "SALLOC_", "SRUN_", "CUDA_", "LMOD_", "MODULE", "ARI_",
@@ -92,7 +92,7 @@ class RecordingHost(Host):
         self.commands.append(entry)
 
     def to_site(self, name: str, description: str = "") -> dict[str, Any]:
-        """The recording as a site JSON object (the format of ``ari_jupyter/sites/*.json``)."""
+        """The recording as a site JSON object (the format of ``ari_jupyter/hosts/sites/*.json``)."""
         env = kept_env(self.env)
         env["PWD"] = os.getcwd()  # realpath() keyed relative paths on it: replay resolves the same
         return {

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 if TYPE_CHECKING:
-    from .mounts import Mount
-    from .process import CommandResult
+    from ..base.mounts import Mount
+    from ..base.process import CommandResult
 
 DEFAULT_OUTPUT_CAP = 1 << 20
 """Bytes kept per stream; a runaway command must not fill the kernel's memory."""
@@ -82,7 +82,7 @@ class LocalHost(Host):
         return shutil.which(program, path=search)
 
     def mounts(self) -> list[Mount]:
-        from .mounts import parse_mountinfo
+        from ..base.mounts import parse_mountinfo
 
         try:
             with open(self.mountinfo_path, encoding="utf-8", errors="replace") as handle:
@@ -96,7 +96,7 @@ class LocalHost(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
-        from .process import command_argv, not_found, run_in_group
+        from ..base.process import command_argv, not_found, run_in_group
 
         argv, started = command_argv(argv), time.monotonic()
         run_env = dict(self.env if env is None else env)
@@ -124,10 +124,3 @@ def list_sites() -> list[str]:
     return sorted(name[:-len(".json")] for name in os.listdir(SITES_DIR) if name.endswith(".json"))
 
 
-def open_host(site: str | None = None) -> Host:
-    """The real machine, or a demo site when ``site`` names one."""
-    if not site:
-        return LocalHost()
-    from .recorded_site import RecordedSite
-
-    return RecordedSite.load(site)

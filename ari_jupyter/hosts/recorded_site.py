@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .host import DEFAULT_OUTPUT_CAP, SITES_DIR, Host, SiteError, UnknownSiteError, list_sites
-from .mounts import Mount
-from .process import CommandResult, cap_text, command_argv, not_found
+from ..base.mounts import Mount
+from ..base.process import CommandResult, cap_text, command_argv, not_found
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def _token_matches(pattern: str, token: str) -> bool:
 
 @dataclass
 class RecordedSite(Host):
-    """A site replayed from a JSON recording (see ``ari_jupyter/sites/*.json``)."""
+    """A site replayed from a JSON recording (see ``ari_jupyter/hosts/sites/*.json``)."""
 
     name: str
     description: str = ""
@@ -98,7 +98,7 @@ class RecordedSite(Host):
         looks_like_path = text.endswith(".json") or os.sep in text or Path(text).is_file()
         path = Path(text) if looks_like_path else SITES_DIR / f"{text}.json"
         if not path.is_file():
-            from .i18n import text as catalog_text
+            from ..i18n import text as catalog_text
 
             if looks_like_path:
                 raise SiteError(catalog_text("site.file_not_found", path=text))

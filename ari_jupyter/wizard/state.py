@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from traitlets import Bool, Dict, HasTraits, Instance, Int, List, Unicode
 
-from .allocation import Allocation
-from .i18n import message
+from ..slurm.allocation import Allocation
 
 if TYPE_CHECKING:
-    from .probes.result import ProbeResult
+    from ..base.verdict import ProbeResult
 
 # The validation rules (ari.render, ari.lint_experiment, ari.finding) are imported by the checks
 # that use them, and the execution profile, the run settings and probe results when a value
@@ -49,8 +48,6 @@ class _LazyInstance(Instance):
 STATE_SCHEMA = 1
 """Version of the ``to_json`` layout; bumped when a key changes meaning."""
 
-LANGS = ("en", "ja", "zh")
-RUN_ID = r"[0-9]{14}_[A-Za-z0-9_-]+"
 """ARI's run id: 14-digit timestamp, '_', a slug of [A-Za-z0-9_-] (R10); a pattern for
 ``re.fullmatch``, compiled at its first use."""
 
@@ -68,7 +65,7 @@ class WizardState(HasTraits):
 
     # -- site facts ------------------------------------------------------------------------
     allocation = Instance(Allocation, allow_none=True, help="The SLURM allocation (None outside one).")
-    probe_results = Dict(value_trait=_LazyInstance("ari_jupyter.probes.result.ProbeResult"),
+    probe_results = Dict(value_trait=_LazyInstance("ari_jupyter.base.verdict.ProbeResult"),
                          help="Latest ProbeResult per probe id.")
     site_name = Unicode("", help="Demo site name, or '' for this machine.")
 
@@ -108,7 +105,7 @@ class WizardState(HasTraits):
 
     def probe_list(self) -> list[ProbeResult]:
         """Probe results in the engine's canonical order, unknown ids last."""
-        from .probes import PROBE_IDS
+        from ..probes import PROBE_IDS
 
         order = {pid: i for i, pid in enumerate(PROBE_IDS)}
         return sorted(self.probe_results.values(), key=lambda r: (order.get(r.id, len(order)), r.id))
@@ -129,7 +126,7 @@ class WizardState(HasTraits):
         Nodes: the allocation's node count. The wizard and the CLI call this same method.
         """
         if not self.partition:
-            from .ari.partition import resolve_partition
+            from ..ari.partition import resolve_partition
 
             default = self._probe_data("partitions", "default")
             env = dict(env)
@@ -188,9 +185,9 @@ class WizardState(HasTraits):
                 values["allocation"] = Allocation.from_json(data["allocation"])
             else:
                 messages.append("allocation: must be an object or null")
-        from .ari.profile import ExecutionProfile, ProfileError
-        from .ari.run_settings import RunSettings
-        from .probes.result import ProbeResult
+        from ..ari.profile import ExecutionProfile, ProfileError
+        from ..ari.run_settings import RunSettings
+        from ..base.verdict import ProbeResult
 
         results: dict[str, ProbeResult] = {}
         raw_results = data.get("probe_results") or []
@@ -260,7 +257,7 @@ class WizardState(HasTraits):
         Each item is an ``ari.finding.Finding`` (rule, field, severity error|warning|info,
         message id and parameters, English message and fix); errors block Write.
         """
-        from .judge import judge
+        from ..ari.judge import judge
 
         return judge(self, env=env, fan_out=fan_out, workflow_found=workflow_found)
 
@@ -268,167 +265,32 @@ class WizardState(HasTraits):
         return [p for p in self.problems(workflow_found=workflow_found) if p.severity == "error"]
 
     def field_problems(self) -> list:
-        from .ari.finding import Finding
+        """Each field's own rules (``ari.fields``), then the run settings' rules."""
+        from ..ari import fields, run_settings
 
-        out: list = []
-
-        def add(rule: str, field: str, severity: str, fix: str | None = "fix", **params) -> None:
-            out.append(Finding.of(rule, severity, f"field.{rule}", field=field,
-                                  fix_id=f"field.{rule}.{fix}" if fix else "", **params))
-
-        self._check_partition(add)
-        self._check_resources(add)
-        self._check_modules(add)
-        self._check_text(add)
-        self._check_metrics(add)
-        self._check_files(add)
-        self._check_workspace(add)
-        from .ari.naming import is_short_name
-
-        if self.run_id and not re.fullmatch(RUN_ID, self.run_id) and not is_short_name(self.run_id):
-            add("run_id_bad", "run_id", "error", run_id=self.run_id)
-        elif not self.run_id:
-            from .ari.naming import slug_for_title, slug_is_hashed, slug_names_nothing
-
-            if slug_is_hashed(self.title):
-                add("run_id_hashed", "run_id", "info", slug=slug_for_title(self.title))
-            elif slug_names_nothing(self.title):
-                add("run_id_partial", "run_id", "info", slug=slug_for_title(self.title))
-        from .ari import run_settings
-
+        shared = self.probe("shared_fs")
+        out = [*fields.partition_problems(self.partition),
+               *fields.resource_problems(max_cpus=self.max_cpus, walltime=self.walltime,
+                                         nodes=self.nodes, mem_gb=self.mem_gb,
+                                         allow_no_gres=self.allow_no_gres,
+                                         requests_gpus=self.allow_no_gres and self.profile.requests_gpus,
+                                         has_gres=self._probe_data("gres", "has_gres")),
+               *fields.module_problems(self.module_loads),
+               *fields.text_problems(self.title, self.goal),
+               *fields.metric_problems(self.metrics, self.min_expected_metric),
+               *fields.file_problems(self.provided_files),
+               *fields.workspace_problems(self.workspace, shared if shared is not None
+                                          and _probe_is_for(shared, self.workspace) else None),
+               *fields.run_id_problems(self.run_id, self.title)]
         out += run_settings.problems(self.run_settings, partition=self.partition,
                                      has_gres=self._probe_data("gres", "has_gres"), ui_lang=self.lang)
-        if self.lang not in LANGS:
-            add("lang_bad", "lang", "warning", lang=self.lang)
-        return out
-
-    def _check_partition(self, add) -> None:
-        # Empty or unlisted partitions are the validator's (ARI's own precedence decides).
-        from .ari import render
-
-        if self.partition and not render.PARTITION_NAME.match(self.partition):
-            add("partition_bad_chars", "partition", "error", partition=self.partition)
-
-    def _check_resources(self, add) -> None:
-        from .ari import render
-
-        if self.max_cpus is None:
-            add("max_cpus_unset", "max_cpus", "error")
-        elif self.max_cpus < 1:
-            add("max_cpus_low", "max_cpus", "error", value=self.max_cpus)
-        if self.walltime and render.env_value_problem(self.walltime):
-            add("walltime_unwritable", "walltime", "error", walltime=self.walltime,
-                detail=render.env_value_problem(self.walltime))
-        elif self.walltime and not self.walltime.isascii():
-            add("walltime_non_ascii", "walltime", "error", walltime=self.walltime)
-        if self.nodes is not None and self.nodes < 0:  # 0: the profile decides (ARI's "not given")
-            add("nodes_low", "nodes", "error", fix=None, value=self.nodes)
-        if self.mem_gb is not None and self.mem_gb < 1:
-            add("mem_low", "mem_gb", "error", value=self.mem_gb)
-        if self.allow_no_gres:
-            if not self.profile.requests_gpus:
-                add("allow_no_gres_useless", "allow_no_gres", "warning", fix=None)
-            elif self._probe_data("gres", "has_gres") is True:
-                add("allow_no_gres_with_gres", "allow_no_gres", "warning")
-
-    def _check_modules(self, add) -> None:
-        # Whether a module exists is the validator's (it gets these names as site modules).
-        from .ari import render
-
-        for name in self.module_loads:
-            problem = render.module_name_problem(name)
-            if problem:
-                add("module_bad_name", "module_loads", "error", fix=None, module=name,
-                    detail=problem)
-
-    def _check_text(self, add) -> None:
-        from .ari import render
-        from .ari.lint_experiment import VIRSCI_MARKER
-
-        title = self.title.strip()
-        if not title:
-            add("title_empty", "title", "error")
-        elif render.has_control_chars(title):
-            add("title_control", "title", "error", fix=None)
-        elif "##" in title:
-            add("title_hashes", "title", "error", fix=None)
-        if not self.goal.strip():
-            add("goal_empty", "goal", "error")
-        for field, text in (("title", self.title), ("goal", self.goal)):
-            if VIRSCI_MARKER in text:
-                add("virsci_marker", field, "error", marker=VIRSCI_MARKER)
-            for key in render.MAGIC_KEYS:
-                if key in text:
-                    add("magic_key", field, "error",
-                        fix="fix_field" if key.startswith("min_") else "fix_metrics", key=key)
-        written, notes = render.neutralize_goal(self.goal)
-        if self.goal.strip() and not written.strip():
-            add("goal_headings_only", "goal", "error")
-        for note in notes:
-            add("goal_note", "goal", "info", fix=None, note=note)
-
-    def _check_metrics(self, add) -> None:
-        from .ari import render
-
-        if not self.metrics:
-            add("metrics_empty", "metrics", "error")
-        for metric in self.metrics:
-            if not render.METRIC_TOKEN.match(metric):
-                add("metric_bad", "metrics", "error", metric=metric)
-        if self.min_expected_metric is not None and self.min_expected_metric < 0:
-            add("min_metric_negative", "min_expected_metric", "error", fix=None)
-
-    def _check_files(self, add) -> None:
-        from .ari import render
-
-        seen: dict[str, str] = {}
-        for path in self.provided_files:
-            if not path.startswith("/") or path != path.strip() or render.has_control_chars(path):
-                add("file_not_absolute", "provided_files", "error", path=path)
-                continue
-            if "#" in path:
-                add("file_hash", "provided_files", "error", path=path)
-                continue
-            if os.path.isdir(path):
-                add("file_is_dir", "provided_files", "error", path=path)
-            elif not os.path.isfile(path):
-                add("file_missing", "provided_files", "error", path=path)
-            base = os.path.basename(path)
-            if base in seen:
-                add("file_same_name", "provided_files", "error", path=path, other=seen[base],
-                    name=base)
-            seen.setdefault(base, path)
-
-    def _check_workspace(self, add) -> None:
-        from .ari import render
-
-        if not self.workspace:
-            add("workspace_missing", "workspace", "error")
-            return
-        if not self.workspace.startswith("/") or render.has_control_chars(self.workspace):
-            add("workspace_not_absolute", "workspace", "error", fix=None, workspace=self.workspace)
-            return
-        from .ari.naming import WorkspaceError, check_workspace
-
-        try:
-            check_workspace(self.workspace)
-        except WorkspaceError as exc:
-            add("workspace_checkpoints", "workspace", "error", detail=str(exc))
-        if not render.slurm_log_dir(self):
-            add("workspace_no_log_dir", "workspace", "info", fix=None)
-        shared = self.probe("shared_fs")
-        if shared is not None and shared.status in ("fail", "warn") and _probe_is_for(shared, self.workspace):
-            summary = (message(shared.message_id, **shared.params) if shared.message_id
-                       else shared.summary)
-            fix = (message(shared.fix_id, **shared.params) if shared.fix_id else shared.fix)
-            add("shared_fs", "workspace", "error" if shared.status == "fail" else "warning",
-                summary=summary, probe_fix=fix)
+        return out + fields.lang_problems(self.lang)
 
     def lint_problems(self) -> list:
         """Lints E1-E8 on the experiment.md that would be written (a renderer self-check)."""
-        from .ari import render
-        from .ari.finding import Finding
-        from .ari.lint_experiment import lint_experiment
+        from ..ari import render
+        from ..base.verdict import Finding
+        from ..ari.lint_experiment import lint_experiment
 
         try:
             text = render.render_experiment_md(self)
@@ -446,10 +308,10 @@ class WizardState(HasTraits):
         It sees the run as ARI will: the wizard's caller arguments, the settings the
         checkpoint .env carries, and the modules the hand-off loads.
         """
-        from .ari import render
+        from ..ari import render
 
-        from .ari.sbatch import ReproduceArgs
-        from .ari.validate import validate
+        from ..ari.sbatch import ReproduceArgs
+        from ..ari.validate import validate
 
         args = ReproduceArgs(partition=self.partition if render.PARTITION_NAME.match(self.partition) else "",
                              cpus=self.max_cpus if (self.max_cpus or 0) > 0 else 0,
@@ -461,7 +323,7 @@ class WizardState(HasTraits):
 
     def ari_env(self) -> dict[str, str]:
         """The variables the checkpoint .env gives ``ari`` (only values that can be written)."""
-        from .ari import render
+        from ..ari import render
 
         values = {}
         if render.PARTITION_NAME.match(self.partition):
@@ -504,7 +366,7 @@ def resource_value(name: str, value: int | None) -> int | None:
 def min_expected_metric_of(typed: str) -> int | None:
     """The threshold a person typed, as ARI's agent will read it: digits only (it would take
     12.5 as 12), so a fraction or a word is refused with why, not cut; '' is no threshold."""
-    from .i18n import text
+    from ..i18n import text
 
     value = typed.strip()
     if not value:

@@ -60,3 +60,7 @@ def mount_for_path(path: str, mounts: Sequence[Mount]) -> Mount | None:
         if inside and (best is None or len(point) >= len(best.mountpoint)):
             best = mount
     return best
+
+
+NODE_LOCAL_PREFIXES = ("/tmp", "/var/tmp", "/dev/shm", "/local", "/scratch/local")
+"""Paths that are node-local by convention whatever is mounted there (per-job tmp dirs)."""

@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ari.render import HANDOFF_PID_FILE
+from .render import HANDOFF_PID_FILE
 from ..i18n import text
-from ..plain_text import plain
+from ..base.plain_text import plain
 
 PID_FILE = ".ari_pid"
 PIPELINE_MARKER = ".pipeline_started"

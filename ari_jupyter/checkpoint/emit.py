@@ -25,23 +25,23 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
-import importlib.util
 import json
 import os
-import re
-import secrets
 import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .ari import render
-from .i18n import message, message_of, text
-from .model import WizardState
-from .redact import redact_tree
+from ..ari import render
+from ..ari.install import NO_ARI, find_ari_workflow
+from ..i18n import message, message_of, text
+from ..wizard.state import WizardState
+from ..base.files import Target, remove_stale_temps, write_all
+from ..base.redact import redact_tree
+from .errors import (CheckpointExists, CheckpointInUse, CheckpointLocked, EmitBlocked, EmitError,
+                     NodeLocalWorkspace)
 
-_NO_ARI = "ARI is not importable in this Python and ARI_ROOT is not set"
 
 DIR_MODE = 0o750
 FILE_MODE = 0o640
@@ -49,48 +49,6 @@ ENV_MODE = 0o600
 SCRIPT_MODE = 0o750
 
 CHECKPOINT_FILES = ("experiment.md", ".env", "bfts_env.sh", "workflow.yaml", "launch_config.json")
-TMP_MARKER = ".tmp-ari-jupyter-"
-"""Part of every temporary file name, so a later run can remove what a killed writer left."""
-
-
-class EmitError(Exception):
-    """Nothing (or nothing new) was written; the message says why and what to do."""
-
-
-class EmitBlocked(EmitError):
-    """The state has blocking problems."""
-
-    def __init__(self, problems: list):
-        self.problems = list(problems)
-        lines = [f"- {p.field}: {p.message}" + (f" ({p.fix})" if p.fix else "") for p in self.problems]
-        super().__init__("cannot write the checkpoint:\n" + "\n".join(lines))
-
-
-class CheckpointExists(EmitError):
-    """The checkpoint (or its hand-off script) exists and ``force`` was not given; ``files``
-    names what exists (the wizard asks with them in its own words)."""
-
-    def __init__(self, message: str, files: Iterable[str] = ()):
-        super().__init__(message)
-        self.files = tuple(files)
-
-
-class CheckpointInUse(EmitError):
-    """ARI (or the hand-off starting it) runs in this checkpoint: its files are not replaced,
-    not even with ``force``."""
-
-
-class CheckpointLocked(EmitError):
-    """Another writer holds the lock for this run id."""
-
-
-class NodeLocalWorkspace(EmitError):
-    """The shared-filesystem probe says other nodes cannot see the workspace; ``verdict`` is
-    that probe's result (the wizard asks with it in its own words)."""
-
-    def __init__(self, message, verdict=None):
-        super().__init__(message)
-        self.verdict = verdict
 
 
 @dataclass(frozen=True)
@@ -122,7 +80,7 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     backup name); ``ari_workflow`` points at ARI's packaged workflow.yaml instead of looking
     for an importable ARI.
     """
-    from .ari.naming import is_short_name, make_run_id, slug_is_hashed, slug_names_nothing
+    from ..ari.naming import is_short_name, make_run_id, slug_is_hashed, slug_names_nothing
 
     now = now or datetime.now().astimezone()
     notes: list[str] = []
@@ -183,7 +141,7 @@ def _emit(state: WizardState, force: bool, host: Any, now: datetime,
     if state.site_name:  # where the script stops here: the first module, or `ari` without any
         notes.append(text("emit.note.demo_handoff" if state.module_loads else "emit.note.demo_handoff_no_modules",
                           site=state.site_name, checkpoint=str(checkpoint)))
-    from .runs.known_workspaces import record_workspace
+    from .known_workspaces import record_workspace
 
     record_workspace(workspace)  # the Runs panel lists it even when it is not the default
     return EmitResult(checkpoint_dir=str(checkpoint), files=tuple(files),
@@ -223,8 +181,8 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
                 backup_dir = str(_backup(tree, sources, state.run_id, now))
                 notes.append(text("emit.note.backed_up", path=str(backup_dir)))
             # Only now that this emit writes: the temps a killed writer of this run id left.
-            _remove_stale_temps(ckpt_fd, CHECKPOINT_FILES)
-            _remove_stale_temps(launch_fd, (script.name,))  # launch/ is shared with other run ids
+            remove_stale_temps(ckpt_fd, CHECKPOINT_FILES)
+            remove_stale_temps(launch_fd, (script.name,))  # launch/ is shared with other run ids
             if "workflow.yaml" in existing and "workflow.yaml" not in contents:
                 os.unlink("workflow.yaml", dir_fd=ckpt_fd)
             log_dir = render.slurm_log_dir(state)
@@ -254,22 +212,6 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
     return files, written, backup_dir
 
 
-def load_checkpoint(checkpoint_dir: str | Path) -> WizardState:
-    """The wizard state stored in ``<checkpoint>/launch_config.json`` by ``emit_checkpoint``."""
-    path = Path(checkpoint_dir) / "launch_config.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise EmitError(text("emit.error.not_a_checkpoint", path=str(path))) from None
-    except (OSError, ValueError) as exc:
-        raise EmitError(text("emit.error.unreadable", path=str(path), error=str(exc))) from None
-    section = data.get(render.LAUNCH_CONFIG_KEY) if isinstance(data, dict) else None
-    if not isinstance(section, dict) or not isinstance(section.get("state"), dict):
-        raise EmitError(text("emit.error.not_ours", path=str(path),
-                             section=render.LAUNCH_CONFIG_KEY))
-    return WizardState.from_json(section["state"])
-
-
 def _workflow_available(ari_workflow: str | Path | None) -> bool:
     """Whether ARI's workflow.yaml can be read here (the given file, else ARI's own)."""
     if ari_workflow is not None:
@@ -277,175 +219,16 @@ def _workflow_available(ari_workflow: str | Path | None) -> bool:
     return find_ari_workflow()[0] is not None
 
 
-def ari_package_of_command(search_path: str) -> tuple[str, Path] | None:
-    """(the ``ari`` program on ``search_path``, the ``ari`` package its Python imports), or None.
-
-    Read, not run: the console script's first line names ARI's Python; that environment's
-    ``ari-core`` distribution says where its package lives (its ``direct_url.json``, PEP 610,
-    for ARI's own editable install; else the package beside the metadata). Running ARI's Python
-    to ask would hold up the wizard for as long as an interpreter takes to start.
-    """
-    import importlib.metadata
-    import shutil
-    from urllib.parse import unquote, urlparse
-
-    program = shutil.which("ari", path=search_path) if search_path else None
-    if program is None:
-        return None
-    try:
-        with open(program, "rb") as handle:
-            first = handle.readline(4096)
-    except OSError:
-        return None
-    words = first[2:].split() if first.startswith(b"#!") else []
-    if not words or Path(os.fsdecode(words[0])).name == "env":
-        return None  # not a console script naming its interpreter
-    prefix = Path(os.fsdecode(words[0])).parent.parent
-    for site in sorted(prefix.glob("lib/python3*/site-packages")):
-        for dist in importlib.metadata.distributions(name="ari-core", path=[str(site)]):
-            try:
-                direct = json.loads(dist.read_text("direct_url.json") or "{}")
-            except ValueError:
-                direct = {}
-            url = urlparse(direct.get("url", "") if isinstance(direct, dict) else "")
-            if url.scheme == "file" and (direct.get("dir_info") or {}).get("editable"):
-                return program, Path(unquote(url.path)) / "ari"
-            return program, Path(str(dist.locate_file("ari")))
-    return None
-
-
 def _refuse_a_running_checkpoint(checkpoint: Path) -> None:
     """Raise CheckpointInUse while ``ari run`` (or the hand-off about to start it) works in
     ``checkpoint``: a rewrite would change the .env and profile under a running run, and a
     backup would not bring its state back. The Runs panel's own reading of the PID files."""
-    from .runs.markers import live_process
+    from ..ari.markers import live_process
 
     process = live_process(checkpoint)
     if process is not None:
         raise CheckpointInUse(text("emit.error.in_use", checkpoint=str(checkpoint),
                                    pid=process.pid or "?"))
-
-
-def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None, str]:
-    """ARI's packaged ``workflow.yaml`` and how it was found, or (None, why not).
-
-    Looks where ``ari run`` itself does (``ari-core/config/workflow.yaml`` next to the ``ari``
-    package): first in the ARI of the ``ari`` command on PATH, the one the hand-off runs (ARI
-    has its own environment, not the kernel's); then in an ``ari`` importable here; then under
-    ``$ARI_ROOT``.
-    """
-    env = os.environ if env is None else env
-    looked: list[str] = []
-    packages = []
-    command = ari_package_of_command(env.get("PATH", ""))
-    if command is not None:
-        packages.append((command[1], text("emit.how.command", program=command[0],
-                                          package=str(command[1]))))
-    try:
-        spec = importlib.util.find_spec("ari")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.origin:
-        package = Path(spec.origin).resolve().parent
-        packages.append((package, text("emit.how.package", package=str(package))))
-    for package, how in packages:
-        for candidate in (package.parent / "config" / "workflow.yaml", package / "config" / "workflow.yaml"):
-            if candidate.is_file():
-                return candidate, how
-            looked.append(str(candidate))
-    root = env.get("ARI_ROOT", "").strip()
-    if root:
-        candidate = Path(root) / "ari-core" / "config" / "workflow.yaml"
-        if candidate.is_file():
-            return candidate, text("emit.how.ari_root", root=root)
-        looked.append(str(candidate))
-    if looked:
-        return None, text("emit.why.not_found", looked=", ".join(looked))
-    return None, _NO_ARI
-
-
-@dataclass(frozen=True)
-class Target:
-    """A file named relative to an open directory: ``name`` in ``dir_fd`` (``path`` for messages)."""
-
-    dir_fd: int
-    name: str
-    path: Path
-
-
-def write_all(items: Iterable[tuple[Path | Target, bytes, int]]) -> None:
-    """Replace every ``(path, data, mode)`` so that nothing changes unless everything fits.
-
-    All temp files are written and fsynced first; only then are they renamed, in order (a
-    rename needs no space). A full or read-only disk therefore fails before any target is
-    touched, and the temps are removed: the previous files, or none, stay as they were.
-    A ``Target`` is written relative to its directory's descriptor; a plain path relative to
-    its parent, opened once.
-    """
-    opened: list[int] = []
-    targets: list[tuple[Target, bytes, int]] = []
-    try:
-        for where, data, mode in items:
-            if not isinstance(where, Target):
-                fd = os.open(where.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-                opened.append(fd)
-                where = Target(fd, where.name, Path(where))
-            targets.append((where, data, mode))
-        _write_targets(targets)
-    finally:
-        for fd in opened:
-            os.close(fd)
-
-
-def _write_targets(items: list[tuple[Target, bytes, int]]) -> None:
-    staged: list[tuple[str, Target]] = []
-    try:
-        for target, data, mode in items:
-            staged.append((_stage(target, data, mode), target))
-    except BaseException:
-        for tmp, target in staged:
-            _unlink_quietly(target.dir_fd, tmp)
-        raise
-    for tmp, target in staged:
-        os.replace(tmp, target.name, src_dir_fd=target.dir_fd, dst_dir_fd=target.dir_fd)
-    for fd in dict.fromkeys(target.dir_fd for _, target in staged):
-        os.fsync(fd)
-
-
-def atomic_write(path: Path, data: bytes, mode: int) -> None:
-    """Replace ``path`` with ``data`` so readers see the old or the new file, never a mix."""
-    write_all([(path, data, mode)])
-
-
-_TMP_NAME = re.compile(r"\.(?P<of>.+)" + re.escape(TMP_MARKER) + r"(?P<pid>[0-9]+)-[0-9A-Za-z]{1,32}")
-
-
-def _stage(target: Target, data: bytes, mode: int) -> str:
-    """Write ``data`` to a fresh temp file beside the target (same directory, so the later
-    rename is atomic), with ``mode`` whatever the umask, fsynced; return the temp's name."""
-    tmp = f".{target.name}{TMP_MARKER}{os.getpid()}-{secrets.token_hex(4)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode,
-                 dir_fd=target.dir_fd)
-    try:
-        try:
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except BaseException:
-        _unlink_quietly(target.dir_fd, tmp)
-        raise
-    return tmp
-
-
-def _unlink_quietly(dir_fd: int, name: str) -> None:
-    try:
-        os.unlink(name, dir_fd=dir_fd)
-    except FileNotFoundError:
-        pass
 
 
 # -- steps ---------------------------------------------------------------------------------
@@ -467,7 +250,7 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
             # its file unreadable; ARI missing is refused before, as a finding)
             raise EmitError(text("emit.error.stages_need_workflow",
                                  notes=[message_of(n) or n for n in notes[said:]]))
-        from .run_settings_view import handoff_key_variable
+        from ..wizard.run_settings_view import handoff_key_variable
 
         script_text = render.render_handoff_script(state, checkpoint, script,
                                                    api_key=handoff_key_variable(state),
@@ -512,7 +295,7 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
     else:
         source, how = find_ari_workflow()
     if source is None:
-        if how == _NO_ARI:  # the usual case on a laptop or a demo site: not a fault
+        if how == NO_ARI:  # the usual case on a laptop or a demo site: not a fault
             # On a demo site "here" would read as the site: say whether its recording has ARI.
             notes.append(text(_no_ari_note(state)))
         else:
@@ -534,15 +317,15 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
 
 def _shared_fs_verdict(state: WizardState, checkpoint: str, host: Any):
     """The shared_fs verdict for this workspace: the state's own, else a fresh probe run."""
-    from .model import _probe_is_for
+    from ..wizard.state import _probe_is_for
 
     result = state.probe("shared_fs")
     if result is not None and result.status != "unknown" and _probe_is_for(result, state.workspace):
         return result
     try:
-        from .allocation import Allocation
-        from .host import LocalHost
-        from .probes import ProbeContext, run_probes_sync
+        from ..slurm.allocation import Allocation
+        from ..hosts.host import LocalHost
+        from ..probes import ProbeContext, run_probes_sync
     except ImportError:
         return None
     host = host or LocalHost()
@@ -739,44 +522,6 @@ class _exclusive_lock:
         finally:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
-
-
-def _remove_stale_temps(dir_fd: int, names: Iterable[str]) -> None:
-    """Temp files a killed writer of this run id left, and nothing else.
-
-    A temp is removed only when it is provably ours and stale: its name is exactly what
-    ``_stage`` makes for one of ``names`` (the files this run writes; another run id's writer
-    may be about to rename its temp in a shared directory), it is a regular file (not a link)
-    owned by this user, and the process that made it is not running here. Called under the
-    lock, so no writer of this run id is mid-write."""
-    wanted = set(names)
-    for entry in os.listdir(dir_fd):
-        match = _TMP_NAME.fullmatch(entry)
-        if not match or match.group("of") not in wanted:
-            continue
-        try:
-            info = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
-        except FileNotFoundError:
-            continue
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
-            continue
-        if _process_alive(int(match.group("pid"))):
-            continue
-        _unlink_quietly(dir_fd, entry)
-
-
-def _process_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return pid < 2 ** 31
-    return True
 
 
 def _backup(tree: _Tree, sources: list[tuple[int, Path, str]], run_id: str, now: datetime) -> Path:

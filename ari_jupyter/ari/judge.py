@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .ari.finding import SEVERITIES, Finding
+from ..base.verdict import SEVERITIES, Finding
 
 STEPS = ("allocation", "checks", "profile", "experiment", "run_settings")
 
@@ -72,7 +72,7 @@ def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | N
     """
     findings = state.field_problems()
     if workflow_found is not None:
-        from .ari.run_settings import stage_problems
+        from .run_settings import stage_problems
 
         findings += stage_problems(state.run_settings, workflow_found)
     if state.partition and not any(f.severity == "error" for f in findings):
@@ -115,9 +115,9 @@ def slurm_plan(state: Any, env: Mapping[str, str] | None = None, *,
     """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it for ``state``, or
     (None, why not). The wizard's sbatch preview, its placement picture and the judge all
     read this one plan."""
-    from .ari import render
-    from .ari.errors import AriError
-    from .ari.sbatch import ReproduceArgs, plan_slurm_dispatch
+    from . import render
+    from .errors import AriError
+    from .sbatch import ReproduceArgs, plan_slurm_dispatch
 
     args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
                          walltime=state.walltime or "", nodes=int(state.nodes or 0))
@@ -159,7 +159,7 @@ def placement(state: Any, env: Mapping[str, str] | None = None, fan_out: bool | 
               has_sbatch: bool | None = None):
     """Where the reproduce job's ranks land (``placement.Placement``), or None outside an
     allocation or while no sbatch line can be built."""
-    from .ari.profile import fans_out
+    from .profile import fans_out
     from .placement import plan_placement, request_from_sbatch_argv, shapes_from_allocation
 
     allocation = state.allocation

@@ -9,7 +9,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Sequence
 
-from .ari.prelude import module_name_problem
+from .prelude import module_name_problem
 
 MAX_CANDIDATES = 8
 

@@ -124,7 +124,7 @@ class AriWizard(Configurable):
 
     @validate("default_preset")
     def _check_default_preset(self, proposal):
-        from .ari.profile import PRESETS
+        from ..ari.profile import PRESETS
 
         if proposal["value"] and proposal["value"] not in PRESETS:
             raise TraitError(f"default_preset must be empty or one of: {', '.join(PRESETS)}")
@@ -139,7 +139,7 @@ class AriWizard(Configurable):
 
     @validate("probe_timeouts")
     def _check_probe_timeouts(self, proposal):
-        from .probes.runner import PROBE_IDS
+        from ..probes.runner import PROBE_IDS
 
         for probe_id, seconds in proposal["value"].items():
             if probe_id not in PROBE_IDS:
@@ -350,8 +350,8 @@ def select_host(site=None, config: AriWizard | None = None,
     with no demo site configured, the real machine, which the wizard then reports as
     "not inside an allocation".
     """
-    from .allocation import Allocation
-    from .host import LocalHost
+    from ..slurm.allocation import Allocation
+    from ..hosts.host import LocalHost
 
     env = dict(os.environ if env is None else env)
     config = config or AriWizard()
@@ -389,13 +389,13 @@ def with_demo_workspace(host, config: AriWizard, env: Mapping[str, str] | None =
 def open_host(site=None, config: AriWizard | None = None, env: Mapping[str, str] | None = None):
     """An explicitly named site (name, site file or Host) or this machine, with the demo
     workspace mapped on demo sites: what ``ari-jupyter emit --site`` and the wizard look at."""
-    from .host import Host, LocalHost
+    from ..hosts.host import Host, LocalHost
 
     config = config or AriWizard()
     if isinstance(site, Host):
         host = site
     elif site:
-        from .recorded_site import RecordedSite
+        from ..hosts.recorded_site import RecordedSite
 
         host = RecordedSite.load(site)
     else:
@@ -411,7 +411,7 @@ def default_partition_choice(config: AriWizard, env: Mapping[str, str],
     then the site admin's ``c.AriWizard.default_partition``, then the allocation's partition
     and sinfo's default.
     """
-    from .ari.partition import PartitionChoice, resolve_partition
+    from ..ari.partition import PartitionChoice, resolve_partition
 
     choice = resolve_partition(None, env, None)
     if choice.partition:
@@ -424,31 +424,12 @@ def default_partition_choice(config: AriWizard, env: Mapping[str, str],
 def seed_site(state, host) -> None:
     """What a new run knows of its site before any default: the allocation and, on a demo
     site, the site's name (all that step 1 shows outside an allocation)."""
-    from .allocation import Allocation
+    from ..slurm.allocation import Allocation
 
     if state.allocation is None:
         state.allocation = Allocation.from_env(host.env)
     if getattr(host, "is_demo", False) and not state.site_name:
         state.site_name = host.name
-
-
-def seed_defaults(state, config: AriWizard, host, env: Mapping[str, str] | None = None, *,
-                  keep_profile: bool = False) -> None:
-    """Fill what ``state`` still lacks from the site and its config (``site_defaults``).
-
-    The wizard's new run and ``ari-jupyter emit`` both start here, and call it again as probe
-    answers arrive (a field nobody touched follows the better default), so the same config
-    gives the same values on either side. ``env`` is this machine's environment (a demo
-    workspace is local); ``keep_profile`` keeps a profile chosen already.
-    """
-    from . import site_defaults
-
-    seed_site(state, host)
-    defaults = site_defaults.derive(config, host, env, state)
-    if keep_profile:
-        defaults.pop("profile")
-    site_defaults.follow(state, defaults)
-    site_defaults.settle_carried_modules(state)
 
 
 PROBE_DERIVED_SOURCES = ("ARI_SLURM_PARTITION", "SLURM_JOB_PARTITION")
@@ -463,7 +444,7 @@ def probe_context(state, config: AriWizard, *, only: Iterable[str] | None = None
     their answers name its real source. ``timeout`` (a command-line override) replaces the
     config's timeout and per-probe timeouts.
     """
-    from .probes import ProbeContext
+    from ..probes import ProbeContext
 
     partition = state.partition if state.partition_source not in PROBE_DERIVED_SOURCES else None
     return ProbeContext(

@@ -26,7 +26,7 @@ def lessons_folder(lang: str) -> Path | None:
 
 
 def _clones() -> Iterator[Path]:
-    yield Path(__file__).resolve().parent.parent  # imported from the clone (editable, or run in it)
+    yield Path(__file__).resolve().parents[2]  # imported from the clone (editable, or run in it)
     import importlib.metadata
     from urllib.parse import unquote, urlparse
 

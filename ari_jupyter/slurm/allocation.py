@@ -12,7 +12,7 @@ import os
 import re
 from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional
 
-from .i18n import message, text
+from ..i18n import message, text
 
 # The hostlist parser is imported where a nodelist is read: outside an allocation (a laptop, a
 # demo site) the wizard's first step never needs it.

@@ -57,7 +57,7 @@ def recorded_workspaces(env: Mapping[str, str] | None = None) -> list[str]:
 
 def record_workspace(workspace: str | Path, env: Mapping[str, str] | None = None) -> bool:
     """Put ``workspace`` first in the list (atomically); False when the list could not be written."""
-    from ..emit import atomic_write
+    from ..base.files import atomic_write
 
     import fcntl
 

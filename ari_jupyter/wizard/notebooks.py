@@ -19,8 +19,124 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
-from .cli.lab import (NOTEBOOK_NAME, default_directory, demo_site_for, notebook_as_placed,
-                      packaged_notebook, replace_atomically, should_refresh, user_data_dir)
+DEFAULT_DEMO_SITE = "rccs-cloud"
+
+
+NOTEBOOK_NAME = "ari_multinode_wizard.ipynb"
+
+
+def packaged_notebook(lang: str = "en") -> Path:
+    """The wizard notebook with its explanations in ``lang`` (English for another language);
+    it is placed as ``NOTEBOOK_NAME`` whatever its language."""
+    folder = Path(__file__).resolve().parent.parent / "notebooks"
+    translated = folder / NOTEBOOK_NAME.replace(".ipynb", f".{lang}.ipynb")
+    return translated if lang != "en" and translated.is_file() else folder / NOTEBOOK_NAME
+
+
+def _read_notebook(path: Path) -> dict | None:
+    import json
+
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        return notebook if isinstance(notebook, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _sources_of(notebook: dict | None) -> list[tuple[str, str]] | None:
+    """Each cell's type and text (outputs, counts and metadata left out; a source saved as a
+    list of lines, as JupyterLab saves it, reads as the same text); None: not a notebook."""
+    try:
+        return [(c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+                for c in notebook["cells"]]
+    except (KeyError, TypeError):
+        return None
+
+
+def _cell_sources(path: Path) -> list[tuple[str, str]] | None:
+    return _sources_of(_read_notebook(path))
+
+
+def cells_fingerprint(sources: list[tuple[str, str]]) -> str:
+    """What a placed notebook records of its cells (``metadata.ari_jupyter.placed_cells``): a
+    later look tells unedited (same fingerprint) from edited, whichever version placed it."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(sources, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def should_refresh(placed: Path, lang: str) -> bool:
+    """Whether the notebook at ``placed`` is one this package placed, unedited, that differs
+    from ``lang``'s packaged one (another language, or an older version's text): then it is
+    replaced by ``lang``'s (only its outputs are lost, and running the cell makes them again).
+    A notebook the user edited is never replaced. One placed before notebooks recorded their
+    fingerprint is recognised only as a packaged notebook in another language."""
+    from ..i18n import LANGUAGES
+
+    wanted = packaged_notebook(lang)
+    notebook = _read_notebook(placed)
+    sources = _sources_of(notebook)
+    if sources is None or sources == _cell_sources(wanted):
+        return False
+    recorded = ((notebook.get("metadata") or {}).get("ari_jupyter") or {}).get("placed_cells")
+    if isinstance(recorded, str):
+        return recorded == cells_fingerprint(sources)
+    return any(sources == _cell_sources(packaged_notebook(other)) for other in LANGUAGES
+               if packaged_notebook(other) != wanted)
+
+
+NOTEBOOK_MODE = 0o644
+
+
+def replace_atomically(source: Path, target: Path) -> None:
+    """``target`` becomes a copy of ``source`` in one step (a reader never sees half a file)."""
+    from ..base.files import atomic_write
+
+    atomic_write(target, notebook_as_placed(source), NOTEBOOK_MODE)
+
+
+def notebook_as_placed(source: Path) -> bytes:
+    """The packaged notebook as it is placed: with the fingerprint of its cells (so a later
+    version can tell it unedited, ``should_refresh``) and the ``language_info`` its kernel will
+    report (ipykernel's, for this Python): JupyterLab writes the kernel's into a notebook whose
+    own differs, and a notebook just opened would show unsaved changes nobody made."""
+    import json
+
+    data = source.read_bytes()
+    notebook = json.loads(data)
+    metadata = notebook.setdefault("metadata", {})
+    metadata["ari_jupyter"] = {"placed_cells": cells_fingerprint(_sources_of(notebook))}
+    try:
+        from ipykernel.ipkernel import IPythonKernel
+
+        metadata["language_info"] = dict(IPythonKernel.language_info)
+    except (ImportError, AttributeError):
+        pass
+    return (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def user_data_dir(env: Mapping[str, str]) -> Path:
+    """The per-user folder used when the workspace cannot be created (XDG data home)."""
+    base = env.get("XDG_DATA_HOME") or os.path.join(env.get("HOME") or str(Path.home()),
+                                                    ".local", "share")
+    return Path(base) / "ari-jupyter"
+
+
+def demo_site_for(demo_site: str | None, env: Mapping[str, str], configured: str) -> str:
+    return demo_site or env.get("ARI_JUPYTER_DEMO_SITE") or configured or DEFAULT_DEMO_SITE
+
+
+def default_directory(inside: bool, site: str, env: Mapping[str, str], config=None) -> Path:
+    """The workspace the wizard writes to: the site's template inside an allocation, the local
+    demo workspace of ``site`` outside one."""
+    from .config import wizard_config
+
+    config = config or wizard_config()
+    if inside:
+        return Path(config.workspace_for(env))
+    name = Path(site).stem if site.endswith(".json") else site
+    return Path(config.demo_workspace_for(name, env))
 
 
 class PlacementRefused(Exception):
@@ -36,7 +152,7 @@ class Placement:
 
 def candidate_folders(env: Mapping[str, str], config=None) -> list[tuple[str, Path]]:
     """The folders ``ari-jupyter lab`` would use, in its order of preference."""
-    from .allocation import Allocation
+    from ..slurm.allocation import Allocation
     from .config import wizard_config
 
     config = config or wizard_config()
