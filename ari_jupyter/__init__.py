@@ -16,7 +16,7 @@ def _jupyter_labextension_paths():
 
 def __getattr__(name):
     if name == "Wizard":
-        from .widgets.wizard import Wizard
+        from .widgets.wizard import Wizard  # cold start: not at every command's start
 
         return Wizard
     raise AttributeError(f"module 'ari_jupyter' has no attribute {name!r}")

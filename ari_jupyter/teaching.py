@@ -11,6 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
+from .i18n import t
+from .ari.profile import ExecutionProfile, PRESETS, fans_out
+from .slurm.allocation import Allocation
+from .wizard.config import open_host, wizard_config
+from .probes import ProbeContext, run_probes_sync
+from .ari.errors import AriRuntimeError
+from .ari.sbatch import ReproduceArgs, build_sbatch_argv
+from .hosts.recorded_site import RecordedSite
+from .ari.placement import placement_for
+from .doctor import diagnose_text
 
 GPU_KINDS = frozenset({"gpu_single", "gpu_multi", "mpi_gpu"})
 SHARED_VERDICTS = frozenset({"ok", "warn"})
@@ -31,8 +41,6 @@ class CheckResult:
         return self.passed
 
     def __str__(self) -> str:
-        from .i18n import t
-
         if self.passed:
             return t("teaching.correct", self.lang, message=self.message)
         return t("teaching.not_yet", self.lang, message=self.message) + (
@@ -42,15 +50,11 @@ class CheckResult:
 
 
 def _hint(hint_id: str, lang: str) -> str:
-    from .i18n import t
-
     return t("teaching.hint." + hint_id, lang) if hint_id else ""
 
 
 def _answer(lang: str) -> Callable[..., CheckResult]:
     """``answer(passed, message_id, hint_id="", **params)``: a CheckResult said in ``lang``."""
-    from .i18n import t
-
     def answer(passed: bool, message_id: str, hint_id: str = "", **params: Any) -> CheckResult:
         return CheckResult(passed, t(message_id, lang, **params), _hint(hint_id, lang), lang)
     return answer
@@ -66,8 +70,6 @@ class _NotAProfile(ValueError):
 
 def _profile(value: Any):
     """An ExecutionProfile from a preset name, a JSON dict or a profile (ValueError if none)."""
-    from .ari.profile import PRESETS, ExecutionProfile
-
     if isinstance(value, ExecutionProfile):
         return value
     if isinstance(value, str):
@@ -81,8 +83,6 @@ def _profile(value: Any):
 
 def _refusal(exc: ValueError, lang: str) -> str:
     """Why no profile came of the learner's answer, in ``lang`` when it is ours to say."""
-    from .i18n import t
-
     if isinstance(exc, _NotAProfile):
         return t(exc.message_id, lang, **exc.params)
     return str(exc)  # ExecutionProfile's own refusal of a key or value
@@ -92,10 +92,6 @@ def probe_site(site: str, *, workspace: str | None = None, only: Iterable[str] |
                config=None) -> dict:
     """The probe results of a demo site by id, with the workspace and timeouts chosen exactly
     as ``ari-jupyter probe --site SITE`` chooses them (so a lesson and the CLI agree)."""
-    from .slurm.allocation import Allocation
-    from .wizard.config import open_host, wizard_config
-    from .probes import ProbeContext, run_probes_sync
-
     config = config or wizard_config()
     host = open_host(site, config)
     ctx = ProbeContext(allocation=Allocation.from_env(host.env),
@@ -106,8 +102,6 @@ def probe_site(site: str, *, workspace: str | None = None, only: Iterable[str] |
 
 
 def _site_env(site) -> dict[str, str]:
-    from .slurm.allocation import Allocation
-
     allocation = Allocation.from_env(site.env)
     env = {"ARI_SLURM_CPUS": "1"}
     if allocation.partition:
@@ -117,13 +111,6 @@ def _site_env(site) -> dict[str, str]:
 
 def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, lang: str = "en") -> CheckResult:
     """Lesson 1: do the reproduce job's ranks land on every node of ``site``'s allocation?"""
-    from .slurm.allocation import Allocation
-    from .ari.errors import AriRuntimeError
-    from .ari.sbatch import ReproduceArgs, build_sbatch_argv
-    from .hosts.recorded_site import RecordedSite
-    from .ari.profile import fans_out
-    from .ari.placement import placement_for
-
     answer = _answer(lang)
     try:
         chosen = _profile(profile)
@@ -154,10 +141,6 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, lang: s
 def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx40",
                    lang: str = "en") -> CheckResult:
     """Lesson 3: a GPU profile ARI accepts on a site whose SLURM has no GRES."""
-    from .ari.errors import AriRuntimeError
-    from .ari.sbatch import ReproduceArgs, build_sbatch_argv
-    from .hosts.recorded_site import RecordedSite
-
     answer = _answer(lang)
     try:
         chosen = _profile(profile)
@@ -174,8 +157,6 @@ def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx
         argv = build_sbatch_argv(ReproduceArgs(), env, DEMO_REPO_DIR, has_gres=has_gres,
                                  bind_flags=True, profile=chosen)
     except AriRuntimeError as exc:
-        from .i18n import t
-
         return answer(False, "teaching.ari_still_refuses", "no_gpu_request", error=str(exc),
                       gres=t("teaching.yes" if has_gres else "teaching.no", lang))
     gpu_flags = [arg for arg in argv if arg.startswith("--gres") or arg.startswith("--gpus")]
@@ -186,16 +167,12 @@ def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx
 
 def _status(status: str, lang: str) -> str:
     """A verdict word as ``ari-jupyter probe`` prints it in ``lang`` (ok, warn, fail...)."""
-    from .i18n import t
-
     return status if lang == "en" else t(f"status_{status}", lang)
 
 
 def check_checkpoint_shared(checkpoint_dir: str, site: str = "rccs-cloud", *,
                             lang: str = "en") -> CheckResult:
     """Lesson 2: is ``checkpoint_dir`` on a filesystem every node of ``site`` shares?"""
-    from .i18n import t
-
     answer = _answer(lang)
     if not isinstance(checkpoint_dir, str) or not checkpoint_dir.startswith("/"):
         return answer(False, "teaching.not_absolute", "absolute", path=repr(checkpoint_dir))
@@ -210,8 +187,6 @@ def check_checkpoint_shared(checkpoint_dir: str, site: str = "rccs-cloud", *,
 
 def check_diagnosis(log: str, answer: str, *, lang: str = "en") -> CheckResult:
     """Lesson 4: did the learner name the doctor's first error rule for ``log``?"""
-    from .doctor import diagnose_text
-
     said = _answer(lang)
     every = diagnose_text(log, kind="log")
     findings = [f for f in every if f.severity == "error"] or every

@@ -2,11 +2,12 @@
 with stand-in ``module`` and ``srun`` that record what they were given."""
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from golden_support import assert_matches_golden
 
 from ari_jupyter.ari.prelude import (
     PreludeError, fan_out_line, module_load_line, needs_fan_out, render_prelude,
@@ -14,7 +15,6 @@ from ari_jupyter.ari.prelude import (
 from ari_jupyter.ari.profile import PRESETS, ExecutionProfile
 
 GOLDEN = Path(__file__).parent / "golden" / "prelude"
-UPDATE = os.environ.get("ARI_UPDATE_GOLDEN") == "1"
 
 CASES = {
     **{f"{name}.sh": (PRESETS[name](), {}) for name in PRESETS},
@@ -31,9 +31,7 @@ def test_prelude_matches_golden(name):
     profile, kwargs = CASES[name]
     text = render_prelude(profile, **kwargs)
     path = GOLDEN / name
-    if UPDATE:
-        path.write_text(text)
-    assert text == path.read_text()
+    assert_matches_golden(path, text)
     subprocess.run(["bash", "-n", str(path)], check=True)
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from golden_support import assert_matches_golden
+
 from ari_jupyter import __version__
 from ari_jupyter.slurm.allocation import Allocation
 from ari_jupyter.ari import render
@@ -74,12 +76,7 @@ def _check_golden(name: str, text: str) -> None:
     """Compare with the golden file; the tool version is a placeholder there."""
     text = text.replace(f"ari-jupyter {__version__}", "ari-jupyter @VERSION@").replace(
         f'"version": "{__version__}"', '"version": "@VERSION@"')
-    path = GOLDEN / name
-    if os.environ.get("ARI_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.is_file(), f"missing golden file {path}; run with ARI_UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+    assert_matches_golden(GOLDEN / name, text)
 
 
 def _rendered() -> dict[str, str]:
@@ -378,7 +375,7 @@ def test_a_script_sentence_bash_would_expand_is_refused(monkeypatch):
     from ari_jupyter import i18n
 
     real = i18n.t
-    monkeypatch.setattr(i18n, "t", lambda key, lang=None, **kw: "costs $5"
+    monkeypatch.setattr(render, "t", lambda key, lang=None, **kw: "costs $5"
                         if key.startswith("handoff.script.no_ari") else real(key, lang, **kw))
     with pytest.raises(render.RenderError, match="double quotes"):
         render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT)

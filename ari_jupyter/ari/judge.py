@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..base.verdict import SEVERITIES, Finding
+from ..base.verdict import STATUS_OF_SEVERITY, Finding, rank, worst
+from .run_settings import stage_problems
+from . import render
+from .errors import AriError
+from .sbatch import ReproduceArgs, plan_slurm_dispatch
+from .profile import fans_out
+from .placement import plan_placement, request_from_sbatch_argv, shapes_from_allocation
 
 STEPS = ("allocation", "checks", "profile", "experiment", "run_settings")
 
@@ -38,7 +44,6 @@ _SAME_CAUSE = {
                                    "gpu_type_unknown"},
     "placement_gpu_oversubscribed": {"gpus_over_node", "no_gres", "partition_no_gres"},
 }
-_PLACEMENT_SEVERITY = {"warn": "warning", "info": "info"}
 
 # Validator findings that only follow from a value the field checks refuse already: ARI
 # ignores a partition it cannot read (so none resolves) and reads a CPU count below 1 as empty
@@ -72,8 +77,6 @@ def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | N
     """
     findings = state.field_problems()
     if workflow_found is not None:
-        from .run_settings import stage_problems
-
         findings += stage_problems(state.run_settings, workflow_found)
     if state.partition and not any(f.severity == "error" for f in findings):
         findings += state.lint_problems()
@@ -85,8 +88,7 @@ def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | N
     findings += validated
     findings += _placement_findings(state, env, fan_out, has_sbatch, findings)
     unique = list({(f.field, f.rule, f.severity, f.message): f for f in findings}.values())
-    order = {name: i for i, name in enumerate(SEVERITIES)}
-    return sorted(unique, key=lambda f: order[f.severity])
+    return sorted(unique, key=lambda f: rank(f.severity))
 
 
 def blocking(findings: Iterable[Finding]) -> list[Finding]:
@@ -115,10 +117,6 @@ def slurm_plan(state: Any, env: Mapping[str, str] | None = None, *,
     """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it for ``state``, or
     (None, why not). The wizard's sbatch preview, its placement picture and the judge all
     read this one plan."""
-    from . import render
-    from .errors import AriError
-    from .sbatch import ReproduceArgs, plan_slurm_dispatch
-
     args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
                          walltime=state.walltime or "", nodes=int(state.nodes or 0))
     try:
@@ -159,9 +157,6 @@ def placement(state: Any, env: Mapping[str, str] | None = None, fan_out: bool | 
               has_sbatch: bool | None = None):
     """Where the reproduce job's ranks land (``placement.Placement``), or None outside an
     allocation or while no sbatch line can be built."""
-    from .profile import fans_out
-    from .placement import plan_placement, request_from_sbatch_argv, shapes_from_allocation
-
     allocation = state.allocation
     if allocation is None or not allocation.inside_allocation:
         return None
@@ -188,7 +183,7 @@ def _placement_findings(state: Any, env, fan_out, has_sbatch,
         if rule in seen or rules & _SAME_CAUSE.get(rule, set()):
             continue  # once per cause, and not again when the validator tells it
         seen.add(rule)
-        out.append(Finding.of(rule, _PLACEMENT_SEVERITY.get(item.severity, "info"), rule,
+        out.append(Finding.of(rule, item.severity, rule,
                               field="placement", **item.params))
     return out
 
@@ -196,7 +191,6 @@ def _placement_findings(state: Any, env, fan_out, has_sbatch,
 GRES_CAUSE_RULES = frozenset({"no_gres", "partition_no_gres", "no_gres_allowed_seen",
                               "no_gres_allowed_unseen"})
 """The validator's findings whose cause is the site's missing GRES (the gres check's cause)."""
-_PROBE_STATUS = {"error": "fail", "warning": "warn", "info": "ok"}
 
 
 def probe_verdicts(state: Any, findings: Callable[[], Iterable[Finding]] | None = None) -> dict:
@@ -216,6 +210,5 @@ def probe_verdicts(state: Any, findings: Callable[[], Iterable[Finding]] | None 
     findings = judge(state) if findings is None else list(findings())
     told = [f for f in findings if f.rule in GRES_CAUSE_RULES]
     if told:
-        worst = min(told, key=lambda f: SEVERITIES.index(f.severity))
-        results["gres"] = replace(gres, status=_PROBE_STATUS[worst.severity])
+        results["gres"] = replace(gres, status=STATUS_OF_SEVERITY[worst(f.severity for f in told)])
     return results

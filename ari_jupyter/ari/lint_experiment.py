@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .fields import metric_problems, text_problems
-from .expressions import (R1_METRICS, R2_SECTION, R2_SECTION_ITEM, R2_INLINE, R2_MIN_EXPECTED, R2_METRIC_KEYWORD, R3_MIN_EXPECTED, R4_SLURM_TRIGGERS, R5_PARTITION, PARTITION_WORD, R6_MAX_CPUS, R7_WORKFLOW, R8_SECTION, VIRSCI_MARKER)
-from ..base.verdict import SEVERITIES, Finding, sort_findings  # noqa: F401  (SEVERITIES: part of this module's API)
+from .expressions import (PARTITION_WORD, R1_METRICS, R2_INLINE, R2_METRIC_KEYWORD, R2_MIN_EXPECTED, R2_SECTION,
+                          R2_SECTION_ITEM, R3_MIN_EXPECTED, R4_SLURM_TRIGGERS, R5_PARTITION, R6_MAX_CPUS,
+                          R7_WORKFLOW, R8_SECTION, VIRSCI_MARKER)
+from ..base.verdict import Finding, sort_findings
+from ..i18n import message
 
 
 
@@ -183,7 +186,6 @@ def field_refusals(fields: WizardFields) -> list:
 
 def _lint_fields(text: str) -> list[Finding]:
     fields = read_fields(text)
-    from ..i18n import message
 
     out = []
     for problem in field_refusals(fields):
@@ -337,7 +339,6 @@ def _lint_min_expected(text: str) -> list[Finding]:
     m = R2_MIN_EXPECTED.search(text)
     if m and not re.fullmatch(r"\d+", m.group(1)):
         agent = R3_MIN_EXPECTED.search(text)
-        from ..i18n import message
 
         agent_value = agent.group(1) if agent else message("lint.E5.nothing")
         return [Finding.of("E5", "error", "lint.E5.not_integer", line=line_of(text, m.start()),

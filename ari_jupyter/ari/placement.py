@@ -65,7 +65,7 @@ class NodePlacement:
 
 @dataclass(frozen=True)
 class PlacementFinding:
-    """A message key for i18n plus its parameters; severity is warn or info."""
+    """A message key for i18n plus its parameters; severity is warning or info (``base.verdict``)."""
 
     code: str
     severity: str
@@ -189,11 +189,11 @@ def plan_placement(
         findings.append(PlacementFinding("nodes_exceed_allocation", "info",
                                 {"nodes": nodes, "available": available_nodes}))
     if not fan_out and nodes > 1:
-        findings.append(PlacementFinding("all_ranks_on_first_node", "warn",
+        findings.append(PlacementFinding("all_ranks_on_first_node", "warning",
                                 {"ranks": ranks, "nodes": nodes, "idle": nodes - 1,
                                  "node": template.name}))
     elif not fan_out and ranks > 1:
-        findings.append(PlacementFinding("single_process_many_ranks", "warn", {"ranks": ranks}))
+        findings.append(PlacementFinding("single_process_many_ranks", "warning", {"ranks": ranks}))
 
     placed: list[NodePlacement] = []
     counts = block_counts(nodes, ranks, request.ntasks_per_node) if fan_out else None
@@ -239,14 +239,14 @@ def _capacity_findings(placed: Sequence[NodePlacement], request: JobRequest) -> 
     wanted_gpus = request.gpus_per_task or request.gpus_per_node
     for node in placed:
         if node.cpu_oversubscribed:
-            findings.append(PlacementFinding("cpu_oversubscribed", "warn", {
+            findings.append(PlacementFinding("cpu_oversubscribed", "warning", {
                 "node": node.name, "used": node.cpus_used, "cpus": node.cpus}))
         need = (node.rank_count * request.gpus_per_task if request.gpus_per_task
                 else (request.gpus_per_node if node.rank_count else 0))
         if wanted_gpus and node.rank_count and node.gpus == 0:
-            findings.append(PlacementFinding("gpus_not_visible", "warn", {"node": node.name, "need": need}))
+            findings.append(PlacementFinding("gpus_not_visible", "warning", {"node": node.name, "need": need}))
         elif need > node.gpus > 0:
-            findings.append(PlacementFinding("gpu_oversubscribed", "warn", {
+            findings.append(PlacementFinding("gpu_oversubscribed", "warning", {
                 "node": node.name, "need": need, "gpus": node.gpus}))
     return findings
 

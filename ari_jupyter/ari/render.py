@@ -13,9 +13,14 @@ import re
 import shlex
 from typing import Any, Iterable, Mapping
 
+from ..base.redact import is_secret_name as secret_name
 from ..base.version import __version__
 from .expressions import R2_SECTION, R8_SECTION, VIRSCI_MARKER
 from .prelude import module_init_lines, module_name_problem
+from .run_settings import (BACKEND_KEY, PACKAGED_LLM, RunSettings, apply_stage_toggles, env_values
+                           as run_env_values, launch_config_keys)
+from ..i18n import t
+from .sbatch import ReproduceArgs, merge_with_profile
 
 HANDOFF_ARI_PROFILE = "hpc"
 """``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
@@ -213,7 +218,6 @@ def env_values(state: Any) -> dict[str, str]:
     values["SLURM_DEFAULT_PARTITION"] = state.partition
     settings = getattr(state, "run_settings", None)
     if settings is not None:
-        from .run_settings import env_values as run_env_values
         values.update(run_env_values(settings))
     log_dir = slurm_log_dir(state)
     if log_dir:
@@ -248,7 +252,7 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
     comes first, so the modules chosen from it are found). Every value is shell-quoted; secrets are never written.
     """
     if is_secret_name is None:
-        from ..base.redact import is_secret_name
+        is_secret_name = secret_name
     q = shlex.quote
     lines = [
         "# Sourced by every BFTS job ARI's hpc skill submits (sbatch --export=NONE; ARI_ENV_FILE in .env).",
@@ -304,7 +308,7 @@ def slurm_log_dir_of(workspace: str | None) -> str:
 def render_env(state: Any, *, is_secret_name=None) -> str:
     """``KEY=value`` lines: no quotes, no ``export``, no inline comments, never a secret."""
     if is_secret_name is None:
-        from ..base.redact import is_secret_name
+        is_secret_name = secret_name
     lines = ["# ARI settings for this checkpoint (loaded by ari because ARI_CHECKPOINT_DIR is exported)."]
     for key, value in env_values(state).items():
         _require(bool(ENV_KEY.match(key)), f".env key {key!r} is not a shell variable name")
@@ -332,7 +336,6 @@ def launch_config(state: Any, *, files: Mapping[str, str] | None = None,
         config["hpc_memory_gb"] = int(state.mem_gb)
     if state.walltime:
         config["hpc_walltime"] = state.walltime
-    from .run_settings import RunSettings, launch_config_keys
     config.update(launch_config_keys(getattr(state, "run_settings", None) or RunSettings()))
     section: dict[str, Any] = {"version": __version__}
     if written_at:
@@ -364,8 +367,6 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     is not found by name in the terminal (``emit.ari_jupyter_command``).
     """
     if api_key is None:
-        from .run_settings import BACKEND_KEY, PACKAGED_LLM, RunSettings
-
         settings = getattr(state, "run_settings", None) or RunSettings()
         api_key = BACKEND_KEY.get(settings.llm_backend or PACKAGED_LLM[0], "")
     located = ari_jupyter != "ari-jupyter"
@@ -474,8 +475,6 @@ def _no_ari_said(state: Any, ari_jupyter: str) -> str:
 def _comment(state: Any, message_id: str, **variables: str) -> str:
     """A comment line of the script's in the run's language (a person reads the script before
     running it); one line, or bash would run the rest."""
-    from ..i18n import t
-
     sentence = t(message_id, getattr(state, "lang", None) or "en", **variables)
     _require(not has_control_chars(sentence), f"comment {message_id!r} must be one line: {sentence!r}")
     return f"# {sentence}"
@@ -485,8 +484,6 @@ def _said(state: Any, message_id: str, **variables: str) -> str:
     """A sentence of the script's in the run's language, inside double quotes so that its
     ``$name`` parameters expand. The catalogs' sentences hold nothing else bash would read
     inside double quotes (a test keeps them so); this refuses one that would."""
-    from ..i18n import t
-
     sentence = t(message_id, getattr(state, "lang", None) or "en", **variables)
     bare = sentence
     for variable in variables.values():
@@ -509,8 +506,6 @@ def reproduce_args(state: Any):
 
     The same object the sbatch preview is built from, so workflow.yaml and the preview agree.
     """
-    from .sbatch import ReproduceArgs, merge_with_profile
-
     caller = ReproduceArgs(partition=state.partition, cpus=int(state.max_cpus or 0),
                            walltime=state.walltime or "", nodes=int(state.nodes or 0))
     return merge_with_profile(caller, state.profile)
@@ -535,6 +530,5 @@ def render_workflow_yaml(package_yaml: str, state: Any) -> str:
     inputs = dict(stage.get("inputs") or {})
     inputs.update(reproduce_inputs(state))
     stage["inputs"] = inputs
-    from .run_settings import RunSettings, apply_stage_toggles
     apply_stage_toggles(document, getattr(state, "run_settings", None) or RunSettings())
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)

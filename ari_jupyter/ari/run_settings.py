@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
 from .dotenv import read_dotenv
-from ..i18n import message
+from ..i18n import LANGUAGE_NAMES, message
 
 if TYPE_CHECKING:
     from ..base.verdict import Finding
@@ -273,7 +273,7 @@ LABEL_KEYS = {
 
 def _collector(out: list) -> Callable[..., None]:
     """``add(setting, rule, severity, fix=True, **params)``: one ``Finding`` into ``out``."""
-    from ..base.verdict import Finding
+    from ..base.verdict import Finding  # cold start: not at every command's start
 
     def add(setting: str, rule: str, severity: str, fix: bool = True, **params: Any) -> None:
         label = message(LABEL_KEYS.get(setting, "rs_title"))
@@ -298,7 +298,6 @@ def problems(settings: RunSettings, *, partition: str = "", has_gres: bool | Non
     _check_choices(settings, add)
     if ui_lang in PAPER_LANGUAGES and ui_lang != "en" and settings.paper_language == "en":
         # ARI's default is English: a user reading the wizard in Japanese may expect otherwise
-        from ..i18n import LANGUAGE_NAMES
 
         add("paper_language", "paper_in_english", "info", language=LANGUAGE_NAMES[ui_lang])
     _check_jobs(settings, add, partition=partition, has_gres=has_gres)

@@ -17,13 +17,15 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..i18n import message
 from .module_choice import software_modules
 from .errors import AriValueError
-from ..base.verdict import SEVERITIES, Finding
+from ..base.verdict import Finding, rank
 from .partition import resolve_partition
 from .profile import GPU_KINDS, PROFILE_KEYS, ExecutionProfile
 from .sbatch import (
     BIND_FLAGS, ReproduceArgs, ari_thinks_shared, effective_cpus, max_runtime_sec, merge_with_profile,
     walltime_str,
 )
+from . import render
+from ..slurm.parsers import parse_gres_spec, parse_slurm_duration
 
 # Flags ARI always sets; repeating them in extra_sbatch_args silently overrides ARI's value.
 _MANAGED_FLAGS = {
@@ -114,14 +116,11 @@ def validate(profile: ExecutionProfile | None, args: ReproduceArgs | None = None
         check(ctx)
     if repo_dir is not None and home is not None and not ari_thinks_shared(repo_dir, home):
         ctx.add("repo_not_shared", "repo_dir", "warning", path=str(repo_dir))
-    order = {s: i for i, s in enumerate(SEVERITIES)}
-    return sorted(ctx.problems, key=lambda p: order[p.severity])
+    return sorted(ctx.problems, key=lambda p: rank(p.severity))
 
 
 def validate_state(state: Any) -> list[Finding]:
     """``validate`` for a wizard state: the caller arguments and the .env values it will write."""
-    from . import render
-
     args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
                          walltime=state.walltime or "", nodes=int(state.nodes or 0))
     try:
@@ -188,8 +187,6 @@ def _safe_cpus(ctx: _Context) -> int | None:
 
 
 def _seconds(text: str) -> int | None:
-    from ..slurm.parsers import parse_slurm_duration
-
     try:
         return parse_slurm_duration(text)
     except ValueError:
@@ -258,8 +255,6 @@ def site_has_no_gpu(facts: Any) -> bool:
 
 
 def _gres_gpu_specs(specs: Iterable[str]) -> list[tuple[str | None, int | None]]:
-    from ..slurm.parsers import parse_gres_spec
-
     out = []
     for spec in specs:
         parsed = parse_gres_spec(spec)

@@ -36,11 +36,18 @@ from typing import Any, Iterable, Mapping
 from ..ari import render
 from ..ari.install import NO_ARI, find_ari_workflow
 from ..i18n import message, message_of, text
-from ..wizard.state import WizardState
+from ..wizard.state import WizardState, _probe_is_for
 from ..base.files import Target, remove_stale_temps, write_all
 from ..base.redact import redact_tree
+from ..hosts.host import LocalHost
+from ..probes import ProbeContext, run_probes_sync
+from ..slurm.allocation import Allocation
 from .errors import (CheckpointExists, CheckpointInUse, CheckpointLocked, EmitBlocked, EmitError,
                      NodeLocalWorkspace)
+from ..ari.naming import is_short_name, make_run_id, slug_is_hashed, slug_names_nothing
+from .known_workspaces import record_workspace
+from ..ari.markers import live_process
+from ..wizard.run_settings_view import handoff_key_variable
 
 
 DIR_MODE = 0o750
@@ -80,8 +87,6 @@ def emit_checkpoint(state: WizardState, *, force: bool = False, host: Any = None
     backup name); ``ari_workflow`` points at ARI's packaged workflow.yaml instead of looking
     for an importable ARI.
     """
-    from ..ari.naming import is_short_name, make_run_id, slug_is_hashed, slug_names_nothing
-
     now = now or datetime.now().astimezone()
     notes: list[str] = []
 
@@ -141,7 +146,6 @@ def _emit(state: WizardState, force: bool, host: Any, now: datetime,
     if state.site_name:  # where the script stops here: the first module, or `ari` without any
         notes.append(text("emit.note.demo_handoff" if state.module_loads else "emit.note.demo_handoff_no_modules",
                           site=state.site_name, checkpoint=str(checkpoint)))
-    from .known_workspaces import record_workspace
 
     record_workspace(workspace)  # the Runs panel lists it even when it is not the default
     return EmitResult(checkpoint_dir=str(checkpoint), files=tuple(files),
@@ -223,8 +227,6 @@ def _refuse_a_running_checkpoint(checkpoint: Path) -> None:
     """Raise CheckpointInUse while ``ari run`` (or the hand-off about to start it) works in
     ``checkpoint``: a rewrite would change the .env and profile under a running run, and a
     backup would not bring its state back. The Runs panel's own reading of the PID files."""
-    from ..ari.markers import live_process
-
     process = live_process(checkpoint)
     if process is not None:
         raise CheckpointInUse(text("emit.error.in_use", checkpoint=str(checkpoint),
@@ -250,7 +252,6 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
             # its file unreadable; ARI missing is refused before, as a finding)
             raise EmitError(text("emit.error.stages_need_workflow",
                                  notes=[message_of(n) or n for n in notes[said:]]))
-        from ..wizard.run_settings_view import handoff_key_variable
 
         script_text = render.render_handoff_script(state, checkpoint, script,
                                                    api_key=handoff_key_variable(state),
@@ -317,17 +318,9 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
 
 def _shared_fs_verdict(state: WizardState, checkpoint: str, host: Any):
     """The shared_fs verdict for this workspace: the state's own, else a fresh probe run."""
-    from ..wizard.state import _probe_is_for
-
     result = state.probe("shared_fs")
     if result is not None and result.status != "unknown" and _probe_is_for(result, state.workspace):
         return result
-    try:
-        from ..slurm.allocation import Allocation
-        from ..hosts.host import LocalHost
-        from ..probes import ProbeContext, run_probes_sync
-    except ImportError:
-        return None
     host = host or LocalHost()
     allocation = state.allocation or Allocation.from_env(host.env)
     ctx = ProbeContext(allocation=allocation, checkpoint_dir=checkpoint, workspace=state.workspace,

@@ -31,6 +31,16 @@ from ..ari import prelude, render
 from ..ari.dashboard import DEFAULT_DASHBOARD_PORT, dashboard_command, ssh_tunnel_command
 from ..i18n import Text, message, message_of, t, text
 from ..base.verdict import ProbeResult
+from ..ari.markers import live_process
+from .emit import EmitError
+from .load import load_checkpoint
+from ..hosts.host import LocalHost
+from ..probes.runner import redacted
+from ..ari.dotenv import read_dotenv
+from ..ari.run_settings import RunSettings, api_key_status, package_llm
+from ..wizard.run_settings_view import ari_default_llm
+from ..slurm.allocation import Allocation
+from ..probes import ProbeContext, run_probes
 
 
 CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "api_key", "shared_fs",
@@ -119,7 +129,6 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
                         text("handoff.dashboard.open", port=port)),
     )
     written = str(script) in present or script.is_file()
-    from ..ari.markers import live_process
 
     live = live_process(ckpt) if written else None
     handoff = ChecklistItem(
@@ -256,11 +265,6 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
                               on_done: Callable[[str], None] | None = None) -> list[ProbeResult]:
     """Every hand-off check, in ``CHECK_IDS`` order; commands run concurrently. ``on_done``
     hears the id of each check in ``SLOW_CHECK_IDS`` as it finishes (a live progress line)."""
-    from .emit import EmitError
-    from .load import load_checkpoint
-    from ..hosts.host import LocalHost
-    from ..probes.runner import redacted
-
     host = host or LocalHost()
     env = dict(host.env if env is None else env)
     ckpt = Path(checkpoint_dir).expanduser()
@@ -459,8 +463,6 @@ def _check_exported(script: Path, ckpt: Path) -> ProbeResult:
 
 def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
     """ARI loads .env with override=False: variables exported here win over the checkpoint's."""
-    from ..ari.dotenv import read_dotenv
-
     values = read_dotenv(ckpt / ".env")
     clashes = [message("handoff.check.env_overrides.clash", name=k, value=env[k], checkpoint=v)
                for k, v in values.items() if k in env and env[k] != v]
@@ -487,9 +489,6 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
                    config_root: str | None = None) -> ProbeResult:
     """The key the chosen backend needs: set or not in the terminal or ARI's .env files (never
     the value). ``config_root`` is where the terminal's ``ari`` keeps its packaged config."""
-    from ..ari.run_settings import RunSettings, api_key_status, package_llm
-    from ..wizard.run_settings_view import ari_default_llm
-
     if state is None:
         return _said("api_key", "skip", "handoff.check.api_key.unread")
     settings = getattr(state, "run_settings", None) or RunSettings()
@@ -513,9 +512,6 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
 
 
 async def _probe(host: Any, probe_id: str, ckpt: Path, state: Any, timeout: float) -> ProbeResult:
-    from ..slurm.allocation import Allocation
-    from ..probes import ProbeContext, run_probes
-
     allocation = getattr(state, "allocation", None) or Allocation.from_env(host.env)
     ctx = ProbeContext(allocation=allocation, partition=getattr(state, "partition", None) or None,
                        checkpoint_dir=str(ckpt), timeout=timeout, only=[probe_id])

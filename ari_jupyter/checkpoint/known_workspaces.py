@@ -13,6 +13,7 @@ import json
 import os
 from pathlib import Path
 from typing import Mapping
+from ..base.files import atomic_write
 
 FILE_ENV = "ARI_JUPYTER_WORKSPACES_FILE"
 MAX_RECORDED = 20
@@ -57,8 +58,6 @@ def recorded_workspaces(env: Mapping[str, str] | None = None) -> list[str]:
 
 def record_workspace(workspace: str | Path, env: Mapping[str, str] | None = None) -> bool:
     """Put ``workspace`` first in the list (atomically); False when the list could not be written."""
-    from ..base.files import atomic_write
-
     import fcntl
 
     path = recorded_workspaces_file(env)

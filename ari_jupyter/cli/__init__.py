@@ -18,12 +18,11 @@ import pkgutil
 import sys
 
 from ..base.version import __version__
-from ..i18n import LANGUAGES
+from ..i18n import LANGUAGES, default_lang, t
+from ._localized import LocalizedParser, language_of, localize
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ._localized import LocalizedParser
-
     parser = LocalizedParser(
         prog="ari-jupyter",
         description="Check a SLURM site and prepare an ARI checkpoint for a multi-node run.",
@@ -76,22 +75,16 @@ def _add_lang(parser: argparse.ArgumentParser) -> None:
 
 def output_lang(args: argparse.Namespace) -> str:
     """The language a command prints in: ``--lang``, else the locale."""
-    from ..i18n import default_lang
-
     return getattr(args, "lang", None) or default_lang()
 
 
 def _say_jupyter_args_go_after_dashes(unknown: list[str], args: argparse.Namespace) -> None:
-    from ..i18n import t
-
     rest = [arg for arg in args.jupyter_args or () if arg != "--"]
     example = " ".join(["ari-jupyter", "lab", "--", *unknown, *rest])
     print(t("cli.lab.jupyter_args_after_dashes", output_lang(args), example=example), file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ._localized import language_of, localize
-
     parser = build_parser()
     _own_usage(parser)
     localize(parser, language_of(sys.argv[1:] if argv is None else argv))

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import sys
 from typing import Optional, TextIO
+from ..wizard.config import site_config
 
 
 def command_config(command: str, stderr: Optional[TextIO] = None):
     """``AriWizard`` from the Jupyter config files; each bad key is named on stderr and
     dropped on its own (the rest of its file still applies)."""
-    from ..wizard.config import site_config
-
     stderr = stderr or sys.stderr
     config, problems = site_config()
     for problem in problems:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..i18n import LANGUAGES, default_lang
+from ._columns import wrap
 
 CATALOG = Path(__file__).with_name("help_text.json")
 
@@ -114,13 +115,9 @@ class _Formatter(argparse.HelpFormatter):
                           else word("usage: ", self.lang))
 
     def _split_lines(self, text, width):
-        from ._columns import wrap
-
         return wrap(text, width)
 
     def _fill_text(self, text, width, indent):
-        from ._columns import wrap
-
         return "\n".join(indent + line for line in wrap(text, width - len(indent)))
 
 

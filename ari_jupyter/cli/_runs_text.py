@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ._columns import columns
+from ..i18n import render_message, t
 
 
 def best_text(best: dict[str, Any] | None) -> str:
@@ -14,8 +15,6 @@ _HEADER = ("run", "phase", "nodes", "best", "jobs", "updated", "title")
 
 
 def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
-    from ..i18n import t
-
     rows = answer["runs"]
     workspaces = answer.get("workspaces") or [answer["workspace"]]
     if not rows:
@@ -42,8 +41,6 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
 
 
 def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> list[str]:
-    from ..i18n import t
-
     lines = []
     if jobs["scheduler"] == "absent" and not jobs.get("problem"):
         lines.append(t("runs.jobs.no_squeue", lang))
@@ -67,8 +64,6 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> li
 
 def findings_text(findings: Iterable[dict[str, Any]], lang: str = "en") -> list[str]:
     """Each finding (the JSON of ``Finding.to_json``) in ``lang`` when it has a message id."""
-    from ..i18n import t
-
     lines = []
     for finding in findings:
         params = dict(finding.get("params") or {})
@@ -85,14 +80,10 @@ def findings_text(findings: Iterable[dict[str, Any]], lang: str = "en") -> list[
 
 def phase_text(phase: str, lang: str = "en") -> str:
     """The phase's name in ``lang`` (English keeps the JSON's own word)."""
-    from ..i18n import t
-
     return phase if lang == "en" else t(f"runs.phase.{phase}", lang)
 
 
 def stage_text(stage: str, lang: str = "en") -> str:
-    from ..i18n import t
-
     return t("runs.status.stage", lang, stage=stage) if stage else ""
 
 
@@ -105,15 +96,11 @@ def nodes_params(status: dict[str, Any]) -> dict[str, Any]:
 
 def _in_lang(english: str, said: dict[str, Any] | None, lang: str) -> str:
     """A sentence of the answer in ``lang``; English keeps the answer's own text."""
-    from ..i18n import render_message
-
     return english if lang == "en" else render_message(english, said, lang)
 
 
 def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -> str:
     """``ari-jupyter status`` in ``lang``: labels and notes from the catalog, log lines as ARI wrote them."""
-    from ..i18n import t
-
     title = f"  \"{status['title']}\"" if status["title"] else ""
     notes = status.get("note_messages") or [None] * len(status["notes"])
     lines = [t("runs.status.run", lang, run_id=status["run_id"], title=title),

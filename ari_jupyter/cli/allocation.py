@@ -11,6 +11,11 @@ from __future__ import annotations
 import json
 import sys
 from typing import Optional, TextIO
+from ..i18n import error_text, render, t
+from . import output_lang
+from ._columns import columns, pad
+from ._localized import error_line
+from .probe import UsageError, open_site
 
 
 def register(subparsers) -> None:
@@ -28,19 +33,12 @@ def register(subparsers) -> None:
 
 
 def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
-    from ..slurm.allocation import Allocation
-    from ..i18n import render, t
-    from . import output_lang
-    from ._columns import columns, pad
+    from ..slurm.allocation import Allocation  # cold start: not at every command's start
 
     lang = output_lang(args)
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     if getattr(args, "site", None):
-        from ..i18n import error_text
-        from ._localized import error_line
-        from .probe import UsageError, open_site
-
         try:
             env = open_site(args.site).env  # the demo's job, as the wizard reads it
         except UsageError as exc:
@@ -66,9 +64,8 @@ def _or_dash(value) -> str:
 
 def describe(allocation, lang: str = "en") -> list[tuple[str, str]]:
     """(label, text) lines for humans; outside an allocation a single explanatory line."""
-    from ..slurm.allocation import format_counts
+    from ..slurm.allocation import format_counts  # cold start: not at every command's start
     from ..slurm.hostlist import abbreviate
-    from ..i18n import t
 
     def say(key: str, **params) -> str:
         return t(f"cli.allocation.{key}", lang, **params)

@@ -5,6 +5,8 @@ import argparse
 import asyncio
 import json
 import sys
+from ..i18n import error_text, render_message, t
+from . import output_lang
 
 HELP = "cancel the SLURM jobs of one ARI run (asks first unless --yes)"
 
@@ -21,12 +23,10 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..i18n import error_text, render_message, t
-    from ..runs import NotACheckpoint
+    from ..runs import NotACheckpoint  # cold start: not at every command's start
     from ..runs.localize import cancel_in_language
-    from ..runs.service import cancel_json, status_json
-    from . import output_lang
-    from ._runs_text import phase_text
+    from ..runs.service import cancel_json, status_json  # cold start: not at every command's start
+    from ._runs_text import phase_text  # cold start: not at every command's start
 
     lang = output_lang(args)
     try:

@@ -9,6 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from ..i18n import Text, error_text, messages, render, sentence_gap, t
+from . import output_lang
+from ._localized import error_line
+from ._columns import hang, terminal_width
 
 _MARK = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL", "skip": "skip", "unknown": "??  "}
 
@@ -36,15 +40,12 @@ MAX_DASHBOARD_PORT = 65534
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..wizard.config import open_host
+    from ..wizard.config import open_host  # cold start: not at every command's start
     from ..checkpoint.emit import EmitError
-    from ..checkpoint.load import load_checkpoint
+    from ..checkpoint.load import load_checkpoint  # cold start: not at every command's start
     from ..checkpoint.handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist, with_checks
-    from ..hosts.host import SiteError
-    from ..i18n import t
-    from . import output_lang
-    from ._localized import error_line
-    from ._progress import LiveChecks, wants_live_line
+    from ..hosts.host import SiteError  # cold start: not at every command's start
+    from ._progress import LiveChecks, wants_live_line  # cold start: not at every command's start
 
     lang = output_lang(args)
     if args.port is not None and not 1 <= args.port <= MAX_DASHBOARD_PORT:
@@ -60,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
         # As `emit --site` does: the local demo workspace stands for the site's workspace.
         host = open_host(site or None, _config())
     except SiteError as exc:
-        from ..i18n import error_text
-
         print(error_line("check-handoff", error_text(exc, lang), lang), file=sys.stderr)
         return 2
     live = LiveChecks(SLOW_CHECK_IDS, enabled=wants_live_line(sys.stderr, args.json),
@@ -82,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"checks": [_spoken(c) for c in checks],
                           "steps": [s.to_json() for s in steps]}, indent=2, ensure_ascii=False))
         return 1 if failed else 0
-    from ._columns import terminal_width
 
     print(report(checks, steps, lang, terminal_width(sys.stdout)))
     return 1 if failed else 0
@@ -91,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 def _written_on(state) -> str:
     """The bundled demo site a checkpoint's state was written on ("" for a real machine's,
     or when the checkpoint could not be read)."""
-    from ..hosts.host import list_sites
+    from ..hosts.host import list_sites  # cold start: not at every command's start
 
     name = (state.site_name or "") if state is not None else ""
     return name if name in list_sites() else ""
@@ -100,9 +98,6 @@ def _written_on(state) -> str:
 def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
     """``--site`` as given; when left out, the demo site the checkpoint was written on (said
     on stderr), so a demo run's hand-off is checked where it was made."""
-    from ..i18n import sentence_gap, t
-    from ._columns import hang, terminal_width
-
     width = terminal_width(sys.stderr)
     if given is None:
         if written_on:
@@ -120,9 +115,7 @@ def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
 def report(checks, steps, lang: str, columns: int | None = None) -> str:
     """Every check line (with its fix) and the numbered steps, in ``lang``; with ``columns``
     (a terminal's) the prose is wrapped to fit, never a command (it is copied as one line)."""
-    from ..i18n import Text, messages, render, sentence_gap, t
-    from ._columns import hang
-    from ._flags import speak
+    from ._flags import speak  # cold start: not at every command's start
 
     lines = []
     for check in checks:
@@ -149,7 +142,7 @@ def report(checks, steps, lang: str, columns: int | None = None) -> str:
 
 
 def _spoken(check) -> dict:
-    from ._flags import speak
+    from ._flags import speak  # cold start: not at every command's start
 
     data = check.to_json()
     if data.get("fix"):
@@ -159,16 +152,12 @@ def _spoken(check) -> dict:
 
 def _check_name(check_id: str, lang: str) -> str:
     """English keeps the ids (what a script greps); ja and zh read the check's name."""
-    from ..i18n import messages, t
-
     key = f"handoff.check_name.{check_id}"  # none for sbatch: a command's name in every language
     return t(key, lang) if lang != "en" and key in messages() else check_id
 
 
 def _not_a_checkpoint(check, json_output: bool, lang: str) -> int:
     """One message and stop: no other check means anything without a checkpoint."""
-    from ..i18n import sentence_gap
-
     if json_output:
         print(json.dumps({"checks": [check.to_json()], "steps": []}, indent=2, ensure_ascii=False))
     else:
@@ -180,6 +169,6 @@ def _not_a_checkpoint(check, json_output: bool, lang: str) -> int:
 
 def _config():
     """The wizard's site config (demo workspace template); a bad value is named and left out."""
-    from ._config import command_config
+    from ._config import command_config  # cold start: not at every command's start
 
     return command_config("check-handoff")

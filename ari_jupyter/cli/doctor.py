@@ -6,6 +6,10 @@ import json
 import sys
 
 from ._columns import pad
+from ..i18n import render, t
+from ..ari.dotenv import read_dotenv
+from . import output_lang
+from ._localized import error_line
 
 HELP = "explain a failed run: log, reproduce.sh or experiment.md -> cause and fix"
 
@@ -54,9 +58,9 @@ def _checkpoint_options(checkpoint: str | None) -> dict:
     ARI wrote alone): the same options the wizard's Doctor step gives its state."""
     import os
 
-    from ..doctor import options_from_state
+    from ..doctor import options_from_state  # cold start: not at every command's start
     from ..checkpoint.emit import EmitError
-    from ..checkpoint.load import load_checkpoint
+    from ..checkpoint.load import load_checkpoint  # cold start: not at every command's start
 
     if not checkpoint:
         return {}
@@ -82,8 +86,6 @@ def _read(path: str) -> str:
 
 
 def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "en") -> None:
-    from ..i18n import t
-
     if show_path:
         print(f"== {path} ({kind})")
     if not findings:
@@ -103,7 +105,6 @@ def _experiment_env(path: str) -> dict[str, str]:
     import os
     from pathlib import Path
 
-    from ..ari.dotenv import read_dotenv
 
     env_file = None if path == "-" else Path(path).resolve().parent / ".env"
     env = read_dotenv(env_file) if env_file is not None and env_file.is_file() else {}
@@ -114,20 +115,16 @@ def _experiment_env(path: str) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from ..ari.profile import ProfileError
+    from ..ari.profile import ProfileError  # cold start: not at every command's start
     from ..doctor import detect_kind, diagnose_text, has_errors
-    from ..doctor.detect import unrecognized
+    from ..doctor.detect import unrecognized  # cold start: not at every command's start
     from ..doctor.log_checks import checkpoint_from_log_path
-    from . import output_lang
 
     profile, artifacts = None, []
     if args.profile:
         try:
             profile, artifacts = _load_profile(args.profile)
         except (OSError, ValueError) as exc:
-            from ..i18n import t
-            from ._localized import error_line
-
             lang = output_lang(args)
             said = t("cli.preview.cannot_read", lang, what="--profile", path=args.profile,
                      error=exc.strerror or str(exc)) if isinstance(exc, OSError) else \
@@ -135,8 +132,6 @@ def run(args: argparse.Namespace) -> int:
             print(error_line("doctor", said, lang), file=sys.stderr)
             return 2
     if args.nodes is not None and args.nodes < 0:  # as emit refuses it: no check silently gone
-        from ..i18n import t
-        from ._localized import error_line
 
         lang = output_lang(args)
         print(error_line("doctor", t("cli.nodes_range", lang, flag="--nodes", value=args.nodes), lang),
@@ -157,8 +152,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = _read(path)
         except OSError as exc:
-            from ..i18n import render
-            from ._errors import cannot_read
+            from ._errors import cannot_read  # cold start: not at every command's start
 
             print("ari-jupyter doctor: " + render(cannot_read(path, exc), output_lang(args)),
                   file=sys.stderr)

@@ -16,6 +16,12 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+from ._run_settings_flags import FlagError, add_run_settings_flags, apply_run_settings_flags
+from ..i18n import Text, error_text, listed, render, t
+from . import output_lang
+from .probe import check_name
+from ._columns import hang, terminal_width
+from ._localized import error_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,7 +52,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument(flag, dest=key, type=str if metavar == "TYPE" else int, metavar=metavar,
                        help=text)
     p.add_argument("--allow-no-gres", action="store_true", help="write ARI_SLURM_ALLOW_NO_GRES=1")
-    from ._run_settings_flags import add_run_settings_flags
     add_run_settings_flags(p)
     p.add_argument("--workspace", metavar="DIR",
                    help="workspace root on shared storage (default: /work/$USER/ari, or the site's "
@@ -108,7 +113,7 @@ def _flag_of(problem: Any, args: argparse.Namespace) -> str:
     flag = "--" + field.removeprefix("run_settings.").replace("_", "-")
     if flag in _EMIT_FLAGS:
         return flag
-    from ..ari.profile import ExecutionProfile
+    from ..ari.profile import ExecutionProfile  # cold start: not at every command's start
 
     if source and ExecutionProfile.class_traits().get(field) is not None:
         return f"{source} ({field})"
@@ -117,8 +122,6 @@ def _flag_of(problem: Any, args: argparse.Namespace) -> str:
 
 def _problem_line(problem: Any, args: argparse.Namespace, lang: str) -> str:
     """``<flag>: <what is wrong> (<fix>)`` in ``lang``."""
-    from ..i18n import t
-
     fix = problem.fix_text(lang)
     said = t("cli.emit.problem_fix", lang, text=problem.text(lang), fix=fix) if fix \
         else problem.text(lang)
@@ -134,13 +137,13 @@ class _BadInput(Exception):
 
 
 def _load_state(path: str):
-    from ..ari.render import LAUNCH_CONFIG_KEY
+    from ..ari.render import LAUNCH_CONFIG_KEY  # cold start: not at every command's start
     from ..wizard.state import WizardState
 
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        from ._errors import cannot_read
+        from ._errors import cannot_read  # cold start: not at every command's start
 
         raise _BadInput(cannot_read(path, exc)) from None
     if isinstance(data, dict) and isinstance(data.get(LAUNCH_CONFIG_KEY), dict):
@@ -149,8 +152,7 @@ def _load_state(path: str):
 
 
 def _apply_flags(state: Any, args: argparse.Namespace) -> None:
-    from ..ari.profile import PRESETS, ExecutionProfile
-    from ..i18n import Text
+    from ..ari.profile import PRESETS, ExecutionProfile  # cold start: not at every command's start
 
     _check_profile_flags(args)
     if args.probe_timeout is not None and not 0 < args.probe_timeout <= 600:
@@ -158,6 +160,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
                                                    "value": f"{args.probe_timeout:g}"}))
 
     if args.min_expected_metric is not None:
+        # cold start: not at every command's start
         from ..wizard.state import min_expected_metric_of
 
         try:  # the wizard's own reading: 12.5 is refused with what ARI would make of it
@@ -171,7 +174,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     for name, value in simple.items():
         if value is not None:
             setattr(state, name, value)
-    from ..wizard.state import resource_value
+    from ..wizard.state import resource_value  # cold start: not at every command's start
 
     for name in ("nodes", "max_cpus", "mem_gb"):  # read as step 3 reads its boxes
         if getattr(args, name) is not None:
@@ -182,7 +185,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         try:
             state.goal = sys.stdin.read() if args.goal_file == "-" else Path(args.goal_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            from ._errors import cannot_read
+            from ._errors import cannot_read  # cold start: not at every command's start
 
             raise _BadInput(cannot_read(args.goal_file, exc)) from None
     if args.metric:
@@ -193,7 +196,6 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         state.module_loads = list(args.module)
     if args.allow_no_gres:
         state.allow_no_gres = True
-    from ._run_settings_flags import FlagError, apply_run_settings_flags
     try:
         state.run_settings = apply_run_settings_flags(state.run_settings, args)
     except FlagError as exc:
@@ -207,7 +209,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         try:
             state.profile = ExecutionProfile.from_json(json.loads(Path(args.profile).read_text(encoding="utf-8")))
         except OSError as exc:
-            from ._errors import cannot_read
+            from ._errors import cannot_read  # cold start: not at every command's start
 
             raise _BadInput(cannot_read(args.profile, exc)) from None
         except ValueError as exc:  # ProfileError is a ValueError
@@ -221,8 +223,6 @@ def _profile_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _check_profile_flags(args: argparse.Namespace) -> None:
-    from ..i18n import Text
-
     for flag, key, metavar, _ in PROFILE_FLAGS:
         value = getattr(args, key, None)
         if metavar == "N" and value is not None and value < (1 if key == "min_ranks" else 0):
@@ -240,13 +240,13 @@ def _with_overrides(profile: Any, overrides: dict[str, Any]) -> Any:
 
 def _config():
     """The wizard's site config (Jupyter config path); a bad value is named and left out."""
-    from ._config import command_config
+    from ._config import command_config  # cold start: not at every command's start
 
     return command_config("emit")
 
 
 def _host(args: argparse.Namespace, config):
-    from ..wizard.config import open_host
+    from ..wizard.config import open_host  # cold start: not at every command's start
     from ..hosts.host import SiteError
 
     try:
@@ -257,14 +257,11 @@ def _host(args: argparse.Namespace, config):
 
 def _probe(state, host, config, args: argparse.Namespace) -> None:
     """Every site probe, with the config's timeouts unless --probe-timeout overrides them."""
-    from ..wizard.config import probe_context
+    from ..wizard.config import probe_context  # cold start: not at every command's start
     from ..probes import run_probes_sync
 
-    from ..i18n import t
-    from ..probes import selected_ids
-    from . import output_lang
-    from ._progress import LiveChecks, wants_live_line
-    from .probe import check_name
+    from ..probes import selected_ids  # cold start: not at every command's start
+    from ._progress import LiveChecks, wants_live_line  # cold start: not at every command's start
 
     lang = output_lang(args)
     ctx = probe_context(state, config, timeout=args.probe_timeout)
@@ -280,7 +277,7 @@ def _node_local_workspace(state, host) -> bool:
     """Judge the workspace first, from the mount table alone: a node-local workspace is
     refused at once (by ``emit_checkpoint``, with its own message), without waiting for the
     other probes and a controller that may not answer."""
-    from ..probes import ProbeContext, run_probes_sync
+    from ..probes import ProbeContext, run_probes_sync  # cold start: not at every command's start
 
     if not state.workspace:
         return False
@@ -296,8 +293,7 @@ def _demo_way_out(host: Any, lang: str) -> str:
     fixed: the wizard's way out (another demo site), said for the command line."""
     if host is None or not getattr(host, "is_demo", False) or host.which("sbatch"):
         return ""
-    from ..hosts.host import list_sites
-    from ..i18n import listed, t
+    from ..hosts.host import list_sites  # cold start: not at every command's start
 
     name = getattr(host, "name", "")
     others = listed((site for site in list_sites() if site != name), lang)
@@ -305,9 +301,9 @@ def _demo_way_out(host: Any, lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..wizard.site_defaults import seed_defaults
+    from ..wizard.site_defaults import seed_defaults  # cold start: not at every command's start
     from ..checkpoint.emit import EmitBlocked, EmitError, emit_checkpoint
-    from ..wizard.state import StateError, WizardState
+    from ..wizard.state import StateError, WizardState  # cold start: not at every command's start
     from ._flags import speak
 
     host = None
@@ -315,8 +311,6 @@ def run(args: argparse.Namespace) -> int:
         state = _load_state(args.from_json) if args.from_json else WizardState()
         _apply_flags(state, args)
         if not args.from_json and getattr(args, "lang", None) is None:
-            from . import output_lang
-
             state.lang = output_lang(args)  # the hand-off script speaks as this command does
         config = _config()
         host = _host(args, config)
@@ -335,10 +329,6 @@ def run(args: argparse.Namespace) -> int:
             seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
         result = emit_checkpoint(state, force=args.force, host=host)
     except EmitBlocked as exc:
-        from ..i18n import t
-        from . import output_lang
-        from ._columns import hang, terminal_width
-
         lang = output_lang(args)
         width = terminal_width(sys.stderr)
         lines = [hang("- ", _problem_line(p, args, lang), width) for p in exc.problems]
@@ -346,27 +336,18 @@ def run(args: argparse.Namespace) -> int:
               + _demo_way_out(host, lang), file=sys.stderr)
         return 1
     except _BadInput as exc:  # a usage error (README: exit 2), said as argparse says one
-        from ..i18n import error_text
-        from . import output_lang
-        from ._localized import error_line
 
         lang = output_lang(args)
         print(error_line("emit", speak("emit", error_text(exc, lang)), lang), file=sys.stderr)
         return 2
     except (StateError, EmitError) as exc:
-        from ..i18n import error_text
-        from . import output_lang
-
         lang = output_lang(args)
         print(f"ari-jupyter emit: {speak('emit', error_text(exc, lang))}{_demo_way_out(host, lang)}",
               file=sys.stderr)
         return 1
-    from ..i18n import render, t
-    from . import output_lang
 
     lang = output_lang(args)
-    from ..checkpoint.emit import _is_shared_fs_problem
-    from ._columns import hang, terminal_width
+    from ..checkpoint.emit import _is_shared_fs_problem  # cold start: not at every command's start
 
     # What the wizard shows as warnings beside its fields (Write goes ahead, as here); the
     # shared-filesystem verdict is emit's own note below.

@@ -19,6 +19,10 @@ from typing import Mapping, Sequence
 
 from ..wizard.notebooks import (DEFAULT_DEMO_SITE, NOTEBOOK_NAME, default_directory, demo_site_for,
                                packaged_notebook, replace_atomically, should_refresh, user_data_dir)
+from ..i18n import error_text, t
+from . import output_lang
+from .lab_settings import lab_language
+from ._localized import error_line
 
 LESSONS_WORKSPACE = "ari-lessons"
 
@@ -61,7 +65,7 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
              env: Mapping[str, str], *, euid: int | None = None,
              configured_demo_site: str = "", config=None, lang: str = "en") -> LabPlan:
     """Everything ``run`` will do, computed without side effects (tested directly)."""
-    from ..slurm.allocation import Allocation
+    from ..slurm.allocation import Allocation  # cold start: not at every command's start
 
     inside = Allocation.from_env(env).inside_allocation
     env_changes: dict[str, str] = {}
@@ -93,7 +97,7 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
 def plan_lessons(folder: Path, extra: Sequence[str], *, euid: int | None = None) -> LabPlan:
     """JupyterLab rooted at the lessons, on the first one; nothing to copy, no demo site (each
     lesson names the sites it uses)."""
-    from ..wizard.lessons import FIRST_LESSON
+    from ..wizard.lessons import FIRST_LESSON  # cold start: not at every command's start
 
     # A workspace of their own: the wizard's lab, also open, keeps its layout (two labs of one
     # user share the "default" workspace, and each would save its tabs over the other's).
@@ -108,8 +112,6 @@ def plan_lessons(folder: Path, extra: Sequence[str], *, euid: int | None = None)
 
 
 def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
-    from ..i18n import t
-
     plan.notebook.parent.mkdir(parents=True, exist_ok=True)
     if plan.copy_from is not None:
         replace_atomically(plan.copy_from, plan.notebook)
@@ -117,11 +119,8 @@ def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
 
 
 def run(args) -> int:
-    from ..wizard.config import wizard_config
+    from ..wizard.config import wizard_config  # cold start: not at every command's start
     from ..hosts.recorded_site import RecordedSite
-    from ..i18n import t
-    from . import output_lang
-    from .lab_settings import lab_language
 
     lang = output_lang(args)
     # the notebook is read in the lab: in the language it is set to, unless --lang says
@@ -135,9 +134,7 @@ def run(args) -> int:
     site = plan.env_changes.get("ARI_JUPYTER_DEMO_SITE")
     demo = None
     if site:
-        from ..hosts.host import SiteError
-        from ..i18n import error_text
-        from ._localized import error_line
+        from ..hosts.host import SiteError  # cold start: not at every command's start
 
         try:
             demo = RecordedSite.load(site)  # the wizard's own check: unknown, missing or malformed
@@ -175,7 +172,7 @@ def run(args) -> int:
 
 
 def _open_lessons(args, notebook_lang: str, lang: str) -> int:
-    from ..i18n import t
+    # cold start: not at every command's start
     from ..wizard.lessons import LESSONS_DIR, lessons_folder
 
     folder = lessons_folder(notebook_lang)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Mapping
+from ..i18n import normalize_lang
 
 OUR_SETTINGS = Path("ari-jupyter-labextension", "plugin.jupyterlab-settings")
 LAB_LANGUAGE_SETTINGS = Path("@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
@@ -44,8 +45,6 @@ def read_settings(path: Path) -> dict:
 def lab_language(env: Mapping[str, str]) -> str | None:
     """The wizard language the lab will use: our setting, else JupyterLab's locale ("ja_JP"
     is "ja"); None when neither names a language the wizard speaks."""
-    from ..i18n import normalize_lang
-
     folder = settings_dir(env)
     for path, key in ((OUR_SETTINGS, "wizardLanguage"), (LAB_LANGUAGE_SETTINGS, "locale")):
         value = read_settings(folder / path).get(key)

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 from ..ari.dotenv import read_dotenv
+from ..i18n import render, t
+from . import output_lang
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # cold start: not at every command's start
     from ..ari.lint_experiment import lint_experiment, parse_experiment
 
     try:
@@ -42,9 +45,7 @@ def run(args: argparse.Namespace) -> int:
             text = path.read_text(encoding="utf-8")
             env_file = path.resolve().parent / ".env"
     except (OSError, UnicodeDecodeError) as exc:
-        from ..i18n import render
-        from . import output_lang
-        from ._errors import cannot_read
+        from ._errors import cannot_read  # cold start: not at every command's start
 
         print("ari-jupyter lint: " + render(cannot_read(args.file, exc), output_lang(args)), file=sys.stderr)
         return 2
@@ -67,9 +68,6 @@ def run(args: argparse.Namespace) -> int:
             },
         }, indent=2, ensure_ascii=False))
     else:
-        from ..i18n import t
-        from . import output_lang
-
         lang = output_lang(args)
         for f in findings:
             where = f"{args.file}:{f.line}" if f.line else args.file

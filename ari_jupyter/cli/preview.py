@@ -14,6 +14,9 @@ import os
 import shlex
 import sys
 from typing import Any
+from ..i18n import error_text, render, t, text
+from ..ari.dotenv import read_dotenv
+from . import output_lang
 
 HELP_TIMEOUT = 5.0
 """ARI gives ``sbatch --help`` and ``sinfo -h -o %G`` five seconds each."""
@@ -64,8 +67,6 @@ class _Unreadable(ValueError):
 
 
 def _load_json(path: str, what: str) -> Any:
-    from ..i18n import text
-
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
@@ -97,7 +98,6 @@ def _with_checkpoint_env(launch_config: str, env: dict[str, str]) -> dict[str, s
     (exported values win, as in ARI)."""
     from pathlib import Path
 
-    from ..ari.dotenv import read_dotenv
 
     env_file = Path(launch_config).resolve().parent / ".env"
     values = read_dotenv(env_file) if env_file.is_file() else {}
@@ -107,7 +107,7 @@ def _with_checkpoint_env(launch_config: str, env: dict[str, str]) -> dict[str, s
 
 def _wizard_caller(state: dict) -> Any:
     """The run_reproduce arguments the wizard's preview uses for these choices."""
-    from ..ari.sbatch import ReproduceArgs
+    from ..ari.sbatch import ReproduceArgs  # cold start: not at every command's start
 
     def number(key: str) -> int:
         value = state.get(key)
@@ -120,7 +120,7 @@ def _wizard_caller(state: dict) -> Any:
 def probe_has_gres(host) -> bool:
     """ARI's cluster-wide GRES answer through the project's ``gres`` probe (no answer = False,
     as ARI treats a failing sinfo)."""
-    from ..slurm.allocation import Allocation
+    from ..slurm.allocation import Allocation  # cold start: not at every command's start
     from ..probes import ProbeContext, run_probes_sync
 
     ctx = ProbeContext(allocation=Allocation.from_env(host.env), only=("gres",),
@@ -135,6 +135,7 @@ def probe_bind_flags(host) -> frozenset[str]:
     ``sbatch --help``, as ARI reads it); no answer (no sbatch, a timeout) drops both flags."""
     import asyncio
 
+    # cold start: not at every command's start
     from ..probes.slurm import SBATCH_HELP, advertised_bind_flags
 
     if host.which(SBATCH_HELP[0]) is None:
@@ -144,8 +145,9 @@ def probe_bind_flags(host) -> frozenset[str]:
 
 
 def run(args) -> int:
-    from ..ari.errors import AriError
+    from ..ari.errors import AriError  # cold start: not at every command's start
     from ..ari.profile import ExecutionProfile, ProfileError, ari_dispatch_reading
+    # cold start: not at every command's start
     from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
     from ..hosts.host import LocalHost
 
@@ -154,9 +156,6 @@ def run(args) -> int:
         if args.json:
             print(json.dumps({"error": str(exc)}))
         else:
-            from ..i18n import error_text, t
-            from . import output_lang
-
             lang = output_lang(args)
             key = "cli.preview.ari_refuses" if ari else "cli.preview.error"
             print(t(key, lang, message=error_text(exc, lang)), file=sys.stderr)
@@ -200,8 +199,6 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    from ..i18n import render, t
-    from . import output_lang
 
     lang = output_lang(args)
     if plan.argv:

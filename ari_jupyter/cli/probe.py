@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from ._columns import columns, hang, pad, terminal_width
+from ..i18n import Text, error_text, labels, sentence_gap, t
+from . import output_lang
+from ._localized import error_line
 
 MAX_TIMEOUT = 600.0
 RECORD_MODE = 0o600
@@ -58,8 +61,7 @@ class UsageError(ValueError):
 
 
 def _parse_only(text: Optional[str]) -> Optional[list[str]]:
-    from ..i18n import Text
-    from ..probes import selected_ids
+    from ..probes import selected_ids  # cold start: not at every command's start
 
     if text is None:
         return None
@@ -75,7 +77,7 @@ def _parse_only(text: Optional[str]) -> Optional[list[str]]:
 
 def _load_config():
     """The site's Jupyter config for ari_jupyter (a bad value is named and left out)."""
-    from ._config import command_config
+    from ._config import command_config  # cold start: not at every command's start
 
     return command_config("probe")
 
@@ -87,9 +89,8 @@ def _site_defaults(host, config):
 
 def build_context(args, host, config=None):
     """The ProbeContext for these arguments (raises UsageError)."""
-    from ..slurm.allocation import Allocation
-    from ..i18n import Text
-    from ..probes import ProbeContext
+    from ..slurm.allocation import Allocation  # cold start: not at every command's start
+    from ..probes import ProbeContext  # cold start: not at every command's start
     from ..probes.context import valid_partition
 
     only = _parse_only(args.only)
@@ -114,7 +115,7 @@ def build_context(args, host, config=None):
 
 def open_site(site: Optional[str], config=None):
     """This machine, or a demo site with its demo workspace mapped as the wizard maps it."""
-    from ..wizard.config import open_host
+    from ..wizard.config import open_host  # cold start: not at every command's start
     from ..hosts.host import SiteError
 
     try:
@@ -125,8 +126,6 @@ def open_site(site: Optional[str], config=None):
 
 def format_line(result, lang: str = "en", columns: int | None = None) -> str:
     """A verdict line and its fix; with ``columns`` (a terminal's), wrapped under the text."""
-    from ..i18n import sentence_gap, t
-
     status = result.status if lang == "en" else t(f"status_{result.status}", lang)
     width, name_width = _status_width(lang), _name_width(lang)
     lines = [hang(f"{pad(status, width)}{pad(check_name(result.id, lang), name_width)}",
@@ -141,23 +140,19 @@ def format_line(result, lang: str = "en", columns: int | None = None) -> str:
 def check_name(probe_id: str, lang: str) -> str:
     """A check as the wizard names it in ``lang``; English keeps the id, which scripts grep and
     ``--only`` takes."""
-    from ..i18n import labels, t
-
     key = f"probe_{probe_id}"
     return probe_id if lang == "en" or key not in labels("en") else t(key, lang)
 
 
 def _name_width(lang: str) -> int:
     """The check column: its widest name in ``lang`` and a space (11 for the English ids)."""
-    from ..probes import PROBE_IDS
+    from ..probes import PROBE_IDS  # cold start: not at every command's start
 
     return max(11, 1 + max(columns(check_name(pid, lang)) for pid in PROBE_IDS))
 
 
 def _status_width(lang: str) -> int:
     """The status column: its widest word in ``lang`` and a space (スキップ takes 8 columns)."""
-    from ..i18n import t
-
     words = [s if lang == "en" else t(f"status_{s}", lang) for s in ("ok", "warn", "fail", "skip", "unknown")]
     return max(8, 1 + max(columns(w) for w in words))
 
@@ -178,8 +173,7 @@ class InOrder:
 
 
 def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
-    from ..i18n import Text
-    from ..probes import PROBE_IDS, run_probes_sync
+    from ..probes import PROBE_IDS, run_probes_sync  # cold start: not at every command's start
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -192,21 +186,14 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         config = _load_config()
         host = open_site(args.site, config)
         if record_to:
-            from ..hosts.recording import RecordingHost
+            from ..hosts.recording import RecordingHost  # cold start: not at every command's start
             host = RecordingHost(host)
         ctx = build_context(args, host, config)
     except UsageError as exc:
-        from ..i18n import error_text
-        from . import output_lang
-        from ._localized import error_line
-
         lang = output_lang(args)
         stderr.write(error_line("probe", error_text(exc, lang), lang) + "\n")
         return 2
 
-    from ..i18n import t
-    from . import output_lang
-    from ._localized import error_line
 
     lang = output_lang(args)
     started = time.monotonic()
@@ -215,7 +202,7 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         stdout.write(t(key, lang, host=host.name) + "\n")
         stdout.flush()
 
-    from ..probes import selected_ids
+    from ..probes import selected_ids  # cold start: not at every command's start
     from ._progress import LiveChecks, wants_live_line
 
     ids = selected_ids(ctx.only)
@@ -234,7 +221,7 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     elapsed = time.monotonic() - started
     failed = any(r.status == "fail" for r in results)
     if record_to:
-        from ..base.files import atomic_write
+        from ..base.files import atomic_write  # cold start: not at every command's start
 
         site = host.to_site(Path(record_to).stem)
         try:
@@ -256,7 +243,7 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         json.dump(payload, stdout, indent=2)
         stdout.write("\n")
     else:
-        from ..probes import STATUSES
+        from ..probes import STATUSES  # cold start: not at every command's start
 
         statuses = [r.status for r in results]
         counts = {s: statuses.count(s) for s in STATUSES if s in statuses}  # a fixed order

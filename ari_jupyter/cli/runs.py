@@ -6,6 +6,9 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from ..i18n import error_text, t
+from . import output_lang
+from ._localized import error_line
 
 HELP = "list the workspace's ARI runs with phase, nodes, best metric and jobs"
 
@@ -24,12 +27,10 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..hosts.host import SiteError
-    from ..i18n import error_text, t
+    from ..hosts.host import SiteError  # cold start: not at every command's start
+    # cold start: not at every command's start
     from ..runs.service import default_workspace, listed_workspaces, runs_json
-    from . import output_lang
-    from ._localized import error_line
-    from ._runs_text import runs_table
+    from ._runs_text import runs_table  # cold start: not at every command's start
 
     lang = output_lang(args)
     try:

@@ -6,6 +6,9 @@ import asyncio
 import json
 import sys
 import time
+from ..i18n import error_text, t
+from . import output_lang
+from ._localized import error_line
 
 HELP = "show one ARI run: phase, nodes, best metric, findings, jobs, log tail"
 FOLLOW_FIRST_S = 2.0
@@ -30,16 +33,11 @@ def _exit_code(status: dict) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..i18n import error_text
-    from ..runs import NotACheckpoint
+    from ..runs import NotACheckpoint  # cold start: not at every command's start
     from ..runs.service import status_json
-    from . import output_lang
-    from ._runs_text import status_text
+    from ._runs_text import status_text  # cold start: not at every command's start
 
     if args.interval <= 0:
-        from ..i18n import t
-        from ._localized import error_line
-
         lang = output_lang(args)
         said = t("cli.more_than_zero", lang, flag="--interval", value=f"{args.interval:g}")
         print(error_line("status", said, lang), file=sys.stderr)
@@ -67,11 +65,9 @@ def _new_lines(before: list[str], after: list[str]) -> list[str]:
 
 
 def _follow(args: argparse.Namespace, status: dict) -> dict:
-    from ..i18n import error_text, t
-    from ..runs import NotACheckpoint
+    from ..runs import NotACheckpoint  # cold start: not at every command's start
     from ..runs.service import status_json
-    from . import output_lang
-    from ._runs_text import phase_text
+    from ._runs_text import phase_text  # cold start: not at every command's start
 
     wait = max(0.1, args.interval)
     if status["phase"] == "not-started" and not args.json:
@@ -104,8 +100,7 @@ def _print_changes(args: argparse.Namespace, old: dict, new: dict) -> bool:
     if args.json:
         print(json.dumps(new, ensure_ascii=False), flush=True)
         return True
-    from ..i18n import t
-    from . import output_lang
+    # cold start: not at every command's start
     from ._runs_text import nodes_params, phase_text, stage_text
 
     lang = output_lang(args)

@@ -16,6 +16,13 @@ from .catalog import CATALOG, RULES, Signature, scan
 from .detect import KINDS, detect_kind
 from .files import checkpoint_files
 from ..base.verdict import SEVERITIES, Finding, sort_findings
+from ..ari import render
+from .reproduce_lint import lint_reproduce, node_count, profile_dict
+from .log_checks import (checkpoint_from_log_path, checkpoint_ignored, handoff_without_checkpoint,
+                         ranks_on_one_node, skill_import_failed)
+from .experiment import lint_experiment_text
+from ..base.redact import redact
+from . import proposals
 
 __all__ = ["CATALOG", "KINDS", "RULES", "SEVERITIES", "Finding", "Signature", "checkpoint_files",
            "detect_kind", "diagnose_file", "diagnose_text", "has_errors", "options_from_state"]
@@ -29,8 +36,6 @@ def options_from_state(state, env: Mapping[str, str]) -> dict[str, Any]:
     ARI_SLURM_ALLOW_NO_GRES and the .env values over ``env`` - as keyword arguments of
     ``diagnose_text``. The wizard's Doctor step passes its state; ``ari-jupyter doctor
     --checkpoint`` the checkpoint's: the same file gets the same findings from both."""
-    from ..ari import render
-
     gres = state.probe_results.get("gres")
     gres_data = (gres.data or {}) if gres is not None else {}
     try:
@@ -58,18 +63,12 @@ def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, no
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if kind == "reproduce":
-        from .reproduce_lint import lint_reproduce
-
         findings = lint_reproduce(text, profile=profile, nodes=nodes, has_gres=has_gres,
                                   allow_no_gres=allow_no_gres, expected_artifacts=expected_artifacts)
         findings += [f for f in scan(text) if f.rule in _SCRIPT_RULES]
     elif kind == "handoff":
-        from .log_checks import handoff_without_checkpoint
-
         findings = handoff_without_checkpoint(text) + [f for f in scan(text) if f.rule in _SCRIPT_RULES]
     elif kind == "experiment":
-        from .experiment import lint_experiment_text
-
         findings = lint_experiment_text(text, env)
     else:
         findings = _diagnose_log(text, profile=profile, nodes=nodes, checkpoint_dir=checkpoint_dir,
@@ -81,7 +80,6 @@ def _redacted(finding: Finding, env: Mapping[str, str] | None) -> Finding:
     """Findings quote log lines: the CLI's --json and the wizard show them through the redactor."""
     from dataclasses import replace
 
-    from ..base.redact import redact
 
     params = {key: redact(value, env) if isinstance(value, str) else value
               for key, value in finding.params.items()}
@@ -92,10 +90,6 @@ def _redacted(finding: Finding, env: Mapping[str, str] | None) -> Finding:
 
 def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | None,
                   env: Mapping[str, str] | None = None) -> list[Finding]:
-    from . import proposals
-    from .log_checks import checkpoint_ignored, ranks_on_one_node, skill_import_failed
-    from .reproduce_lint import profile_dict, node_count
-
     count = node_count(nodes, profile_dict(profile))
     findings = scan(text, env)
     findings += checkpoint_ignored(text, checkpoint_dir)
@@ -112,8 +106,6 @@ def diagnose_file(path: str, *, kind: str | None = None, **options: Any) -> list
         text = handle.read()
     kind = kind or detect_kind(text, os.path.basename(path))
     if kind == "log" and not options.get("checkpoint_dir"):
-        from .log_checks import checkpoint_from_log_path
-
         options["checkpoint_dir"] = checkpoint_from_log_path(path)
     return diagnose_text(text, kind=kind, filename=os.path.basename(path), **options)
 

@@ -17,6 +17,7 @@ from . import proposals
 from ..base.verdict import Finding
 from .paths import line_on_shared_path
 from ..base.redact import redact
+from ..i18n import message
 
 DASHBOARD_COMMAND = f"ari viz <checkpoint> --port {DEFAULT_DASHBOARD_PORT}"
 DASHBOARD_TUNNEL = ssh_tunnel_command("<node>", DEFAULT_DASHBOARD_PORT)
@@ -478,8 +479,6 @@ def _format_lines(lines: Iterable[int]) -> str:
 
 def _where(lines: Iterable[int]) -> dict:
     """``_format_lines`` as a sentence of the catalogs (the numbers stay verbatim)."""
-    from ..i18n import message
-
     lines = list(lines)
     shown = ", ".join(str(n) for n in lines[:8])
     if len(lines) == 1:
@@ -526,8 +525,6 @@ def scan(text: str, env: Mapping[str, str] | None = None) -> list[Finding]:
 
 def _finding(sig: Signature, lines: tuple[int, ...], example: str) -> Finding:
     """The finding of one signature: English as always, plus the ids that translate it."""
-    from ..i18n import message
-
     symptom_id, cause_id, fix_id = message_ids(sig.rule)
     fix_params = dict(FIX_PARAMS.get(sig.rule, {}))
     params = {"symptom": message(symptom_id, **fix_params), "where": _where(lines),

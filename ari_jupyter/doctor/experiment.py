@@ -4,10 +4,9 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..base.verdict import Finding
+from ..ari.lint_experiment import lint_experiment
 
 
 def lint_experiment_text(text: str, env: Mapping[str, str] | None = None) -> list[Finding]:
     """The experiment lints; their findings are doctor findings already (one Finding class)."""
-    from ..ari.lint_experiment import lint_experiment
-
     return lint_experiment(text, env=env)

@@ -6,6 +6,7 @@ import re
 
 from . import proposals
 from ..base.verdict import Finding, translated as _translated
+from ..i18n import message as nested
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
     r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
@@ -204,7 +205,6 @@ def skill_import_failed(text: str) -> list[Finding]:
     word = "skill" if len(skills) == 1 else "skills"
     message = (f"{word} {names} failed to start ({example!r}, line {first_line}); `ari run` goes on "
                f"without {'its' if len(skills) == 1 else 'their'} tools. Cause: {cause}.")
-    from ..i18n import message as nested
 
     kind = "mcp2" if any(_MCP_2.search(error) for _, _, error in failures) else "missing"
     plural = "one" if len(skills) == 1 else "many"

@@ -82,7 +82,7 @@ class LocalHost(Host):
         return shutil.which(program, path=search)
 
     def mounts(self) -> list[Mount]:
-        from ..base.mounts import parse_mountinfo
+        from ..base.mounts import parse_mountinfo  # cold start: not at the wizard's first step
 
         try:
             with open(self.mountinfo_path, encoding="utf-8", errors="replace") as handle:
@@ -96,6 +96,7 @@ class LocalHost(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
+        # cold start: not at the wizard's first step
         from ..base.process import command_argv, not_found, run_in_group
 
         argv, started = command_argv(argv), time.monotonic()

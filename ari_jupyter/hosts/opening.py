@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 from .host import Host, LocalHost
+from .recorded_site import RecordedSite
 
 
 def open_host(site: str | None = None) -> Host:
     """The real machine, or a demo site when ``site`` names one."""
     if not site:
         return LocalHost()
-    from .recorded_site import RecordedSite  # cold start: a demo site's reader loads for a demo site only
 
     return RecordedSite.load(site)

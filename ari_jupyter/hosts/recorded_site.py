@@ -20,6 +20,7 @@ from typing import Any, Mapping, Sequence
 from .host import DEFAULT_OUTPUT_CAP, SITES_DIR, Host, SiteError, UnknownSiteError, list_sites
 from ..base.mounts import Mount
 from ..base.process import CommandResult, cap_text, command_argv, not_found
+from ..i18n import text as catalog_text
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,6 @@ class RecordedSite(Host):
         looks_like_path = text.endswith(".json") or os.sep in text or Path(text).is_file()
         path = Path(text) if looks_like_path else SITES_DIR / f"{text}.json"
         if not path.is_file():
-            from ..i18n import text as catalog_text
-
             if looks_like_path:
                 raise SiteError(catalog_text("site.file_not_found", path=text))
             raise UnknownSiteError(catalog_text("site.unknown", name=repr(text),

@@ -142,11 +142,30 @@ def text(message_id: str, /, **params) -> Text:
     return Text(message_id, params)
 
 
+def say(thing, lang: str | None) -> str:
+    """Anything the package says, in ``lang``: the one way to put a sentence into words.
+
+    A ``Text``; a sentence that crossed JSON (``{"message_id", "params"}``); a list of those
+    (joined as ``lang`` lists); a verdict (``Finding``, ``ProbeResult``: anything with
+    ``text(lang)``); an error raised with a ``Text``; any other value as it reads.
+    """
+    if isinstance(thing, Text):
+        return t(thing.message_id, lang, **thing.params)
+    if isinstance(thing, Mapping) and "message_id" in thing:
+        return t(thing["message_id"], lang, **dict(thing.get("params") or {}))
+    if isinstance(thing, list) and thing and all(isinstance(v, Mapping) for v in thing):
+        return t("list.separator", lang).join(say(v, lang) for v in thing)
+    if isinstance(thing, BaseException):
+        first = thing.args[0] if len(thing.args) == 1 else None
+        return say(first, lang) if isinstance(first, Text) else str(thing)
+    if callable(getattr(thing, "text", None)) and hasattr(thing, "message_id"):
+        return thing.text(lang)
+    return thing
+
+
 def render(value, lang: str | None) -> str:
-    """A ``Text`` in ``lang``; any other string as it is."""
-    if isinstance(value, Text):
-        return t(value.message_id, lang, **value.params)
-    return value
+    """A ``Text`` in ``lang``; any other string as it is (``say`` for a string)."""
+    return say(value, lang) if isinstance(value, Text) else value
 
 
 def message_of(value) -> dict | None:
@@ -162,22 +181,18 @@ def render_message(english: str, said: Mapping | None, lang: str | None) -> str:
     """A sentence that crossed JSON: ``said`` (from ``message_of``) in ``lang``, else ``english``."""
     if not said or not said.get("message_id"):
         return english
-    return t(said["message_id"], lang, **dict(said.get("params") or {}))
+    return say(said, lang)
 
 
 def error_text(exc: BaseException, lang: str | None) -> str:
     """A refusal in ``lang`` when the core raised it with a ``Text``; any other error as it reads."""
-    first = exc.args[0] if len(exc.args) == 1 else None
-    return render(first, lang) if isinstance(first, Text) else str(exc)
+    return say(exc, lang)
 
 
 def _nested(value, lang: str):
-    if isinstance(value, Text):
-        return render(value, lang)
-    if isinstance(value, Mapping) and "message_id" in value:
-        return t(value["message_id"], lang, **dict(value.get("params") or {}))
-    if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
-        return t("list.separator", lang).join(_nested(v, lang) for v in value)
+    """A parameter in ``lang``: sentences are said, other values kept (numbers stay numbers)."""
+    if isinstance(value, (Text, Mapping, list)):
+        return say(value, lang)
     return value
 
 

@@ -13,6 +13,7 @@ import re
 from typing import Any, Mapping
 
 from ..i18n import t
+from ..ari.sbatch import BIND_FLAGS, SHARED_FS_PREFIXES as ARI_SHARED_PREFIXES
 
 SHARED_FS_SOURCES = {
     "checkpoint directory": "evidence.shared_fs.source.checkpoint_dir",
@@ -43,8 +44,6 @@ def more_characters(count: int, lang: str = "en") -> str:
 
 def bind_flags_note(flags: list[str] | None, lang: str = "en") -> str:
     """What ARI does with the profile's cpu_bind/mem_bind on this site (``sbatch --help``)."""
-    from ..ari.sbatch import BIND_FLAGS
-
     if flags is None:
         return t("evidence.bind_flags.unknown", lang)
     missing = [flag for flag in BIND_FLAGS if flag not in flags]
@@ -88,8 +87,6 @@ def evidence_in(result: Any, lang: str | None) -> str:
     data = result.data or {}
     if result.id == "shared_fs" and {"path", "resolved", "path_source", "ari_thinks_shared",
                                      "home"} <= set(data):
-        from ..ari.sbatch import SHARED_FS_PREFIXES as ARI_SHARED_PREFIXES
-
         return shared_fs_evidence(data, ARI_SHARED_PREFIXES, lang)
     if "bind_flags" in data:
         note = bind_flags_note(data["bind_flags"])

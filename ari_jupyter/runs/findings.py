@@ -16,6 +16,7 @@ from .jobs import JobsView
 from ..ari.markers import Process, log_text
 from .reading import tail
 from .tree import TreeSummary
+from ..doctor.catalog import CATALOG, scan
 
 
 
@@ -48,8 +49,6 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
 
 
 def _catalog(checkpoint: Path, log_lines: Sequence[str], tree: TreeSummary) -> list[Finding]:
-    from ..doctor.catalog import CATALOG, scan
-
     texts = [log_text(line) for line in log_lines[-200:]]
     texts += [error for _, error in tree.errors]
     texts += list(tail(checkpoint / "repro_sandbox" / "reproduce.log", 100).lines)

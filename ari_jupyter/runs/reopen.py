@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..ari.render import LAUNCH_CONFIG_KEY
 from .reading import read_json
+from ..checkpoint.load import load_checkpoint
 
 
 def wizard_written(checkpoint: str | Path) -> bool:
@@ -16,8 +17,6 @@ def wizard_written(checkpoint: str | Path) -> bool:
 
 def clone_state(checkpoint: str | Path):
     """The run's wizard state with no run id: Write mints a new one, so nothing is overwritten."""
-    from ..checkpoint.load import load_checkpoint
-
     state = load_checkpoint(Path(checkpoint))
     state.run_id = ""
     return state

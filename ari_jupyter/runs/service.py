@@ -9,10 +9,14 @@ import asyncio
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..hosts.host import Host
+from ..hosts.host import Host, LocalHost
 from .jobs import cancel_jobs, jobs_of_runs
-from .status import NotACheckpoint, read_status
+from .status import NotACheckpoint, is_checkpoint, read_status
 from .workspace import checkpoint_dirs
+from ..wizard.config import AriWizard, select_host, wizard_config
+from ..checkpoint.known_workspaces import recorded_workspaces
+from ..i18n import text
+from .reopen import wizard_written
 
 
 def default_workspace(env: Mapping[str, str] | None = None, site: str | None = None) -> str:
@@ -22,7 +26,6 @@ def default_workspace(env: Mapping[str, str] | None = None, site: str | None = N
     looked at, as ``emit --site`` does (an unknown one raises ``SiteError``)."""
     import os
 
-    from ..wizard.config import AriWizard, select_host, wizard_config
 
     env = dict(os.environ if env is None else env)
     try:
@@ -50,8 +53,6 @@ def same_workspace(a: str, b: str) -> bool:
 def listed_workspaces(default: str | Path, env: Mapping[str, str] | None = None) -> list[str]:
     """The workspaces the Runs panel and ``ari-jupyter runs`` list: ``default`` first, then
     each one a checkpoint was written to (see :mod:`.known_workspaces`) that still exists."""
-    from ..checkpoint.known_workspaces import recorded_workspaces
-
     listed = [str(Path(default).expanduser())]
     for workspace in recorded_workspaces(env):
         if Path(workspace).is_dir() and not any(same_workspace(workspace, w) for w in listed):
@@ -60,8 +61,6 @@ def listed_workspaces(default: str | Path, env: Mapping[str, str] | None = None)
 
 
 def _local_host() -> Host:
-    from ..hosts.host import LocalHost
-
     return LocalHost()
 
 
@@ -113,8 +112,6 @@ def run_ids_json(workspaces: str | Path | Sequence[str | Path]) -> dict[str, Any
     """``{"run_ids": [...]}``: the runs of the workspaces, newest first, without reading them or
     asking squeue. Cheap enough for the Runs panel to ask every few seconds, so a run just
     written (the wizard's Write, ``emit`` in a terminal) is seen at once."""
-    from .status import is_checkpoint
-
     if isinstance(workspaces, (str, Path)):
         workspaces = [workspaces]
     paths = [path for root in workspaces for path in checkpoint_dirs(root)]
@@ -126,12 +123,9 @@ async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[
     host = host or _local_host()
     path = Path(checkpoint).expanduser()
     if not path.is_dir():
-        from ..i18n import text
-
         raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
     views = await jobs_of_runs([path], host)
     status = await asyncio.to_thread(read_status, path, views[str(path)])
-    from .reopen import wizard_written
 
     return {**status.to_json(), "wizard": wizard_written(path)}
 

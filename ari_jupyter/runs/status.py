@@ -16,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from ..ari import markers
-from .jobs import JobsView
+from .jobs import JobsView, run_jobs
 from .reading import read_json, read_small_text, tail
 from .tree import BestMetric, NodeCounts, read_tree
 from ..base.verdict import Finding, sort_findings
 from ..i18n import message, message_of, text
+from ..ari.lint_experiment import parse_experiment
+from .findings import run_findings
+from ..hosts.host import LocalHost
 
 PHASES = ("not-started", "starting", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
 ACTIVE_PHASES = frozenset({"starting", "exploring", "paper", "reproduce"})
@@ -92,8 +95,6 @@ def _metric(checkpoint: Path) -> tuple[str, bool]:
         return str(data["primary_metric"]), data.get("higher_is_better", True) is not False
     text = read_small_text(checkpoint / "experiment.md", 65536)
     if text:
-        from ..ari.lint_experiment import parse_experiment
-
         return parse_experiment(text).primary_metric, True
     return "", True
 
@@ -189,7 +190,6 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
         log_file, raw_tail = (str(path / "ari.log") if ari_log.exists else ""), ari_log.lines
     log_lines = tuple(_clip(markers.log_text(line)) for line in raw_tail[-LOG_TAIL_LINES:])
 
-    from .findings import run_findings
 
     findings = run_findings(path, phase=phase, tree=tree, process=process, end_line=end_line,
                             log_lines=all_lines, jobs=jobs)
@@ -212,13 +212,9 @@ def _mtime(path: Path) -> float:
 
 async def run_status(checkpoint: str | Path, host=None, *, with_jobs: bool = True) -> RunStatus:
     """``read_status`` off the event loop, with the run's jobs asked from SLURM concurrently."""
-    from .jobs import run_jobs
-
     path = Path(checkpoint).expanduser()
     if with_jobs and path.is_dir():
         if host is None:
-            from ..hosts.host import LocalHost
-
             host = LocalHost()
         jobs = await run_jobs(path, host)
     else:

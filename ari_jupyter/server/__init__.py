@@ -8,6 +8,7 @@ and the launcher card's ``POST <base_url>/ari-jupyter/wizard-notebook``
 (:mod:`ari_jupyter.server.notebook_handlers`).
 """
 from __future__ import annotations
+from .handlers import setup_handlers
 
 
 def _jupyter_server_extension_points():
@@ -15,8 +16,6 @@ def _jupyter_server_extension_points():
 
 
 def _load_jupyter_server_extension(server_app) -> None:
-    from .handlers import setup_handlers
-
     setup_handlers(server_app.web_app)
     server_app.log.info("ari_jupyter.server: /ari-jupyter/allocation, /ari-jupyter/runs and "
                         "/ari-jupyter/wizard-notebook enabled")

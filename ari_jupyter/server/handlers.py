@@ -29,7 +29,7 @@ class AllocationHandler(APIHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        from ..i18n import LANGUAGES, render_message
+        from ..i18n import LANGUAGES, render_message  # cold start: not at the server's start
 
         status: AllocationStatus = self.settings[SETTINGS_KEY]
         lang = self.get_query_argument("lang", "")
@@ -49,9 +49,9 @@ def setup_handlers(web_app, status: AllocationStatus | None = None) -> None:
     web_app.settings[SETTINGS_KEY] = status or AllocationStatus()
     route = url_path_join(web_app.settings.get("base_url", "/"), ROUTE)
     web_app.add_handlers(".*$", [(route, AllocationHandler)])
-    from .runs_handlers import setup_runs_handlers
+    from .runs_handlers import setup_runs_handlers  # cold start: not at the server's start
 
     setup_runs_handlers(web_app)
-    from .notebook_handlers import setup_notebook_handlers
+    from .notebook_handlers import setup_notebook_handlers  # cold start: not at the server's start
 
     setup_notebook_handlers(web_app)

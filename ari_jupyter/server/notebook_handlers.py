@@ -19,6 +19,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from ..wizard.notebooks import PlacementRefused, place_wizard_notebook
+from ..i18n import default_lang, normalize_lang
 
 ROUTE = "/ari-jupyter/wizard-notebook"
 
@@ -61,8 +62,6 @@ class WizardNotebookHandler(APIHandler):
     def _lang(self, asked: str) -> str:
         """The notebook's language: the wizard's (the extension sends it), else the browser's
         first Accept-Language, else the server's locale."""
-        from ..i18n import default_lang, normalize_lang
-
         browser = self.request.headers.get("Accept-Language", "").split(",")[0].split(";")[0]
         return normalize_lang(asked) or normalize_lang(browser.strip()) or default_lang(os.environ)
 

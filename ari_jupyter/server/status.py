@@ -24,7 +24,7 @@ TimeLeftProbe = Callable[[Any], Awaitable[dict[str, Any]]]
 
 async def probe_time_left(allocation) -> dict[str, Any]:
     """Run the core ``time_left`` probe on the local host; the ProbeResult as JSON."""
-    from ..hosts.host import LocalHost
+    from ..hosts.host import LocalHost  # cold start: not at the server's start
     from ..probes import ProbeContext, run_probes
 
     context = ProbeContext(allocation, timeout=TIME_LEFT_TIMEOUT, only=("time_left",))
@@ -35,7 +35,7 @@ async def probe_time_left(allocation) -> dict[str, Any]:
 
 
 def _unknown(message_id: str, **params: Any) -> dict[str, Any]:
-    from ..base.verdict import ProbeResult
+    from ..base.verdict import ProbeResult  # cold start: not at the server's start
 
     return ProbeResult.of("time_left", "unknown", message_id, params=params).to_json()
 
@@ -47,7 +47,7 @@ class AllocationStatus:
                  time_left_probe: TimeLeftProbe = probe_time_left,
                  cache_seconds: float = CACHE_SECONDS,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        from ..slurm.allocation import Allocation
+        from ..slurm.allocation import Allocation  # cold start: not at the server's start
 
         self.env = dict(os.environ) if env is None else dict(env)
         self.allocation = Allocation.from_env(self.env)
@@ -68,7 +68,7 @@ class AllocationStatus:
                     result = await asyncio.wait_for(self._probe(self.allocation),
                                                     TIME_LEFT_TIMEOUT + PROBE_GRACE)
                 except asyncio.TimeoutError:
-                    from ..i18n import message
+                    from ..i18n import message  # cold start: not at the server's start
 
                     result = _unknown("probe.unanswered.timeout", command="squeue",
                                       seconds=f"{TIME_LEFT_TIMEOUT:g}",
@@ -79,7 +79,7 @@ class AllocationStatus:
 
     async def snapshot(self) -> dict[str, Any]:
         """``{"allocation": Allocation.to_json(), "time_left": ProbeResult JSON or None}``."""
-        from ..base.redact import redact_tree
+        from ..base.redact import redact_tree  # cold start: not at the server's start
 
         return redact_tree({"allocation": self.allocation.to_json(), "time_left": await self.time_left()},
                            self.env)

@@ -173,7 +173,7 @@ class Allocation(NamedTuple):
         """Host names of the allocation, expanded lazily (empty when unknown)."""
         if self.nodelist is None:
             return iter(())
-        from . import hostlist
+        from . import hostlist  # cold start: not at the wizard's first step
 
         return hostlist.expand(self.nodelist)
 
@@ -300,7 +300,7 @@ def _counts(raw: str) -> tuple[int, ...]:
 
 
 def _nodelist(raw: str) -> str:
-    from . import hostlist
+    from . import hostlist  # cold start: not at the wizard's first step
 
     value = raw.strip()
     try:
@@ -346,7 +346,7 @@ def _cross_check(fields: dict[str, Any], reader: _Reader) -> None:
     num_nodes = fields["num_nodes"]
     nodelist = fields["nodelist"]
     if num_nodes is not None and nodelist is not None:
-        from . import hostlist
+        from . import hostlist  # cold start: not at the wizard's first step
 
         listed = hostlist.count(nodelist)
         if listed != num_nodes:

@@ -5,9 +5,12 @@ import itertools
 
 import ipywidgets as widgets
 
-from ..i18n import sentence_gap
-from ._base import (STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, probe_results,
-                    rich, show)
+from ..i18n import labels, render, sentence_gap
+from ._base import STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, rich, show
+from ..wizard.session import probe_results
+from ..hosts.host import list_sites
+from ..wizard.site_defaults import site_description
+from ..ari.profile import fans_out
 
 NODE_NAMES_SHOWN = 500
 
@@ -49,8 +52,6 @@ class AllocationPanel(Panel, widgets.VBox):
 
     # -- rendering ----------------------------------------------------------------------------
     def _demo_options(self):
-        from ..hosts.host import list_sites
-
         return list_sites()
 
     def refresh(self) -> None:
@@ -71,8 +72,6 @@ class AllocationPanel(Panel, widgets.VBox):
     def _banner_html(self) -> str:
         allocation, inside = self.state.allocation, self._inside()
         if self._demo():
-            from ..wizard.site_defaults import site_description
-
             text = self.tr("alloc_banner_demo", site=self.ctx.site_name,
                            description=site_description(self.ctx.host, self.ctx.lang))
             if not inside:
@@ -90,8 +89,6 @@ class AllocationPanel(Panel, widgets.VBox):
     def _demo_hints(self) -> str:
         """What each bundled demo site is, so a first look can pick one (a site recorded
         elsewhere has no line: its name is all there is)."""
-        from ..i18n import labels
-
         known = labels("en")
         items = "".join(f"<li><b>{esc(name)}</b> — {esc(self.tr(key))}</li>"
                         for name in self._demo_options()
@@ -147,7 +144,6 @@ class AllocationPanel(Panel, widgets.VBox):
                        + (f'<td>{rich(value)}</td>' if key == "alloc_time_left"
                           else f'<td class="ari-mono">{esc(value)}</td>') + '</tr>'
                        for key, value in rows)
-        from ..i18n import render
 
         problems = "".join(f'<li class="ari-sev-warning">{rich(render(p, self.ctx.lang))}</li>'
                            for p in a.problems)
@@ -184,8 +180,6 @@ class AllocationPanel(Panel, widgets.VBox):
         return rows if self.facts is None else [*rows, self.facts, self.fan_out, self.placement]
 
     def _new_allocation_rows(self) -> None:
-        from ..ari.profile import fans_out
-
         looks = self.ctx.looks
         self._kind = self.state.profile.kind
         self.facts = looks(widgets.HTML, self._facts_html())
@@ -213,7 +207,6 @@ class AllocationPanel(Panel, widgets.VBox):
         if self.facts is None:
             return
         if kind_changed:  # a new kind resets the launcher guess
-            from ..ari.profile import fans_out
 
             self.fan_out.value = fans_out(self._kind or "")
             self._render_facts()  # the placement's heading names the kind
@@ -233,6 +226,7 @@ class AllocationPanel(Panel, widgets.VBox):
             placement = (f'<div class="ari-text ari-sev-error">'
                          f'{esc(self.tr("placement_no_plan", error="").strip())}{quoted}</div>')
         else:
+            # cold start: not at the wizard's first step
             from .placement_view import render_placement
 
             placement = render_placement(model, self.tr)
@@ -244,8 +238,6 @@ class AllocationPanel(Panel, widgets.VBox):
             self.ctx.switch_site(change["new"])
 
     def _on_fan_out(self, change) -> None:
-        from ..ari.profile import fans_out
-
         kind_default = fans_out(self.state.profile.kind or "")
         self.ctx.fan_out = None if change["new"] == kind_default else bool(change["new"])
 

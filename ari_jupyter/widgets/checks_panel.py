@@ -6,6 +6,8 @@ import ipywidgets as widgets
 from ..probes.evidence_words import evidence_in
 from ._base import (STATUS_STYLE, Panel, esc, fix_html, pre, rich, shared_fs_fix,
                     status_badge)
+from ..probes import PROBE_IDS
+from ..ari.judge import probe_verdicts
 
 
 class ProbeRow(widgets.VBox):
@@ -68,8 +70,6 @@ class ProbeRow(widgets.VBox):
 
 class ChecksPanel(Panel, widgets.VBox):
     def __init__(self, ctx, **kwargs):
-        from ..probes import PROBE_IDS
-
         super().__init__(ctx, **kwargs)
         self.intro = widgets.HTML()
         self.badge = widgets.HTML()
@@ -90,8 +90,6 @@ class ChecksPanel(Panel, widgets.VBox):
     @property
     def task(self):
         """The task of the latest full run (tests and notebooks await it)."""
-        from ..probes import PROBE_IDS
-
         return self.ctx.runner.tasks.get(tuple(sorted(PROBE_IDS)))
 
     def run(self):
@@ -99,8 +97,6 @@ class ChecksPanel(Panel, widgets.VBox):
         return self.ctx.runner.start()
 
     def refresh(self) -> None:
-        from ..ari.judge import probe_verdicts
-
         results = probe_verdicts(self.state, self.ctx.problems)
         running = set(self.ctx.runner.running)
         self.intro.value = (f'<div class="ari-help">'

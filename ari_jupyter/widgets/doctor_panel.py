@@ -12,6 +12,8 @@ from pathlib import Path
 import ipywidgets as widgets
 
 from ._base import Panel, code_block, esc, rich
+from ..doctor import checkpoint_files, detect_kind, diagnose_file, diagnose_text, options_from_state
+from ..doctor.detect import unrecognized
 
 KIND_CHOICES = ("auto", "log", "reproduce", "experiment", "handoff")
 SHOWN_CHARS = 500_000
@@ -64,8 +66,6 @@ class DoctorPanel(Panel, widgets.VBox):
     # -- the checkpoint's files ------------------------------------------------------------------
     def list_files(self) -> None:
         """Offer the checkpoint's logs, experiment.md and reproduce script (once written)."""
-        from ..doctor import checkpoint_files
-
         checkpoint = self.state.checkpoint_dir
         files = checkpoint_files(checkpoint) if checkpoint else []
         options = [(self.tr("doctor_file_paste"), PASTE)] + [
@@ -107,9 +107,6 @@ class DoctorPanel(Panel, widgets.VBox):
     # -- the diagnosis ---------------------------------------------------------------------------
     def diagnose(self) -> list:
         """Run the doctor on the picked file (unedited) or on the text in the box."""
-        from ..doctor import detect_kind, diagnose_file, diagnose_text
-        from ..doctor.detect import unrecognized
-
         self.error = ""
         text = self.text.value
         kind = self.kind.value if self.kind.value != "auto" else None
@@ -138,8 +135,6 @@ class DoctorPanel(Panel, widgets.VBox):
 
     def _options(self) -> dict:
         """What the wizard knows that changes a verdict (the core's options_from_state)."""
-        from ..doctor import options_from_state
-
         return options_from_state(self.state, self.ctx.host.env)
 
     # -- rendering -------------------------------------------------------------------------------

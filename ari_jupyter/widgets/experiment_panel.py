@@ -6,10 +6,19 @@ import os
 
 import ipywidgets as widgets
 
-from ..i18n import listed, render, sentence_gap
-from ..ari.judge import EXPERIMENT_FIELDS
+from ..i18n import error_text, listed, render, render as in_lang, sentence_gap
+from ..ari.judge import EXPERIMENT_FIELDS, for_step
 from ..wizard.state import min_expected_metric_of
-from ._base import Panel, esc, pre, rich, shared_fs_fix
+from ._base import Panel, STATUS_STYLE, esc, pre, rich, shared_fs_fix
+from .run_settings_part import RunSettingsPart
+from ..hosts.host import list_sites
+from ..checkpoint.emit import (CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace,
+                               ari_jupyter_command, emit_checkpoint)
+from ..wizard.run_settings_view import handoff_key_variable
+from ..runs.service import default_workspace, same_workspace
+from ..checkpoint import emit, handoff
+from ..ari import render as ari_render
+from ..wizard.site_defaults import checklist_title_key
 
 PANEL_FIELDS = EXPERIMENT_FIELDS
 
@@ -85,7 +94,6 @@ class ExperimentPanel(Panel, widgets.VBox):
             widgets.HBox([self.handoff_command, self.copy, self.open_terminal],
                          layout=widgets.Layout(align_items="center", flex_flow="row wrap")),
             self.terminal_status], layout=widgets.Layout(display="none"))
-        from .run_settings_part import RunSettingsPart
 
         self.run_settings = RunSettingsPart(ctx)  # ARI's LLM, scope and stages, before Write
         self.checklist = widgets.HTML()
@@ -217,8 +225,6 @@ class ExperimentPanel(Panel, widgets.VBox):
         """Why Write is disabled, without repeating what this page already lists (its fields'
         problems with their fixes above, the run settings' in their part): a pointer to those,
         and the others (step 3's) one per line, named by their step."""
-        from ..ari.judge import for_step
-
         elsewhere = for_step(blocking, "profile")  # the core's rule of which step shows what
         if len(elsewhere) == len(blocking) and not above:
             key = "exp_write_blocked"
@@ -241,7 +247,6 @@ class ExperimentPanel(Panel, widgets.VBox):
         if not getattr(self.ctx.host, "is_demo", False) or \
                 not any(p.rule == "sbatch_missing" for p in blocking):
             return ""
-        from ..hosts.host import list_sites
 
         others = listed((name for name in list_sites() if name != self.ctx.site_name), self.ctx.lang)
         return (f'<div class="ari-help ari-demo-way-out">'
@@ -258,19 +263,15 @@ class ExperimentPanel(Panel, widgets.VBox):
         return self.state.checkpoint_dir or f"{self.state.workspace.rstrip('/')}/checkpoints/<run_id>"
 
     def _render_previews(self) -> None:
-        from ..ari import render
-        from ..checkpoint.emit import ari_jupyter_command
-        from ..wizard.run_settings_view import handoff_key_variable
-
         titles = ["experiment.md", ".env", "launch_config.json", self.tr("exp_preview_handoff")]
         for index, title in enumerate(titles):
             self.previews.set_title(index, title)
         s = self.state
         renderers = (
-            lambda: render.render_experiment_md(s),
-            lambda: render.render_env(s),
-            lambda: render.render_launch_config(s),
-            lambda: render.render_handoff_script(
+            lambda: ari_render.render_experiment_md(s),
+            lambda: ari_render.render_env(s),
+            lambda: ari_render.render_launch_config(s),
+            lambda: ari_render.render_handoff_script(
                 s, self._target_dir(), f"{s.workspace.rstrip('/')}/launch/{s.run_id or '<run_id>'}.sh",
                 api_key=handoff_key_variable(s, self.run_settings.default_llm[0]),
                 ari_jupyter=ari_jupyter_command()),
@@ -288,7 +289,7 @@ class ExperimentPanel(Panel, widgets.VBox):
             try:
                 child.value = (f'<div class="ari-help">{rich(note)}</div>' if note else "") \
                     + pre(make(), tall=True)
-            except (render.RenderError, ValueError, TypeError) as exc:
+            except (ari_render.RenderError, ValueError, TypeError) as exc:
                 child.value = (f'<div class="ari-text ari-sev-error">'
                                f'{esc(self.tr("exp_preview_unavailable", reason=reason(exc)))}</div>')
 
@@ -322,7 +323,6 @@ class ExperimentPanel(Panel, widgets.VBox):
         alone (shown on its own line, copyable)."""
         import shlex
 
-        from ..runs.service import default_workspace, same_workspace
 
         chosen = self.state.workspace.strip()
         if not chosen:
@@ -340,7 +340,7 @@ class ExperimentPanel(Panel, widgets.VBox):
     def _render_handoff(self) -> None:
         emitted = self.last_emit
         self.handoff_box.layout.display = "" if emitted else "none"
-        self.check_handoff.layout.display = "" if emitted and self._handoff_module() else "none"
+        self.check_handoff.layout.display = "" if emitted else "none"
         if not emitted:
             self.checklist.value = ""
             return
@@ -375,9 +375,6 @@ class ExperimentPanel(Panel, widgets.VBox):
     def do_write(self, force: bool = False):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
         shared-filesystem check calls node-local, is only written after the user confirms."""
-        from ..checkpoint.emit import CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace, emit_checkpoint
-        from ..i18n import error_text
-
         self._hide_confirm()
         try:
             result = emit_checkpoint(self.state, force=force, host=self.ctx.host)
@@ -412,7 +409,6 @@ class ExperimentPanel(Panel, widgets.VBox):
         if result is None or self._write_error is not None:
             return  # nothing written yet, or the latest Write failed: its message stays
         files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
-        from ..i18n import render as in_lang
 
         notes = "".join(f"<li>{rich(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
         # edited since: the files below (and the hand-off checks) are the written ones, not
@@ -454,17 +450,9 @@ class ExperimentPanel(Panel, widgets.VBox):
             self.terminal_status.value = f'<span class="ari-text ari-sev-error">{esc(exc)}</span>'
 
     # -- issue 10: the R-CCS Cloud checklist and "Check hand-off" ----------------------------
-    def _handoff_module(self):
-        try:
-            from ..checkpoint import handoff
-        except ImportError:
-            return None
-        return handoff
-
     def _checklist_html(self) -> str:
-        handoff = self._handoff_module()
         emitted = self.last_emit
-        if handoff is None or emitted is None:
+        if emitted is None:
             return ""
         if self._checklist is None or self._checklist[0] is not emitted:
             # computed once per Write: it picks a free dashboard port on this host
@@ -481,8 +469,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         """Run the hand-off checks as a task on the kernel's loop; results render as they come."""
         import asyncio
 
-        handoff = self._handoff_module()
-        if handoff is None or self.last_emit is None:
+        if self.last_emit is None:
             return None
         self.handoff_checks.value = f'<i>{esc(self.tr("checks_row_running"))}</i>'
 
@@ -499,8 +486,6 @@ class ExperimentPanel(Panel, widgets.VBox):
 
 
 def _is_shared_fs_problem(problem) -> bool:
-    from ..checkpoint import emit
-
     return emit._is_shared_fs_problem(problem)
 
 
@@ -526,9 +511,6 @@ CHECKLIST_LOOK = {"ready": "ari-sev-info", "not ready": "ari-sev-error", "writte
 def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
     """The hand-off steps (handoff.ChecklistItem): translated title, state, detail and
     warning; the core's commands verbatim."""
-    from ..i18n import render
-    from ..wizard.site_defaults import checklist_title_key
-
     rows = []
     for item in items:
         look = CHECKLIST_LOOK.get(item.state, "ari-muted")
@@ -551,8 +533,6 @@ def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
 
 
 def _render_verdicts(results, tr, lang) -> str:
-    from ._base import STATUS_STYLE
-
     rows = []
     for result in results:
         look = STATUS_STYLE.get(result.status, STATUS_STYLE["unknown"])[2]

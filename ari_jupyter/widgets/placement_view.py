@@ -9,6 +9,8 @@ import html
 from typing import Callable
 
 from ..ari.placement import SHARED_GPU, Placement
+from ..base.verdict import MARKS
+from .style import css
 
 MAX_SLOTS_DRAWN = 64
 RANK_COLOURS = 8  # .ari-rank-0 ... .ari-rank-7 in wizard.css
@@ -86,8 +88,6 @@ def placement_figure(placement: Placement, tr: Translate) -> str:
     (the lessons): the wizard's stylesheet comes along, since outside the wizard nothing brings
     it, and MathJax is told to skip the block, since its srun lines hold ``$SLURM_...`` that
     JupyterLab would otherwise typeset as maths."""
-    from .style import css
-
     return (f'<div class="ari-wizard ari-figure mathjax_ignore tex2jax_ignore"><style>{css()}</style>'
             f'{render_placement(placement, tr)}{render_findings(placement, tr)}</div>')
 
@@ -95,8 +95,8 @@ def placement_figure(placement: Placement, tr: Translate) -> str:
 def render_findings(placement: Placement, tr: Translate) -> str:
     items = []
     for finding in placement.findings:
-        look = "ari-sev-warning" if finding.severity == "warn" else "ari-muted"
-        icon = "⚠" if finding.severity == "warn" else "ℹ"
+        look = "ari-sev-warning" if finding.severity == "warning" else "ari-muted"
+        icon = MARKS[finding.severity]
         text = tr(f"placement_{finding.code}", **finding.params)
         items.append(f'<li class="ari-finding-{finding.code} {look}">'
                      f'{icon} {html.escape(text)}</li>')

@@ -16,10 +16,12 @@ from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
-from ..i18n import listed, render, sentence_gap
+from ..i18n import catalog, listed, render, sentence_gap
 from ..ari.module_choice import choose_module, software_modules
 from ..wizard.site_defaults import SITE_PRESET, modules_left_out, presets_matching
-from ._base import Panel, esc, pre, probe_results, rich
+from ._base import Panel, esc, pre, rich
+from ..wizard.session import probe_results
+from ..wizard.state import resource_value
 
 CUSTOM = "custom"
 # The execution_profile keys a person decides; the rest is under "Advanced".
@@ -459,8 +461,6 @@ class ProfilePanel(Panel, widgets.VBox):
                 + [(f"{name} — {self.tr(f'preset_label_{name}')}", name) for name in PRESETS])
 
     def _source_text(self) -> str:
-        from ..i18n import catalog
-
         source = self.state.partition_source or "none"
         key = "source_" + source.replace(".", "_")
         return self.tr(key) if key in catalog("en") else source
@@ -555,7 +555,6 @@ class ProfilePanel(Panel, widgets.VBox):
         self.sbatch_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_sbatch"))}</h4>'
                                    f'<div class="ari-help">'
                                    f'{esc(self.tr("preview_sbatch_help"))}</div>{unwritten}')
-        from ..i18n import render
 
         lang = self.ctx.lang
         plan, error = self.ctx.slurm_plan()
@@ -601,8 +600,6 @@ def _row(widget, *beside) -> widgets.HBox:
 
 def _count(name: str):
     """The box's number as the core reads it (``emit`` reads its flag the same way)."""
-    from ..wizard.state import resource_value
-
     return lambda value: resource_value(name, int(value))
 
 

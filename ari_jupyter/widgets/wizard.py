@@ -21,10 +21,13 @@ import traitlets
 
 from ..wizard.config import AriWizard, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
-from ._base import STEP_BUTTONS_STYLE, SharedLooks, WizardContext, esc, language_options
+from ._base import STEP_BUTTONS_STYLE, SharedLooks, esc, language_options
+from ..wizard.session import WizardContext
 from .allocation_panel import AllocationPanel
 from .style import css
 from .terminal_bridge import TerminalBridge
+from ..wizard.state import WizardState
+from ..hosts.host import list_sites
 
 STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment", "step_doctor")
 
@@ -34,13 +37,14 @@ def _panel_class(index: int):
     if index == 0:
         return AllocationPanel
     if index == 1:
-        from .checks_panel import ChecksPanel as cls
+        from .checks_panel import ChecksPanel as cls  # cold start: not at the wizard's first step
     elif index == 2:
-        from .profile_panel import ProfilePanel as cls
+        from .profile_panel import ProfilePanel as cls  # cold start: not at the wizard's first step
     elif index == 3:
+        # cold start: not at the wizard's first step
         from .experiment_panel import ExperimentPanel as cls
     else:
-        from .doctor_panel import DoctorPanel as cls
+        from .doctor_panel import DoctorPanel as cls  # cold start: not at the wizard's first step
     return cls
 
 
@@ -50,8 +54,6 @@ class Wizard(widgets.VBox):
     def __init__(self, state=None, lang: str | None = None, site=None,
                  config: AriWizard | None = None, *, run_probes: bool = True,
                  bridge: TerminalBridge | None = None, env=None, **kwargs):
-        from ..wizard.state import WizardState
-
         self.config = wizard_config(config)
         env = dict(os.environ if env is None else env)
         if state is not None and site is None and state.site_name:
@@ -249,7 +251,7 @@ class Wizard(widgets.VBox):
     @classmethod
     def from_checkpoint(cls, path, **kwargs) -> "Wizard":
         """Reopen a checkpoint written by the wizard or ``ari-jupyter emit``."""
-        from ..checkpoint.load import load_checkpoint
+        from ..checkpoint.load import load_checkpoint  # cold start: not at the wizard's first step
 
         state = load_checkpoint(Path(path))
         kwargs.setdefault("run_probes", True)
@@ -262,6 +264,4 @@ class Wizard(widgets.VBox):
 
 def _known_site(name: str):
     """The demo site's name when it is still bundled, else None (the default choice applies)."""
-    from ..hosts.host import list_sites
-
     return name if name in list_sites() else None

@@ -18,6 +18,10 @@ from typing import Iterable, Mapping, NamedTuple
 from traitlets import Dict, Float, List, Unicode, TraitError, validate
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader, ConfigFileNotFound
+from ..ari.profile import PRESETS
+from ..slurm.allocation import Allocation
+from ..hosts.host import Host, LocalHost
+from ..ari.partition import PartitionChoice, resolve_partition
 
 CONFIG_BASENAME = "ari_jupyter_config"
 DEMO_SITE_ENV = "ARI_JUPYTER_DEMO_SITE"
@@ -124,8 +128,6 @@ class AriWizard(Configurable):
 
     @validate("default_preset")
     def _check_default_preset(self, proposal):
-        from ..ari.profile import PRESETS
-
         if proposal["value"] and proposal["value"] not in PRESETS:
             raise TraitError(f"default_preset must be empty or one of: {', '.join(PRESETS)}")
         return proposal["value"]
@@ -139,7 +141,7 @@ class AriWizard(Configurable):
 
     @validate("probe_timeouts")
     def _check_probe_timeouts(self, proposal):
-        from ..probes.runner import PROBE_IDS
+        from ..probes.runner import PROBE_IDS  # cold start: not at the wizard's first step
 
         for probe_id, seconds in proposal["value"].items():
             if probe_id not in PROBE_IDS:
@@ -350,9 +352,6 @@ def select_host(site=None, config: AriWizard | None = None,
     with no demo site configured, the real machine, which the wizard then reports as
     "not inside an allocation".
     """
-    from ..slurm.allocation import Allocation
-    from ..hosts.host import LocalHost
-
     env = dict(os.environ if env is None else env)
     config = config or AriWizard()
     if site:
@@ -389,13 +388,11 @@ def with_demo_workspace(host, config: AriWizard, env: Mapping[str, str] | None =
 def open_host(site=None, config: AriWizard | None = None, env: Mapping[str, str] | None = None):
     """An explicitly named site (name, site file or Host) or this machine, with the demo
     workspace mapped on demo sites: what ``ari-jupyter emit --site`` and the wizard look at."""
-    from ..hosts.host import Host, LocalHost
-
     config = config or AriWizard()
     if isinstance(site, Host):
         host = site
     elif site:
-        from ..hosts.recorded_site import RecordedSite
+        from ..hosts.recorded_site import RecordedSite  # cold start: not at the wizard's first step
 
         host = RecordedSite.load(site)
     else:
@@ -411,8 +408,6 @@ def default_partition_choice(config: AriWizard, env: Mapping[str, str],
     then the site admin's ``c.AriWizard.default_partition``, then the allocation's partition
     and sinfo's default.
     """
-    from ..ari.partition import PartitionChoice, resolve_partition
-
     choice = resolve_partition(None, env, None)
     if choice.partition:
         return choice
@@ -424,8 +419,6 @@ def default_partition_choice(config: AriWizard, env: Mapping[str, str],
 def seed_site(state, host) -> None:
     """What a new run knows of its site before any default: the allocation and, on a demo
     site, the site's name (all that step 1 shows outside an allocation)."""
-    from ..slurm.allocation import Allocation
-
     if state.allocation is None:
         state.allocation = Allocation.from_env(host.env)
     if getattr(host, "is_demo", False) and not state.site_name:
@@ -444,9 +437,10 @@ def probe_context(state, config: AriWizard, *, only: Iterable[str] | None = None
     their answers name its real source. ``timeout`` (a command-line override) replaces the
     config's timeout and per-probe timeouts.
     """
-    from ..probes import ProbeContext
-
     partition = state.partition if state.partition_source not in PROBE_DERIVED_SOURCES else None
+
+    from ..probes import ProbeContext  # cold start: the probe context loads with the probes
+
     return ProbeContext(
         allocation=state.allocation,
         partition=partition or None,

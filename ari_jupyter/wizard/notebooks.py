@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Mapping
+from ..i18n import LANGUAGES
 
 DEFAULT_DEMO_SITE = "rccs-cloud"
 
@@ -72,8 +73,6 @@ def should_refresh(placed: Path, lang: str) -> bool:
     replaced by ``lang``'s (only its outputs are lost, and running the cell makes them again).
     A notebook the user edited is never replaced. One placed before notebooks recorded their
     fingerprint is recognised only as a packaged notebook in another language."""
-    from ..i18n import LANGUAGES
-
     wanted = packaged_notebook(lang)
     notebook = _read_notebook(placed)
     sources = _sources_of(notebook)
@@ -91,7 +90,7 @@ NOTEBOOK_MODE = 0o644
 
 def replace_atomically(source: Path, target: Path) -> None:
     """``target`` becomes a copy of ``source`` in one step (a reader never sees half a file)."""
-    from ..base.files import atomic_write
+    from ..base.files import atomic_write  # cold start: not at every command's start
 
     atomic_write(target, notebook_as_placed(source), NOTEBOOK_MODE)
 
@@ -130,7 +129,7 @@ def demo_site_for(demo_site: str | None, env: Mapping[str, str], configured: str
 def default_directory(inside: bool, site: str, env: Mapping[str, str], config=None) -> Path:
     """The workspace the wizard writes to: the site's template inside an allocation, the local
     demo workspace of ``site`` outside one."""
-    from .config import wizard_config
+    from .config import wizard_config  # cold start: not at every command's start
 
     config = config or wizard_config()
     if inside:
@@ -152,7 +151,7 @@ class Placement:
 
 def candidate_folders(env: Mapping[str, str], config=None) -> list[tuple[str, Path]]:
     """The folders ``ari-jupyter lab`` would use, in its order of preference."""
-    from ..slurm.allocation import Allocation
+    from ..slurm.allocation import Allocation  # cold start: not at every command's start
     from .config import wizard_config
 
     config = config or wizard_config()

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ..ari.run_settings import (
-    ARI_DEFAULT_BACKEND, ARI_DEFAULT_MODEL, AXIS_MODES, BACKEND_DEFAULT_MODEL, BACKEND_MODELS, BACKENDS,
-    COMPOSITES, FRONTIER_SCORES, PACKAGED_LLM, PAPER_FORMATS, PAPER_LANGUAGES, PHASES, SCOPE_PRESETS,
-    RunSettings, api_key_status, package_llm,
-)
+from ..ari.run_settings import (ARI_DEFAULT_BACKEND, ARI_DEFAULT_MODEL, AXIS_MODES, BACKENDS,
+                                BACKEND_DEFAULT_MODEL, BACKEND_KEY, BACKEND_MODELS, COMPOSITES,
+                                FRONTIER_SCORES, PACKAGED_LLM, PAPER_FORMATS, PAPER_LANGUAGES,
+                                PHASES, RunSettings, SCOPE_PRESETS, api_key_status, package_llm)
 from ..i18n import Text, text
+from ..ari.install import find_ari_workflow
 
 
 BUDGETS = ("max_nodes", "max_depth", "max_react", "node_timeout_min", "parallel")
@@ -25,8 +25,6 @@ STAGES = ("include_ear", "include_review", "include_reproduce")
 
 def ari_default_llm(env: Mapping[str, str] | None = None) -> tuple[str, str]:
     """(backend, model) ``ari run`` uses when none is chosen: its packaged workflow.yaml's."""
-    from ..ari.install import find_ari_workflow
-
     workflow, _ = find_ari_workflow(env)
     if workflow is not None:
         try:
@@ -41,8 +39,6 @@ def handoff_key_variable(state: Any, default_backend: str = "",
     """The API key variable the run's LLM backend needs ("" for none): the chosen backend's,
     else that of the backend ``ari run`` takes by default here (``default_backend`` when the
     caller already looked it up, as the wizard's run settings do). The hand-off checks it."""
-    from ..ari.run_settings import BACKEND_KEY
-
     settings = getattr(state, "run_settings", None) or RunSettings()
     backend = settings.llm_backend or default_backend or ari_default_llm(env)[0]
     return BACKEND_KEY.get(backend, "")

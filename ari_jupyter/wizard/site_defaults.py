@@ -19,6 +19,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .config import default_partition_choice, seed_site
+from ..ari.partition import resolve_partition
+from ..ari.profile import ExecutionProfile, PRESETS
+from ..slurm.allocation import Allocation
+from .state import WizardState
+from ..i18n import message, messages, t, text
 
 SITE_FIELDS = ("partition", "partition_source", "max_cpus", "walltime", "nodes", "mem_gb",
                "allow_no_gres", "profile", "module_loads", "workspace")
@@ -35,8 +40,6 @@ _LEFT_OUT = "_site_modules_left_out"  # (modules, site) the last switch dropped
 def derive(config: Any, host: Any, env: Mapping[str, str] | None, state: Any) -> dict[str, Any]:
     """The site-derived value of every field of ``SITE_FIELDS`` known from ``state``'s
     allocation and probe results (a value is left out while nothing tells it)."""
-    from ..ari.partition import resolve_partition
-
     out: dict[str, Any] = {"workspace": config.workspace_for_host(host, env)}
     host_env = dict(host.env)
     allocation = state.allocation
@@ -102,8 +105,6 @@ def presets_matching(profile: Any, site: Any) -> list[str]:
     """The preset list's entries ``profile`` equals: ``SITE_PRESET`` first when it is the
     site's own default (``site``), then every named preset with the same keys. Empty: a
     profile edited by hand (custom)."""
-    from ..ari.profile import PRESETS
-
     names = [SITE_PRESET] if site == profile else []
     return names + [name for name, make in PRESETS.items() if make() == profile]
 
@@ -135,9 +136,6 @@ def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) 
     there has them; the user's text is kept, and the modules they added where ``host`` offers
     them (``settle_carried_modules``). Probe results are cleared (the caller runs the probes
     again); defaults that need them follow as they come."""
-    from ..slurm.allocation import Allocation
-    from .state import WizardState
-
     applied: dict[str, Any] = getattr(state, _APPLIED, None) or {}
     added_modules = [m for m in state.module_loads if m not in (applied.get("module_loads") or [])]
     previous_workspace = applied.get("workspace")
@@ -153,8 +151,6 @@ def use_site(state: Any, config: Any, host: Any, env: Mapping[str, str] | None) 
         state.run_id = ""
     setattr(state, _APPLIED, {})
     if config.default_preset:
-        from ..ari.profile import PRESETS
-
         state.profile = PRESETS[config.default_preset]()
     follow(state, derive(config, host, env, state))
     if typed_workspace:
@@ -192,8 +188,6 @@ def _offers(offered: list[str], name: str) -> bool:
 def modules_left_out(state: Any):
     """The sentence saying which modules the last site switch dropped (a ``Text``), or None;
     silent again once the user has added them back."""
-    from ..i18n import message, text
-
     left_out = getattr(state, _LEFT_OUT, None)
     if not left_out:
         return None
@@ -207,8 +201,6 @@ def modules_left_out(state: Any):
 def site_description(host: Any, lang: str) -> str:
     """A demo site's description in ``lang`` (the site file's own text when none is in the
     catalogs, e.g. a site recorded with ``probe --record-site``)."""
-    from ..i18n import messages, t
-
     key = f"site.{getattr(host, 'name', '')}.description"
     return t(key, lang) if key in messages() else getattr(host, "description", "")
 
@@ -237,6 +229,7 @@ def _walltime_within(part: Mapping[str, Any] | None) -> str:
     limit = str((part or {}).get("timelimit") or "")
     if limit.lower() in ("", "infinite", "unlimited", "n/a"):
         return ""
+    # cold start: not at the wizard's first step
     from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
     from ..slurm.parsers import parse_slurm_duration
 
@@ -252,8 +245,6 @@ def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
     GPU task; GPUs SLURM cannot hand out (no GRES) -> the GPU kind without a GPU request;
     several nodes and an MPI launcher -> one rank per node, started through srun (kind mpi,
     or cpu_single where no GPU is seen: ARI asks kind mpi for CUDA)."""
-    from ..ari.profile import PRESETS, ExecutionProfile
-
     if config.default_preset:
         return PRESETS[config.default_preset]()
     gpus = _data(probes, "gpus").get("count")
@@ -266,6 +257,7 @@ def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
             return PRESETS["gpu_single_nogres"]()
     mpi = _data(probes, "mpi")
     if nodes > 1 and (mpi.get("srun") or mpi.get("mpirun") or mpi.get("mpiexec")):
+        # cold start: not at the wizard's first step
         from ..ari.validate import SiteFacts, site_has_no_gpu
 
         if site_has_no_gpu(SiteFacts.from_probes(probes.values())):
@@ -289,8 +281,6 @@ def _comparable(value: Any) -> Any:
 def _is_empty(name: str, state: Any) -> bool:
     value = getattr(state, name)
     if name == "profile":
-        from ..ari.profile import ExecutionProfile
-
         return value.to_json() == ExecutionProfile().to_json()
     # By identity for None and False: ``0 in (False,)`` is true, and a 0 the user typed is a
     # value to refuse ("at least 1"), not a blank to fill.
@@ -299,8 +289,6 @@ def _is_empty(name: str, state: Any) -> bool:
 
 def _set(state: Any, name: str, value: Any) -> None:
     if name == "profile":
-        from ..ari.profile import ExecutionProfile
-
         value = ExecutionProfile.from_json(value) if isinstance(value, Mapping) else value
         if isinstance(value, ExecutionProfile):
             value = ExecutionProfile.from_json(value.to_json())  # never share an instance

@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 from traitlets import Bool, Dict, HasTraits, Instance, Int, List, Unicode
 
 from ..slurm.allocation import Allocation
+from ..probes import PROBE_IDS
+from ..ari.partition import resolve_partition
+from ..ari.profile import ExecutionProfile, ProfileError
+from ..i18n import text
 
 if TYPE_CHECKING:
     from ..base.verdict import ProbeResult
@@ -105,8 +109,6 @@ class WizardState(HasTraits):
 
     def probe_list(self) -> list[ProbeResult]:
         """Probe results in the engine's canonical order, unknown ids last."""
-        from ..probes import PROBE_IDS
-
         order = {pid: i for i, pid in enumerate(PROBE_IDS)}
         return sorted(self.probe_results.values(), key=lambda r: (order.get(r.id, len(order)), r.id))
 
@@ -126,8 +128,6 @@ class WizardState(HasTraits):
         Nodes: the allocation's node count. The wizard and the CLI call this same method.
         """
         if not self.partition:
-            from ..ari.partition import resolve_partition
-
             default = self._probe_data("partitions", "default")
             env = dict(env)
             if self.allocation is not None and self.allocation.partition:
@@ -185,8 +185,7 @@ class WizardState(HasTraits):
                 values["allocation"] = Allocation.from_json(data["allocation"])
             else:
                 messages.append("allocation: must be an object or null")
-        from ..ari.profile import ExecutionProfile, ProfileError
-        from ..ari.run_settings import RunSettings
+        from ..ari.run_settings import RunSettings  # cold start: not at the wizard's first step
         from ..base.verdict import ProbeResult
 
         results: dict[str, ProbeResult] = {}
@@ -257,7 +256,7 @@ class WizardState(HasTraits):
         Each item is an ``ari.finding.Finding`` (rule, field, severity error|warning|info,
         message id and parameters, English message and fix); errors block Write.
         """
-        from ..ari.judge import judge
+        from ..ari.judge import judge  # cold start: not at the wizard's first step
 
         return judge(self, env=env, fan_out=fan_out, workflow_found=workflow_found)
 
@@ -266,7 +265,7 @@ class WizardState(HasTraits):
 
     def field_problems(self) -> list:
         """Each field's own rules (``ari.fields``), then the run settings' rules."""
-        from ..ari import fields, run_settings
+        from ..ari import fields, run_settings  # cold start: not at the wizard's first step
 
         shared = self.probe("shared_fs")
         out = [*fields.partition_problems(self.partition),
@@ -288,8 +287,9 @@ class WizardState(HasTraits):
 
     def lint_problems(self) -> list:
         """Lints E1-E8 on the experiment.md that would be written (a renderer self-check)."""
-        from ..ari import render
+        from ..ari import render  # cold start: not at the wizard's first step
         from ..base.verdict import Finding
+        # cold start: not at the wizard's first step
         from ..ari.lint_experiment import lint_experiment
 
         try:
@@ -308,9 +308,9 @@ class WizardState(HasTraits):
         It sees the run as ARI will: the wizard's caller arguments, the settings the
         checkpoint .env carries, and the modules the hand-off loads.
         """
-        from ..ari import render
+        from ..ari import render  # cold start: not at the wizard's first step
 
-        from ..ari.sbatch import ReproduceArgs
+        from ..ari.sbatch import ReproduceArgs  # cold start: not at the wizard's first step
         from ..ari.validate import validate
 
         args = ReproduceArgs(partition=self.partition if render.PARTITION_NAME.match(self.partition) else "",
@@ -323,7 +323,7 @@ class WizardState(HasTraits):
 
     def ari_env(self) -> dict[str, str]:
         """The variables the checkpoint .env gives ``ari`` (only values that can be written)."""
-        from ..ari import render
+        from ..ari import render  # cold start: not at the wizard's first step
 
         values = {}
         if render.PARTITION_NAME.match(self.partition):
@@ -366,8 +366,6 @@ def resource_value(name: str, value: int | None) -> int | None:
 def min_expected_metric_of(typed: str) -> int | None:
     """The threshold a person typed, as ARI's agent will read it: digits only (it would take
     12.5 as 12), so a fraction or a word is refused with why, not cut; '' is no threshold."""
-    from ..i18n import text
-
     value = typed.strip()
     if not value:
         return None

@@ -12,9 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _hypothesis_profiles import settings
-from ari_jupyter.ari.lint_experiment import (
-    SEVERITIES, VIRSCI_MARKER, lint_experiment, parse_experiment,
-)
+from ari_jupyter.ari.lint_experiment import VIRSCI_MARKER, lint_experiment, parse_experiment
+from ari_jupyter.base.verdict import SEVERITIES
 from ari_jupyter.cli import main as cli_main
 
 from .figures import record

@@ -375,9 +375,10 @@ def _old_redactor(monkeypatch) -> None:
     import ari_jupyter.probes.runner as runner
     import ari_jupyter.hosts.recording as recording
     import ari_jupyter.base.redact as redact_module
+    import ari_jupyter.doctor as doctor
     import ari_jupyter.doctor.catalog as catalog
 
-    for module in (context, runner, recording, redact_module, catalog):
+    for module in (context, runner, recording, redact_module, doctor, catalog):
         monkeypatch.setattr(module, "redact", _old_redact)
 
 
