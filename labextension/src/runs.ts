@@ -24,12 +24,14 @@ import {
   runLabel,
   runPhaseText,
   runPhaseTitle,
+  severalWorkspaces,
   severityText,
   sharedTitles,
   startedAt,
   WATCH_MS,
   wizardNotebookName,
-  wizardSource
+  wizardSource,
+  workspacesText
 } from './runs_text';
 
 /** An answer of the runs endpoints; `lang` asks for the sentences in that language. */
@@ -335,18 +337,10 @@ export class RunsPanel extends Widget {
     );
     // runs written to another workspace (step 4's Workspace field) are listed too: say which;
     // one that is not on this machine (the server lists it last) is marked as such
-    const several = (list.workspaces ?? []).length > 1;
-    const missing = new Set(list.missing_workspaces ?? []);
-    const named = (w: string) => (missing.has(w) ? trans.__('%1 (does not exist here)', w) : w);
+    const several = severalWorkspaces(list);
     const body: (HTMLElement | string)[] = [
       this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
-      el(
-        'p',
-        { class: 'ari-RunsPanel-workspace' },
-        several
-          ? this._trans.__('Workspaces: %1', list.workspaces.map(named).join(', '))
-          : this._trans.__('Workspace: %1', named(list.workspace))
-      )
+      el('p', { class: 'ari-RunsPanel-workspace' }, workspacesText(trans, list))
     ];
     const none = several
       ? this._trans.__('No runs in these workspaces yet.')

@@ -229,3 +229,39 @@ export function runPhaseText(trans: IWords, run: Pick<IRunRow, 'phase'> & { stag
 export function runPhaseTitle(run: Pick<IRunRow, 'title' | 'run_id'>): string {
   return `${runLabel(run)}\n${run.run_id}`;
 }
+
+/** Whether the list names several workspaces (runs written to another one are listed too). */
+export function severalWorkspaces(list: Pick<IRunsList, 'workspaces'>): boolean {
+  return (list.workspaces ?? []).length > 1;
+}
+
+/**
+ * The line above the run list: the workspace, or the workspaces, whose runs it lists; one that
+ * is not on this machine is marked as such.
+ */
+export function workspacesText(
+  trans: IWords,
+  list: Pick<IRunsList, 'workspace' | 'workspaces' | 'missing_workspaces'>
+): string {
+  const missing = new Set(list.missing_workspaces ?? []);
+  const named = (w: string) => (missing.has(w) ? trans.__('%1 (does not exist here)', w) : w);
+  return severalWorkspaces(list)
+    ? trans.__('Workspaces: %1', list.workspaces.map(named).join(', '))
+    : trans.__('Workspace: %1', named(list.workspace));
+}
+
+/** How many numbered names (`reopen-<run id>-2.ipynb`, …) are tried before Untitled. */
+export const MAX_NUMBERED = 50;
+
+/** `name`, else `<stem>-2.ipynb`, `-3`, …: the first that `taken` does not hold
+ * (a second Reopen of a run opens a notebook of its own; '' when all are taken). */
+export function firstFreeName(name: string, taken: ReadonlySet<string>, most = MAX_NUMBERED): string {
+  const stem = name.replace(/\.ipynb$/, '');
+  for (let n = 1; n <= most; n++) {
+    const candidate = n === 1 ? name : `${stem}-${n}.ipynb`;
+    if (!taken.has(candidate)) {
+      return candidate;
+    }
+  }
+  return '';
+}

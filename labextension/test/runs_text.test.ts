@@ -7,6 +7,7 @@ import {
   bestShort,
   bestText,
   breakableId,
+  firstFreeName,
   IRunRow,
   isActiveJobState,
   jobCountsKnown,
@@ -18,13 +19,15 @@ import {
   runLabel,
   runPhaseText,
   runPhaseTitle,
+  severalWorkspaces,
   severityText,
   sharedTitles,
   startedAt,
   wizardNotebookName,
-  wizardSource
+  wizardSource,
+  workspacesText
 } from '../src/runs_text';
-import { marked, withFakeDocument } from './helpers';
+import { english, marked, withFakeDocument } from './helpers';
 
 describe('nextDelay: start fast, double while nothing changes, reset on a change', () => {
   const cases: [number, boolean, number | undefined, number][] = [
@@ -309,3 +312,55 @@ describe('the run-phase status item', () => {
     });
   }
 });
+
+describe('workspacesText: the line above the run list', () => {
+  const cases: [string, { workspace: string; workspaces: string[]; missing_workspaces?: string[] }, boolean, string][] = [
+    ['one workspace', { workspace: '/w/ws', workspaces: ['/w/ws'] }, false, 'Workspace: /w/ws'],
+    ['no list of workspaces', { workspace: '/w/ws', workspaces: [] }, false, 'Workspace: /w/ws'],
+    ['one that does not exist here', { workspace: '/w/ws', workspaces: ['/w/ws'], missing_workspaces: ['/w/ws'] }, false, 'Workspace: /w/ws (does not exist here)'],
+    ['several', { workspace: '/w/a', workspaces: ['/w/a', '/w/b'] }, true, 'Workspaces: /w/a, /w/b'],
+    [
+      'several, the last not on this machine',
+      { workspace: '/w/a', workspaces: ['/w/a', '/w/b', '/gone'], missing_workspaces: ['/gone'] },
+      true,
+      'Workspaces: /w/a, /w/b, /gone (does not exist here)'
+    ]
+  ];
+  for (const [what, list, several, expected] of cases) {
+    test(`${what}: '${expected}'`, () => {
+      assert.equal(workspacesText(english, list), expected);
+    });
+    test(`${what}: severalWorkspaces = ${several}`, () => {
+      assert.equal(severalWorkspaces(list), several);
+    });
+  }
+  test("the words go through the translation: '⟨Workspaces: ⟨/x (does not exist here)⟩, /y⟩'", () => {
+    assert.equal(
+      workspacesText(marked, { workspace: '/x', workspaces: ['/x', '/y'], missing_workspaces: ['/x'] }),
+      '⟨Workspaces: ⟨/x (does not exist here)⟩, /y⟩'
+    );
+  });
+});
+
+describe("firstFreeName: a run's notebook name no file of the folder has", () => {
+  const name = 'reopen-20261204231355_exp.ipynb';
+  const numbered = (n: number) => `reopen-20261204231355_exp-${n}.ipynb`;
+  const upTo = (n: number) => [name, ...Array.from({ length: n - 1 }, (_, i) => numbered(i + 2))];
+  const cases: [string, string, string[], number | undefined, string][] = [
+    ['free', name, [], undefined, name],
+    ['other files only', name, ['Untitled.ipynb', 'reopen-other.ipynb'], undefined, name],
+    ['taken once', name, [name], undefined, numbered(2)],
+    ['taken up to -3', name, upTo(3), undefined, numbered(4)],
+    ['a gap is used', name, [name, numbered(3)], undefined, numbered(2)],
+    ['-50 is the last tried', name, upTo(49), undefined, numbered(50)],
+    ['all 50 taken', name, upTo(50), undefined, ''],
+    ['a smaller limit', name, upTo(2), 2, ''],
+    ['a name without .ipynb', 'notes', ['notes'], undefined, 'notes-2.ipynb']
+  ];
+  for (const [what, given, taken, most, expected] of cases) {
+    test(`${what}: '${expected}'`, () => {
+      assert.equal(firstFreeName(given, new Set(taken), most), expected);
+    });
+  }
+});
+
