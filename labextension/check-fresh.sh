@@ -18,8 +18,8 @@ command -v npm >/dev/null || { echo "check-fresh: npm not found" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ari-labext-fresh.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/labextension" "$work/ari_jupyter"
-# Sources only: no node_modules, no tsc output, so the build starts from the lock file.
-tar -C "$here" --exclude=./node_modules --exclude=./lib --exclude=./tsconfig.tsbuildinfo -cf - . \
+# Sources only: no node_modules, no tsc output (nor the tests'), so the build starts from the lock file.
+tar -C "$here" --exclude=./node_modules --exclude=./lib --exclude=./lib-test --exclude=./tsconfig.tsbuildinfo -cf - . \
     | tar -C "$work/labextension" -xf -
 
 cd "$work/labextension"

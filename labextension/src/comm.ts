@@ -3,11 +3,8 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import {
-  openTerminal,
-  parseTerminalRequest,
-  TerminalRequestError
-} from './terminal';
+import { openTerminal } from './terminal';
+import { parseTerminalRequest, TerminalRequestError } from './terminal_request';
 
 /**
  * Frontend half of the "Open in terminal" protocol, version 1.

@@ -5,11 +5,10 @@ import {
   TranslationManager
 } from '@jupyterlab/translation';
 
+import { wizardLanguageOf } from './settings_values';
+
 /** The gettext domain of the extension's strings (ari_jupyter/locale/<lang>/LC_MESSAGES). */
 export const DOMAIN = 'ari_jupyter';
-
-/** Languages the wizard speaks. */
-export const WIZARD_LANGUAGES = ['en', 'ja', 'zh'];
 
 export function bundle(translator: ITranslator | null): TranslationBundle {
   return (translator ?? nullTranslator).load(DOMAIN);
@@ -23,15 +22,11 @@ export function wizardLanguage(
   setting: string,
   translator: ITranslator | null
 ): string {
-  if (WIZARD_LANGUAGES.includes(setting)) {
-    return setting;
-  }
   const code =
     (translator as { languageCode?: string } | null)?.languageCode ||
     document.documentElement.lang ||
     '';
-  const lang = code.split(/[-_]/)[0].toLowerCase();
-  return WIZARD_LANGUAGES.includes(lang) ? lang : '';
+  return wizardLanguageOf(setting, code);
 }
 
 /** JupyterLab's locale of each language pack the wizard's languages come with (setup.cfg). */

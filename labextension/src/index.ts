@@ -14,10 +14,12 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { registerTerminalComm } from './comm';
 import { registerRuns } from './runs_plugin';
 import { bundle, wizardLanguage } from './i18n';
-import { IAriSettings, readSettings, translatedPlugin } from './settings';
+import { translatedPlugin } from './settings';
+import { IAriSettings, readSettings } from './settings_values';
 import { AllocationStatusItem } from './status';
 import { enterAddsTags } from './tags_enter';
-import { openTerminal, parseTerminalRequest } from './terminal';
+import { openTerminal } from './terminal';
+import { parseTerminalRequest } from './terminal_request';
 import { openWizardNotebook } from './wizard';
 
 /** The plugin id; schema/plugin.json holds its settings. */

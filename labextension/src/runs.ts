@@ -5,123 +5,34 @@ import { Widget } from '@lumino/widgets';
 
 import { fetchJSON } from './fetch_json';
 import { bundle } from './i18n';
-
-/** The JSON of GET /ari-jupyter/runs (the same as `ari-jupyter runs --json`). */
-export interface IRunRow {
-  run_id: string;
-  checkpoint_dir: string;
-  title: string;
-  phase: string;
-  nodes: { total: number; done: number; failed: number; running: number };
-  best_metric: { name: string; value: number; node_id: string } | null;
-  updated_at: string;
-  jobs: number;
-  /** the workspace the run is in (one of the list's `workspaces`) */
-  workspace: string;
-}
-
-export interface IRunsList {
-  /** the default workspace */
-  workspace: string;
-  /** every workspace listed: the default one, then each one a checkpoint was written to; the
-   * ones not on this machine last */
-  workspaces: string[];
-  /** the listed workspaces that do not exist on this machine */
-  missing_workspaces?: string[];
-  runs: IRunRow[];
-  scheduler: string;
-  accounting: string;
-  /** why squeue failed (scheduler 'error'): no run's job count is known */
-  problem?: string;
-}
-
-export interface IJob {
-  job_id: string;
-  name: string;
-  state: string;
-  elapsed: string;
-  nodes: string;
-  where: string;
-  kind: string;
-  output: string;
-  tail: string[];
-}
-
-export interface IFinding {
-  rule: string;
-  severity: string;
-  message: string;
-  fix: string;
-}
-
-/** The JSON of GET /ari-jupyter/runs/<id> (the same as `ari-jupyter status --json`). */
-export interface IRunStatus extends Omit<IRunRow, 'jobs'> {
-  active: boolean;
-  stage: string;
-  alive: boolean;
-  process: string;
-  log_file: string;
-  log_tail: string[];
-  findings: IFinding[];
-  notes: string[];
-  wizard: boolean;
-  /** the run's workspace as a contents path ('' the lab's root); null: the lab cannot open it */
-  lab_folder?: string | null;
-  jobs: {
-    jobs: IJob[];
-    scheduler: string;
-    problem: string;
-    accounting: string;
-  };
-}
-
-const ACTIVE_JOB_STATES = new Set([
-  'PENDING',
-  'RUNNING',
-  'CONFIGURING',
-  'COMPLETING',
-  'SUSPENDED',
-  'REQUEUED',
-  'RESIZING',
-  'SIGNALING',
-  'STAGE_OUT'
-]);
-
-/** Poll intervals: start fast, double while nothing changes, reset on a change. */
-export const POLL_FIRST_MS = 2000;
-export const POLL_MAX_MS = 30000;
-
-export function nextDelay(current: number, changed: boolean, most = POLL_MAX_MS): number {
-  return changed ? POLL_FIRST_MS : Math.min(current * 2, most);
-}
-
-/**
- * The longest wait between two looks at a run written but not started: the hand-off's
- * `ari run` is typed in a terminal any moment now, and the panel and the status bar should
- * say so within seconds, not at the next click.
- */
-export const POLL_WAITING_MAX_MS = 8000;
-
-/** How long to wait before looking at the run again, by what it is doing. */
-export function pollDelay(current: number, changed: boolean, phase: string, active: boolean): number {
-  if (active) {
-    return nextDelay(current, changed);
-  }
-  // not started yet: soon; ended (failed, interrupted, finished): `ari resume` may start it
-  // again, so it is still looked at, as seldom as an active run at its quietest
-  return nextDelay(current, changed, phase === 'not-started' ? POLL_WAITING_MAX_MS : POLL_MAX_MS);
-}
-
-/** How often the panel asks for the run ids (a folder listing, no squeue) to see a new run. */
-export const WATCH_MS = 4000;
-
-/** The newest of the ids not seen before (ARI's run ids start with their time); '' if none. */
-export function newestNewRun(known: ReadonlySet<string> | null, ids: string[]): string {
-  if (!known) {
-    return ''; // the first answer is what was there already
-  }
-  return ids.filter(id => !known.has(id)).sort().pop() ?? '';
-}
+import {
+  activeRun,
+  bestShort,
+  bestText,
+  breakableId,
+  IJob,
+  IRunStatus,
+  IRunsList,
+  isActiveJobState,
+  jobCountsKnown,
+  newestNewRun,
+  nextDelay,
+  nodesText,
+  phaseText,
+  pollDelay,
+  POLL_FIRST_MS,
+  runLabel,
+  runPhaseText,
+  runPhaseTitle,
+  severalWorkspaces,
+  severityText,
+  sharedTitles,
+  startedAt,
+  WATCH_MS,
+  wizardNotebookName,
+  wizardSource,
+  workspacesText
+} from './runs_text';
 
 /** An answer of the runs endpoints; `lang` asks for the sentences in that language. */
 function runsAPI<T>(path: string, init: RequestInit = {}, lang = ''): Promise<T> {
@@ -147,74 +58,8 @@ function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-export function nodesText(n: IRunRow['nodes']): string {
-  return `${n.done}/${n.failed}/${n.running}/${n.total}`;
-}
-
-export function bestText(best: IRunRow['best_metric']): string {
-  return best ? `${best.name} ${best.value} (${best.node_id})` : '–';
-}
-
-/** The best metric without its node, for the list's narrow column. */
-export function bestShort(best: IRunRow['best_metric']): string {
-  return best ? `${best.name} ${best.value}` : '–';
-}
-
-/**
- * A run id with a line-break opportunity after each `_`: a narrow panel wraps it between its
- * words (`..._experiment_` / `5e13e118`), not inside one.
- */
-export function breakableId(text: string): (Node | string)[] {
-  return text.split(/(?<=_)/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
-}
-
-/** When a run started, from its id (`YYYYmmddHHMMSS_slug`): "2026-12-04 23:13"; else the id. */
-export function startedAt(runId: string): string {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})\d{2}_/.exec(runId);
-  return m ? `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}` : runId;
-}
-
-/** A finding's severity in the panel's language (the badge class keeps the English word). */
-function severityText(trans: TranslationBundle, severity: string): string {
-  const words: Record<string, string> = {
-    error: trans.__('error'),
-    warning: trans.__('warning'),
-    info: trans.__('info')
-  };
-  return words[severity] ?? severity;
-}
-
-/** A run phase in the UI language (the JSON keeps ARI-jupyter's own word, e.g. `not-started`). */
-export function phaseText(trans: TranslationBundle, phase: string): string {
-  const words: Record<string, string> = {
-    'not-started': trans.__('not-started'),
-    starting: trans.__('starting'),
-    exploring: trans.__('exploring'),
-    paper: trans.__('paper'),
-    reproduce: trans.__('reproduce'),
-    finished: trans.__('finished'),
-    failed: trans.__('failed'),
-    interrupted: trans.__('interrupted')
-  };
-  return words[phase] ?? phase;
-}
-
 function phaseBadge(trans: TranslationBundle, phase: string): HTMLElement {
   return el('span', { class: `ari-RunPhase ari-mod-${phase}`, 'data-phase': phase }, phaseText(trans, phase));
-}
-
-/** The file name of the notebook that reopens or clones a run: it says which run it is for. */
-export function wizardNotebookName(runId: string, clone: boolean): string {
-  return `${clone ? 'clone' : 'reopen'}-${runId.replace(/[^A-Za-z0-9_.-]/g, '_')}.ipynb`;
-}
-
-/** Python for a notebook cell that reopens or clones a checkpoint in the wizard. */
-export function wizardSource(path: string, clone: boolean): string {
-  const literal = JSON.stringify(path); // a JSON string is a valid Python string literal
-  return clone
-    ? 'from ari_jupyter import Wizard\nfrom ari_jupyter.runs.reopen import clone_state\n' +
-        `Wizard(state=clone_state(${literal}))`
-    : `from ari_jupyter import Wizard\nWizard.from_checkpoint(${literal})`;
 }
 
 /**
@@ -299,7 +144,7 @@ export class RunsPanel extends Widget {
     const selections = this._selections;
     void this.watch();
     const list = await this.refreshList();
-    const active = list?.runs.find(r => ['starting', 'exploring', 'paper', 'reproduce'].includes(r.phase));
+    const active = list ? activeRun(list.runs) : undefined;
     if (active && this._selections === selections) {  // unless the user opened a run meanwhile
       await this.select(active.run_id);
     }
@@ -431,15 +276,14 @@ export class RunsPanel extends Widget {
     const trans = this._trans;
     // without squeue's answer no count is known: '?' (as the run's own view says unknown), never 0;
     // its tooltip and the note under the table say why
-    const jobsKnown = list.scheduler !== 'absent' && list.scheduler !== 'error';
+    const jobsKnown = jobCountsKnown(list.scheduler);
     const jobsUnknown =
       list.scheduler === 'absent'
         ? trans.__('unknown: squeue is not available here')
         : trans.__('unknown: squeue did not answer');
     // two runs with one title (a title whose words cannot go into its run id) differ by the
     // time their id starts with: shown under such titles only, the side panel is narrow
-    const titles = list.runs.map(run => run.title || run.run_id);
-    const shared = new Set(titles.filter((title, i) => titles.indexOf(title) !== i));
+    const shared = sharedTitles(list.runs);
     const rows = list.runs.map(run => {
       const row = el(
         'tr',
@@ -449,8 +293,8 @@ export class RunsPanel extends Widget {
           'td',
           { class: 'ari-RunsPanel-title', title: run.checkpoint_dir },
           phaseBadge(trans, run.phase),
-          el('div', {}, ...breakableId(run.title || run.run_id)),
-          ...(shared.has(run.title || run.run_id) ? [el('div', { class: 'ari-RunsPanel-started' }, startedAt(run.run_id))] : [])
+          el('div', {}, ...breakableId(runLabel(run))),
+          ...(shared.has(runLabel(run)) ? [el('div', { class: 'ari-RunsPanel-started' }, startedAt(run.run_id))] : [])
         ),
         el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
         // and the best metric's node is its tooltip (the run's own view shows it)
@@ -493,18 +337,10 @@ export class RunsPanel extends Widget {
     );
     // runs written to another workspace (step 4's Workspace field) are listed too: say which;
     // one that is not on this machine (the server lists it last) is marked as such
-    const several = (list.workspaces ?? []).length > 1;
-    const missing = new Set(list.missing_workspaces ?? []);
-    const named = (w: string) => (missing.has(w) ? trans.__('%1 (does not exist here)', w) : w);
+    const several = severalWorkspaces(list);
     const body: (HTMLElement | string)[] = [
       this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
-      el(
-        'p',
-        { class: 'ari-RunsPanel-workspace' },
-        several
-          ? this._trans.__('Workspaces: %1', list.workspaces.map(named).join(', '))
-          : this._trans.__('Workspace: %1', named(list.workspace))
-      )
+      el('p', { class: 'ari-RunsPanel-workspace' }, workspacesText(trans, list))
     ];
     const none = several
       ? this._trans.__('No runs in these workspaces yet.')
@@ -618,7 +454,7 @@ export class RunsPanel extends Widget {
     if (!s.jobs.jobs.length) {
       box.append(el('p', {}, trans.__('None of this run’s jobs is in the queue.')));
     }
-    const active = s.jobs.jobs.filter(j => ACTIVE_JOB_STATES.has(j.state.split(' ')[0]));
+    const active = s.jobs.jobs.filter(j => isActiveJobState(j.state));
     for (const job of s.jobs.jobs) {
       const item = el(
         'div',
@@ -632,7 +468,7 @@ export class RunsPanel extends Widget {
               job.state, job.elapsed, job.where, job.kind)
         )
       );
-      if (ACTIVE_JOB_STATES.has(job.state.split(' ')[0])) {
+      if (isActiveJobState(job.state)) {
         item.append(this.button(trans.__('Cancel'), () => void this.cancel(s, [job]), 'ari-mod-cancel'));
       }
       if (job.tail.length) {
@@ -735,8 +571,8 @@ export class RunPhaseStatusItem extends Widget {
 
   setRun(run: IRunStatus | null): void {
     this._run = run;
-    this.node.textContent = run ? `ARI ${phaseText(this._trans, run.phase)}${run.stage ? ' · ' + run.stage : ''}` : '';
-    this.node.title = run ? `${run.title || run.run_id}\n${run.run_id}` : '';
+    this.node.textContent = run ? runPhaseText(this._trans, run) : '';
+    this.node.title = run ? runPhaseTitle(run) : '';
     this.node.dataset.phase = run?.phase ?? '';
     this._changed.emit();
   }

@@ -3,60 +3,13 @@ import { Widget } from '@lumino/widgets';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { fetchJSON } from './fetch_json';
-
-/** The part of GET /ari-jupyter/allocation the status item shows. */
-export interface IAllocationStatus {
-  allocation: {
-    inside_allocation: boolean;
-    job_id: string | null;
-    job_name?: string | null;
-    nodelist: string | null;
-    num_nodes: number | null;
-    partition?: string | null;
-  };
-  time_left: {
-    status: string;
-    summary: string;
-    data?: { raw?: string | null; seconds?: number | null; unlimited?: boolean };
-  } | null;
-}
-
-/**
- * A sentence of the server's catalog for a tooltip, which shows no markup: each `code span`
- * becomes a quoted phrase in the UI language's quotes (“ari run”, 「ari run」).
- */
-export function withoutCodeMarks(
-  text: string,
-  trans: TranslationBundle = nullTranslator.load('ari_jupyter')
-): string {
-  return text.replace(/( ?)`([^`]+)`( ?)/g, (_, before: string, code: string, after: string) => {
-    const quoted = trans.__('“%1”', code);
-    // full-width quotes (「」) carry their own spacing: the spaces around the span go
-    return /^[\u3000-\u303f\uff00-\uffef]/.test(quoted) ? quoted : before + quoted + after;
-  });
-}
-
-/** Default poll interval; the refreshInterval setting changes it. */
-export const POLL_SECONDS = 30;
-
-/** Short human text: "SLURM 1234 · 2 nodes n[1-2] · 59:10 left" (squeue's %L). */
-export function describe(
-  status: IAllocationStatus,
-  trans: TranslationBundle = nullTranslator.load('ari_jupyter')
-): string {
-  const a = status.allocation;
-  const parts = [`SLURM ${a.job_id ?? '?'}`];
-  const nodes = trans._n('%1 node', '%1 nodes', a.num_nodes ?? 0);
-  const shown = a.num_nodes === null ? trans.__('? nodes') : nodes;
-  parts.push(a.nodelist ? `${shown} ${a.nodelist}` : shown);
-  const data = status.time_left?.data;
-  if (data?.unlimited) {
-    parts.push(trans.__('no time limit'));
-  } else if (data?.raw) {
-    parts.push(trans.__('%1 left', data.raw));
-  }
-  return parts.join(' · ');
-}
+import {
+  allocationTitle,
+  describe,
+  IAllocationStatus,
+  POLL_SECONDS,
+  pollMs
+} from './status_text';
 
 /**
  * Status-bar item with the allocation JupyterLab runs in.
@@ -80,7 +33,7 @@ export class AllocationStatusItem extends Widget {
 
   /** Poll every `seconds` from now on (the refreshInterval setting). */
   setInterval(seconds: number): void {
-    this._pollMs = Math.max(5, seconds) * 1000;
+    this._pollMs = pollMs(seconds);
     if (this._timer !== undefined) {
       this.stop();
       this._timer = window.setInterval(() => void this.refresh(), this._pollMs);
@@ -129,20 +82,7 @@ export class AllocationStatusItem extends Widget {
     if (status && active) {
       const trans = this._trans;
       this.node.textContent = describe(status, trans);
-      this.node.title = [
-        trans.__('Job %1', status.allocation.job_id ?? ''),
-        status.allocation.job_name
-          ? trans.__('name %1', status.allocation.job_name)
-          : '',
-        status.allocation.partition
-          ? trans.__('partition %1', status.allocation.partition)
-          : '',
-        status.time_left
-          ? trans.__('time left: %1', withoutCodeMarks(status.time_left.summary, trans))
-          : ''
-      ]
-        .filter(Boolean)
-        .join('\n');
+      this.node.title = allocationTitle(status, trans);
     } else {
       this.node.textContent = '';
       this.node.title = '';

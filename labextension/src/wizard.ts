@@ -2,6 +2,7 @@ import { JupyterFrontEnd } from '@jupyterlab/application';
 import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 
 import { fetchJSON } from './fetch_json';
+import { firstFreeName } from './runs_text';
 
 /** The first cell of a notebook made for a run (the Runs panel's "reopen"). */
 export const WIZARD_SOURCE = 'from ari_jupyter import Wizard; Wizard()';
@@ -177,21 +178,10 @@ export async function reopenWizardNotebook(
   return panel;
 }
 
-/** How many numbered names (`reopen-<run id>-2.ipynb`, …) are tried before Untitled. */
-const MAX_NUMBERED = 50;
-
 /** `name`, else `<stem>-2.ipynb`, `-3`, …: the first that no file in `cwd` has
  * (a second Reopen of a run opens a notebook of its own; '' when all are taken). */
 async function freeName(app: JupyterFrontEnd, cwd: string, name: string): Promise<string> {
-  const stem = name.replace(/\.ipynb$/, '');
-  const names = await namesIn(app, cwd);
-  for (let n = 1; n <= MAX_NUMBERED; n++) {
-    const candidate = n === 1 ? name : `${stem}-${n}.ipynb`;
-    if (!names.has(candidate)) {
-      return candidate;
-    }
-  }
-  return '';
+  return firstFreeName(name, await namesIn(app, cwd));
 }
 
 /** The names in a folder, from one listing (asking for each file would log a 404 for each
