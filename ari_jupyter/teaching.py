@@ -115,40 +115,73 @@ def _site_env(site) -> dict[str, str]:
     return env
 
 
-def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, lang: str = "en") -> CheckResult:
-    """Lesson 1: do the reproduce job's ranks land on every node of ``site``'s allocation?"""
-    from .allocation import Allocation
-    from .ari.errors import AriRuntimeError
-    from .ari.sbatch import ReproduceArgs, build_sbatch_argv
-    from .recorded_site import RecordedSite
-    from .ari.profile import fans_out
-    from .placement import placement_for
+def wizard_state(site: str, profile: Any = None, *, max_cpus: int | None = None, config=None):
+    """(state, host): the wizard's state on demo site ``site`` once its checks have answered
+    (every default as a fresh wizard there has it: partition, Nodes, Max CPUs...), with
+    ``profile`` (a preset name, a dict or a profile) and Max CPUs as the learner gives them."""
+    import os
+
+    from .config import open_host, probe_context, seed_defaults, wizard_config
+    from .model import WizardState
+    from .probes import run_probes_sync
+
+    config = config or wizard_config()
+    host = open_host(site, config)
+    env = dict(os.environ)
+    state = WizardState()
+    seed_defaults(state, config, host, env)
+    for result in run_probes_sync(host, probe_context(state, config)):
+        state.set_probe_result(result)
+    seed_defaults(state, config, host, env)
+    if profile is not None:
+        state.profile = _profile(profile)
+    if max_cpus is not None:
+        state.max_cpus = max_cpus
+    return state, host
+
+
+def placement_on(site: str, profile: Any, *, max_cpus: int | None = None):
+    """Where the reproduce job's ranks land on ``site`` and what that means: the wizard's
+    step 1 (``judge.placement_verdict``) for its state there with ``profile``."""
+    from .judge import placement_verdict
+
+    state, host = wizard_state(site, profile, max_cpus=max_cpus)
+    return placement_verdict(state, host.env)
+
+
+def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, max_cpus: int | None = None,
+                              lang: str = "en") -> CheckResult:
+    """Lesson 1: does every node of the reproduce job get ranks, with a job sbatch accepts and
+    a kind that fits ``site``? The verdict is the wizard's step 1 (``placement_on``)."""
+    from .judge import placement_verdict, slurm_plan
 
     answer = _answer(lang)
     try:
         chosen = _profile(profile)
     except ValueError as exc:
         return CheckResult(False, _refusal(exc, lang), _hint("start_from_preset", lang), lang)
-    recorded = RecordedSite.load(site)
-    allocation = Allocation.from_env(recorded.env)
-    try:
-        argv = build_sbatch_argv(ReproduceArgs(), _site_env(recorded), DEMO_REPO_DIR,
-                                 has_gres=False, bind_flags=True, profile=chosen)
-    except AriRuntimeError as exc:
-        return answer(False, "teaching.ari_refuses", error=str(exc))
-    placement = placement_for(allocation, argv, chosen.kind or "")
-    counts = [node.rank_count for node in placement.nodes]
-    nodes = allocation.num_nodes or len(counts)
-    shape = ", ".join(f"{node.name}: {node.rank_count}" for node in placement.nodes)
-    if not fans_out(chosen.kind or ""):
+    state, host = wizard_state(site, chosen, max_cpus=max_cpus)
+    told = placement_verdict(state, host.env)
+    shape = ", ".join(f"{name}: {count}" for name, count in told.ranks_per_node)
+    cause = told.cause
+    if told.verdict == "no_plan":
+        return answer(False, "teaching.ari_refuses", error=told.error)
+    if told.verdict == "refused":
+        return answer(False, "teaching.sbatch_refuses", "fit_node", reason=cause.text(lang),
+                      shape=shape, cpus=state.max_cpus)
+    if told.verdict == "wrong_kind":
+        return answer(False, "teaching.wrong_kind", "kind_for_site", kind=repr(chosen.kind),
+                      reason=cause.text(lang))
+    if told.verdict == "one_node":
         return answer(False, "teaching.no_kind", "give_kind", shape=shape)
-    if placement.nodes_with_ranks < nodes:
+    if told.verdict == "nodes_idle":
         return answer(False, "teaching.some_nodes_idle", "ask_nodes", shape=shape,
-                      used=placement.nodes_with_ranks, nodes=nodes)
-    over = [node.name for node in placement.nodes if node.cpu_oversubscribed]
-    if over:
-        return answer(False, "teaching.cpus_over", "fewer_tasks", shape=shape, nodes=", ".join(over))
-    return answer(True, "teaching.ranks_ok", shape=shape, line=" ".join(argv[:-1]))
+                      used=told.placement.nodes_with_ranks, nodes=told.placement.total_nodes)
+    if told.verdict == "shares_cores":
+        return answer(False, "teaching.shares_cores", "fewer_tasks", reason=cause.text(lang),
+                      shape=shape)
+    plan, _ = slurm_plan(state, host.env)
+    return answer(True, "teaching.ranks_ok", shape=shape, line=" ".join(plan.argv[:-1]))
 
 
 def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx40",

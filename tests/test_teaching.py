@@ -35,23 +35,73 @@ def _hermetic_config(tmp_path, monkeypatch):
         monkeypatch.delenv(key, raising=False)
 
 
-@pytest.mark.parametrize("profile, passed, says", [
-    ({"kind": "cpu_single"}, False, "only 1 of 2 nodes"),
-    ({"requested_nodes": 2, "ntasks_per_node": 1}, False, "once, on the first node"),
-    ("gpu_single_nogres", False, "only 1 of 2 nodes"),
-    ({"kind": "cpu_single", "requested_nodes": 2, "ntasks_per_node": 1}, True, "rc01: 1, rc02: 1"),
-    ("gpu_single", False, "ARI refuses this profile"),
-    ({"kind": "mpi", "requested_nodes": 1, "ntasks_per_node": 1}, False, "only 1 of 2 nodes"),
-    ("mpi", False, "more CPUs than"),
-    ({"kind": "mpi", "requested_nodes": 2, "ntasks_per_node": 2}, False, "more CPUs than rc02"),
-    ("no-such-preset", False, "is not a preset"),
-    (42, False, "give a preset name"),
-    ({"kind": "mpi", "requested_nodes": 2, "ntasks_per_node": 1}, True, "rc01: 1, rc02: 1"),
+@pytest.mark.parametrize("profile, max_cpus, passed, says", [
+    # the wizard's rccs-cloud: Nodes 2 (the allocation's), Max CPUs 3, nodes of `small` have 4
+    ("mpi", None, False, "4 tasks × 3 CPUs = 12 per node, nodes have 4: sbatch refuses"),
+    ({"kind": "cpu_single", "ntasks_per_node": 2}, None, False, "sbatch refuses"),
+    ({"kind": "mpi", "ntasks_per_node": 1}, None, False, "kind 'mpi' does not fit this site"),
+    ({"requested_nodes": 2, "ntasks_per_node": 1}, None, False, "once, on the first node"),
+    ("gpu_single", None, False, "ARI refuses this profile"),
+    ("no-such-preset", None, False, "is not a preset"),
+    (42, None, False, "give a preset name"),
+    ({"kind": "cpu_single", "requested_nodes": 2, "ntasks_per_node": 1}, None, True, "rc01: 1, rc02: 1"),
+    ({"kind": "cpu_single", "ntasks_per_node": 4}, 1, True, "rc01: 4, rc02: 4"),
 ])
-def test_ranks_on_both_nodes(profile, passed, says):
-    result = teaching.check_ranks_on_both_nodes(profile)
+def test_ranks_on_both_nodes(profile, max_cpus, passed, says):
+    result = teaching.check_ranks_on_both_nodes(profile, max_cpus=max_cpus)
     assert result.passed is passed and says in result.message, result
     assert str(result).startswith("Correct" if passed else "Not yet")
+
+
+def test_a_wrong_kind_is_named_with_its_fix():
+    """`mpi` on a site with no GPU: the check names the kind and says which kind fits."""
+    result = teaching.check_ranks_on_both_nodes({"kind": "mpi", "ntasks_per_node": 1})
+    assert "'mpi'" in result.message and "no GPU" in result.message, result
+    assert "cpu_single" in result.hint, result
+
+
+PLACEMENT_PROFILES = [
+    "mpi", "cpu_single", "gpu_single", "gpu_single_nogres",
+    {"kind": "mpi", "ntasks_per_node": 1},
+    {"kind": "cpu_single", "requested_nodes": 2, "ntasks_per_node": 1},
+    {"kind": "cpu_single", "ntasks_per_node": 2},
+    {"requested_nodes": 2, "ntasks_per_node": 1},
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site", ["rccs-cloud", "sx40", "gres-cluster", "laptop"])
+def test_the_lessons_and_the_wizard_place_ranks_alike(site, tmp_path):
+    """What lesson 1's check and figure say (``teaching.placement_on``) is what the wizard's
+    step 1 shows on the same site with the same profile: ranks per node, the findings under
+    the picture with their severities, and the verdict."""
+    import re
+
+    from test_widgets_support import fake_bridge, run
+
+    from ari_jupyter.widgets.wizard import Wizard
+
+    async def settled():
+        wizard = Wizard(site=site, bridge=fake_bridge()[0], env={"HOME": str(tmp_path)})
+        await wizard.wait()
+        return wizard
+
+    wizard = run(settled())
+    for profile in PLACEMENT_PROFILES:
+        lesson = teaching.placement_on(site, profile)
+        wizard.state.profile = teaching._profile(profile)
+        panel = wizard.allocation_panel.placement
+        shown = panel.value if panel is not None else ""
+        ranks = tuple((name, int(count)) for name, count in
+                      re.findall(r'data-node="([^"]+)" data-ranks="(\d+)"', shown))
+        rules = dict(re.findall(r'data-rule="([^"]+)" data-severity="([^"]+)"', shown))
+        assert lesson.ranks_per_node == ranks, (site, profile)
+        assert {f.rule: f.severity for f in lesson.findings} == rules, (site, profile)
+        assert lesson.verdict == wizard.ctx.placement_verdict().verdict, (site, profile)
+        if site == "laptop":
+            assert lesson.verdict == "outside" and not shown
+        if site == "rccs-cloud" and lesson.placement is not None:  # the job's nodes: sinfo's 4 CPUs
+            assert {node.cpus for node in lesson.placement.nodes} == {4}, profile
 
 
 @pytest.mark.parametrize("profile, allow, passed, says", [

@@ -295,6 +295,14 @@ class WizardContext(HasTraits):
 
         return placement(self.state, self.host.env, self.fan_out, self._has_sbatch())
 
+    def placement_verdict(self):
+        """Step 1's picture and findings, and what they mean (``judge.placement_verdict``,
+        the function the lessons' check asks too)."""
+        from ..judge import placement_verdict
+
+        return placement_verdict(self.state, self.host.env, self.fan_out, self._has_sbatch(),
+                                 findings=self.problems())
+
     def _has_sbatch(self) -> bool | None:
         if self.state.probe_results.get("sbatch") is not None:
             return None
