@@ -241,22 +241,47 @@ def check_checkpoint_shared(checkpoint_dir: str, site: str = "rccs-cloud", *,
     return CheckResult(False, verdict, result.fix_text(lang), lang)
 
 
-def check_diagnosis(log: str, answer: str, *, lang: str = "en") -> CheckResult:
-    """Lesson 4: did the learner name the doctor's first error rule for ``log``?"""
+NODE_LOCAL_CAUSES = frozenset({"repo-dir-node-local", "permission-denied"})
+"""Doctor rules whose fix is a checkpoint on a filesystem every node shares (lesson 2's check)."""
+
+
+def check_diagnosis(log: str, answer: str, fix: str | None = None, *, site: str = "rccs-cloud",
+                    lang: str = "en") -> CheckResult:
+    """Lesson 4: did the learner name the cause of ``log``, and (when the cause is a checkpoint
+    on node-local storage) give as ``fix`` a checkpoint directory every node of ``site`` shares?
+
+    The cause is what went wrong first in the log (the doctor's finding on the earliest line);
+    the doctor lists errors before warnings, so its first finding may be a consequence."""
     from .doctor import diagnose_text
 
     said = _answer(lang)
     every = diagnose_text(log, kind="log")
-    findings = [f for f in every if f.severity == "error"] or every
-    if not findings:
+    if not every:
         return said(False, "teaching.doctor_nothing", "whole_log")
-    first = findings[0]
+    cause = min(every, key=lambda f: (f.line is None, f.line or 0))
     given = (answer or "").strip()
     if not given:
         return said(False, "teaching.no_answer", "run_diagnose")
-    if given.upper() == first.rule.upper():
-        cause = (first.cause or first.message) if lang == "en" else first.text(lang)
-        return said(True, "teaching.diagnosed", rule=first.rule, cause=cause, fix=first.fix_text(lang))
-    others = [f.rule for f in every]
-    hint = "consequence" if given.upper() in (r.upper() for r in others) else "rule_word"
-    return said(False, "teaching.not_first", hint, given=repr(given))
+    if given.upper() != cause.rule.upper():
+        others = [f.rule.upper() for f in every]
+        hint = "consequence" if given.upper() in others else "rule_word"
+        return said(False, "teaching.not_the_cause", hint, given=repr(given))
+    reason = (cause.cause or cause.message) if lang == "en" else cause.text(lang)
+    if cause.rule in NODE_LOCAL_CAUSES:
+        if not fix:
+            return said(False, "teaching.cause_without_fix", "shared_checkpoint", rule=cause.rule,
+                        cause=reason, site=site)
+        shared = check_checkpoint_shared(fix, site, lang=lang)
+        if not shared.passed:
+            return CheckResult(False, _t("teaching.fix_not_shared", lang, rule=cause.rule,
+                                         verdict=shared.message),
+                               shared.hint or _hint("shared_checkpoint", lang), lang)
+        return said(True, "teaching.diagnosed_and_fixed", rule=cause.rule, cause=reason,
+                    verdict=shared.message)
+    return said(True, "teaching.diagnosed", rule=cause.rule, cause=reason, fix=cause.fix_text(lang))
+
+
+def _t(message_id: str, lang: str, **params: Any) -> str:
+    from .i18n import t
+
+    return t(message_id, lang, **params)
