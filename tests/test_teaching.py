@@ -392,3 +392,54 @@ def test_the_checks_answer_in_the_lessons_language(lang, wrong, right, hint):
                                        lang=lang)]
     for result in solved:
         assert str(result).startswith(right) and english_sentences([str(result)]) == [], str(result)
+
+
+@pytest.mark.slow
+def test_nbgrader_generates_and_autogrades_the_lessons(tmp_path):
+    """The source is a real nbgrader assignment: ``nbgrader generate_assignment`` releases it
+    (no solution left), and ``nbgrader autograde`` gives a submission whose answers are the
+    solutions every point and the untouched student version none."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from nbgrader.api import Gradebook
+
+    from ari_jupyter.wizard import assignment
+
+    course = tmp_path / "course"
+    (course / "source" / "lessons").mkdir(parents=True)
+    for path in LESSONS:
+        shutil.copy(path, course / "source" / "lessons" / path.name)
+    (course / "nbgrader_config.py").write_text(
+        'c = get_config()\nc.CourseDirectory.course_id = "ari-lessons"\n'
+        f'c.ClearSolutions.code_stub = {{"python": {assignment.CODE_STUB!r}}}\n')
+    bin_dir = os.path.dirname(sys.executable)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}  # alembic
+
+    def nbgrader(*argv):
+        done = subprocess.run([sys.executable, "-m", "nbgrader", *argv], cwd=course, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    nbgrader("generate_assignment", "lessons", "--force")
+    for path in LESSONS:
+        released = json.loads((course / "release" / "lessons" / path.name).read_text(encoding="utf-8"))
+        assert "BEGIN SOLUTION" not in json.dumps(released) and "HIDDEN TESTS" not in json.dumps(released)
+        source = json.loads(path.read_text(encoding="utf-8"))
+        solved = json.loads(json.dumps(released))
+        for cell, original in zip(solved["cells"], source["cells"]):
+            if assignment.is_solution(cell):  # the answers a right-answering student types
+                cell["source"] = [line for line in assignment.source_of(original).splitlines(True)
+                                  if "SOLUTION" not in line]
+        for student, notebook in (("right", solved), ("untouched", released)):
+            folder = course / "submitted" / student / "lessons"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / path.name).write_text(json.dumps(notebook), encoding="utf-8")
+    nbgrader("autograde", "lessons", "--create")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        right = gradebook.find_submission("lessons", "right")
+        untouched = gradebook.find_submission("lessons", "untouched")
+        assert (right.score, right.max_score) == (4.0, 4.0)
+        assert untouched.score == 0.0
