@@ -1,5 +1,6 @@
 """The lessons a class opens: package data, copied into a per-user folder outside any git work
-tree, never overwritten once edited, restored by ``ari-jupyter lessons reset``."""
+tree, never overwritten once edited, restored by ``ari-jupyter lessons reset`` (what
+docs/teaching.md tells a teacher, ``ari-jupyter lab --lessons --teacher`` included)."""
 from __future__ import annotations
 
 import glob

@@ -396,7 +396,8 @@ def test_the_checks_answer_in_the_lessons_language(lang, wrong, right, hint):
 
 @pytest.mark.slow
 def test_nbgrader_generates_and_autogrades_the_lessons(tmp_path):
-    """The source is a real nbgrader assignment: ``nbgrader generate_assignment`` releases it
+    """The source is a real nbgrader assignment (the recipe of docs/teaching.md, teaching.ja.md
+    and teaching.zh.md, its config included): ``nbgrader generate_assignment`` releases it
     (no solution left), and ``nbgrader autograde`` gives a submission whose answers are the
     solutions every point and the untouched student version none."""
     import os
