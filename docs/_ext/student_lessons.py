@@ -11,4 +11,4 @@ def reads(text: str, **_):
 
     from ari_jupyter.wizard.assignment import student_version
 
-    return nbformat.from_dict(student_version(json.loads(text)))
+    return nbformat.reads(json.dumps(student_version(json.loads(text))), as_version=4)
