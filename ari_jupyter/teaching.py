@@ -1,11 +1,11 @@
 """Check cells for the teaching notebooks: is the learner's answer right, and if not, why.
 
 Each ``check_*`` function takes what the learner wrote in an exercise cell, asks the same core
-the wizard and the CLI use (the sbatch builder, the placement plan, the probes on a recorded
-demo site, the doctor), and returns a :class:`CheckResult` that prints as "Correct: ..." or
-"Not yet: ..." with a hint, in the lesson's language (``lang="ja"``, ``lang="zh"``: the
-translated lessons in notebooks/teaching/ja and zh). No cluster is needed; nothing here imports
-ipywidgets.
+the wizard and the CLI use (the sbatch builder, the wizard's placement verdict on its own state
+for a demo site, the probes on a recorded demo site, the doctor), and returns a
+:class:`CheckResult` that prints as "Correct: ..." or "Not yet: ..." with a hint, in the
+lesson's language (``lang="ja"``, ``lang="zh"``: the translated lessons in the package's
+notebooks/teaching/ja and zh). No cluster is needed; nothing here imports ipywidgets.
 """
 from __future__ import annotations
 
