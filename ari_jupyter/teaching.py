@@ -1,25 +1,28 @@
 """Check cells for the teaching notebooks: is the learner's answer right, and if not, why.
 
 Each ``check_*`` function takes what the learner wrote in an exercise cell, asks the same core
-the wizard and the CLI use (the sbatch builder, the placement plan, the probes on a recorded
-demo site, the doctor), and returns a :class:`CheckResult` that prints as "Correct: ..." or
-"Not yet: ..." with a hint, in the lesson's language (``lang="ja"``, ``lang="zh"``: the
-translated lessons in notebooks/teaching/ja and zh). No cluster is needed; nothing here imports
-ipywidgets.
+the wizard and the CLI use (the sbatch builder, the wizard's placement verdict on its own state
+for a demo site, the probes on a recorded demo site, the doctor), and returns a
+:class:`CheckResult` that prints as "Correct: ..." or "Not yet: ..." with a hint, in the
+lesson's language (``lang="ja"``, ``lang="zh"``: the translated lessons in the package's
+notebooks/teaching/ja and zh). No cluster is needed; nothing here imports ipywidgets.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 from .i18n import t
-from .ari.profile import ExecutionProfile, PRESETS, fans_out
+from .ari.profile import ExecutionProfile, PRESETS
 from .slurm.allocation import Allocation
-from .wizard.config import open_host, wizard_config
+from .wizard.config import open_host, probe_context, wizard_config
+from .wizard.site_defaults import seed_defaults
+from .wizard.state import WizardState
+from .ari.judge import placement_verdict, slurm_plan
 from .probes import ProbeContext, run_probes_sync
 from .ari.errors import AriRuntimeError
 from .ari.sbatch import ReproduceArgs, build_sbatch_argv
 from .hosts.recorded_site import RecordedSite
-from .ari.placement import placement_for
 from .doctor import diagnose_text
 
 GPU_KINDS = frozenset({"gpu_single", "gpu_multi", "mpi_gpu"})
@@ -109,33 +112,63 @@ def _site_env(site) -> dict[str, str]:
     return env
 
 
-def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, lang: str = "en") -> CheckResult:
-    """Lesson 1: do the reproduce job's ranks land on every node of ``site``'s allocation?"""
+def wizard_state(site: str, profile: Any = None, *, max_cpus: int | None = None, config=None):
+    """(state, host): the wizard's state on demo site ``site`` once its checks have answered
+    (every default as a fresh wizard there has it: partition, Nodes, Max CPUs...), with
+    ``profile`` (a preset name, a dict or a profile) and Max CPUs as the learner gives them."""
+    config = config or wizard_config()
+    host = open_host(site, config)
+    env = dict(os.environ)
+    state = WizardState()
+    seed_defaults(state, config, host, env)
+    for result in run_probes_sync(host, probe_context(state, config)):
+        state.set_probe_result(result)
+    seed_defaults(state, config, host, env)
+    if profile is not None:
+        state.profile = _profile(profile)
+    if max_cpus is not None:
+        state.max_cpus = max_cpus
+    return state, host
+
+
+def placement_on(site: str, profile: Any, *, max_cpus: int | None = None):
+    """Where the reproduce job's ranks land on ``site`` and what that means: the wizard's
+    step 1 (``judge.placement_verdict``) for its state there with ``profile``."""
+    state, host = wizard_state(site, profile, max_cpus=max_cpus)
+    return placement_verdict(state, host.env)
+
+
+def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, max_cpus: int | None = None,
+                              lang: str = "en") -> CheckResult:
+    """Lesson 1: does every node of the reproduce job get ranks, with a job sbatch accepts and
+    a kind that fits ``site``? The verdict is the wizard's step 1 (``placement_on``)."""
     answer = _answer(lang)
     try:
         chosen = _profile(profile)
     except ValueError as exc:
         return CheckResult(False, _refusal(exc, lang), _hint("start_from_preset", lang), lang)
-    recorded = RecordedSite.load(site)
-    allocation = Allocation.from_env(recorded.env)
-    try:
-        argv = build_sbatch_argv(ReproduceArgs(), _site_env(recorded), DEMO_REPO_DIR,
-                                 has_gres=False, bind_flags=True, profile=chosen)
-    except AriRuntimeError as exc:
-        return answer(False, "teaching.ari_refuses", error=str(exc))
-    placement = placement_for(allocation, argv, chosen.kind or "")
-    counts = [node.rank_count for node in placement.nodes]
-    nodes = allocation.num_nodes or len(counts)
-    shape = ", ".join(f"{node.name}: {node.rank_count}" for node in placement.nodes)
-    if not fans_out(chosen.kind or ""):
+    state, host = wizard_state(site, chosen, max_cpus=max_cpus)
+    told = placement_verdict(state, host.env)
+    shape = ", ".join(f"{name}: {count}" for name, count in told.ranks_per_node)
+    cause = told.cause
+    if told.verdict == "no_plan":
+        return answer(False, "teaching.ari_refuses", error=told.error)
+    if told.verdict == "refused":
+        return answer(False, "teaching.sbatch_refuses", "fit_node", reason=cause.text(lang),
+                      shape=shape, cpus=state.max_cpus)
+    if told.verdict == "wrong_kind":
+        return answer(False, "teaching.wrong_kind", "kind_for_site", kind=repr(chosen.kind),
+                      reason=cause.text(lang))
+    if told.verdict == "one_node":
         return answer(False, "teaching.no_kind", "give_kind", shape=shape)
-    if placement.nodes_with_ranks < nodes:
+    if told.verdict == "nodes_idle":
         return answer(False, "teaching.some_nodes_idle", "ask_nodes", shape=shape,
-                      used=placement.nodes_with_ranks, nodes=nodes)
-    over = [node.name for node in placement.nodes if node.cpu_oversubscribed]
-    if over:
-        return answer(False, "teaching.cpus_over", "fewer_tasks", shape=shape, nodes=", ".join(over))
-    return answer(True, "teaching.ranks_ok", shape=shape, line=" ".join(argv[:-1]))
+                      used=told.placement.nodes_with_ranks, nodes=told.placement.total_nodes)
+    if told.verdict == "shares_cores":
+        return answer(False, "teaching.shares_cores", "fewer_tasks", reason=cause.text(lang),
+                      shape=shape)
+    plan, _ = slurm_plan(state, host.env)
+    return answer(True, "teaching.ranks_ok", shape=shape, line=" ".join(plan.argv[:-1]))
 
 
 def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx40",
@@ -185,20 +218,43 @@ def check_checkpoint_shared(checkpoint_dir: str, site: str = "rccs-cloud", *,
     return CheckResult(False, verdict, result.fix_text(lang), lang)
 
 
-def check_diagnosis(log: str, answer: str, *, lang: str = "en") -> CheckResult:
-    """Lesson 4: did the learner name the doctor's first error rule for ``log``?"""
+NODE_LOCAL_CAUSES = frozenset({"repo-dir-node-local", "permission-denied"})
+"""Doctor rules whose fix is a checkpoint on a filesystem every node shares (lesson 2's check)."""
+
+
+def check_diagnosis(log: str, answer: str, fix: str | None = None, *, site: str = "rccs-cloud",
+                    lang: str = "en") -> CheckResult:
+    """Lesson 4: did the learner name the cause of ``log``, and (when the cause is a checkpoint
+    on node-local storage) give as ``fix`` a checkpoint directory every node of ``site`` shares?
+
+    The cause is what went wrong first in the log (the doctor's finding on the earliest line);
+    the doctor lists errors before warnings, so its first finding may be a consequence."""
     said = _answer(lang)
     every = diagnose_text(log, kind="log")
-    findings = [f for f in every if f.severity == "error"] or every
-    if not findings:
+    if not every:
         return said(False, "teaching.doctor_nothing", "whole_log")
-    first = findings[0]
+    cause = min(every, key=lambda f: (f.line is None, f.line or 0))
     given = (answer or "").strip()
     if not given:
         return said(False, "teaching.no_answer", "run_diagnose")
-    if given.upper() == first.rule.upper():
-        cause = (first.cause or first.message) if lang == "en" else first.text(lang)
-        return said(True, "teaching.diagnosed", rule=first.rule, cause=cause, fix=first.fix_text(lang))
-    others = [f.rule for f in every]
-    hint = "consequence" if given.upper() in (r.upper() for r in others) else "rule_word"
-    return said(False, "teaching.not_first", hint, given=repr(given))
+    if given.upper() != cause.rule.upper():
+        others = [f.rule.upper() for f in every]
+        hint = "consequence" if given.upper() in others else "rule_word"
+        return said(False, "teaching.not_the_cause", hint, given=repr(given))
+    reason = (cause.cause or cause.message) if lang == "en" else cause.text(lang)
+    if cause.rule in NODE_LOCAL_CAUSES:
+        if not fix:
+            return said(False, "teaching.cause_without_fix", "shared_checkpoint", rule=cause.rule,
+                        cause=reason, site=site)
+        shared = check_checkpoint_shared(fix, site, lang=lang)
+        if not shared.passed:
+            return CheckResult(False, _t("teaching.fix_not_shared", lang, rule=cause.rule,
+                                         verdict=shared.message),
+                               shared.hint or _hint("shared_checkpoint", lang), lang)
+        return said(True, "teaching.diagnosed_and_fixed", rule=cause.rule, cause=reason,
+                    verdict=shared.message)
+    return said(True, "teaching.diagnosed", rule=cause.rule, cause=reason, fix=cause.fix_text(lang))
+
+
+def _t(message_id: str, lang: str, **params: Any) -> str:
+    return t(message_id, lang, **params)

@@ -2,9 +2,10 @@
 
     python -m sphinx -W --keep-going -b html -c docs . build/docs
 
-The source directory is the repository root so the lessons in notebooks/teaching/ are built
-where they live; ``include_patterns`` keeps everything else out. MyST-NB runs every lesson
-(a failing cell fails the build); ``docs/_ext/cli_reference.py`` writes the CLI reference from
+The source directory is the repository root so the lessons (package data in
+ari_jupyter/notebooks/teaching/) are built where they live; ``include_patterns`` keeps
+everything else out. MyST-NB reads each lesson as its student version (``_ext/student_lessons``:
+the docs never show a solution) and runs it (a failing cell fails the build); ``docs/_ext/cli_reference.py`` writes the CLI reference from
 the argument parser while the build reads docs/cli.md.
 """
 import sys
@@ -20,7 +21,7 @@ copyright = "ari-jupyter contributors, BSD-3-Clause"
 
 extensions = ["myst_nb", "cli_reference"]
 root_doc = "docs/index"
-include_patterns = ["docs/*.md", "docs/screenshots/*.png", "notebooks/teaching/*.ipynb"]
+include_patterns = ["docs/*.md", "docs/screenshots/*.png", "ari_jupyter/notebooks/teaching/*.ipynb"]
 exclude_patterns = ["build", "**/.ipynb_checkpoints", "labextension", "node_modules"]
 
 myst_heading_anchors = 3
@@ -30,6 +31,7 @@ nb_execution_timeout = 180
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
+nb_custom_formats = {".ipynb": ["student_lessons.reads", {}]}
 
 html_theme = "alabaster"
 html_title = "ari-jupyter"

@@ -61,6 +61,9 @@ def _rows(demo):
                                       "--run-id", demo["checkpoint"].name], {}),
         "lab --print-command": (["lab", "--print-command"], {}),
         "lab (unknown site)": (["lab", "--site", "atlantis", "--print-command"], {}),
+        "lessons reset": (["lessons", "reset"], {}),
+        "lessons reset (unknown lesson)": (["lessons", "reset", "09"], {}),
+        "lessons export": (["lessons", "export", str(demo["home"] / "handout")], {}),
         "lint": (["lint", f"{ckpt}/experiment.md"], {}),
         "preview sbatch": (["preview", "sbatch", "--repo-dir", "/tmp/repro_sandbox", "--profile",
                             str(demo["profile"]), "--gres", "no", "--bind-flags", "no",
@@ -92,7 +95,8 @@ def test_every_command_has_a_row(demo):
                                  "emit (missing state file)",
                                  "emit --force (backup kept)", "check-handoff",
                                  "doctor", "emit", "emit (checkpoint exists)", "lab --print-command", "lab (unknown site)",
-                                 "lint", "preview sbatch",
+                                 "lessons reset", "lessons reset (unknown lesson)",
+                                 "lessons export", "lint", "preview sbatch",
                                  "preview sbatch (ARI refuses)", "probe", "runs", "status"])
 def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeypatch):
     argv, env = _rows(demo)[row]

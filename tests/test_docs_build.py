@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-LESSONS = sorted((REPO / "notebooks" / "teaching").glob("*.ipynb"))
+LESSONS = sorted((REPO / "ari_jupyter" / "notebooks" / "teaching").glob("*.ipynb"))
 
 
 def _need(module: str) -> None:
@@ -85,6 +85,8 @@ def test_the_docs_build_with_warnings_as_errors_and_run_the_lessons(tmp_path):
         assert (out / "docs" / f"{page}.html").is_file(), page
     cli = html.unescape(re.sub(r"<[^>]+>", "", (out / "docs" / "cli.html").read_text()))
     assert "usage: ari-jupyter emit" in cli and "--checkpoint-dir" in cli
-    for lesson in LESSONS:  # executed: the check cells' answers are on the page
-        page = (out / "notebooks" / "teaching" / f"{lesson.stem}.html").read_text(encoding="utf-8")
-        assert "Not yet: " in page and "Correct: " in page, lesson.name
+    for lesson in LESSONS:  # the student version, executed: the check's answer, no solution
+        page = (out / "ari_jupyter" / "notebooks" / "teaching" / f"{lesson.stem}.html").read_text(
+            encoding="utf-8")
+        assert "Not yet: " in page and "Correct: " not in page, lesson.name
+        assert "BEGIN SOLUTION" not in page and "HIDDEN TESTS" not in page, lesson.name

@@ -77,9 +77,12 @@ def test_the_readme_install_line_works_on_the_distribution_python(tmp_path):
     assert base == "/usr", base  # the venv is the distribution's Python, not another one
     assert "ARI_JUPYTER_DEMO_SITE=rccs-cloud" in done.stdout
     assert f"--ServerApp.root_dir={home}/ari-demo/rccs-cloud" in done.stdout
-    # The lessons are the clone's: a plain `pip install .` finds them through its install
-    # record (direct_url.json), from any folder.
+    # The lessons are package data: a plain `pip install .` has them, and the lab opens the
+    # learner's own copy of them, from any folder, never the clone's.
     lessons = subprocess.run([str(venv_python), "-m", "ari_jupyter", "lab", "--lessons", "--lang", "zh",
                               "--print-command"], cwd=home, env=env, capture_output=True, text=True)
     assert lessons.returncode == 0, lessons.stderr
-    assert f"--ServerApp.root_dir={source}/notebooks/teaching/zh " in lessons.stdout
+    assert f"--ServerApp.root_dir={home}/.local/share/ari-jupyter/lessons/student/zh " in lessons.stdout
+    exported = subprocess.run([str(venv_python), "-m", "ari_jupyter", "lessons", "export",
+                               str(home / "handout")], cwd=home, env=env, capture_output=True, text=True)
+    assert exported.returncode == 0 and len(list((home / "handout").rglob("*.ipynb"))) == 12

@@ -255,26 +255,26 @@ def test_the_notebooks_list_of_steps_names_them_as_the_wizard_does(lang):
     assert listed == [(str(i + 1), t(key, lang)) for i, key in enumerate(STEP_KEYS)]
 
 
-@pytest.mark.parametrize("lang, folder", [("en", "notebooks/teaching"), ("ja", "notebooks/teaching/ja"),
-                                          ("zh", "notebooks/teaching/zh")])
-def test_lab_lessons_opens_the_lessons_in_the_language(lang, folder, capsys, monkeypatch, tmp_path):
-    """`ari-jupyter lab --lessons`: JupyterLab rooted at this clone's lessons, on the first one,
-    from any folder (a teacher's `ari-jupyter lab` shows the demo workspace, not the lessons)."""
-    from pathlib import Path
-
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_lab_lessons_opens_the_lessons_in_the_language(lang, capsys, monkeypatch, tmp_path):
+    """`ari-jupyter lab --lessons`: JupyterLab rooted at the learner's own copy of the lessons
+    (student version, per user, per language), on the first one, from any folder (a teacher's
+    `ari-jupyter lab` shows the demo workspace, not the lessons)."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path / "settings"))
     assert main(["lab", "--lessons", "--lang", lang, "--print-command", "--", "--no-browser"]) == 0
     argv = capsys.readouterr().out.split()
-    repo = Path(__file__).resolve().parent.parent
-    assert f"--ServerApp.root_dir={repo / folder}" in argv
+    folder = tmp_path / "home" / ".local" / "share" / "ari-jupyter" / "lessons" / "student" / lang
+    assert f"--ServerApp.root_dir={folder}" in argv
     assert "--LabApp.default_url=/lab/workspaces/ari-lessons/tree/01_allocation_and_hostlists.ipynb" in argv
     assert argv[-1] == "--no-browser" and not any("DEMO_SITE" in a for a in argv)
 
 
-def test_lab_lessons_without_a_clone_says_where_they_are(capsys, monkeypatch):
+def test_lab_lessons_without_lessons_in_the_install_says_so(capsys, monkeypatch):
     from ari_jupyter.wizard import lessons
 
-    monkeypatch.setattr(lessons, "_clones", lambda: iter(()))
+    monkeypatch.setattr(lessons, "lessons_folder", lambda lang: None)
     assert main(["lab", "--lessons", "--lang", "en", "--print-command"]) == 1
-    assert "the lessons are in the ari-jupyter repository (notebooks/teaching)" in capsys.readouterr().err
+    assert "this install of ari-jupyter has no lessons in it" in capsys.readouterr().err

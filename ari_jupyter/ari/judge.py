@@ -11,6 +11,7 @@ never judge again.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..base.verdict import STATUS_OF_SEVERITY, Finding, rank, worst
@@ -168,6 +169,81 @@ def placement(state: Any, env: Mapping[str, str] | None = None, fan_out: bool | 
     return plan_placement(shapes_from_allocation(allocation, partition_cpus(state)),
                           request_from_sbatch_argv(plan.argv), fan_out=fan_out,
                           available_nodes=allocation.num_nodes or None)
+
+
+KIND_RULES = frozenset({"gpu_kind_no_gpu_site"})
+"""Validator findings that say the profile's kind is wrong for the site (``mpi`` where there
+is no GPU: ARI tells the replicator to write CUDA code)."""
+
+PLACEMENT_VERDICTS = ("outside", "no_plan", "refused", "wrong_kind", "one_node", "nodes_idle",
+                      "shares_cores", "ok")
+"""What ``placement_verdict`` says, first match wins: outside an allocation (no picture);
+ARI builds no sbatch line; sbatch refuses the job (an error about the job's shape: tasks x
+CPUs beyond a node of the partition, as sinfo tells it); the kind does not fit the site;
+reproduce.sh runs once on the first node (no kind, no srun fan-out); some of the job's nodes
+get no rank; ranks would share cores (a node's CPUs known only from the allocation's share,
+no sinfo: a warning, sbatch does not refuse); every node of the job gets ranks."""
+
+
+@dataclass(frozen=True)
+class PlacementVerdict:
+    """Where the reproduce job's ranks land and what that means, as step 1 shows it and the
+    lessons check it: one core function for both (``placement_verdict``)."""
+
+    verdict: str
+    placement: Any  # placement.Placement, or None (outside an allocation, or no sbatch line)
+    findings: tuple  # step 1's findings (``for_step(..., "allocation")``)
+    kind_findings: tuple = ()  # the kind that does not fit the site (``KIND_RULES``)
+    error: str = ""  # ARI's refusal when it builds no sbatch line
+
+    @property
+    def ranks_per_node(self) -> tuple[tuple[str, int], ...]:
+        nodes = self.placement.nodes if self.placement is not None else ()
+        return tuple((node.name, node.rank_count) for node in nodes)
+
+    @property
+    def cause(self):
+        """The finding that decided the verdict (None for ok, one_node, nodes_idle...)."""
+        if self.verdict == "refused":
+            return next(f for f in self.findings if f.severity == "error")
+        if self.verdict == "wrong_kind":
+            return self.kind_findings[0]
+        if self.verdict == "shares_cores":
+            return next(f for f in self.findings if f.rule == "placement_cpu_oversubscribed")
+        return None
+
+
+def placement_verdict(state: Any, env: Mapping[str, str] | None = None,
+                      fan_out: bool | None = None, has_sbatch: bool | None = None,
+                      findings: Sequence[Finding] | None = None) -> PlacementVerdict:
+    """The reproduce job's placement (``placement``: the job's own nodes, as many as it asks
+    for, each the size of a node of the chosen partition from sinfo; the allocation's share
+    only when sinfo does not tell it) and the verdict on it (``PLACEMENT_VERDICTS``), from the
+    one judge. ``findings``: the judge's verdict when the caller has it already."""
+    told = list(judge(state, env=env, fan_out=fan_out, has_sbatch=has_sbatch)
+                if findings is None else findings)
+    step = tuple(for_step(told, "allocation"))
+    kind = tuple(f for f in told if f.rule in KIND_RULES)
+    model = placement(state, env, fan_out, has_sbatch)
+    if model is None:
+        allocation = state.allocation
+        if allocation is None or not allocation.inside_allocation:
+            return PlacementVerdict("outside", None, (), kind)  # step 1 draws nothing
+        _, error = slurm_plan(state, env, has_sbatch=has_sbatch)
+        return PlacementVerdict("no_plan", None, step, kind, error)
+    if any(f.severity == "error" for f in step):
+        verdict = "refused"
+    elif kind:
+        verdict = "wrong_kind"
+    elif not model.fan_out and (model.total_nodes > 1 or model.total_ranks > 1):
+        verdict = "one_node"
+    elif model.nodes_with_ranks < model.total_nodes:
+        verdict = "nodes_idle"
+    elif any(f.rule == "placement_cpu_oversubscribed" for f in step):
+        verdict = "shares_cores"
+    else:
+        verdict = "ok"
+    return PlacementVerdict(verdict, model, step, kind)
 
 
 def _placement_findings(state: Any, env, fan_out, has_sbatch,

@@ -43,8 +43,11 @@ def register(subparsers) -> None:
                         help="demo site to use when not inside an allocation "
                         f"(default: $ARI_JUPYTER_DEMO_SITE, c.AriWizard.demo_site, or {DEFAULT_DEMO_SITE})")
     parser.add_argument("--lessons", action="store_true",
-                        help="open the teaching lessons (notebooks/teaching of the clone this was "
-                        "installed from, in the output language) instead of the wizard")
+                        help="open the teaching lessons instead of the wizard: your own copy of the "
+                        "student version, in ~/.local/share/ari-jupyter/lessons (placed on first "
+                        "open, kept once edited; `ari-jupyter lessons reset` restores them)")
+    parser.add_argument("--teacher", action="store_true",
+                        help="with --lessons: the teacher's version, with the solutions")
     parser.add_argument("--print-command", action="store_true",
                         help="print the command and environment changes instead of starting JupyterLab")
     parser.add_argument("jupyter_args", nargs=argparse.REMAINDER,
@@ -173,17 +176,32 @@ def run(args) -> int:
 
 def _open_lessons(args, notebook_lang: str, lang: str) -> int:
     # cold start: not at every command's start
+    from ..wizard.lesson_copies import LessonsRefused, copies_folder, place_lessons
     from ..wizard.lessons import LESSONS_DIR, lessons_folder
 
-    folder = lessons_folder(notebook_lang)
-    if folder is None:
+    if lessons_folder(notebook_lang) is None:
         print("ari-jupyter lab: " + t("cli.lab.no_lessons", lang, folder=str(LESSONS_DIR)),
               file=sys.stderr)
         return 1
+    teacher = bool(getattr(args, "teacher", False))
+    folder = Path(args.dir) if args.dir else copies_folder(notebook_lang, teacher)
     plan = plan_lessons(folder, args.jupyter_args)
     if args.print_command:
         print(" ".join(plan.argv))
         return 0
+    try:
+        placed = place_lessons(notebook_lang, teacher, folder=folder)
+    except LessonsRefused as exc:
+        print("ari-jupyter lab: " + t("cli.lab.lessons_in_git", lang, folder=str(exc.folder),
+                                        tree=str(exc.tree)), file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print("ari-jupyter lab: " + t("cli.lab.cannot_place", lang, directory=str(folder),
+                                        error=str(exc.strerror or exc)), file=sys.stderr)
+        return 1
+    key = "cli.lab.lessons_teacher" if teacher else "cli.lab.lessons_student"
+    print(t(key, lang, folder=str(placed.folder), written=len(placed.written),
+            kept=len(placed.kept)), file=sys.stderr)
     return _become_jupyterlab(plan)
 
 

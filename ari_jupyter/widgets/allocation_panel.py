@@ -218,9 +218,10 @@ class AllocationPanel(Panel, widgets.VBox):
         """Where the ranks land, then the findings about it ('' outside an allocation)."""
         if not self._inside():
             return ""
-        model = self.ctx.placement()
+        told = self.ctx.placement_verdict()
+        model = told.placement
         if model is None:
-            _, error = self.ctx.slurm_plan()
+            error = told.error
             # ARI's own refusal is quoted tool output: shown verbatim, as code, in every language
             quoted = f' <code class="ari-tool-output">{esc(error)}</code>' if error else ""
             placement = (f'<div class="ari-text ari-sev-error">'
@@ -230,7 +231,7 @@ class AllocationPanel(Panel, widgets.VBox):
             from .placement_view import render_placement
 
             placement = render_placement(model, self.tr)
-        return placement + findings_html(self.ctx.step_problems("allocation"), self.ctx.lang)
+        return placement + findings_html(list(told.findings), self.ctx.lang)
 
     # -- events -------------------------------------------------------------------------------
     def _on_demo_pick(self, change) -> None:

@@ -6,10 +6,13 @@ shown identically in JupyterLab, Notebook 7 and Voilà (classes of wizard.css, n
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from typing import Callable
 
 from ..ari.placement import SHARED_GPU, Placement
 from ..base.verdict import MARKS
+from ..i18n import t
+from ._base import findings_html
 from .style import css
 
 MAX_SLOTS_DRAWN = 64
@@ -83,13 +86,18 @@ def render_placement(placement: Placement, tr: Translate) -> str:
             f'</div>')
 
 
-def placement_figure(placement: Placement, tr: Translate) -> str:
+LESSON_WORDS = {"placement_all_ranks_on_first_node": "teaching.placement_all_ranks_on_first_node"}
+"""Findings a lesson words its own way: the wizard's point to its step 3, which a lesson has not."""
+
+
+def placement_figure(placement: Placement, tr: Translate, *, lesson: bool = False) -> str:
     """The picture and its findings as one HTML block that stands alone in a notebook's output
     (the lessons): the wizard's stylesheet comes along, since outside the wizard nothing brings
     it, and MathJax is told to skip the block, since its srun lines hold ``$SLURM_...`` that
     JupyterLab would otherwise typeset as maths."""
+    words = (lambda key, **params: tr(LESSON_WORDS.get(key, key), **params)) if lesson else tr
     return (f'<div class="ari-wizard ari-figure mathjax_ignore tex2jax_ignore"><style>{css()}</style>'
-            f'{render_placement(placement, tr)}{render_findings(placement, tr)}</div>')
+            f'{render_placement(placement, tr)}{render_findings(placement, words)}</div>')
 
 
 def render_findings(placement: Placement, tr: Translate) -> str:
@@ -103,3 +111,17 @@ def render_findings(placement: Placement, tr: Translate) -> str:
     if not items:
         return ""
     return f'<ul class="ari-findings ari-list ari-text">{"".join(items)}</ul>'
+
+
+def verdict_figure(verdict, lang: str) -> str:
+    """Step 1 as a notebook output (the lessons): the picture of ``verdict.placement`` and,
+    under it, the findings step 1 lists (``judge.placement_verdict``), in ``lang``, worded for
+    a lesson (``LESSON_WORDS``)."""
+    def tr(key: str, **params) -> str:
+        return t(key, lang, **params)
+
+    picture = render_placement(verdict.placement, tr) if verdict.placement is not None else ""
+    findings = [replace(f, message_id=LESSON_WORDS[f.message_id]) if f.message_id in LESSON_WORDS
+                else f for f in (*verdict.findings, *verdict.kind_findings)]
+    return (f'<div class="ari-wizard ari-figure mathjax_ignore tex2jax_ignore"><style>{css()}</style>'
+            f'{picture}{findings_html(findings, lang)}</div>')

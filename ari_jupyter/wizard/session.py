@@ -121,6 +121,14 @@ class WizardContext(HasTraits):
 
         return placement(self.state, self.host.env, self.fan_out, self._has_sbatch())
 
+    def placement_verdict(self):
+        """Step 1's picture and findings, and what they mean (``judge.placement_verdict``,
+        the function the lessons' check asks too)."""
+        from ..ari.judge import placement_verdict  # cold start: step 1's figure comes after the loop turns
+
+        return placement_verdict(self.state, self.host.env, self.fan_out, self._has_sbatch(),
+                                 findings=self.problems())
+
     def _has_sbatch(self) -> bool | None:
         if self.state.probe_results.get("sbatch") is not None:
             return None

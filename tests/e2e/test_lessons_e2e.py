@@ -12,7 +12,7 @@ from .lab_helpers import WIDGET_OUTPUT, execute_command, open_lab
 
 pytestmark = pytest.mark.e2e
 
-LESSONS = Path(__file__).resolve().parents[2] / "notebooks" / "teaching"
+LESSONS = Path(__file__).resolve().parents[2] / "ari_jupyter" / "notebooks" / "teaching"
 FIGURE = f"{WIDGET_OUTPUT} .ari-figure"
 
 
@@ -45,13 +45,13 @@ def test_lab_lessons_opens_lesson_1_in_a_workspace_of_its_own(tmp_path, page):
     """What `ari-jupyter lab --lessons` runs: JupyterLab on the lessons, lesson 1 open, in the
     "ari-lessons" workspace (the wizard's lab, open beside it, keeps its own layout)."""
     from ari_jupyter.cli.lab import plan_lessons
-    from ari_jupyter.wizard.lessons import lessons_folder
+    from ari_jupyter.wizard.lesson_copies import place_lessons
 
     from .conftest import LAB_ARGS, require_browser
     from .jupyter_process import start_jupyter
 
     require_browser()
-    folder = lessons_folder("zh")
+    folder = place_lessons("zh", env={"HOME": str(tmp_path / "home")}).folder
     plan = plan_lessons(folder, [])
     # the harness roots the lab in its own folder: the lessons are copied there
     assert f"--ServerApp.root_dir={folder}" in plan.argv

@@ -1,0 +1,107 @@
+"""``ari-jupyter lessons``: the learner's copies of the teaching lessons.
+
+``reset`` puts the packaged lessons back over a learner's edited copies (each edited copy is
+moved to ``.reset/`` beside them first); ``path`` prints the folder ``ari-jupyter lab
+--lessons`` opens; ``export DIR`` writes a version of every lesson, in every language, to
+``DIR`` (to hand out: an LMS, a shared folder, an nbgitpuller repository).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "lessons", help="the teaching lessons: reset your copies, show where they are, export them",
+        description="Your copies of the teaching lessons, which `ari-jupyter lab --lessons` opens "
+        "(student version; --teacher: the teacher's version, with the solutions).")
+    actions = parser.add_subparsers(dest="lessons_action", metavar="ACTION")
+    reset = actions.add_parser(
+        "reset", help="restore the lessons (all, or those named) as they were first placed",
+        description="Put the packaged lessons back over your copies. An edited copy is moved to "
+        "the .reset folder beside them first, so nothing you wrote is lost.")
+    reset.add_argument("names", nargs="*", metavar="LESSON",
+                       help="lessons to restore: 01, 01_allocation_and_hostlists or the file "
+                       "name (default: all)")
+    path = actions.add_parser("path", help="print the folder of your copies of the lessons",
+                              description="Print the folder `ari-jupyter lab --lessons` opens.")
+    export = actions.add_parser(
+        "export", help="write every lesson, in every language, to a folder",
+        description="Write the student version (or, with --teacher, the teacher's) of every "
+        "lesson in English, Japanese and Chinese to DIR (English at the top, ja/ and zh/ beside): "
+        "copies to hand out. Files already in DIR are replaced.")
+    export.add_argument("directory", metavar="DIR", help="the folder to write to")
+    for sub in (reset, path, export):
+        sub.add_argument("--teacher", action="store_true",
+                         help="the teacher's version (with the solutions), not the student's")
+    for sub in (reset, path):
+        sub.add_argument("--dir", default=None, help="the folder of the copies (default: "
+                         "$XDG_DATA_HOME/ari-jupyter/lessons/<student|teacher>/<language>)")
+    parser.set_defaults(handler=run)
+    parser.set_defaults(_print_help=parser.print_help)
+
+
+def _notebook_lang(args: argparse.Namespace, lang: str) -> str:
+    from .lab_settings import lab_language  # cold start: not at every command's start
+
+    return getattr(args, "lang", None) or lab_language(os.environ) or lang
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..i18n import t  # cold start: not at every command's start
+    # cold start: not at every command's start
+    from ..wizard.lesson_copies import LessonsRefused, copies_folder, reset_lessons
+    from . import output_lang  # cold start: not at every command's start
+
+    lang = output_lang(args)
+    action = getattr(args, "lessons_action", None)
+    if action is None:
+        args._print_help(sys.stderr)
+        return 2
+    if action == "export":
+        return _export(Path(args.directory), args.teacher, lang)
+    notebook_lang = _notebook_lang(args, lang)
+    folder = Path(args.dir) if args.dir else copies_folder(notebook_lang, args.teacher)
+    if action == "path":
+        print(os.path.abspath(folder))
+        return 0
+    try:
+        done = reset_lessons(notebook_lang, args.teacher, names=args.names, folder=folder)
+    except KeyError as exc:
+        from ..wizard.lessons import packaged_lessons  # cold start: not at every command's start
+
+        names = ", ".join(p.stem for p in packaged_lessons(notebook_lang))
+        print("ari-jupyter lessons: " + t("cli.lessons.unknown", lang, name=repr(exc.args[0]),
+                                            lessons=names), file=sys.stderr)
+        return 2
+    except LessonsRefused as exc:
+        print("ari-jupyter lessons: " + t("cli.lab.lessons_in_git", lang, folder=str(exc.folder),
+                                            tree=str(exc.tree)), file=sys.stderr)
+        return 1
+    for lesson, kept in done:
+        if kept is None:
+            print(t("cli.lessons.reset_one", lang, lesson=str(lesson)))
+        else:
+            print(t("cli.lessons.reset_kept", lang, lesson=str(lesson), kept=str(kept)))
+    return 0
+
+
+def _export(directory, teacher: bool, lang: str) -> int:
+    from ..i18n import LANGUAGES, t  # cold start: not at every command's start
+    from ..wizard.lessons import packaged_lessons  # cold start: not at every command's start
+    # cold start: not at every command's start
+    from ..wizard.lesson_copies import _dump, _write, as_placed
+
+    count = 0
+    for notebook_lang in LANGUAGES:
+        folder = directory if notebook_lang == "en" else directory / notebook_lang
+        for source in packaged_lessons(notebook_lang):
+            _write(folder / source.name, _dump(as_placed(source, teacher)), exclusive=False)
+            count += 1
+    version = t("cli.lessons.version_teacher" if teacher else "cli.lessons.version_student", lang)
+    print(t("cli.lessons.exported", lang, count=count, version=version, folder=str(directory)))
+    return 0
