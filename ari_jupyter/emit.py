@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .ari import render
+from .checkpoint.ownership import Unsafe, first_unsafe_on_the_way, folder_on_the_way, ours
 from .i18n import message, message_of, text
 from .model import WizardState
 from .redact import redact_tree
@@ -202,10 +203,17 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
     symlink planted anywhere under the workspace is refused, never written through.
     """
     workspace = Path(state.workspace)
+    _refuse_unsafe(first_unsafe_on_the_way(workspace))
     _make_dirs(workspace)
     with _Tree(workspace) as tree:
-        ckpt_fd = tree.open(("checkpoints", state.run_id), create=True)
-        launch_fd = tree.open(("launch",), create=True)
+        _refuse_unsafe(folder_on_the_way(workspace, os.fstat(tree.root_fd)))
+        # checkpoints/ and launch/ are this user's, made by this emit or checked before anything
+        # is made in them: one another user made first (a world-writable sticky workspace) is refused
+        for parts in (("checkpoints",), ("launch",), ("checkpoints", state.run_id)):
+            fd = tree.open(parts, create=True)
+            _refuse_unsafe(ours(workspace.joinpath(*parts), os.fstat(fd)))
+        ckpt_fd = tree.open(("checkpoints", state.run_id), create=False)
+        launch_fd = tree.open(("launch",), create=False)
         with _exclusive_lock(launch_fd, launch_dir / f".{state.run_id}.lock", state.run_id):
             existing = [name for name in CHECKPOINT_FILES if _lexists(ckpt_fd, name)]
             script_exists = _lexists(launch_fd, script.name)
@@ -241,7 +249,8 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             # launch_config.json last: it names the hashes of the checkpoint files written before it.
             config = render.launch_config(
                 state, files={k: v for k, v in written.items() if k != script.name},
-                written_at=now.isoformat(timespec="seconds"))
+                written_at=now.isoformat(timespec="seconds"),
+                handoff_sha256=written.get(script.name, ""))
             data = (json.dumps(redact_tree(config), indent=2, ensure_ascii=False)
                     + "\n").encode("utf-8")
             items.append((Target(ckpt_fd, "launch_config.json", checkpoint / "launch_config.json"),
@@ -252,6 +261,22 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             files.append(str(script))
 
     return files, written, backup_dir
+
+
+class UnsafeWorkspace(EmitError):
+    """Another user owns or can write a folder the checkpoint or its hand-off goes into; the
+    message says which and how to fix the workspace. ``problem``: ``ownership.Unsafe``."""
+
+    def __init__(self, message, problem=None):
+        super().__init__(message)
+        self.problem = problem
+
+
+def _refuse_unsafe(problem: Unsafe | None) -> None:
+    if problem is not None:
+        raise UnsafeWorkspace(text("emit.error.unsafe_folder",
+                                   problem=message(problem.message_id, **problem.params()),
+                                   fix=message("ownership.fix", path=problem.path)), problem)
 
 
 def load_checkpoint(checkpoint_dir: str | Path) -> WizardState:
@@ -469,9 +494,11 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
                                  notes=[message_of(n) or n for n in notes[said:]]))
         from .run_settings_view import handoff_key_variable
 
+        hashes = {name: hashlib.sha256(data).hexdigest() for name, (data, _) in contents.items()}
         script_text = render.render_handoff_script(state, checkpoint, script,
                                                    api_key=handoff_key_variable(state),
-                                                   ari_jupyter=ari_jupyter_command())
+                                                   ari_jupyter=ari_jupyter_command(),
+                                                   files_sha256=hashes)
         contents["handoff"] = (script_text.encode("utf-8"), SCRIPT_MODE)
     except render.RenderError as exc:
         raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None

@@ -426,6 +426,10 @@ def _check_script(script: Path, ckpt: Path) -> ProbeResult:
         return _said("script", "fail", "handoff.check.script.unreadable",
                      "handoff.check.script.unreadable.fix", script=str(script),
                      quoted=shlex.quote(str(script)))
+    unsafe = unsafe_handoff(script, ckpt)
+    if unsafe:
+        return _said("script", "fail", "handoff.check.safety.unsafe", "handoff.check.safety.fix",
+                     script=str(script), problems=unsafe)
     import subprocess
 
     check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
@@ -436,6 +440,43 @@ def _check_script(script: Path, ckpt: Path) -> ProbeResult:
                        evidence=check.stderr)
     return _said("script", "ok", "handoff.check.script.ok", script=str(script),
                  command=f"bash -n {script}")
+
+
+def unsafe_handoff(script: Path, ckpt: Path) -> list[dict]:
+    """What lets another user change what the hand-off runs, as messages (none: safe). The
+    rules the script itself checks before it runs anything (``checkpoint/ownership.py``): the
+    workspace and the folders above it, ``checkpoints/``, ``launch/``, the checkpoint, its
+    files and the script; and the script's sha256 against the one launch_config.json records."""
+    from .checkpoint.ownership import Unsafe, first_unsafe_on_the_way, ours, unsafe_entries
+    from .emit import CHECKPOINT_FILES
+
+    workspace = ckpt.parent.parent
+    problems: list[Unsafe] = []
+    way = first_unsafe_on_the_way(workspace)
+    if way is not None:
+        problems.append(way)
+    for path in (workspace / "checkpoints", workspace / "launch", ckpt):
+        try:
+            problem = ours(path, os.lstat(path))
+        except OSError:
+            continue
+        if problem is not None:
+            problems.append(problem)
+    problems += unsafe_entries(ckpt, CHECKPOINT_FILES)
+    problems += unsafe_entries(script.parent, (script.name,))
+    try:
+        config = json.loads((ckpt / "launch_config.json").read_text(encoding="utf-8"))
+        recorded = config[render.LAUNCH_CONFIG_KEY].get("handoff_sha256", "")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        recorded = ""
+    if recorded:
+        try:
+            actual = hashlib.sha256(script.read_bytes()).hexdigest()
+        except OSError:
+            actual = ""
+        if actual != recorded:
+            problems.append(Unsafe(str(script), "changed", "", ""))
+    return [message(p.message_id, **p.params()) for p in problems]
 
 
 def _check_exported(script: Path, ckpt: Path) -> ProbeResult:
