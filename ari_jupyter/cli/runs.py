@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from ..host import SiteError
     from ..i18n import error_text, t
     from ..runs.service import default_workspace, listed_workspaces, runs_json
+    from ..runs.workspace import is_dir
     from . import output_lang
     from ._localized import error_line
     from ._runs_text import runs_table
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     except SiteError as exc:
         print(error_line("runs", error_text(exc, lang), lang), file=sys.stderr)
         return 2
-    if args.workspace and not Path(workspace).expanduser().is_dir():
+    if args.workspace and not is_dir(Path(workspace).expanduser()):
         # a workspace named on the command line that is not there is a verdict, as for status
         print(f"ari-jupyter runs: {t('runs.not_a_directory', lang, path=workspace)}", file=sys.stderr)
         return 1
@@ -50,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
     print(runs_table(answer, lang))
+    if answer.get("skipped"):  # once, below the table: what could not be read is left out
+        print(t("runs.skipped", lang, count=len(answer["skipped"]),
+                paths=", ".join(answer["skipped"])), file=sys.stderr)
     if not answer["runs"] and not args.workspace and not args.site:
         print(t("runs.none_hint", lang), file=sys.stderr)
     return 0

@@ -31,6 +31,8 @@ from tornado import web
 
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..runs import NotACheckpoint
+from ..runs.status import UnreadableCheckpoint
+from ..runs.workspace import is_dir
 from ..runs.cancel_request import BadCancelRequest, cancel_targets
 from ..runs.localize import cancel_in_language, status_in_language
 from ..runs.service import (cancel_json, default_workspace, listed_workspaces, run_ids_json,
@@ -64,7 +66,7 @@ class _RunsBase(APIHandler):
         workspaces = self.workspaces
         for workspace in workspaces:
             path = Path(workspace) / "checkpoints" / run_id
-            if path.is_dir():
+            if is_dir(path) or path.is_symlink():  # one this user cannot read: 403 below
                 return path
         raise web.HTTPError(404, f"no run {run_id} in {', '.join(workspaces)}")
 
@@ -118,6 +120,8 @@ class RunStatusHandler(_RunsBase):
             checkpoint = self.checkpoint(run_id)
             answer = status_in_language(await status_json(checkpoint, self.host), lang)
             self.answer({**answer, "lab_folder": self.lab_folder(checkpoint.parent.parent)})
+        except UnreadableCheckpoint as exc:
+            raise web.HTTPError(403, str(exc)) from None
         except NotACheckpoint as exc:
             raise web.HTTPError(404, str(exc)) from None
 
