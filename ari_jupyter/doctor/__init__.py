@@ -108,8 +108,9 @@ def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | 
 def diagnose_file(path: str, *, kind: str | None = None, **options: Any) -> list[Finding]:
     """Read a file (undecodable bytes replaced) and diagnose it; a log written into a checkpoint
     directory is checked against that checkpoint."""
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        text = handle.read()
+    from ..base.bounded_read import read_window
+
+    text = read_window(path).text  # a log's head and tail; a regular file only (else OSError)
     kind = kind or detect_kind(text, os.path.basename(path))
     if kind == "log" and not options.get("checkpoint_dir"):
         from .log_checks import checkpoint_from_log_path

@@ -91,7 +91,9 @@ class DoctorPanel(Panel, widgets.VBox):
             self.note = ""
             return
         try:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
+            from ..base.bounded_read import read_window
+
+            text = read_window(path).text  # bounded: never /dev/zero, a FIFO or a whole 1 GB log
         except OSError as exc:
             self.error = self.tr("doctor_read_failed", path=path, error=exc)
             self._loaded = None
