@@ -209,11 +209,11 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
         _refuse_unsafe(folder_on_the_way(workspace, os.fstat(tree.root_fd)))
         # checkpoints/ and launch/ are this user's, made by this emit or checked before anything
         # is made in them: one another user made first (a world-writable sticky workspace) is refused
+        opened = {}
         for parts in (("checkpoints",), ("launch",), ("checkpoints", state.run_id)):
-            fd = tree.open(parts, create=True)
-            _refuse_unsafe(ours(workspace.joinpath(*parts), os.fstat(fd)))
-        ckpt_fd = tree.open(("checkpoints", state.run_id), create=False)
-        launch_fd = tree.open(("launch",), create=False)
+            opened[parts] = tree.open(parts, create=True)
+            _refuse_unsafe(ours(workspace.joinpath(*parts), os.fstat(opened[parts])))
+        ckpt_fd, launch_fd = opened[("checkpoints", state.run_id)], opened[("launch",)]
         with _exclusive_lock(launch_fd, launch_dir / f".{state.run_id}.lock", state.run_id):
             existing = [name for name in CHECKPOINT_FILES if _lexists(ckpt_fd, name)]
             script_exists = _lexists(launch_fd, script.name)

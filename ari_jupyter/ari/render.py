@@ -508,7 +508,7 @@ def _verify_lines(state: Any, checkpoint_dir: str, files_sha256: Mapping[str, st
             "while read -r ari_sum ari_name; do",
             '  ari_path=$ARI_CHECKPOINT_DIR/$ari_name',
             '  ari_check ours "$ari_path"',
-            '  ari_got=$( (command -p sha256sum -- "$ari_path" 2>/dev/null || command -p shasum -a 256 -- "$ari_path" 2>/dev/null) | command -p cut -d" " -f1)',
+            '  ari_got=$( (command -p sha256sum || command -p shasum -a 256) <"$ari_path" 2>/dev/null | command -p cut -d" " -f1)',
             f'  if [ "$ari_got" != "$ari_sum" ]; then ari_stop {changed}; fi',
             "done <<'ARI_JUPYTER_SHA256'",
             *(f"{digest} {name}" for name, digest in files_sha256.items()),

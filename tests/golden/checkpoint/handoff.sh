@@ -57,7 +57,7 @@ done
 while read -r ari_sum ari_name; do
   ari_path=$ARI_CHECKPOINT_DIR/$ari_name
   ari_check ours "$ari_path"
-  ari_got=$( (command -p sha256sum -- "$ari_path" 2>/dev/null || command -p shasum -a 256 -- "$ari_path" 2>/dev/null) | command -p cut -d" " -f1)
+  ari_got=$( (command -p sha256sum || command -p shasum -a 256) <"$ari_path" 2>/dev/null | command -p cut -d" " -f1)
   if [ "$ari_got" != "$ari_sum" ]; then ari_stop "ari-jupyter hand-off: stopped before running anything: $ari_path is not the file written with this script (its sha256 differs)."; fi
 done <<'ARI_JUPYTER_SHA256'
 6310372e6a6be891ebfdde1b7eda4b608f8bbf067519267bd4369f4ae60574db experiment.md
