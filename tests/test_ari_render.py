@@ -85,12 +85,19 @@ def _rendered() -> dict[str, str]:
     env = render.render_env(state)
     files = {"experiment.md": hashlib.sha256(experiment.encode()).hexdigest(),
              ".env": hashlib.sha256(env.encode()).hexdigest()}
+    # as emit writes it: the script checks the files' hashes, launch_config.json records its own
+    script = render.render_handoff_script(state, CHECKPOINT, SCRIPT, api_key="OPENAI_API_KEY",
+                                          ari_jupyter="/opt/ari/venv/bin/ari-jupyter",
+                                          files_sha256=files)
     return {
         "experiment.md": experiment,
         "checkpoint.env": env,
-        "launch_config.json": render.render_launch_config(state, files=files, written_at=WRITTEN_AT),
-        "handoff.sh": render.render_handoff_script(state, CHECKPOINT, SCRIPT, api_key="OPENAI_API_KEY",
-                                                   ari_jupyter="/opt/ari/venv/bin/ari-jupyter"),
+        "launch_config.json": render.render_launch_config(
+            state, files=files, written_at=WRITTEN_AT,
+            # of the golden handoff.sh (its version normalized), so that the two goldens agree
+            handoff_sha256=hashlib.sha256(script.replace(
+                f"ari-jupyter {__version__}", "ari-jupyter @VERSION@").encode()).hexdigest()),
+        "handoff.sh": script,
         "bfts_env.sh": render.render_bfts_env(state),
     }
 

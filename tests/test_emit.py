@@ -132,13 +132,16 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
     assert (ckpt / ".env").read_text() == render.render_env(state)
     assert (ckpt / "bfts_env.sh").read_text() == render.render_bfts_env(state)
     assert f"ARI_ENV_FILE={ckpt}/bfts_env.sh\n" in (ckpt / ".env").read_text()
+    import hashlib
+    hashes = {name: hashlib.sha256((ckpt / name).read_bytes()).hexdigest()
+              for name in ("experiment.md", ".env", "bfts_env.sh")}
     assert script.read_text() == render.render_handoff_script(
         state, str(ckpt), str(script), api_key=handoff_key_variable(state),
-        ari_jupyter=ari_jupyter_command())
+        ari_jupyter=ari_jupyter_command(), files_sha256=hashes)
     config = json.loads((ckpt / "launch_config.json").read_text())
-    import hashlib
-    assert config["ari_jupyter"]["files_sha256"] == {
-        name: hashlib.sha256((ckpt / name).read_bytes()).hexdigest() for name in ("experiment.md", ".env", "bfts_env.sh")}
+    assert config["ari_jupyter"]["files_sha256"] == hashes
+    # the hand-off script's own hash, so that a swapped script can be told (check-handoff)
+    assert config["ari_jupyter"]["handoff_sha256"] == hashlib.sha256(script.read_bytes()).hexdigest()
     assert sum(getattr(n, "message_id", "") in ("emit.note.no_ari", "emit.note.no_ari_demo")
                for n in result.notes) == 1
     assert not any("workflow.yaml not written" in note for note in result.notes)
@@ -599,6 +602,15 @@ def _child(args: list[str]) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def _hashes(state) -> dict[str, str]:
+    """The sha256 of the checkpoint files emit writes for ``state`` (its script names them)."""
+    import hashlib
+
+    return {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in (
+        ("experiment.md", render.render_experiment_md(state)), (".env", render.render_env(state)),
+        (render.BFTS_ENV_FILE, render.render_bfts_env(state)))}
+
+
 @pytest.mark.slow
 def test_kill_9_during_emit_leaves_complete_old_or_new_files(tmp_path):
     big = "\n".join(f"Line {i}: tiles of the matrix are assigned round-robin." for i in range(20000))
@@ -616,7 +628,8 @@ def test_kill_9_during_emit_leaves_complete_old_or_new_files(tmp_path):
         ".env": {render.render_env(s) for s in variants},
         script.name: {render.render_handoff_script(s, str(ckpt), str(script),
                                                    api_key=handoff_key_variable(s),
-                                                   ari_jupyter=ari_jupyter_command())
+                                                   ari_jupyter=ari_jupyter_command(),
+                                                   files_sha256=_hashes(s))
                       for s in variants},
     }
     states = [s.to_json() for s in variants]

@@ -131,6 +131,23 @@ def test_checkpoint_changed_after_writing_fails(site):
     assert checks["checkpoint"].status == "fail" and "changed since" in checks["checkpoint"].summary
 
 
+def test_a_swapped_script_or_a_folder_others_can_write_fails_the_script_check(site):
+    """check-handoff checks what the script itself checks before it runs anything: the
+    script's sha256 recorded in launch_config.json, and folders no other user can write."""
+    state, result = _emit(site)
+    script = Path(result.handoff_script)
+    assert _by_id(check_handoff(result.checkpoint_dir, host=site.host))["script"].status == "ok"
+    script.write_text(script.read_text() + "touch /tmp/someone-elses-code\n")
+    check = _by_id(check_handoff(result.checkpoint_dir, host=site.host))["script"]
+    assert check.status == "fail" and "another user could change" in check.summary, check
+    assert "is not the file that was written" in check.summary and check.fix
+    _said_in_ja_and_zh(check)
+    emit_checkpoint(state, force=True)  # the script as written again
+    Path(result.checkpoint_dir).chmod(0o770)
+    check = _by_id(check_handoff(result.checkpoint_dir, host=site.host))["script"]
+    assert check.status == "fail" and "can be written by other users (mode 0770" in check.summary
+
+
 def test_missing_script_fails_script_and_export(site):
     _, result = _emit(site)
     os.unlink(result.handoff_script)

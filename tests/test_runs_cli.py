@@ -78,7 +78,7 @@ def test_status_of_something_else_is_a_verdict_not_a_traceback(tmp_path, target)
 
 def test_cancel_without_slurm_cancels_nothing(tmp_path):
     ckpt = copy_case("failed", tmp_path)
-    done = cli("cancel", "--yes", str(ckpt), env=NO_SLURM)
+    done = cli("cancel", "--yes", "--all", str(ckpt), env=NO_SLURM)
     assert done.returncode == 1 and "SLURM did not answer" in done.stderr
 
 

@@ -322,7 +322,7 @@ def render_env(state: Any, *, is_secret_name=None) -> str:
 # -- launch_config.json ----------------------------------------------------------------------
 
 def launch_config(state: Any, *, files: Mapping[str, str] | None = None,
-                  written_at: str = "") -> dict[str, Any]:
+                  written_at: str = "", handoff_sha256: str = "") -> dict[str, Any]:
     """ARI's keys with ARI's types (spec §2.7) plus the whole wizard state under ``ari_jupyter``.
 
     Only keys whose value the wizard knows are written (ARI's readers treat a missing key like
@@ -342,6 +342,8 @@ def launch_config(state: Any, *, files: Mapping[str, str] | None = None,
         section["written_at"] = written_at
     if files:
         section["files_sha256"] = dict(files)
+    if handoff_sha256:  # the hand-off script's, so that a swapped script can be told
+        section["handoff_sha256"] = handoff_sha256
     section["state"] = state.to_json()
     config[LAUNCH_CONFIG_KEY] = section
     return config
@@ -354,7 +356,8 @@ def render_launch_config(state: Any, **kwargs: Any) -> str:
 # -- hand-off script -------------------------------------------------------------------------
 
 def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
-                          api_key: str | None = None, ari_jupyter: str = "ari-jupyter") -> str:
+                          api_key: str | None = None, ari_jupyter: str = "ari-jupyter",
+                          files_sha256: Mapping[str, str] | None = None) -> str:
     """The one command for the second terminal: export, load modules, cd, ``ari run`` | tee.
 
     Every value is passed through ``shlex.quote``; the log name is built at run time
@@ -364,7 +367,11 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     The script stops before ``ari run`` when neither the shell nor a .env ``ari`` reads sets
     it, since every node would fail on it (``ARI_HANDOFF_WITHOUT_KEY=1`` runs anyway).
     ``ari_jupyter``: the absolute path of the ari-jupyter the messages name when ``ari-jupyter``
-    is not found by name in the terminal (``emit.ari_jupyter_command``).
+    is not found by name in the terminal (``emit.ari_jupyter_command``). ``files_sha256``: the
+    checkpoint files written with the script (name -> sha256), given by emit; then before it
+    runs anything the script stops unless each still has its hash, and unless the workspace, the folders above
+    it, ``checkpoints/``, ``launch/``, the checkpoint and its files are the user's and no other
+    user can write them (``checkpoint/ownership.py``'s rules).
     """
     if api_key is None:
         settings = getattr(state, "run_settings", None) or RunSettings()
@@ -396,6 +403,8 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
             "",
         ]
     said_as = "$ari_jupyter" if located else "ari-jupyter"
+    if files_sha256 is not None:  # the script emit writes (a preview shows the rest)
+        lines += _verify_lines(state, checkpoint_dir, files_sha256, said_as)
     if state.module_loads:
         lines += [
             _comment(state, "handoff.comment.modules"),
@@ -431,6 +440,88 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
 
 _SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _KEY_VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]*")
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_CHECKPOINT_FILE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*")
+
+
+def _verify_lines(state: Any, checkpoint_dir: str, files_sha256: Mapping[str, str],
+                  said_as: str) -> list[str]:
+    """Stop before anything runs when another user could have changed what runs: the
+    workspace and the folders above it (as written and resolved) owned by the user or root and
+    writable by no one else unless sticky; ``checkpoints/``, ``launch/``, the checkpoint, its
+    files and this script the user's own and writable by no one else; each recorded file with
+    its sha256. The same rules as ``checkpoint/ownership.py`` (``check-handoff``). Commands by
+    ``command -p`` (the system's standard PATH), not whatever the terminal's PATH finds first."""
+    q = shlex.quote
+    workspace = state.workspace.rstrip("/") or "/"
+    for name, digest in files_sha256.items():
+        _require(bool(_CHECKPOINT_FILE.fullmatch(name)) and bool(_SHA256.fullmatch(digest)),
+                 f"checkpoint file {name!r} or its sha256 {digest!r} cannot go into the script")
+    stop = {why: _said(state, f"handoff.script.unsafe_{why}", path="$2", owner="$owner",
+                       mode="$mode") for why in ("owner", "writable", "missing")}
+    lines = [
+        _comment(state, "handoff.comment.verify"),
+        "ari_uid=$(command -p id -u)",
+        "ari_stop() {",
+        '  echo "$1" >&2',
+        f"  echo {_said(state, 'handoff.script.unsafe_fix', ari_jupyter=said_as, checkpoint='$ARI_CHECKPOINT_DIR')} >&2",
+        "  exit 3",
+        "}",
+        "ari_own_group() {",
+        "  local members",
+        '  [ "$1" = "$(command -p id -g)" ] && [ "$(command -p id -gn)" = "$(command -p id -un)" ] || return 1',
+        '  members=$(command -p getent group "$1" 2>/dev/null | command -p cut -d: -f4) || return 1',
+        '  [ -z "$members" ] || [ "$members" = "$(command -p id -un)" ]',
+        "}",
+        "ari_check() {",
+        "  local info owner group mode",
+        f'  if [ "$1" = ours ] && [ -L "$2" ]; then ari_stop {stop["missing"]}; fi',
+        """  info=$(command -p stat -L -c '%u %g %a' -- "$2" 2>/dev/null || command -p stat -L -f '%u %g %Mp%Lp' -- "$2" 2>/dev/null) \\""",
+        f"    || ari_stop {stop['missing']}",
+        '  read -r owner group mode <<<"$info"',
+        '  if [ "$owner" != "$ari_uid" ] && { [ "$1" = ours ] || [ "$owner" != 0 ]; }; then',
+        f"    ari_stop {stop['owner']}",
+        "  fi",
+        "  mode=$((8#$mode))",
+        '  if [ $((mode & 8#002)) != 0 ] || { [ $((mode & 8#020)) != 0 ] && { [ "$1" = ours ] || ! ari_own_group "$group"; }; }; then',
+        '    if [ "$1" = ours ] || [ $((mode & 8#1000)) = 0 ]; then',
+        '      mode=$(printf "%04o" "$mode")',
+        f"      ari_stop {stop['writable']}",
+        "    fi",
+        "  fi",
+        "}",
+        "ari_way() {",
+        '  local dir=$1',
+        "  while :; do",
+        '    ari_check way "$dir"',
+        '    if [ "$dir" = / ]; then break; fi',
+        '    dir=${dir%/*}',
+        '    dir=${dir:-/}',
+        "  done",
+        "}",
+        f"ari_way {q(workspace)}",
+        f'ari_way "$(cd -P -- {q(workspace)} && pwd -P)"',
+        f"for ari_path in {q(workspace + '/checkpoints')} {q(workspace + '/launch')} "
+        '"$ARI_CHECKPOINT_DIR" "${BASH_SOURCE[0]}"; do',
+        '  ari_check ours "$ari_path"',
+        "done",
+    ]
+    if files_sha256:
+        changed = _said(state, "handoff.script.unsafe_changed", path="$ari_path")
+        lines += [
+            "while read -r ari_sum ari_name; do",
+            '  ari_path=$ARI_CHECKPOINT_DIR/$ari_name',
+            '  ari_check ours "$ari_path"',
+            '  ari_got=$( (command -p sha256sum || command -p shasum -a 256) <"$ari_path" 2>/dev/null | command -p cut -d" " -f1)',
+            f'  if [ "$ari_got" != "$ari_sum" ]; then ari_stop {changed}; fi',
+            "done <<'ARI_JUPYTER_SHA256'",
+            *(f"{digest} {name}" for name, digest in files_sha256.items()),
+            "ARI_JUPYTER_SHA256",
+        ]
+    lines += ['ari_check ours "$ARI_CHECKPOINT_DIR/launch_config.json"', ""]
+    return lines
 
 
 def _key_check_lines(state: Any, variable: str) -> list[str]:

@@ -110,7 +110,9 @@ STAGE_GROUPS: dict[str, frozenset[str]] = {
 
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.:/@+=,-]+\Z")
 _PARTITION = re.compile(r"^[A-Za-z0-9_-]+\Z")
-_API_BASE = re.compile(r"^https?://[A-Za-z0-9.:\[\]_-]+(/[A-Za-z0-9._~/-]*)?\Z")
+_API_BASE = re.compile(r"^https?://[A-Za-z0-9.:_-]+(/[A-Za-z0-9._~/-]*)?\Z")
+"""What the .env can carry unquoted (``render.env_value_problem``): an IPv6 literal's brackets
+cannot, so the form refuses ``http://[::1]:8080/v1`` as Write does (a host name works)."""
 
 
 # -- the settings ------------------------------------------------------------------------------
@@ -327,7 +329,8 @@ def _check_llm(s: RunSettings, add: Callable[..., None]) -> None:
         add("llm_model", "model_unknown", "warning", model=model, backend=backend,
             choices=", ".join(known))
     if s.llm_api_base and not _API_BASE.match(s.llm_api_base):
-        add("llm_api_base", "api_base_bad", "error", value=s.llm_api_base)
+        add("llm_api_base", "api_base_ipv6" if "[" in s.llm_api_base else "api_base_bad", "error",
+            value=s.llm_api_base)
     if backend == "custom" and not s.llm_model:
         add("llm_model", "custom_needs_model", "error")
     for phase, model in s.phase_models.items():

@@ -41,6 +41,7 @@ _TOKEN_SHAPES = tuple((literal, re.compile(shape)) for literal, shape in (
     ("PRIVATE KEY-----",
      r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"),
     ("sk-", r"\bsk-[A-Za-z0-9_\-]{16,}"),  # OpenAI / Anthropic style
+    ("xai-", r"\bxai-[A-Za-z0-9]{32,}"),  # xAI
     ("_live_", r"\b(?:sk|rk|pk)_live_[A-Za-z0-9]{16,}"),  # Stripe
     ("_test_", r"\b(?:sk|rk|pk)_test_[A-Za-z0-9]{16,}"),
     ("hf_", r"\bhf_[A-Za-z0-9]{20,}"),  # Hugging Face
@@ -78,6 +79,9 @@ _QUOTED_PAIR = re.compile(r"(?P<head>(?P<q>[\"'])" + _MAYBE_SECRET + r"(?P<name>
                           r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')")
 _OPTION = re.compile(r"(?P<head>(?<![\w-])--?" + _MAYBE_SECRET + r"(?P<name>[A-Za-z][A-Za-z0-9_\-]*)(?:=|[ \t]+))"
                      r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'=-][^\s\"']*)")
+# curl/wget basic auth on a command line: -u user:password, --user=user:password
+_USER_OPTION = re.compile(r"(?P<head>(?<![\w-])(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)"
+                          r"[\"']?[^\s:\"']+:)(?P<value>[^\s\"']+)")
 _NETRC_LINE = re.compile(r"(?i)\b(?:machine|default|login)\b")
 _NETRC_PASSWORD = re.compile(r"(?i)\b(?P<head>(?:password|passwd|account)\s+)(?P<value>\S+)")
 
@@ -154,6 +158,8 @@ def redact(text: str, env: Mapping[str, str] | None = None) -> str:
         text = _URL_CREDENTIALS.sub(lambda m: m.group("head") + MASK + m.group("at"), text)
     if "=" in text and ("?" in text or "&" in text):
         text = _QUERY_SECRET.sub(_mask_query, text)
+    if "-u" in text or "-user" in text:
+        text = _USER_OPTION.sub(lambda m: m.group("head") + MASK, text)
     lowered = text.lower()
     present = [word for word in _LINE_WORDS if word in lowered]
     if not present:

@@ -43,11 +43,12 @@ from ..hosts.host import LocalHost
 from ..probes import ProbeContext, run_probes_sync
 from ..slurm.allocation import Allocation
 from .errors import (CheckpointExists, CheckpointInUse, CheckpointLocked, EmitBlocked, EmitError,
-                     NodeLocalWorkspace)
+                     NodeLocalWorkspace, UnsafeWorkspace)
 from ..ari.naming import is_short_name, make_run_id, slug_is_hashed, slug_names_nothing
 from .known_workspaces import record_workspace
 from ..ari.markers import live_process
 from ..wizard.run_settings_view import handoff_key_variable
+from .ownership import Unsafe, first_unsafe_on_the_way, folder_on_the_way, ours
 
 
 DIR_MODE = 0o750
@@ -164,10 +165,17 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
     symlink planted anywhere under the workspace is refused, never written through.
     """
     workspace = Path(state.workspace)
+    _refuse_unsafe(first_unsafe_on_the_way(workspace))
     _make_dirs(workspace)
     with _Tree(workspace) as tree:
-        ckpt_fd = tree.open(("checkpoints", state.run_id), create=True)
-        launch_fd = tree.open(("launch",), create=True)
+        _refuse_unsafe(folder_on_the_way(workspace, os.fstat(tree.root_fd)))
+        # checkpoints/ and launch/ are this user's, made by this emit or checked before anything
+        # is made in them: one another user made first (a world-writable sticky workspace) is refused
+        opened = {}
+        for parts in (("checkpoints",), ("launch",), ("checkpoints", state.run_id)):
+            opened[parts] = tree.open(parts, create=True)
+            _refuse_unsafe(ours(workspace.joinpath(*parts), os.fstat(opened[parts])))
+        ckpt_fd, launch_fd = opened[("checkpoints", state.run_id)], opened[("launch",)]
         with _exclusive_lock(launch_fd, launch_dir / f".{state.run_id}.lock", state.run_id):
             existing = [name for name in CHECKPOINT_FILES if _lexists(ckpt_fd, name)]
             script_exists = _lexists(launch_fd, script.name)
@@ -203,7 +211,8 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             # launch_config.json last: it names the hashes of the checkpoint files written before it.
             config = render.launch_config(
                 state, files={k: v for k, v in written.items() if k != script.name},
-                written_at=now.isoformat(timespec="seconds"))
+                written_at=now.isoformat(timespec="seconds"),
+                handoff_sha256=written.get(script.name, ""))
             data = (json.dumps(redact_tree(config), indent=2, ensure_ascii=False)
                     + "\n").encode("utf-8")
             items.append((Target(ckpt_fd, "launch_config.json", checkpoint / "launch_config.json"),
@@ -214,6 +223,13 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             files.append(str(script))
 
     return files, written, backup_dir
+
+
+def _refuse_unsafe(problem: Unsafe | None) -> None:
+    if problem is not None:
+        raise UnsafeWorkspace(text("emit.error.unsafe_folder",
+                                   problem=message(problem.message_id, **problem.params()),
+                                   fix=message("ownership.fix", path=problem.path)), problem)
 
 
 def _workflow_available(ari_workflow: str | Path | None) -> bool:
@@ -253,9 +269,11 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
             raise EmitError(text("emit.error.stages_need_workflow",
                                  notes=[message_of(n) or n for n in notes[said:]]))
 
+        hashes = {name: hashlib.sha256(data).hexdigest() for name, (data, _) in contents.items()}
         script_text = render.render_handoff_script(state, checkpoint, script,
                                                    api_key=handoff_key_variable(state),
-                                                   ari_jupyter=ari_jupyter_command())
+                                                   ari_jupyter=ari_jupyter_command(),
+                                                   files_sha256=hashes)
         contents["handoff"] = (script_text.encode("utf-8"), SCRIPT_MODE)
     except render.RenderError as exc:
         raise EmitError(text("emit.error.cannot_write", error=str(exc))) from None

@@ -42,3 +42,12 @@ class NodeLocalWorkspace(EmitError):
     def __init__(self, message, verdict=None):
         super().__init__(message)
         self.verdict = verdict
+
+
+class UnsafeWorkspace(EmitError):
+    """Another user owns or can write a folder the checkpoint or its hand-off goes into; the
+    message says which and how to fix the workspace. ``problem``: ``ownership.Unsafe``."""
+
+    def __init__(self, message, problem=None):
+        super().__init__(message)
+        self.problem = problem

@@ -32,7 +32,7 @@ from ..ari.dashboard import DEFAULT_DASHBOARD_PORT, dashboard_command, ssh_tunne
 from ..i18n import Text, message, message_of, t, text
 from ..base.verdict import ProbeResult
 from ..ari.markers import live_process
-from .emit import EmitError
+from .emit import CHECKPOINT_FILES, EmitError
 from .load import load_checkpoint
 from ..hosts.host import LocalHost
 from ..probes.runner import redacted
@@ -41,6 +41,7 @@ from ..ari.run_settings import RunSettings, api_key_status, package_llm
 from ..wizard.run_settings_view import ari_default_llm
 from ..slurm.allocation import Allocation
 from ..probes import ProbeContext, run_probes
+from .ownership import Unsafe, first_unsafe_on_the_way, ours, unsafe_entries
 
 
 CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "api_key", "shared_fs",
@@ -416,6 +417,10 @@ def _check_script(script: Path, ckpt: Path) -> ProbeResult:
         return _said("script", "fail", "handoff.check.script.unreadable",
                      "handoff.check.script.unreadable.fix", script=str(script),
                      quoted=shlex.quote(str(script)))
+    unsafe = unsafe_handoff(script, ckpt)
+    if unsafe:
+        return _said("script", "fail", "handoff.check.safety.unsafe", "handoff.check.safety.fix",
+                     script=str(script), problems=unsafe)
     import subprocess
 
     check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
@@ -426,6 +431,40 @@ def _check_script(script: Path, ckpt: Path) -> ProbeResult:
                        evidence=check.stderr)
     return _said("script", "ok", "handoff.check.script.ok", script=str(script),
                  command=f"bash -n {script}")
+
+
+def unsafe_handoff(script: Path, ckpt: Path) -> list[dict]:
+    """What lets another user change what the hand-off runs, as messages (none: safe). The
+    rules the script itself checks before it runs anything (``checkpoint/ownership.py``): the
+    workspace and the folders above it, ``checkpoints/``, ``launch/``, the checkpoint, its
+    files and the script; and the script's sha256 against the one launch_config.json records."""
+    workspace = ckpt.parent.parent
+    problems: list[Unsafe] = []
+    way = first_unsafe_on_the_way(workspace)
+    if way is not None:
+        problems.append(way)
+    for path in (workspace / "checkpoints", workspace / "launch", ckpt):
+        try:
+            problem = ours(path, os.lstat(path))
+        except OSError:
+            continue
+        if problem is not None:
+            problems.append(problem)
+    problems += unsafe_entries(ckpt, CHECKPOINT_FILES)
+    problems += unsafe_entries(script.parent, (script.name,))
+    try:
+        config = json.loads((ckpt / "launch_config.json").read_text(encoding="utf-8"))
+        recorded = config[render.LAUNCH_CONFIG_KEY].get("handoff_sha256", "")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        recorded = ""
+    if recorded:
+        try:
+            actual = hashlib.sha256(script.read_bytes()).hexdigest()
+        except OSError:
+            actual = ""
+        if actual != recorded:
+            problems.append(Unsafe(str(script), "changed", "", ""))
+    return [message(p.message_id, **p.params()) for p in problems]
 
 
 def _check_exported(script: Path, ckpt: Path) -> ProbeResult:

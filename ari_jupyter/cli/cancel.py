@@ -17,6 +17,9 @@ def register(subparsers) -> None:
     parser.add_argument("checkpoint", metavar="CHECKPOINT")
     parser.add_argument("--job", action="append", metavar="ID",
                         help="cancel only this job of the run (repeatable)")
+    parser.add_argument("--all", action="store_true", dest="all_jobs",
+                        help="cancel every active job of the run (explicitly: without --job or "
+                             "--all nothing is cancelled)")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--json", action="store_true", help="print the outcomes and the new status")
     parser.set_defaults(handler=run)
@@ -24,11 +27,17 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..runs import NotACheckpoint  # cold start: not at every command's start
+    from ..runs.cancel_request import BadCancelRequest, cli_targets  # cold start: not at every command's start
     from ..runs.localize import cancel_in_language
     from ..runs.service import cancel_json, status_json  # cold start: not at every command's start
     from ._runs_text import phase_text  # cold start: not at every command's start
 
     lang = output_lang(args)
+    try:  # only a well-formed --job or an explicit --all: never "all" by omission
+        wanted = cli_targets(args.job, args.all_jobs)
+    except BadCancelRequest as exc:
+        print(f"ari-jupyter cancel: {t(exc.message_id, lang, **exc.params)}", file=sys.stderr)
+        return 2
     try:
         status = asyncio.run(status_json(args.checkpoint))
     except NotACheckpoint as exc:
@@ -36,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     jobs = status["jobs"]
     active = [j for j in jobs["jobs"] if j["state"] in _ACTIVE]
-    named = set(args.job or ())
+    named = set(wanted or ())
     targets = [j for j in active if not named or j["job_id"] in named]
     if jobs["scheduler"] != "ok":
         problem = render_message(jobs["problem"], jobs.get("problem_message"), lang)

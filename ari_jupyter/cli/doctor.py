@@ -78,11 +78,13 @@ def _default_nodes() -> int | None:
     return int(value) if value.isdigit() else None
 
 
-def _read(path: str) -> str:
+def _read(path: str):
+    """A bounded read (``base.bounded_read``): a log's head and tail, a regular file only."""
+    from ..base.bounded_read import read_stream, read_window  # cold start: not at every command's start
+
     if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return handle.read()
+        return read_stream(sys.stdin.buffer)
+    return read_window(path)
 
 
 def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "en") -> None:
@@ -148,9 +150,18 @@ def run(args: argparse.Namespace) -> int:
     allow_no_gres = known.get("allow_no_gres") or os.environ.get("ARI_SLURM_ALLOW_NO_GRES") == "1"
     results = []
     failed = False
+    # cold start: not at every command's start
+    from ..base.bounded_read import (EXPERIMENT_CAP, HEAD_BYTES, TAIL_BYTES, BoundedReadError,
+                                     TooLarge, human_size)
+
     for path in args.files:
         try:
-            text = _read(path)
+            window = _read(path)
+            text = window.text
+        except BoundedReadError as exc:  # a device, a FIFO, a too large input: said, not read
+            print("ari-jupyter doctor: " + t(exc.message_id, output_lang(args), **exc.params),
+                  file=sys.stderr)
+            return 2
         except OSError as exc:
             from ._errors import cannot_read  # cold start: not at every command's start
 
@@ -159,6 +170,15 @@ def run(args: argparse.Namespace) -> int:
             return 2
         name = None if path == "-" else os.path.basename(path)
         kind = args.kind or detect_kind(text, name)
+        if kind == "experiment" and window.size > EXPERIMENT_CAP:
+            refused = TooLarge(path, size=human_size(window.size), cap=human_size(EXPERIMENT_CAP))
+            print("ari-jupyter doctor: " + t(refused.message_id, output_lang(args), **refused.params),
+                  file=sys.stderr)
+            return 2
+        if window.omitted and not args.json:
+            print("ari-jupyter doctor: " + t("read.window", output_lang(args), path=path,
+                                             size=human_size(window.size), head=human_size(HEAD_BYTES),
+                                             tail=human_size(TAIL_BYTES)), file=sys.stderr)
         checkpoint = args.checkpoint
         if kind == "log" and not checkpoint and path != "-":
             checkpoint = checkpoint_from_log_path(path)

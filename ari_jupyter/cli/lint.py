@@ -37,13 +37,18 @@ def run(args: argparse.Namespace) -> int:
     # cold start: not at every command's start
     from ..ari.lint_experiment import lint_experiment, parse_experiment
 
-    try:
+    from ..base.bounded_read import EXPERIMENT_CAP, BoundedReadError, read_stream, read_window  # cold start: not at every command's start
+
+    try:  # bounded: a regular file of a few hundred KB at most (never /dev/zero or a FIFO)
         if args.file == "-":
-            text, env_file = sys.stdin.read(), None
+            text, env_file = read_stream(sys.stdin.buffer, cap=EXPERIMENT_CAP, errors="strict").text, None
         else:
             path = Path(args.file)
-            text = path.read_text(encoding="utf-8")
+            text = read_window(path, cap=EXPERIMENT_CAP, errors="strict").text
             env_file = path.resolve().parent / ".env"
+    except BoundedReadError as exc:
+        print("ari-jupyter lint: " + t(exc.message_id, output_lang(args), **exc.params), file=sys.stderr)
+        return 2
     except (OSError, UnicodeDecodeError) as exc:
         from ._errors import cannot_read  # cold start: not at every command's start
 

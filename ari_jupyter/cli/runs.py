@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     # cold start: not at every command's start
     from ..runs.service import default_workspace, listed_workspaces, runs_json
     from ._runs_text import runs_table  # cold start: not at every command's start
+    from ..runs.workspace import is_dir  # cold start: not at every command's start
 
     lang = output_lang(args)
     try:
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     except SiteError as exc:
         print(error_line("runs", error_text(exc, lang), lang), file=sys.stderr)
         return 2
-    if args.workspace and not Path(workspace).expanduser().is_dir():
+    if args.workspace and not is_dir(Path(workspace).expanduser()):
         # a workspace named on the command line that is not there is a verdict, as for status
         print(f"ari-jupyter runs: {t('runs.not_a_directory', lang, path=workspace)}", file=sys.stderr)
         return 1
@@ -51,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
     print(runs_table(answer, lang))
+    if answer.get("skipped"):  # once, below the table: what could not be read is left out
+        print(t("runs.skipped", lang, count=len(answer["skipped"]),
+                paths=", ".join(answer["skipped"])), file=sys.stderr)
     if not answer["runs"] and not args.workspace and not args.site:
         print(t("runs.none_hint", lang), file=sys.stderr)
     return 0

@@ -23,6 +23,7 @@ from .log_checks import (checkpoint_from_log_path, checkpoint_ignored, handoff_w
 from .experiment import lint_experiment_text
 from ..base.redact import redact
 from . import proposals
+from ..base.bounded_read import read_window
 
 __all__ = ["CATALOG", "KINDS", "RULES", "SEVERITIES", "Finding", "Signature", "checkpoint_files",
            "detect_kind", "diagnose_file", "diagnose_text", "has_errors", "options_from_state"]
@@ -102,8 +103,7 @@ def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | 
 def diagnose_file(path: str, *, kind: str | None = None, **options: Any) -> list[Finding]:
     """Read a file (undecodable bytes replaced) and diagnose it; a log written into a checkpoint
     directory is checked against that checkpoint."""
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        text = handle.read()
+    text = read_window(path).text  # a log's head and tail; a regular file only (else OSError)
     kind = kind or detect_kind(text, os.path.basename(path))
     if kind == "log" and not options.get("checkpoint_dir"):
         options["checkpoint_dir"] = checkpoint_from_log_path(path)

@@ -10,7 +10,10 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import Any
+
+from ..base.redact import redact
 
 JSON_CAP = 256 * 1024 * 1024
 """Larger JSON files are not parsed (a 10,000-node tree.json is about 10 MB)."""
@@ -75,11 +78,16 @@ def tail(path: Path, max_lines: int = 40, max_bytes: int = TAIL_BYTES) -> Tail:
 
     Reads from the end only, so a 2 GB log costs the same as a small one. A line cut at the
     start of the window is dropped; undecodable bytes are replaced; NUL runs (a sparse or
-    preallocated file) are skipped.
+    preallocated file) are skipped. Only a regular file is read (a FIFO named like a log never
+    blocks). The lines pass through the one redactor (``redact``, with this process's
+    environment): a key an LLM client printed ("Incorrect API key provided: sk-...") or an
+    ``Authorization:`` header never reaches ``status``, its JSON or the Runs panel.
     """
     try:
-        with open(path, "rb") as handle:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
             stat = os.fstat(handle.fileno())
+            if not S_ISREG(stat.st_mode):
+                return Tail() if S_ISDIR(stat.st_mode) else Tail(exists=True)
             start = max(0, stat.st_size - max_bytes)
             handle.seek(start)
             chunk = handle.read(max_bytes)
@@ -94,7 +102,8 @@ def tail(path: Path, max_lines: int = 40, max_bytes: int = TAIL_BYTES) -> Tail:
     if lines and lines[-1] == "":
         lines = lines[:-1]
     cleaned = [line.rstrip("\r") for line in lines if line.strip("\x00 \r")]
-    return Tail(tuple(line.replace("\x00", "") for line in cleaned[-max_lines:]),
+    shown = "\n".join(line.replace("\x00", "") for line in cleaned[-max_lines:])
+    return Tail(tuple(redact(shown, os.environ).split("\n")) if shown else (),
                 stat.st_size, stat.st_mtime, True)
 
 

@@ -11,11 +11,11 @@ from typing import Any, Mapping, Sequence
 
 from ..hosts.host import Host, LocalHost
 from .jobs import cancel_jobs, jobs_of_runs
-from .status import NotACheckpoint, is_checkpoint, read_status
-from .workspace import checkpoint_dirs
+from .status import NotACheckpoint, UnreadableCheckpoint, is_checkpoint, read_status
+from .workspace import checkpoint_dirs, is_dir, readable
 from ..wizard.config import AriWizard, select_host, wizard_config
 from ..checkpoint.known_workspaces import recorded_workspaces
-from ..i18n import text
+from ..i18n import message_of, text
 from .reopen import wizard_written
 
 
@@ -55,7 +55,7 @@ def listed_workspaces(default: str | Path, env: Mapping[str, str] | None = None)
     each one a checkpoint was written to (see :mod:`.known_workspaces`) that still exists."""
     listed = [str(Path(default).expanduser())]
     for workspace in recorded_workspaces(env):
-        if Path(workspace).is_dir() and not any(same_workspace(workspace, w) for w in listed):
+        if is_dir(workspace) and not any(same_workspace(workspace, w) for w in listed):
             listed.append(workspace)
     return listed
 
@@ -77,6 +77,10 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
     roots = [str(Path(w).expanduser()) for w in workspaces]
     found = sorted(((path, root) for root in roots for path in checkpoint_dirs(root)),
                    key=lambda pair: pair[0].name, reverse=True)
+    # what this user cannot read (another user's 0700 run, a link to a folder he cannot open)
+    # is left out and named once in the answer; the rest is listed
+    skipped = [str(path) for path, _root in found if not readable(path)]
+    found = [(path, root) for path, root in found if str(path) not in skipped]
     paths = [path for path, _root in found]
     views = await jobs_of_runs(paths, host) if paths else {}
 
@@ -86,6 +90,8 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
             try:
                 rows.append({**read_status(path, views.get(str(path))).summary_json(),
                              "workspace": root})
+            except UnreadableCheckpoint:
+                skipped.append(str(path))
             except NotACheckpoint:
                 continue
         return rows
@@ -97,11 +103,15 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
     # the folder shown first is one the user can open; the missing ones stay listed, last, and
     # are named in ``missing_workspaces`` (the panel marks them), because the default one is
     # still where the wizard's next Write goes. ``workspace`` stays the default one.
-    missing = [root for root in roots if not Path(root).is_dir()]
+    missing = [root for root in roots if not is_dir(root)]
     listed = [root for root in roots if root not in missing] + missing
     answer = {"workspace": roots[0], "workspaces": listed, "missing_workspaces": missing, "runs": rows,
               "scheduler": first.scheduler if first else "not-asked",
               "accounting": first.accounting if first else "unknown"}
+    if skipped:
+        answer["skipped"] = sorted(skipped, reverse=True)
+        answer["skipped_message"] = message_of(text("runs.skipped", count=len(skipped),
+                                                     paths=", ".join(answer["skipped"])))
     if first is not None and first.scheduler == "error":  # every run's job count is unknown
         answer.update({key: value for key, value in first.to_json().items()
                        if key in ("problem", "problem_message")})
@@ -122,7 +132,10 @@ async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[
     """``RunStatus.to_json()``; raises NotACheckpoint for a directory that is not a run's."""
     host = host or _local_host()
     path = Path(checkpoint).expanduser()
-    if not path.is_dir():
+    if not is_dir(path):
+        if path.is_symlink() or not is_dir(path.parent) or not readable(path.parent):
+            raise UnreadableCheckpoint(text("runs.unreadable", path=str(path)))
+
         raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
     views = await jobs_of_runs([path], host)
     status = await asyncio.to_thread(read_status, path, views[str(path)])

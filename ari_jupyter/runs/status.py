@@ -10,6 +10,7 @@ raises on a half-written or foreign checkpoint: that is a ``NotACheckpoint`` ver
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,6 +37,10 @@ TREE_PROBLEMS = ("truncated", "invalid", "too-large", "unreadable")
 
 class NotACheckpoint(ValueError):
     """The directory holds neither the wizard's files nor anything ARI writes."""
+
+
+class UnreadableCheckpoint(NotACheckpoint):
+    """The directory (or what it holds) cannot be read by this user: another user's run."""
 
 
 @dataclass(frozen=True)
@@ -112,15 +117,29 @@ def _ended_with_interrupt(lines: list[str]) -> bool:
 
 
 def is_checkpoint(path: Path) -> bool:
-    """read_status's first question, without reading the run: does it hold a run's files."""
-    return (any((path / name).exists() for name in markers.ARI_FILES)
-            or bool(markers.handoff_logs(path))
-            or any((path / name).is_file() for name in markers.WIZARD_FILES))
+    """read_status's first question, without reading the run: does it hold a run's files
+    (False for one this user cannot read)."""
+    try:
+        return (any((path / name).exists() for name in markers.ARI_FILES)
+                or bool(markers.handoff_logs(path))
+                or any((path / name).is_file() for name in markers.WIZARD_FILES))
+    except OSError:
+        return False
 
 
 def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStatus:
-    """The status from the files (and the jobs, when given); never raises but NotACheckpoint."""
+    """The status from the files (and the jobs, when given); never raises but NotACheckpoint
+    (``UnreadableCheckpoint`` for a folder or file this user may not read)."""
     path = Path(checkpoint).expanduser()
+    try:
+        if path.is_dir() and not os.access(path, os.R_OK | os.X_OK):
+            raise PermissionError(path)
+        return _read_status(path, jobs)
+    except PermissionError:
+        raise UnreadableCheckpoint(text("runs.unreadable", path=str(path))) from None
+
+
+def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
     if not path.is_dir():
         raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
     jobs = jobs or JobsView(scheduler="not-asked")

@@ -5,6 +5,7 @@ ARI lists ``<workspace>/checkpoints/<run_id>/`` whose name starts with 8-14 digi
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -14,12 +15,29 @@ from .status import NotACheckpoint, RunStatus, read_status
 RUN_ID = re.compile(r"^[0-9]{8,14}_")
 
 
+def is_dir(path: str | Path) -> bool:
+    """``Path.is_dir`` that answers False, not PermissionError, for a path inside a folder this
+    user cannot open (another user's 0700 run, a link to one)."""
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False
+
+
+def readable(path: str | Path) -> bool:
+    """Whether this user can list and open entries of the folder ``path``."""
+    return os.access(path, os.R_OK | os.X_OK)
+
+
 def checkpoint_dirs(workspace: str | Path) -> list[Path]:
+    """The run folders of the workspace, newest first; one that cannot be read is still listed
+    here (the callers skip it, saying so once): an unreadable entry never hides the others."""
     root = Path(workspace).expanduser() / "checkpoints"
     try:
-        entries = [p for p in root.iterdir() if RUN_ID.match(p.name) and p.is_dir()]
+        names = [p for p in root.iterdir() if RUN_ID.match(p.name)]
     except OSError:
         return []
+    entries = [p for p in names if is_dir(p) or (p.is_symlink() and not readable(p))]
     return sorted(entries, key=lambda p: p.name, reverse=True)
 
 

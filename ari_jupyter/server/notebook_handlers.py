@@ -20,21 +20,21 @@ from tornado import web
 
 from ..wizard.notebooks import PlacementRefused, place_wizard_notebook
 from ..i18n import default_lang, normalize_lang
+from .bodies import BoundedJSONBody
 
 ROUTE = "/ari-jupyter/wizard-notebook"
 
 
-class WizardNotebookHandler(APIHandler):
+@web.stream_request_body
+class WizardNotebookHandler(BoundedJSONBody, APIHandler):
     auth_resource = "ari_jupyter"
     auth_action = "write"
+    max_body = 1024 * 1024  # the paths of every open tab
 
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        try:
-            body = json.loads(self.request.body or b"{}")
-        except ValueError:
-            raise web.HTTPError(400, "the body must be JSON") from None
+        body = self.json_body(empty={})  # 413 when too big, 400 when not JSON or too deep
         cwd = body.get("cwd", "") if isinstance(body, dict) else None
         if not isinstance(cwd, str):
             raise web.HTTPError(400, "cwd must be a string")

@@ -7,7 +7,9 @@
                                                         ``lab_folder``: its workspace as a contents
                                                         path, or null where the lab cannot open it
 ``POST <base_url>/ari-jupyter/runs/<run_id>/cancel``    cancel its jobs (``cancel_json``);
-                                                        body ``{"job_ids": [...]}`` or ``{}``
+                                                        body ``{"job_ids": [...]}`` or
+                                                        ``{"all": true}``, nothing else
+                                                        (``runs.cancel_request``; 400)
 The two run routes take ``?lang=en|ja|zh``: the findings, the process sentence and the notes
 come back in that language (ids and parameters kept); English without it.
 A request names a run id, never a path: ``<run_id>`` must look like ARI's
@@ -29,9 +31,13 @@ from tornado import web
 
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..runs import NotACheckpoint
+from ..runs.status import UnreadableCheckpoint
+from ..runs.workspace import is_dir
+from ..runs.cancel_request import BadCancelRequest, cancel_targets
 from ..runs.localize import cancel_in_language, status_in_language
 from ..runs.service import (cancel_json, default_workspace, listed_workspaces, run_ids_json,
                             runs_json, status_json)
+from .bodies import BoundedJSONBody
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
 HOST_KEY = "ari_jupyter_runs_host"
@@ -60,7 +66,7 @@ class _RunsBase(APIHandler):
         workspaces = self.workspaces
         for workspace in workspaces:
             path = Path(workspace) / "checkpoints" / run_id
-            if path.is_dir():
+            if is_dir(path) or path.is_symlink():  # one this user cannot read: 403 below
                 return path
         raise web.HTTPError(404, f"no run {run_id} in {', '.join(workspaces)}")
 
@@ -114,24 +120,24 @@ class RunStatusHandler(_RunsBase):
             checkpoint = self.checkpoint(run_id)
             answer = status_in_language(await status_json(checkpoint, self.host), lang)
             self.answer({**answer, "lab_folder": self.lab_folder(checkpoint.parent.parent)})
+        except UnreadableCheckpoint as exc:
+            raise web.HTTPError(403, str(exc)) from None
         except NotACheckpoint as exc:
             raise web.HTTPError(404, str(exc)) from None
 
 
-class RunCancelHandler(_RunsBase):
+@web.stream_request_body
+class RunCancelHandler(BoundedJSONBody, _RunsBase):
     auth_action = "write"
 
     @web.authenticated
     @authorized
     async def post(self, run_id: str) -> None:
         checkpoint = self.checkpoint(run_id)
-        try:
-            body = json.loads(self.request.body or b"{}")
-        except ValueError:
-            raise web.HTTPError(400, "the body must be JSON") from None
-        ids = body.get("job_ids") if isinstance(body, dict) else None
-        if ids is not None and not (isinstance(ids, list) and all(isinstance(i, str) for i in ids)):
-            raise web.HTTPError(400, "job_ids must be a list of strings")
+        try:  # only a well-formed request: a malformed one never means "all"
+            ids = cancel_targets(self.json_body())
+        except BadCancelRequest as exc:
+            raise web.HTTPError(400, str(exc)) from None
         lang = self.lang
         try:
             answer = await cancel_json(checkpoint, ids, self.host)

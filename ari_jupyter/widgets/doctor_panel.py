@@ -14,6 +14,7 @@ import ipywidgets as widgets
 from ._base import Panel, code_block, esc, rich
 from ..doctor import checkpoint_files, detect_kind, diagnose_file, diagnose_text, options_from_state
 from ..doctor.detect import unrecognized
+from ..base.bounded_read import read_window
 
 KIND_CHOICES = ("auto", "log", "reproduce", "experiment", "handoff")
 SHOWN_CHARS = 500_000
@@ -91,7 +92,7 @@ class DoctorPanel(Panel, widgets.VBox):
             self.note = ""
             return
         try:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
+            text = read_window(path).text  # bounded: never /dev/zero, a FIFO or a whole 1 GB log
         except OSError as exc:
             self.error = self.tr("doctor_read_failed", path=path, error=exc)
             self._loaded = None

@@ -260,3 +260,32 @@ def test_control_an_unquoted_module_line_does_run_the_canary(tmp_path):
                    env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
                         "BASH_FUNC_module%%": "() { :; }"})
     assert _canaries(tmp_path, Path(state.workspace))
+
+
+@pytest.mark.parametrize("api_base", ["https://[::1]:8080/v1", "http://[fe80::1]:11434",
+                                      "https://[2001:db8::7]/v1"])
+def test_an_ipv6_api_base_is_judged_alike_by_the_form_and_write(tmp_path, api_base):
+    """The form's check and Write agree: a value the form accepts is written, one Write cannot
+    carry is refused by the form first (with the fix), never accepted there and refused later."""
+    from ari_jupyter.ari.run_settings import RunSettings, problems
+    from ari_jupyter.checkpoint.emit import EmitBlocked, EmitError, emit_checkpoint
+
+    from ._support import valid_state
+
+    settings = RunSettings(llm_backend="custom", llm_model="m", llm_api_base=api_base)
+    form = [p for p in problems(settings) if p.field == "run_settings.llm_api_base"
+            and p.severity == "error"]
+    state = valid_state(tmp_path, run_settings=settings)
+    try:
+        emit_checkpoint(state)
+        written = True
+    except EmitBlocked:
+        written = False
+    except EmitError as exc:  # refused by something other than the findings the form shows
+        written = None
+        said = str(exc)
+    agree = (written is True and not form) or (written is False and bool(form))
+    record("Fields", "IPv6 API base: the form's check and Write agree", cases=1,
+           survived=int(agree), lost=int(not agree), unit="values")
+    assert agree, (written, form, locals().get("said"))
+    assert form and form[0].message_id == "run_settings.api_base_ipv6" and "localhost" in form[0].fix

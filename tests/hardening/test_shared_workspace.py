@@ -1,5 +1,9 @@
 """A group-shared workspace with two real unprivileged users: bob plants symlinks, alice emits.
 
+A workspace bob can write (2770) is refused outright now (the tests at the end); the symlink
+tests switch that check off inside alice's process, so that they still measure the defences
+behind it (descriptors opened without following links).
+
 The users and their group are made with useradd/groupadd (root only) and removed afterwards.
 Each user's step runs in a child process that loads the code as root (the interpreter lives
 under /root), then drops to that user's uid, gid and groups for good before doing anything;
@@ -44,6 +48,8 @@ CHILD = textwrap.dedent("""\
         emit_module._LOCK_FLAGS &= ~os.O_NOFOLLOW
     if spec.get("control") == "dirs":
         emit_module._DIR_FLAGS &= ~os.O_NOFOLLOW
+    if spec.get("ownership") == "off":  # the symlink defences on their own, behind the owner check
+        emit_module._refuse_unsafe = lambda problem: None
     os.setgroups(spec["groups"])
     os.setgid(spec["gid"])
     os.setuid(spec["uid"])
@@ -138,7 +144,7 @@ def _attack(shared, plant: dict, control: str = "") -> tuple[dict, dict, dict]:
     before = _private_state(shared["private"])
     result = _run(alice.spec(do="emit", scratch=str(shared["scratch"] / "alice"),
                              inputs=str(shared["inputs"]), workspace=str(ws),
-                             run_id=shared["run_id"], control=control))
+                             run_id=shared["run_id"], control=control, ownership="off"))
     assert result["uid"] == alice.uid
     return result, before, _private_state(shared["private"])
 
@@ -179,3 +185,241 @@ def test_bob_cannot_make_alices_forced_emit_write_into_her_private_directory(sha
 def test_control_directories_opened_following_links_let_bob_redirect_alices_files(shared):
     result, before, after = _attack(shared, _dir_plant(shared), control="dirs")
     assert result["outcome"] == "written" and after != before
+
+
+# -- the hand-off: bob must never make alice run his code -------------------------------------
+#
+# Canary approach: everything bob plants touches CANARY when run; alice then does what she
+# would (Write, then the hand-off command in a terminal where `ari` and the key are there) and
+# the test asserts the canary never exists. The fake `ari` sources the checkpoint's
+# bfts_env.sh, as ARI's jobs source ARI_ENV_FILE.
+
+AS_USER = textwrap.dedent("""\
+    import hashlib, json, os, subprocess, sys
+    sys.path.insert(0, {tests!r})
+    from pathlib import Path
+    from ari_jupyter.checkpoint.emit import EmitError, emit_checkpoint
+    from ari_jupyter.checkpoint.handoff import unsafe_handoff
+    from hardening._support import mark_shared, valid_state
+
+    spec = json.loads(sys.argv[1])
+    emit_checkpoint(valid_state(Path(spec["scratch"])), force=True)  # load every module as root
+    os.setgroups(spec["groups"])
+    os.setgid(spec["gid"])
+    os.setuid(spec["uid"])
+    assert os.getuid() == os.geteuid() == spec["uid"]
+    os.umask(spec.get("umask", 0o007))
+    out = {{"uid": os.getuid()}}
+    exec(spec["code"])
+    print(json.dumps(out))
+""").format(tests=str(REPO / "tests"))
+
+EMIT = """
+state = valid_state(Path(spec["inputs"]), workspace=spec["workspace"], run_id=spec["run_id"],
+                    module_loads=[])
+mark_shared(state, spec["workspace"])
+try:
+    result = emit_checkpoint(state)
+    out.update(outcome="written", script=result.handoff_script, checkpoint=result.checkpoint_dir)
+except EmitError as exc:
+    out.update(outcome="refused", message=str(exc))
+"""
+
+RUN_HANDOFF = """
+out["ran"] = False
+if spec.get("script") and os.path.exists(spec["script"]):
+    env = {"PATH": spec["bin"] + ":/usr/bin:/bin", "HOME": spec["home"], "LANG": "C.UTF-8",
+           "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+    proc = subprocess.run(["bash", spec["script"]], env=env, capture_output=True, text=True,
+                          timeout=60, cwd=spec["home"])
+    out.update(ran=True, returncode=proc.returncode, stderr=proc.stderr[-2000:])
+    ckpt = Path(spec["checkpoint"])
+    out["unsafe"] = unsafe_handoff(Path(spec["script"]), ckpt) if ckpt.exists() else []
+"""
+
+BOB_SCRIPT = "#!/bin/sh\ntouch {canary}\n"
+
+
+def _as(member: Member, code: str, scratch: Path, **values) -> dict:
+    spec = member.spec(code=code, scratch=str(scratch / member.name), **values)
+    proc = subprocess.run([sys.executable, "-c", AS_USER, json.dumps(spec)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture()
+def handoff_site(tmp_path_factory):
+    """alice and bob in one group; a folder for alice's terminal (her fake `ari`), a canary
+    place only bob's code would touch, and a base under /tmp both can reach."""
+    tag = f"{os.getpid() % 100000}"
+    group = f"arihand{tag}"
+    subprocess.run(["groupadd", group], check=True, capture_output=True)
+    members: list[Member] = []
+    base = Path(tempfile.mkdtemp(prefix="ari-handoff-", dir="/tmp"))
+    try:
+        alice, bob = Member(f"arihalice{tag}", group), Member(f"arihbob{tag}", group)
+        members = [alice, bob]
+        base.chmod(0o755)
+        gid = grp.getgrnam(group).gr_gid
+        home = base / "alice-home"
+        (home / "bin").mkdir(parents=True)
+        (home / "bin" / "ari").write_text('#!/bin/bash\n. "$ARI_CHECKPOINT_DIR/bfts_env.sh"\n')
+        (home / "bin" / "ari").chmod(0o755)
+        inputs = base / "alice-inputs"
+        inputs.mkdir()
+        for path in (home, home / "bin", home / "bin" / "ari", inputs):
+            os.chown(path, alice.uid, alice.gid)
+        drop = base / "canary-drop"
+        drop.mkdir(mode=0o777)
+        drop.chmod(0o777)
+        scratch = Path(tempfile.mkdtemp(prefix="ari-scratch-"))
+        yield {"alice": alice, "bob": bob, "gid": gid, "base": base, "home": home,
+               "inputs": inputs, "canary": drop / "bob-ran-as-alice", "scratch": scratch,
+               "run_id": "20250101120000_handoff"}
+        shutil.rmtree(scratch, ignore_errors=True)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        for member in members:
+            subprocess.run(["userdel", member.name], capture_output=True)
+        subprocess.run(["groupdel", group], capture_output=True)
+
+
+def _alice_writes_and_runs(site, workspace: Path, bob_code: str, between=None) -> dict:
+    """alice emits; bob does ``bob_code``; (``between`` runs as root); alice runs the
+    hand-off command she was given, if any. Returns alice's emit and run answers."""
+    alice, bob = site["alice"], site["bob"]
+    common = dict(workspace=str(workspace), run_id=site["run_id"], inputs=str(site["inputs"]))
+    emitted = _as(alice, EMIT, site["scratch"], **common)
+    planted = _as(bob, bob_code, site["scratch"], canary=str(site["canary"]),
+                  bob_script=BOB_SCRIPT.format(canary=site["canary"]), **common)
+    assert planted["uid"] == bob.uid
+    if between is not None:
+        between()
+    ran = _as(alice, RUN_HANDOFF, site["scratch"], script=emitted.get("script", ""),
+              checkpoint=emitted.get("checkpoint", ""), bin=str(site["home"] / "bin"),
+              home=str(site["home"]))
+    return {"emit": emitted, "run": ran}
+
+
+BOB_SWAPS_LAUNCH = """
+ws = Path(spec["workspace"])
+launch = ws / "launch"
+if launch.exists():
+    os.rename(launch, ws / ".launch-of-alice")
+launch.mkdir(exist_ok=True)
+script = launch / (spec["run_id"] + ".sh")
+script.write_text(spec["bob_script"])
+script.chmod(0o755)
+"""
+
+
+def test_a_group_member_cannot_swap_alices_handoff_in_a_workspace_without_the_sticky_bit(handoff_site):
+    site = handoff_site
+    workspace = site["base"] / "group-ws"
+    workspace.mkdir()
+    os.chown(workspace, 0, site["gid"])
+    workspace.chmod(0o2770)
+    answers = _alice_writes_and_runs(site, workspace, BOB_SWAPS_LAUNCH)
+    survived = not site["canary"].exists()
+    record("Attacks", "shared workspace, two real users: hand-off swapped by a group member",
+           cases=1, survived=int(survived), lost=int(not survived), unit="attacks")
+    assert survived, answers
+    emitted = answers["emit"]
+    assert emitted["outcome"] == "refused", emitted
+    assert "can be written by other users (mode 2770" in emitted["message"]
+    assert "chmod +t" in emitted["message"] and "docs/admin.md" in emitted["message"]
+
+
+BOB_PREPARES_FOLDERS = """
+ws = Path(spec["workspace"])
+for name in ("launch", "checkpoints"):
+    (ws / name).mkdir(exist_ok=True)
+    (ws / name).chmod(0o777)
+"""
+
+BOB_REPLACES_SCRIPT_AND_CHECKPOINT = """
+ws = Path(spec["workspace"])
+script = ws / "launch" / (spec["run_id"] + ".sh")
+if script.exists():  # his folder: he may replace what alice wrote in it
+    script.unlink()
+script.write_text(spec["bob_script"])
+script.chmod(0o755)
+ckpt = ws / "checkpoints" / spec["run_id"]
+if ckpt.exists():
+    os.rename(ckpt, ws / "checkpoints" / ".alice-old")
+ckpt.mkdir()
+(ckpt / ".env").write_text("ARI_ENV_FILE=" + str(ckpt / "bfts_env.sh") + "\\n")
+(ckpt / "bfts_env.sh").write_text("touch " + spec["canary"] + "\\n")
+"""
+
+
+def test_folders_a_user_made_first_in_a_sticky_world_writable_workspace_are_refused(handoff_site):
+    site = handoff_site
+    workspace = site["base"] / "sticky-ws"
+    workspace.mkdir()
+    workspace.chmod(0o1777)
+    bob, alice = site["bob"], site["alice"]
+    _as(bob, BOB_PREPARES_FOLDERS, site["scratch"], workspace=str(workspace))
+    answers = _alice_writes_and_runs(site, workspace, BOB_REPLACES_SCRIPT_AND_CHECKPOINT)
+    survived = not site["canary"].exists()
+    record("Attacks", "shared workspace, two real users: hand-off swapped by a group member",
+           cases=1, survived=int(survived), lost=int(not survived), unit="attacks")
+    assert survived, answers
+    emitted = answers["emit"]
+    assert emitted["outcome"] == "refused", emitted
+    assert f"belongs to {bob.name}, another user" in emitted["message"]
+    assert not any(p.stat().st_uid == alice.uid for p in workspace.rglob("*"))  # nothing written
+
+
+BOB_SWAPS_CHECKPOINT = """
+ws = Path(spec["workspace"])
+os.rename(ws / "checkpoints", ws / ".checkpoints-of-alice")
+ckpt = ws / "checkpoints" / spec["run_id"]
+ckpt.mkdir(parents=True)
+old = ws / ".checkpoints-of-alice" / spec["run_id"]
+for name in ("experiment.md", "launch_config.json"):
+    (ckpt / name).write_bytes((old / name).read_bytes())
+(ckpt / ".env").write_text("ARI_ENV_FILE=" + str(ckpt / "bfts_env.sh") + "\\n")
+(ckpt / "bfts_env.sh").write_text("touch " + spec["canary"] + "\\n")
+"""
+
+
+def test_the_handoff_script_stops_when_its_checkpoint_was_swapped_after_write(handoff_site):
+    """The workspace was safe at Write and became group-writable later (an admin's chmod):
+    bob swaps the checkpoint folder; alice's own hand-off script refuses before it runs
+    anything, and check-handoff says what is wrong."""
+    site = handoff_site
+    workspace = site["base"] / "later-ws"
+    workspace.mkdir()
+    os.chown(workspace, site["alice"].uid, site["gid"])
+    workspace.chmod(0o2750)
+    answers = _alice_writes_and_runs(
+        site, workspace, "pass",
+        between=lambda: workspace.chmod(0o2770))  # made group-writable after the Write
+    assert answers["emit"]["outcome"] == "written", answers
+    _as(site["bob"], BOB_SWAPS_CHECKPOINT, site["scratch"], workspace=str(workspace),
+        run_id=site["run_id"], canary=str(site["canary"]))
+    ran = _as(site["alice"], RUN_HANDOFF, site["scratch"], script=answers["emit"]["script"],
+              checkpoint=answers["emit"]["checkpoint"], bin=str(site["home"] / "bin"),
+              home=str(site["home"]))
+    survived = not site["canary"].exists()
+    record("Attacks", "shared workspace, two real users: hand-off swapped by a group member",
+           cases=1, survived=int(survived), lost=int(not survived), unit="attacks")
+    assert survived, ran
+    assert ran["ran"] and ran["returncode"] == 3, ran
+    assert "stopped before running anything" in ran["stderr"], ran
+    assert any("ownership.writable" in json.dumps(p) for p in ran["unsafe"]), ran
+    assert any("ownership.owner" in json.dumps(p) for p in ran["unsafe"]), ran  # bob's folder
+
+
+def test_control_the_canary_fires_when_alice_runs_bobs_script(handoff_site):
+    """Control: bob's planted script, run by alice, touches the canary (the measurement works)."""
+    site = handoff_site
+    script = site["base"] / "bob.sh"
+    script.write_text(BOB_SCRIPT.format(canary=site["canary"]))
+    script.chmod(0o755)
+    ran = _as(site["alice"], RUN_HANDOFF, site["scratch"], script=str(script),
+              checkpoint=str(site["base"] / "none"), bin=str(site["home"] / "bin"),
+              home=str(site["home"]))
+    assert ran["ran"] and site["canary"].exists()

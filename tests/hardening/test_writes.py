@@ -50,7 +50,15 @@ def _expected(state) -> dict[str, bytes]:
     return {"experiment.md": render.render_experiment_md(state).encode(),
             ".env": render.render_env(state).encode(),
             "handoff": render.render_handoff_script(state, ckpt, script,
-                                                    ari_jupyter=ari_jupyter_command()).encode()}
+                                                    ari_jupyter=ari_jupyter_command(),
+                                                    files_sha256=_hashes(state)).encode()}
+
+
+def _hashes(state) -> dict[str, str]:
+    """The checkpoint files' sha256, which the hand-off script emit writes checks."""
+    return {name: hashlib.sha256(text.encode()).hexdigest() for name, text in (
+        ("experiment.md", render.render_experiment_md(state)), (".env", render.render_env(state)),
+        (render.BFTS_ENV_FILE, render.render_bfts_env(state)))}
 
 
 def _check_set(state, allowed: list[dict[str, bytes]], states_json: list[dict]) -> tuple[int, bool]:

@@ -10,6 +10,61 @@ export ARI_CHECKPOINT_DIR=/work/alice/ari/checkpoints/20260706120000_spgemm_scal
 # ari-jupyter, which the messages below name, by path: a login shell may have reset PATH and left out the folder it is installed in.
 ari_jupyter=$(command -v ari-jupyter || echo /opt/ari/venv/bin/ari-jupyter)
 
+# Before anything runs: this run's files are yours and unchanged, and no other user can write them or the folders they are in.
+ari_uid=$(command -p id -u)
+ari_stop() {
+  echo "$1" >&2
+  echo "Nothing was run. Check with: $ari_jupyter check-handoff $ARI_CHECKPOINT_DIR -- and write the run again in a workspace folder only you can write (docs/admin.md, Shared workspaces)." >&2
+  exit 3
+}
+ari_own_group() {
+  local members
+  [ "$1" = "$(command -p id -g)" ] && [ "$(command -p id -gn)" = "$(command -p id -un)" ] || return 1
+  members=$(command -p getent group "$1" 2>/dev/null | command -p cut -d: -f4) || return 1
+  [ -z "$members" ] || [ "$members" = "$(command -p id -un)" ]
+}
+ari_check() {
+  local info owner group mode
+  if [ "$1" = ours ] && [ -L "$2" ]; then ari_stop "ari-jupyter hand-off: stopped before running anything: $2 is missing, unreadable or a symbolic link."; fi
+  info=$(command -p stat -L -c '%u %g %a' -- "$2" 2>/dev/null || command -p stat -L -f '%u %g %Mp%Lp' -- "$2" 2>/dev/null) \
+    || ari_stop "ari-jupyter hand-off: stopped before running anything: $2 is missing, unreadable or a symbolic link."
+  read -r owner group mode <<<"$info"
+  if [ "$owner" != "$ari_uid" ] && { [ "$1" = ours ] || [ "$owner" != 0 ]; }; then
+    ari_stop "ari-jupyter hand-off: stopped before running anything: $2 belongs to another user (uid $owner), who could change what this script runs as you."
+  fi
+  mode=$((8#$mode))
+  if [ $((mode & 8#002)) != 0 ] || { [ $((mode & 8#020)) != 0 ] && { [ "$1" = ours ] || ! ari_own_group "$group"; }; }; then
+    if [ "$1" = ours ] || [ $((mode & 8#1000)) = 0 ]; then
+      mode=$(printf "%04o" "$mode")
+      ari_stop "ari-jupyter hand-off: stopped before running anything: other users can write $2 (mode $mode), so they could change what this script runs as you."
+    fi
+  fi
+}
+ari_way() {
+  local dir=$1
+  while :; do
+    ari_check way "$dir"
+    if [ "$dir" = / ]; then break; fi
+    dir=${dir%/*}
+    dir=${dir:-/}
+  done
+}
+ari_way /work/alice/ari
+ari_way "$(cd -P -- /work/alice/ari && pwd -P)"
+for ari_path in /work/alice/ari/checkpoints /work/alice/ari/launch "$ARI_CHECKPOINT_DIR" "${BASH_SOURCE[0]}"; do
+  ari_check ours "$ari_path"
+done
+while read -r ari_sum ari_name; do
+  ari_path=$ARI_CHECKPOINT_DIR/$ari_name
+  ari_check ours "$ari_path"
+  ari_got=$( (command -p sha256sum || command -p shasum -a 256) <"$ari_path" 2>/dev/null | command -p cut -d" " -f1)
+  if [ "$ari_got" != "$ari_sum" ]; then ari_stop "ari-jupyter hand-off: stopped before running anything: $ari_path is not the file written with this script (its sha256 differs)."; fi
+done <<'ARI_JUPYTER_SHA256'
+6310372e6a6be891ebfdde1b7eda4b608f8bbf067519267bd4369f4ae60574db experiment.md
+e2615d58e5ce27defa4ceab38cfdf68356e2417c95398173b8a2f010712b688e .env
+ARI_JUPYTER_SHA256
+ari_check ours "$ARI_CHECKPOINT_DIR/launch_config.json"
+
 # Modules for this run; reproduce jobs inherit them (sbatch --export ALL).
 # A non-login bash has no `module`: define it before loading (L5).
 if ! command -v module >/dev/null 2>&1; then

@@ -1,0 +1,164 @@
+"""Hostile inputs for ``doctor`` and ``lint``: time and peak memory of each command.
+
+    python -m benchmarks.hostile_inputs            # writes benchmarks/hostile_inputs.md
+    python -m benchmarks.hostile_inputs --quick    # a 64 MB log instead of 1 GB (CI)
+
+Each case runs ``python -m ari_jupyter doctor|lint ...`` in a fresh process (the interpreter's
+start included, as a user meets it); its peak memory is the child's maximum resident set size
+(``wait4``), its time the wall clock until it exits. A case still running after the limit is
+killed and reported as such. Targets (issue 43): a 1 GB log diagnosed in <= 1 s and <= 100 MB;
+/dev/zero, /dev/urandom, a FIFO with no writer and a 50 MB binary refused or done in <= 1 s.
+The baseline is the same command on a 2 KB log.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = Path(__file__).resolve().parent / "hostile_inputs.md"
+LIMIT_S = 30.0
+TIME_TARGET_S = 1.0
+MEMORY_TARGET_MB = 100.0
+
+LOG_LINES = (
+    "[2026-12-01 09:36:13] [BFTS] node_00042 evaluating improve step\n"
+    "srun: job 4101 queued and waiting for resources\n"
+    "INFO  litellm: completion(model=gpt-4o) 200 OK in 2.1 s\n"
+    "[ORS] stage ors_run_reproduce: running sandbox job\n"
+)
+FAILURE = ("openai.AuthenticationError: Error code: 401 - Incorrect API key provided\n"
+           "srun: error: Unable to create step for job 4101: Memory required by task is not available\n")
+
+
+def _log(path: Path, size: int) -> None:
+    block = (LOG_LINES * 4096).encode()
+    with open(path, "wb") as handle:
+        handle.write(b"ari run log\n")
+        written = 0
+        while written < size - len(block):
+            handle.write(block)
+            written += len(block)
+        handle.write(FAILURE.encode())
+
+
+def _run(argv: list[str], stdin=None) -> dict:
+    start = time.monotonic()
+    child = subprocess.Popen([sys.executable, "-m", "ari_jupyter", *argv], cwd=REPO,
+                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env={**os.environ, "LANG": "C.UTF-8"})
+    killed = False
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() - start > LIMIT_S:
+            child.send_signal(signal.SIGKILL)
+            pid, status, usage = os.wait4(child.pid, 0)
+            killed = True
+            break
+        time.sleep(0.005)
+    seconds = time.monotonic() - start
+    said = child.stderr.read().decode("utf-8", "replace").strip().splitlines() if child.stderr else []
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024, "exit": child.returncode,
+            "killed": killed, "said": said[-1] if said else ""}
+
+
+def cases(tmp: Path, log_bytes: int) -> list[tuple[str, list[str], object]]:
+    big = tmp / "ari_run_20261201093000.log"
+    _log(big, log_bytes)
+    small = tmp / "small.log"
+    small.write_text(LOG_LINES * 10 + FAILURE)
+    binary = tmp / "blob.bin"
+    with open(binary, "wb") as handle:  # in pieces: this process stays small (its children
+        for _ in range(50):               # start as copies of it)
+            handle.write(os.urandom(1024 * 1024))
+    fifo = tmp / "experiment.md"
+    os.mkfifo(fifo)
+    size = f"{log_bytes / 1024 ** 3:g} GB" if log_bytes >= 1024 ** 3 else f"{log_bytes >> 20} MB"
+    return [
+        ("baseline: doctor on a 2 KB log", ["doctor", str(small)], None),
+        (f"doctor on a {size} log", ["doctor", str(big)], None),
+        (f"doctor --json on a {size} log", ["doctor", "--json", str(big)], None),
+        (f"lint on a {size} file (refused: larger than an experiment.md can be)", ["lint", str(big)], None),
+        ("doctor /dev/zero", ["doctor", "/dev/zero"], None),
+        ("doctor /dev/urandom", ["doctor", "/dev/urandom"], None),
+        ("lint /dev/zero", ["lint", "/dev/zero"], None),
+        ("doctor on a FIFO with no writer", ["doctor", str(fifo)], None),
+        ("lint on a FIFO with no writer", ["lint", str(fifo)], None),
+        ("doctor on a 50 MB binary", ["doctor", str(binary)], None),
+        ("lint on a 50 MB binary", ["lint", str(binary)], None),
+        ("doctor - < /dev/zero (stdin)", ["doctor", "-"], "/dev/zero"),
+    ]
+
+
+def measure(quick: bool = False) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ari-hostile-") as folder:
+        tmp = Path(folder)
+        for title, argv, stdin in cases(tmp, (64 << 20) if quick else 1024 ** 3):
+            handle = open(stdin, "rb") if stdin else None
+            try:
+                result = _run(argv, handle)
+            finally:
+                if handle:
+                    handle.close()
+            baseline = title.startswith("baseline")
+            met = (not result["killed"] and result["seconds"] <= TIME_TARGET_S
+                   and result["peak_mb"] <= MEMORY_TARGET_MB) if not baseline else None
+            rows.append({"case": title, **result, "met": met})
+            print(f"{title}: {result['seconds']:.2f} s, {result['peak_mb']:.0f} MB, "
+                  f"exit {result['exit']}", file=sys.stderr)
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| case | time | peak memory | exit | met (≤ 1 s, ≤ 100 MB) | what it said |",
+             "|---|---:|---:|---:|---|---|"]
+    for row in rows:
+        met = "" if row["met"] is None else "yes" if row["met"] else "**no**"
+        said = row["said"].replace("|", "\\|")
+        said = said if len(said) <= 140 else said[:137] + "..."
+        time_ = f"killed after {LIMIT_S:g} s" if row["killed"] else f"{row['seconds']:.2f} s"
+        lines.append(f"| {row['case']} | {time_} | {row['peak_mb']:.0f} MB | {row['exit']} | {met} "
+                     f"| {said} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.hostile_inputs",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a 64 MB log instead of 1 GB")
+    parser.add_argument("--output", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    rows = measure(args.quick)
+    import platform
+
+    text = "\n".join([
+        "# Hostile inputs for doctor and lint",
+        "",
+        "Written by `python -m benchmarks.hostile_inputs`"
+        + (" --quick" if args.quick else "") + f" on {time.strftime('%Y-%m-%d')} "
+        f"({platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}). "
+        "Each command runs in a fresh interpreter; time is wall clock including the "
+        "interpreter's start, memory the process's peak resident set (wait4).",
+        "",
+        table(rows),
+        "",
+    ])
+    print(text)
+    if not args.quick or args.output != OUT:
+        args.output.write_text(text, encoding="utf-8")
+    return 0 if all(r["met"] is not False for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Keys that a run's log holds never reach the screen: ``ari-jupyter status`` (text and
+``--json``), the status the Runs panel's route returns (``status_json``) and the job output
+tails all come through the one redactor.
+
+The log lines are what LLM clients, HTTP libraries and git really print on a bad key: the key
+shapes of OpenAI, Anthropic, Gemini, Hugging Face, GitHub and xAI, and bearer, basic-auth and
+URL credentials.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ari_jupyter.base.redact import redact
+from ari_jupyter.runs.service import status_json
+
+from ._support import secrets_in
+from .figures import record
+
+LOG_SECRETS = {
+    "openai": ("sk-proj-Hq3rT7vX9mZ2kL5nP8wQ1sD4fG6hJ0aBcdEF12",
+               "openai.AuthenticationError: Error code: 401 - {{'error': {{'message': 'Incorrect "
+               "API key provided: {}. You can find your API key at https://platform.openai.com/"
+               "account/api-keys.', 'type': 'invalid_request_error'}}}}"),
+    "openai-legacy": ("sk-abc123DEF456ghi789JKL012mno345PQRstu678", "Incorrect API key provided: {}"),
+    "anthropic": ("sk-ant-api03-Zy8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0GfEdCbA-AbCdEf_ghijKLMN",
+                  "anthropic.AuthenticationError: invalid x-api-key: {}"),
+    "gemini": ("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+               "google.api_core.exceptions.PermissionDenied: 403 API key not valid. key={}"),
+    "gemini-url": ("AIzaSyZ9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J",
+                   "POST https://generativelanguage.googleapis.com/v1beta/models/x:generate?key={} 400"),
+    "huggingface": ("hf_QwErTyUiOpAsDfGhJkLzXcVbNm123456",
+                    "huggingface_hub.errors.HfHubHTTPError: 401 Client Error (token {})"),
+    "github": ("ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+               "fatal: could not read from https://{}@github.com/org/repo.git"),
+    "github-fine-grained": ("github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV",
+                            "remote: Invalid credentials {}"),
+    "xai": ("xai-AbCdEf0123456789AbCdEf0123456789AbCdEf0123456789", "xai: invalid key {}"),
+    "bearer": ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9payloadsig",
+               "DEBUG send: b'POST /v1/chat HTTP/1.1\\r\\nAuthorization: Bearer {}\\r\\n'"),
+    "bearer-header": ("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5",
+                      "> Authorization: Bearer {}"),
+    "basic-auth": ("YWxpY2U6U3VwM3JTM2NyZXRQdw==", "> Authorization: Basic {}"),
+    "basic-auth-curl": ("Sup3rS3cretPw42", "+ curl -sS -u alice:{} https://api.example/v1"),
+    "url-credentials": ("hunter2hunter2", "Connecting to https://ari:{}@proxy.example:3128/"),
+    "url-credentials-db": ("Pg5ecretPassw0rd", "sqlalchemy: postgresql://ari:{}@db:5432/ari"),
+}
+
+
+def _checkpoint(tmp_path: Path) -> Path:
+    ckpt = tmp_path / "ws" / "checkpoints" / "20261201094500_leaky"
+    ckpt.mkdir(parents=True)
+    (ckpt / "experiment.md").write_text("# Leaky run\n")
+    lines = ["[stage] bfts started"] + [line.format(key) for key, line in LOG_SECRETS.values()]
+    (ckpt / "ari.log").write_text("\n".join(lines) + "\n")
+    (ckpt / "ari_run_20261201094500.log").write_text("\n".join(lines) + "\nTraceback: failed\n")
+    return ckpt
+
+
+def _secrets() -> dict[str, str]:
+    return {name: key for name, (key, _line) in LOG_SECRETS.items()}
+
+
+def test_every_key_shape_is_masked_by_the_one_redactor():
+    leaked = {name: line.format(key) for name, (key, line) in LOG_SECRETS.items()
+              if secrets_in(redact(line.format(key)), {name: key})}
+    record("Secrets", "key shapes in log lines (OpenAI, Anthropic, Gemini, HF, GitHub, xAI, "
+           "bearer, basic auth, URL credentials): the redactor", cases=len(LOG_SECRETS),
+           survived=len(LOG_SECRETS) - len(leaked), lost=len(leaked), unit="lines")
+    assert leaked == {}
+
+
+def test_a_runs_log_tail_never_shows_a_key(tmp_path):
+    ckpt = _checkpoint(tmp_path)
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "SLURM_CONF": str(tmp_path / "none")}
+    shown = {
+        "status_json (the Runs panel's route)": json.dumps(asyncio.run(status_json(ckpt))),
+        "ari-jupyter status": subprocess.run(
+            [sys.executable, "-m", "ari_jupyter", "status", str(ckpt)], capture_output=True,
+            text=True, env=env, timeout=60).stdout,
+        "ari-jupyter status --json": subprocess.run(
+            [sys.executable, "-m", "ari_jupyter", "status", "--json", str(ckpt)],
+            capture_output=True, text=True, env=env, timeout=60).stdout,
+    }
+    assert "bfts started" in shown["ari-jupyter status --json"]  # the tail is there
+    leaks = {where: secrets_in(text, _secrets()) for where, text in shown.items()}
+    lost = sum(len(found) for found in leaks.values())
+    record("Secrets", "keys in a run's log: status text, status --json, the status route",
+           cases=len(LOG_SECRETS) * len(shown), survived=len(LOG_SECRETS) * len(shown) - lost,
+           lost=lost, unit="places")
+    assert all(not found for found in leaks.values()), leaks
