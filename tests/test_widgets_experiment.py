@@ -395,10 +395,10 @@ def test_the_checklist_says_not_ready_once_the_check_finds_no_ari(
 
     before, panel = run(write_then_check())
     assert wizard.state.probe("ari").status == ("ok" if site_has_ari else "fail")
-    before = before.split('<li class="ari-checklist-handoff">')[0]
+    before = before.split('<li class="ari-checklist-dashboard">')[1]  # the last step
     assert f"[{before_state}]" in before and before_says in before, before
     assert {r.id: r.status for r in panel.handoff_results}["ari"] == "fail"
-    dashboard = panel.checklist.value.split('<li class="ari-checklist-handoff">')[0]
+    dashboard = panel.checklist.value.split('<li class="ari-checklist-dashboard">')[1]
     assert '<span class="ari-checklist-state ari-sev-error">[not ready]</span>' in dashboard
     assert "First fix the failed check (ari) above" in dashboard
 
