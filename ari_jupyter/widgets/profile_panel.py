@@ -18,7 +18,7 @@ from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
 from ..i18n import listed, render, sentence_gap
 from ..module_choice import choose_module, software_modules
-from ..site_defaults import SITE_PRESET, modules_left_out, presets_matching
+from ..site_defaults import SITE_PRESET, modules_left_out, named_preset, presets_matching
 from ._base import Panel, esc, pre, probe_results, rich
 
 CUSTOM = "custom"
@@ -365,6 +365,12 @@ class ProfilePanel(Panel, widgets.VBox):
             kind = self.state.profile.kind
             # no kind: no profile at all, a single process, as ARI runs without one
             key, params = ("preset_site", {"kind": kind}) if kind else ("preset_site_none", {})
+            named = named_preset(self.ctx.site_profile())
+            if named and kind:  # the named preset's words fit the site (sx40: GPUs without GRES)
+                self.preset_doc.value = (f'<div class="ari-help ari-preset-site-named">'
+                                         f'{rich(self.tr("preset_" + named))}</div>'
+                                         f'<div class="ari-help">{rich(self.tr(key, **params))}</div>')
+                return
         self.preset_doc.value = f'<div class="ari-help">{rich(self.tr(key, **params))}</div>'
 
     def show_preset_of_profile(self) -> None:
@@ -455,7 +461,11 @@ class ProfilePanel(Panel, widgets.VBox):
     def _preset_options(self) -> list[tuple[str, str]]:
         """Each preset by its ARI kind and what it is for (a CPU MPI user must not take "mpi",
         which ARI reads as GPU code)."""
-        return ([(self.tr("profile_preset_site"), SITE_PRESET), (self.tr("profile_preset_custom"), CUSTOM)]
+        named = named_preset(self.ctx.site_profile())
+        site = (self.tr("profile_preset_site_named", kind=PRESETS[named]().kind,
+                        what=self.tr(f"preset_label_{named}")) if named and PRESETS[named]().kind
+                else self.tr("profile_preset_site"))
+        return ([(site, SITE_PRESET), (self.tr("profile_preset_custom"), CUSTOM)]
                 + [(f"{name} — {self.tr(f'preset_label_{name}')}", name) for name in PRESETS])
 
     def _source_text(self) -> str:
