@@ -187,7 +187,7 @@ function severityText(trans: TranslationBundle, severity: string): string {
 /** A run phase in the UI language (the JSON keeps ARI-jupyter's own word, e.g. `not-started`). */
 export function phaseText(trans: TranslationBundle, phase: string): string {
   const words: Record<string, string> = {
-    'not-started': trans.__('not-started'),
+    'not-started': trans.__('not started'),
     starting: trans.__('starting'),
     exploring: trans.__('exploring'),
     paper: trans.__('paper'),
@@ -733,9 +733,18 @@ export class RunPhaseStatusItem extends Widget {
     return this._run !== null;
   }
 
+  /** Speak another language (the Runs panel's, which follows the wizard language setting). */
+  setTranslation(trans: TranslationBundle): void {
+    this._trans = trans;
+    this.node.setAttribute('aria-label', trans.__('ARI run phase'));
+    this.setRun(this._run);
+  }
+
   setRun(run: IRunStatus | null): void {
     this._run = run;
-    this.node.textContent = run ? `ARI ${phaseText(this._trans, run.phase)}${run.stage ? ' · ' + run.stage : ''}` : '';
+    this.node.textContent = run
+      ? this._trans.__('ARI run: %1', phaseText(this._trans, run.phase)) + (run.stage ? ' · ' + run.stage : '')
+      : '';
     this.node.title = run ? `${run.title || run.run_id}\n${run.run_id}` : '';
     this.node.dataset.phase = run?.phase ?? '';
     this._changed.emit();

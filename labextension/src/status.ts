@@ -19,6 +19,8 @@ export interface IAllocationStatus {
     summary: string;
     data?: { raw?: string | null; seconds?: number | null; unlimited?: boolean };
   } | null;
+  /** Set on a demo site: the allocation is the site's recording, not this server's. */
+  demo?: { site: string } | null;
 }
 
 /**
@@ -39,13 +41,17 @@ export function withoutCodeMarks(
 /** Default poll interval; the refreshInterval setting changes it. */
 export const POLL_SECONDS = 30;
 
-/** Short human text: "SLURM 1234 · 2 nodes n[1-2] · 59:10 left" (squeue's %L). */
+/**
+ * Short human text: "SLURM 1234 · 2 nodes n[1-2] · 59:10 left" (squeue's %L); on a demo site
+ * "Demo rccs-cloud · SLURM 1027 · …", the demo first so it is never read as the real one.
+ */
 export function describe(
   status: IAllocationStatus,
   trans: TranslationBundle = nullTranslator.load('ari_jupyter')
 ): string {
   const a = status.allocation;
-  const parts = [`SLURM ${a.job_id ?? '?'}`];
+  const parts = status.demo ? [trans.__('Demo %1', status.demo.site)] : [];
+  parts.push(`SLURM ${a.job_id ?? '?'}`);
   const nodes = trans._n('%1 node', '%1 nodes', a.num_nodes ?? 0);
   const shown = a.num_nodes === null ? trans.__('? nodes') : nodes;
   parts.push(a.nodelist ? `${shown} ${a.nodelist}` : shown);
@@ -115,8 +121,8 @@ export class AllocationStatusItem extends Widget {
     } catch (reason) {
       console.warn('ari-jupyter: allocation status unavailable', reason);
     }
-    if (status && !status.allocation.inside_allocation) {
-      // The server's environment never changes: outside stays outside.
+    if (status && (!status.allocation.inside_allocation || status.demo)) {
+      // The server's environment never changes: outside stays outside, a recording stays as it is.
       this.stop();
     }
     this.render(status);
@@ -126,10 +132,14 @@ export class AllocationStatusItem extends Widget {
     const active = !!status?.allocation?.inside_allocation;
     // The core probe warns when the allocation is about to end.
     this.toggleClass('ari-mod-warn', status?.time_left?.status === 'warn');
+    this.toggleClass('ari-mod-demo', !!status?.demo);
     if (status && active) {
       const trans = this._trans;
       this.node.textContent = describe(status, trans);
       this.node.title = [
+        status.demo
+          ? trans.__("Demo site %1: its recorded allocation, not the one this server runs in", status.demo.site)
+          : '',
         trans.__('Job %1', status.allocation.job_id ?? ''),
         status.allocation.job_name
           ? trans.__('name %1', status.allocation.job_name)

@@ -113,7 +113,7 @@ def test_runs_panel(runs_lab, page):
     page.on("response", lambda r: failed_requests.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     open_lab(page, server)
     # Before anything is opened, the status bar follows the active run.
-    page.wait_for_selector(".ari-RunPhaseStatus:text-matches('^ARI reproduce')", timeout=60_000)
+    page.wait_for_selector(".ari-RunPhaseStatus:text-matches('^ARI run: reproduce')", timeout=60_000)
     execute_command(page, "ari-jupyter:runs")
     page.wait_for_selector(f"{PANEL}[data-view='status'][data-phase='reproduce']")
     back_to_list(page)
@@ -155,7 +155,7 @@ def test_runs_panel(runs_lab, page):
     page.wait_for_function(
         "() => /tick \\d+/.test(document.querySelector('#ari-jupyter-runs .ari-RunsPanel-jobtail')"
         "?.textContent || '')", timeout=60_000)
-    assert page.locator(".ari-RunPhaseStatus").inner_text().startswith("ARI reproduce")
+    assert page.locator(".ari-RunPhaseStatus").inner_text().startswith("ARI run: reproduce")
     assert page.locator(PANEL).get_attribute("data-polling") == "yes"
 
     # Cancel asks first; "Keep running" keeps it.
@@ -175,7 +175,7 @@ def test_runs_panel(runs_lab, page):
     answer = cli(bed, "status", "--json", str(runs["running"]))
     assert answer["phase"] == "interrupted" and answer["jobs"]["jobs"] == []
     page.wait_for_selector(f"{PANEL}[data-polling='waiting']")
-    assert page.locator(".ari-RunPhaseStatus").inner_text() == "ARI interrupted"
+    assert page.locator(".ari-RunPhaseStatus").inner_text() == "ARI run: interrupted"
     assert "ari-ors" not in bed.run(["squeue", "-h", "-o", "%j"]).stdout
 
     # JupyterLab's own LSP plugin polls /lsp/status, which this hermetic server does not serve.
@@ -403,12 +403,12 @@ def test_a_new_run_becomes_the_shown_one_unless_the_user_opened_another(plain_la
     page.wait_for_function(f"() => document.querySelector('{PANEL}').dataset.view === 'status'",
                            timeout=30_000)
     assert _shown_run(page) == "20261203080000_new_one"
-    page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI not-started')", timeout=10_000)
+    page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI run: not started')", timeout=10_000)
 
     # `ari run` starts in the hand-off terminal: the panel and the status bar say so by
     # themselves (nobody clicks), within the wait for a run written but not started
     with live_ari(checkpoints / "20261203080000_new_one"):
-        page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI exploring')", timeout=20_000)
+        page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI run: exploring')", timeout=20_000)
         page.wait_for_selector(f"{PANEL}[data-phase='exploring'][data-polling='yes']", timeout=5_000)
 
     # the user opens a run: a run written now does not take its place
@@ -707,7 +707,7 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
         page.wait_for_selector(f"{PANEL}[data-view='status'][data-phase='starting']", state="attached",
                                timeout=60_000)
         assert page.locator(".ari-RunPhaseStatus").inner_text() == {
-            "en": "ARI starting", "ja": "ARI 起動中"}[lang]
+            "en": "ARI run: starting", "ja": "ARI の実行: 起動中"}[lang]
         execute_command(page, "ari-jupyter:runs")
         page.locator(f"{PANEL} .ari-RunsPanel-header button").click()  # All runs
         page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{starting.name}'] "
