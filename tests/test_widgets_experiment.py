@@ -35,6 +35,9 @@ def test_write_is_disabled_with_the_reasons_until_the_form_is_complete(tmp_path)
     wizard = ready_wizard(site_file)
     panel = wizard.experiment_panel
     assert panel.write.disabled
+    # untouched: no error yet, one neutral line naming the required fields
+    assert panel.problems.value == "" and "ari-write-awaiting" in panel.write_reason.value
+    panel.do_write()  # Write pressed: each field's error, with its fix
     assert "title" in panel.problems.value and "goal" in panel.problems.value  # with their fixes
     assert panel.write_reason.value.count("<li>") == 0  # said above, not again
     assert t("exp_write_blocked_above", "en") in html.unescape(panel.write_reason.value)

@@ -46,3 +46,71 @@ def test_a_site_with_gres_keeps_the_gres_words():
     panel = wizard_on("gres-cluster").profile_panel
     assert "requested through GRES" in panel.preset.label
     assert "without GRES" not in panel.preset.label
+
+
+# -- a calm first look: required fields marked, their errors once touched or on Write ---------
+
+def _errors_shown(panel) -> str:
+    return text(panel.problems) + text(panel.run_id_note) + text(panel.write_reason)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_fresh_step_4_shows_no_error_and_one_neutral_line_by_write(lang):
+    from ari_jupyter.i18n import t
+
+    wizard = wizard_on("rccs-cloud", lang)
+    panel = wizard.experiment_panel
+    assert panel.write.disabled  # the empty fields still block Write
+    shown = _errors_shown(panel)
+    assert "ari-msg-error" not in panel.problems.value and "ari-sev-error" not in shown, shown
+    for rule in ("exp_title", "exp_goal", "exp_metrics"):
+        assert t(rule, lang) in text(panel.write_reason)
+    assert 'ari-write-awaiting' in panel.write_reason.value
+    assert panel.write_reason.value.count("ari-write-reason") == 1  # one line
+    assert all("ari-sev-error" not in child.value for child in panel.previews.children)
+    assert "ari-required" in panel.title._dom_classes and "ari-required" in panel.goal._dom_classes
+    assert "ari-required-label" in panel.metrics_label.value
+
+
+def test_a_touched_field_shows_its_error_and_the_others_wait():
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.experiment_panel
+    panel.title.value = "x"
+    panel.title.value = ""  # typed, then emptied: touched
+    assert "The title is empty." in text(panel.problems)
+    assert "The research goal is empty." not in text(panel.problems)
+    assert "Research goal" in text(panel.write_reason)  # still waiting, named in the line
+
+
+def test_pressing_write_shows_every_fields_error():
+    wizard = wizard_on("rccs-cloud")
+    panel = wizard.experiment_panel
+    assert panel.do_write() is None
+    problems = text(panel.problems)
+    for said in ("The title is empty.", "The research goal is empty.", "No metric"):
+        assert said in problems
+    assert "ari-write-awaiting" not in panel.write_reason.value
+
+
+def test_the_laptops_step_3_waits_for_a_partition_before_calling_it_missing():
+    wizard = wizard_on("laptop")
+    panel = wizard.profile_panel
+    assert not wizard.state.partition
+    assert "No partition resolves" not in text(panel.box_messages["partition"])
+    assert "ari-required" in panel.partition._dom_classes
+    step4 = wizard.experiment_panel
+    assert "Partition (step 3, Partition & profile)" in text(step4.write_reason)
+    panel.partition.value = "x"
+    panel.partition.value = ""
+    assert "No partition resolves" in text(panel.box_messages["partition"])
+
+
+def test_the_core_holds_back_only_untouched_empty_required_fields():
+    from ari_jupyter.ari.finding import Finding
+    from ari_jupyter.judge import awaiting_input
+
+    empty = Finding(rule="title_empty", severity="error", field="title", message="empty")
+    other = Finding(rule="title_too_long", severity="error", field="title", message="long")
+    assert awaiting_input([empty, other]) == [empty]
+    assert awaiting_input([empty, other], touched={"title"}) == []
+    assert awaiting_input([empty, other], attempted=True) == []

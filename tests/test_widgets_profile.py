@@ -239,6 +239,8 @@ def test_each_preset_says_its_kind_and_what_it_is_for(lang, gpu, cpu_mpi):
 def test_each_step_shows_its_own_problems():
     wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
     profile, experiment = wizard.profile_panel, wizard.experiment_panel
+    experiment.title.value = "x"
+    experiment.title.value = ""  # touched: its error shows
     assert "title" not in text(profile.problems)  # an empty title is step 4's business
     assert "title" in text(experiment.problems)
     profile.walltime.value = "later"

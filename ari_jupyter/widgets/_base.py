@@ -226,6 +226,8 @@ class WizardContext(HasTraits):
         self._workflow_found: bool | None = None  # see workflow_found
         self._watched_profile = None
         self._unseeded = False  # seed_soon's defaults wait for the loop (settle_defaults)
+        self.touched: set[str] = set()  # the required fields the user has edited
+        self.write_attempted = False  # Write was pressed: every field's error is shown
         state.observe(self._on_state_change)
         if state.trait_has_value("profile"):
             self._watch_profile()
@@ -339,6 +341,17 @@ class WizardContext(HasTraits):
         from ..judge import for_step
 
         return for_step(self.problems(), step)
+
+    def awaiting(self, findings) -> list:
+        """Of ``findings``, the ones a form holds back for now (``judge.awaiting_input``): an
+        untouched required field still empty, before Write was pressed."""
+        from ..judge import awaiting_input
+
+        return awaiting_input(findings, self.touched, self.write_attempted)
+
+    def touch(self, field: str) -> None:
+        """The user edited required field ``field``: its errors show from now on."""
+        self.touched.add(field)
 
     profile_problems = problems
 

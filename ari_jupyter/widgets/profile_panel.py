@@ -194,7 +194,8 @@ class ProfilePanel(Panel, widgets.VBox):
         # partition
         wide = widgets.Layout(width=FIELD_WIDTH, flex=f"0 0 {FIELD_WIDTH}")
         self.partition = widgets.Combobox(value=s.partition or "", options=[], ensure_option=False,
-                                          continuous_update=False, style=LABEL_STYLE, layout=wide)
+                                          continuous_update=False, style=LABEL_STYLE, layout=wide,
+                                          _dom_classes=("ari-required",))
         self.label(self.partition, "description", "profile_partition")
         self.partition_source = widgets.HTML()
         self.partition.observe(self._on_partition, names="value")
@@ -342,6 +343,7 @@ class ProfilePanel(Panel, widgets.VBox):
 
     def _on_partition(self, change) -> None:
         value = (change["new"] or "").strip()
+        self.ctx.touch("partition")
         if value == (self.state.partition or ""):
             return
         self.ctx.choose_partition(value)
@@ -516,7 +518,9 @@ class ProfilePanel(Panel, widgets.VBox):
         by_box: dict[str, list] = {}
         general = []
         lang = self.ctx.lang
-        for problem in self.ctx.step_problems("profile"):
+        problems = self.ctx.step_problems("profile")
+        held = {id(p) for p in self.ctx.awaiting(problems)}  # an untouched empty Partition
+        for problem in (p for p in problems if id(p) not in held):
             # "module_loads" names the modules of the hand-off (the box above) and the
             # profile's own list alike: the finding goes where the user sees it, not into the
             # Advanced field of the same name
