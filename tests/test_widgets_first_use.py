@@ -1,5 +1,6 @@
 """What a new user meets first: words that fit the site, and a calm form before anything is typed."""
 import html
+import re
 
 import pytest
 
@@ -114,3 +115,13 @@ def test_the_core_holds_back_only_untouched_empty_required_fields():
     assert awaiting_input([empty, other]) == [empty]
     assert awaiting_input([empty, other], touched={"title"}) == []
     assert awaiting_input([empty, other], attempted=True) == []
+
+
+# -- the sbatch preview breaks only between arguments ----------------------------------------
+
+def test_the_sbatch_preview_keeps_each_flag_with_its_value():
+    panel = wizard_on("rccs-cloud").profile_panel
+    value = text(panel.sbatch_preview)
+    assert '<span class="ari-arg">--partition small</span>' in value
+    assert '<span class="ari-arg">--time 01:00:00</span>' in value
+    assert re.search(r'<span class="ari-arg">--chdir \'[^<]*/repro_sandbox\'</span>', value)

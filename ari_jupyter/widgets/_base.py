@@ -63,6 +63,13 @@ def pre(text: str, tall: bool = False) -> str:
     return f'<pre class="ari-pre {size}" tabindex="0">{esc(text)}</pre>'
 
 
+def pre_args(groups) -> str:
+    """A command line in a code box that wraps only between its pieces (``SlurmPlan.
+    shell_groups``: each ``--flag value`` whole, each path whole); copied, it is one line."""
+    pieces = " ".join(f'<span class="ari-arg">{esc(group)}</span>' for group in groups)
+    return f'<pre class="ari-pre ari-pre-short ari-args" tabindex="0">{pieces}</pre>'
+
+
 def code_block(text: str, copy_label: str) -> str:
     """A code box with its lines kept and a button copying them (e.g. a module prelude)."""
     return (f'<div class="ari-codeblock"><button type="button" class="ari-copy-code" '

@@ -19,7 +19,7 @@ from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
 from ..i18n import listed, render, sentence_gap
 from ..module_choice import choose_module, software_modules
 from ..site_defaults import SITE_PRESET, modules_left_out, named_preset, presets_matching
-from ._base import Panel, esc, pre, probe_results, rich
+from ._base import Panel, esc, pre, pre_args, probe_results, rich
 
 CUSTOM = "custom"
 # The execution_profile keys a person decides; the rest is under "Advanced".
@@ -592,7 +592,7 @@ class ProfilePanel(Panel, widgets.VBox):
                          f'{esc(self.tr("preview_not_ready", count=count))}</div>'
                          if count else "")
             self.sbatch_preview.value = (not_ready
-                                         + f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
+                                         + f'<div class="ari-sbatch-line">{pre_args(plan.shell_groups())}</div>'
                                          + notes)
         self.prelude_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_prelude"))}</h4>'
                                     f'<div class="ari-help">'
