@@ -25,7 +25,7 @@ def text(widget) -> str:
 # -- sx40: the default kind is gpu_single on GPUs without GRES -------------------------------
 
 @pytest.mark.parametrize("lang, without, with_gres", [
-    ("en", "GPUs without GRES", "with GRES"),
+    ("en", "GPUs without GRES", "via GRES"),
     ("ja", "GRES のない GPU", "GRES あり"),
     ("zh", "无 GRES 的 GPU", "有 GRES"),
 ])
@@ -45,7 +45,7 @@ def test_sx40s_default_reads_as_gpus_without_gres(lang, without, with_gres):
 
 def test_a_site_with_gres_keeps_the_gres_words():
     panel = wizard_on("gres-cluster").profile_panel
-    assert "requested through GRES" in panel.preset.label
+    assert "via GRES" in panel.preset.label
     assert "without GRES" not in panel.preset.label
 
 
@@ -125,3 +125,34 @@ def test_the_sbatch_preview_keeps_each_flag_with_its_value():
     assert '<span class="ari-arg">--partition small</span>' in value
     assert '<span class="ari-arg">--time 01:00:00</span>' in value
     assert re.search(r'<span class="ari-arg">--chdir \'[^\']*/repro_sandbox\'</span>', value)
+
+
+# -- the wizard cell run again in the same kernel keeps what was typed -----------------------
+
+def test_a_rerun_of_the_wizard_cell_in_a_kernel_keeps_what_was_typed(monkeypatch):
+    from ari_jupyter.model import WizardState
+    from ari_jupyter.widgets import wizard as wizard_module
+
+    monkeypatch.setattr(wizard_module, "_LATEST", {"wizard": None, "touched": set()})
+    monkeypatch.setattr(wizard_module, "_in_a_kernel", lambda: True)
+    first = Wizard(site="sx40", lang="ja", bridge=fake_bridge()[0], run_probes=False)
+    panel = first.experiment_panel
+    panel.title.value = "Typed before the re-run"
+    panel.metrics.value = ["GFlops"]
+    again = Wizard(bridge=fake_bridge()[0], run_probes=False)  # the cell's `Wizard()` again
+    assert again.ctx.site_name == "sx40" and again.ctx.lang == "ja"
+    assert again.state.title == "Typed before the re-run" and again.state.metrics == ["GFlops"]
+    assert again.state is not first.state  # its own copy: the old wizard no longer drives it
+    assert "title" in again.ctx.touched
+    fresh = Wizard(state=WizardState(), bridge=fake_bridge()[0], run_probes=False)
+    assert fresh.state.title == ""
+
+
+def test_outside_a_kernel_every_wizard_starts_afresh(monkeypatch):
+    from ari_jupyter.widgets import wizard as wizard_module
+
+    monkeypatch.setattr(wizard_module, "_LATEST", {"wizard": None, "touched": set()})
+    monkeypatch.setattr(wizard_module, "_in_a_kernel", lambda: False)
+    first = Wizard(site="sx40", bridge=fake_bridge()[0], run_probes=False)
+    first.experiment_panel.title.value = "Typed"
+    assert Wizard(bridge=fake_bridge()[0], run_probes=False).state.title == ""

@@ -34,7 +34,7 @@ partition, and the kind (said under the preset row that decides it)."""
 LABEL_WIDTH = "13em"
 LABEL_STYLE = {"description_width": LABEL_WIDTH}
 FIELD_WIDTH = "27em"
-PRESET_WIDTH = "41em"
+PRESET_WIDTH = "46em"
 
 
 class ProfileField:
