@@ -483,7 +483,7 @@ def test_gpus_per_node_says_when_the_profile_asks_per_rank_instead(per_task, per
 
 
 @pytest.mark.parametrize("lang, placeholder", [
-    ("en", "empty: ARI's 06:00:00"), ("ja", "空欄: ARI 既定の 06:00:00"), ("zh", "留空：ARI 默认 06:00:00")])
+    ("en", "empty: ARI's 06:00:00"), ("ja", "空欄: ARI の 06:00:00"), ("zh", "留空：ARI 默认 06:00:00")])
 def test_an_empty_walltime_box_says_what_the_preview_will_use(lang, placeholder):
     wizard = wizard_on("gres-cluster")
     wizard.language.value = lang

@@ -123,6 +123,26 @@ export function newestNewRun(known: ReadonlySet<string> | null, ids: string[]): 
   return ids.filter(id => !known.has(id)).sort().pop() ?? '';
 }
 
+/**
+ * The runs grouped by workspace, in the list's order of workspaces (the default one first, a
+ * missing one last); a workspace without runs keeps its group, empty.
+ */
+export function groupByWorkspace<R extends { workspace: string }>(
+  workspaces: string[],
+  runs: R[]
+): [string, R[]][] {
+  const groups = new Map<string, R[]>(workspaces.map(w => [w, [] as R[]]));
+  for (const run of runs) {
+    const group = groups.get(run.workspace);
+    if (group) {
+      group.push(run);
+    } else {
+      groups.set(run.workspace, [run]);
+    }
+  }
+  return Array.from(groups.entries());
+}
+
 /** An answer of the runs endpoints; `lang` asks for the sentences in that language. */
 function runsAPI<T>(path: string, init: RequestInit = {}, lang = ''): Promise<T> {
   return fetchJSON<T>(['ari-jupyter', 'runs', path], init, lang ? { lang } : {});
@@ -473,6 +493,28 @@ export class RunsPanel extends Widget {
       });
       return row;
     });
+    // several workspaces: each is a group of its own, headed by its path (and, unless it is
+    // the default one, a button that forgets it), not one wall of runs from everywhere
+    const several = (list.workspaces ?? []).length > 1;
+    const missing = new Set(list.missing_workspaces ?? []);
+    const named = (w: string) => (missing.has(w) ? trans.__('%1 (does not exist here)', w) : w);
+    const bodies = several
+      ? groupByWorkspace(list.workspaces, list.runs).map(([workspace, runs]) => {
+          const head = el('th', { colspan: '4', scope: 'rowgroup' },
+            el('span', { class: 'ari-RunsPanel-groupname' }, ...breakableId(named(workspace))),
+            ' ',
+            el('span', { class: 'ari-RunsPanel-groupcount' }, trans._n('%1 run', '%1 runs', runs.length)));
+          if (workspace !== list.workspace) {
+            const forget = this.button(trans.__('Forget'), () => void this.forget(workspace),
+              'ari-RunsPanel-forget');
+            forget.title = trans.__('Stop listing this workspace here (its runs stay on disk)');
+            head.append(' ', forget);
+          }
+          return el('tbody', { class: 'ari-RunsPanel-group', 'data-workspace': workspace },
+            el('tr', { class: 'ari-RunsPanel-grouphead' }, head),
+            ...runs.map(run => rows[list.runs.indexOf(run)]));
+        })
+      : [el('tbody', {}, ...rows)];
     const table = el(
       'table',
       { class: 'ari-RunsPanel-table' },
@@ -489,27 +531,29 @@ export class RunsPanel extends Widget {
           el('th', { title: trans.__('The run’s SLURM jobs in the queue') }, trans.__('Jobs'))
         )
       ),
-      el('tbody', {}, ...rows)
+      ...bodies
     );
-    // runs written to another workspace (step 4's Workspace field) are listed too: say which;
-    // one that is not on this machine (the server lists it last) is marked as such
-    const several = (list.workspaces ?? []).length > 1;
-    const missing = new Set(list.missing_workspaces ?? []);
-    const named = (w: string) => (missing.has(w) ? trans.__('%1 (does not exist here)', w) : w);
+    // runs written to another workspace (step 4's Workspace field) are listed too, each under
+    // its workspace; one that is not on this machine (the server lists it last) is marked
     const body: (HTMLElement | string)[] = [
       this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
       el(
         'p',
         { class: 'ari-RunsPanel-workspace' },
         several
-          ? this._trans.__('Workspaces: %1', list.workspaces.map(named).join(', '))
+          ? this._trans.__('Runs of %1 workspaces, each under its own heading', String(list.workspaces.length))
           : this._trans.__('Workspace: %1', named(list.workspace))
       )
     ];
     const none = several
       ? this._trans.__('No runs in these workspaces yet.')
       : this._trans.__('No runs in this workspace yet.');
-    body.push(rows.length ? table : el('p', {}, none));
+    if (rows.length || several) {
+      body.push(table);
+    }
+    if (!rows.length) {
+      body.push(el('p', {}, none));
+    }
     if (rows.length) {
       // the Nodes cells' legend, seen without hovering (a tooltip is lost on a touch screen)
       body.push(
@@ -533,6 +577,19 @@ export class RunsPanel extends Widget {
     }
     this.node.replaceChildren(...body);
     this.node.dataset.view = 'list';
+  }
+
+  /** Forget a recorded workspace (the server keeps its checkpoints), then list again. */
+  private async forget(workspace: string): Promise<void> {
+    try {
+      await runsAPI<{ forgotten: boolean }>('forget', {
+        method: 'POST',
+        body: JSON.stringify({ workspace })
+      });
+    } catch (reason) {
+      console.warn('ari-jupyter: could not forget', workspace, reason);
+    }
+    await this.refreshList();
   }
 
   private renderStatus(status: IRunStatus): void {

@@ -344,8 +344,7 @@ def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page,
     row = page.locator(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{elsewhere.name}']")
     row.wait_for()
     assert row.get_attribute("data-workspace") == str(shared)
-    assert page.locator(f"{PANEL} .ari-RunsPanel-workspace").inner_text() == \
-        f"Workspaces: {default}, {shared}"
+    assert _groups(page) == [[str(default), len(runs)], [str(shared), 1]]
     assert page.locator(f"{PANEL} .ari-RunsPanel-row").count() == len(runs) + 1
     open_run(page, elsewhere.name)
     assert page.locator(f"{PANEL}[data-phase='not-started']").count() == 1
@@ -353,6 +352,46 @@ def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page,
     assert page.locator(f"{PANEL} .ari-RunsPanel-log").count() == 0
     assert page.locator(f"{PANEL} .ari-RunsPanel-nolog").inner_text() == \
         "No log yet: ARI writes one when the run starts."
+    assert_no_console_errors(page)
+
+
+def _groups(page) -> list:
+    """The list's workspace groups: [workspace, number of runs] each, in order."""
+    return page.eval_on_selector_all(
+        f"{PANEL} .ari-RunsPanel-group",
+        "gs => gs.map(g => [g.dataset.workspace, g.querySelectorAll('.ari-RunsPanel-row').length])")
+
+
+def test_all_runs_are_grouped_by_workspace_and_a_workspace_can_be_forgotten(plain_lab, page,
+                                                                             tmp_path):
+    """Runs from three workspaces: each under its workspace's heading, the default one first;
+    "Forget" on another takes it off the list (its runs stay on disk), and the default one has
+    no such button."""
+    from ari_jupyter.runs.known_workspaces import record_workspace, recorded_workspaces
+
+    server, runs = plain_lab
+    default = runs["failed"].parent.parent
+    others = []
+    for name in ("project-a", "scratch-b"):
+        run = copy_case("not-started", tmp_path / name)
+        run.rename(run.parent / f"20261203090000_{name.replace('-', '_')}")
+        record_workspace(tmp_path / name)
+        others.append(tmp_path / name)
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-group")
+    assert _groups(page) == [[str(default), len(runs)], *[[str(o), 1] for o in reversed(others)]]
+    first = page.locator(f"{PANEL} .ari-RunsPanel-group").first
+    assert first.locator(".ari-RunsPanel-forget").count() == 0  # the default is always listed
+    shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    page.locator(PANEL).screenshot(path=str(shots / "runs-grouped-en-light.png"))
+    page.locator(f"{PANEL} .ari-RunsPanel-group[data-workspace='{others[0]}'] .ari-RunsPanel-forget").click()
+    page.wait_for_function(
+        "([sel, ws]) => !document.querySelector(`${sel} .ari-RunsPanel-group[data-workspace='${ws}']`)",
+        arg=[PANEL, str(others[0])], timeout=15_000)
+    assert _groups(page) == [[str(default), len(runs)], [str(others[1]), 1]]
+    assert str(others[0]) not in recorded_workspaces() and (others[0] / "checkpoints").is_dir()
     assert_no_console_errors(page)
 
 
@@ -374,8 +413,8 @@ def test_a_default_workspace_that_does_not_exist_is_listed_last_and_marked(tmp_p
         open_lab(page, server)
         execute_command(page, "ari-jupyter:runs")
         page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run.name}']")
-        assert page.locator(f"{PANEL} .ari-RunsPanel-workspace").inner_text() == \
-            f"Workspaces: {shared}, {missing} (does not exist here)"
+        heads = page.locator(f"{PANEL} .ari-RunsPanel-groupname").all_inner_texts()
+        assert [h.replace("\u200b", "") for h in heads] == [str(shared), f"{missing} (does not exist here)"]
         assert_no_console_errors(page)
     finally:
         server.stop()
