@@ -188,6 +188,11 @@ export function breakableId(text: string): (Node | string)[] {
   return text.split(/(?<=_)/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
 }
 
+/** A path that may wrap after each "/" or "_" (a workspace heading in the narrow side panel). */
+export function breakablePath(text: string): (Node | string)[] {
+  return text.split(/(?<=[/_])/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
+}
+
 /** When a run started, from its id (`YYYYmmddHHMMSS_slug`): "2026-12-04 23:13"; else the id. */
 export function startedAt(runId: string): string {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})\d{2}_/.exec(runId);
@@ -501,7 +506,7 @@ export class RunsPanel extends Widget {
     const bodies = several
       ? groupByWorkspace(list.workspaces, list.runs).map(([workspace, runs]) => {
           const head = el('th', { colspan: '4', scope: 'rowgroup' },
-            el('span', { class: 'ari-RunsPanel-groupname' }, ...breakableId(named(workspace))),
+            el('span', { class: 'ari-RunsPanel-groupname' }, ...breakablePath(named(workspace))),
             ' ',
             el('span', { class: 'ari-RunsPanel-groupcount' }, trans._n('%1 run', '%1 runs', runs.length)));
           if (workspace !== list.workspace) {

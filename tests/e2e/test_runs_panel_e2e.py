@@ -7,10 +7,12 @@ are compared with ``ari-jupyter runs|status --json`` run in the same environment
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -385,7 +387,10 @@ def test_all_runs_are_grouped_by_workspace_and_a_workspace_can_be_forgotten(plai
     assert first.locator(".ari-RunsPanel-forget").count() == 0  # the default is always listed
     shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or tmp_path / "shots")
     shots.mkdir(parents=True, exist_ok=True)
-    page.locator(PANEL).screenshot(path=str(shots / "runs-grouped-en-light.png"))
+    for theme in THEMES:
+        set_theme(page, theme)
+        page.locator(PANEL).screenshot(path=str(shots / f"runs-grouped-en-{theme}.png"))
+    set_theme(page, "light")
     page.locator(f"{PANEL} .ari-RunsPanel-group[data-workspace='{others[0]}'] .ari-RunsPanel-forget").click()
     page.wait_for_function(
         "([sel, ws]) => !document.querySelector(`${sel} .ari-RunsPanel-group[data-workspace='${ws}']`)",
