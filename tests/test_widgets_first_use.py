@@ -121,7 +121,7 @@ def test_the_core_holds_back_only_untouched_empty_required_fields():
 
 def test_the_sbatch_preview_keeps_each_flag_with_its_value():
     panel = wizard_on("rccs-cloud").profile_panel
-    value = text(panel.sbatch_preview)
+    value = re.sub(r'<wbr>|<span class="ari-seg">|</span>(?!</pre>| <span)', "", text(panel.sbatch_preview))
     assert '<span class="ari-arg">--partition small</span>' in value
     assert '<span class="ari-arg">--time 01:00:00</span>' in value
     assert re.search(r'<span class="ari-arg">--chdir \'[^\']*/repro_sandbox\'</span>', value)
@@ -156,3 +156,14 @@ def test_outside_a_kernel_every_wizard_starts_afresh(monkeypatch):
     first = Wizard(site="sx40", bridge=fake_bridge()[0], run_probes=False)
     first.experiment_panel.title.value = "Typed"
     assert Wizard(bridge=fake_bridge()[0], run_probes=False).state.title == ""
+
+
+def test_a_site_switch_says_it_is_pending_before_the_work():
+    """The header names the new site as pending before the switch's work starts (its message
+    leaves first), and the site's own line once done."""
+    wizard = Wizard(site="rccs-cloud", bridge=fake_bridge()[0], run_probes=False)
+    seen = []
+    wizard.header.observe(lambda change: seen.append(html.unescape(change["new"])), names="value")
+    wizard.use_site("sx40")
+    assert "sx40 — switching" in seen[0], seen[:1]
+    assert "switching" not in wizard.header.value and "sx40" in wizard.header.value

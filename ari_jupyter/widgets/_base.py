@@ -65,8 +65,15 @@ def pre(text: str, tall: bool = False) -> str:
 
 def pre_args(groups) -> str:
     """A command line in a code box that wraps only between its pieces (``SlurmPlan.
-    shell_groups``: each ``--flag value`` whole, each path whole); copied, it is one line."""
-    pieces = " ".join(f'<span class="ari-arg">{esc(group)}</span>' for group in groups)
+    shell_groups``: each ``--flag value`` whole, each path whole); a piece wider than the box
+    wraps after a "/" of its path. Copied, it is one line."""
+    import re
+
+    def piece(group: str) -> str:  # unbreakable runs, a break opportunity after each "/"
+        runs = [part for part in re.split(r"(?<=/)", group) if part]
+        return "<wbr>".join(f'<span class="ari-seg">{esc(run)}</span>' for run in runs)
+
+    pieces = " ".join(f'<span class="ari-arg">{piece(group)}</span>' for group in groups)
     return f'<pre class="ari-pre ari-pre-short ari-args" tabindex="0">{pieces}</pre>'
 
 
@@ -218,6 +225,8 @@ class WizardContext(HasTraits):
     """Whether reproduce.sh starts its ranks through srun (None: what the kind implies)."""
     site_name = Unicode("")
     site_reason = Unicode("")
+    switching_to = Unicode("")
+    """The site a switch is on its way to ('' when none): the header says so at once."""
 
     def __init__(self, state, config, host, site_name: str, site_reason: str = "", bridge=None,
                  lang: str = "en", local_env=None, looks: SharedLooks | None = None):
@@ -400,6 +409,14 @@ class WizardContext(HasTraits):
         """Look at another site (a demo site's name, None: this machine) through the core's
         ``site_defaults.use_site``: new host and allocation, fresh probes, site-derived values
         as a fresh wizard there has them, the user's text kept."""
+        # said first: the header's message leaves before the work below
+        self.switching_to = name or ""
+        try:
+            self._switch_site(name)
+        finally:
+            self.switching_to = ""
+
+    def _switch_site(self, name: str | None) -> None:
         from ..config import open_host
         from ..site_defaults import use_site
 

@@ -110,6 +110,8 @@ class Wizard(widgets.VBox):
                           description=tr("nav_next"), _dom_classes=("ari-next",))
         self.next.on_click(lambda _: self.go(self.step + 1))
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name", "site_reason"])
+        self.ctx.observe(lambda _: setattr(self.header, "value", self._header_html()),
+                         names="switching_to")
         kwargs.setdefault("layout", looks.layout())
         kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), "ari-wizard")
         # Every widget above was made with its final text: no relabelling pass here.
@@ -249,9 +251,11 @@ class Wizard(widgets.VBox):
     def _header_html(self) -> str:
         tr = self.ctx.tr
         reason = tr(self.ctx.site_reason) if self.ctx.site_reason else ""
+        site = tr("wizard_site", site=self.ctx.site_name, reason=reason)
+        if self.ctx.switching_to:  # a site switch on its way: pending, said at once
+            site = tr("wizard_site_switching", site=self.ctx.switching_to)
         return (f'<style>{css()}</style><div class="ari-title">{esc(tr("wizard_title"))}</div>'
-                f'<div class="ari-site ari-muted">'
-                f'{esc(tr("wizard_site", site=self.ctx.site_name, reason=reason))}</div>')
+                f'<div class="ari-site ari-muted">{esc(site)}</div>')
 
     # -- restoring ----------------------------------------------------------------------------
     @classmethod

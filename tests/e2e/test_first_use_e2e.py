@@ -181,18 +181,40 @@ def test_a_fresh_step_4_is_calm_until_a_field_is_touched(demo_lab, page, shots):
 
 # -- step 3: the sbatch preview; sx40's default kind ---------------------------------------------
 
-# Each piece of the command line (".ari-arg": a --flag with its value, a path) on one line.
+# Each piece of the command line (".ari-arg": a --flag with its value, a path) on one line,
+# unless it is wider than the box by itself: then it breaks only after a "/" of its path.
 SPLIT_ARGS = """() => {
   const out = [];
   const pre = document.querySelector('.ari-wizard .ari-sbatch-line pre');
   if (!pre || pre.offsetParent === null) { return ['no preview']; }
+  const s = getComputedStyle(pre);
+  const room = pre.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
   const lines = new Set();
   for (const arg of pre.querySelectorAll('.ari-arg')) {
-    const range = document.createRange();
-    range.selectNodeContents(arg);
-    const tops = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top)));
-    tops.forEach(t => lines.add(t));
-    if (tops.size > 1) { out.push(arg.textContent); }
+    const probe = document.createElement('span');
+    probe.style.cssText = `position:absolute;visibility:hidden;white-space:pre;font:${s.font}`;
+    probe.textContent = arg.textContent;
+    document.body.appendChild(probe);
+    const wide = probe.getBoundingClientRect().width > room + 1;
+    probe.remove();
+    const walker = document.createTreeWalker(arg, NodeFilter.SHOW_TEXT);
+    let top = null, text = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.data.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (rect) {
+          lines.add(Math.round(rect.top));
+          if (top !== null && rect.top > top + 2 && (!wide || !text.endsWith('/'))) {
+            out.push(text + '|' + arg.textContent.slice(text.length));
+          }
+          top = rect.top;
+        }
+        text += node.data[i];
+      }
+    }
   }
   return { split: out, lines: lines.size, text: pre.textContent };
 }"""
