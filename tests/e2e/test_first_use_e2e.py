@@ -336,6 +336,7 @@ CUT = """() => {
 }"""
 
 OPEN_EVERYTHING = """\
+await wizard.wait()  # the site's checks answered: the defaults they bring are in
 wizard.profile_panel.advanced.selected_index = 0
 wizard.experiment_panel.run_settings.advanced.selected_index = 0
 wizard.profile_panel.walltime.value = ""  # its placeholder shown: ARI's default
@@ -345,7 +346,9 @@ wizard.profile_panel.walltime.value = ""  # its placeholder shown: ARI's default
 def test_no_placeholder_or_label_is_cut_in_ja_and_zh_at_the_narrowest_notebook(demo_lab, page, shots):
     _open(page, demo_lab, "narrow-cjk.ipynb", [SETUP, OPEN_EVERYTHING])
     _run_cell(page, 1)
-    page.wait_for_timeout(800)
+    page.wait_for_function("() => { const c = window.jupyterapp.shell.currentWidget.content.model.cells.get(1);"
+                           " return c.sharedModel.execution_count !== null; }", timeout=60_000)
+    page.wait_for_timeout(500)
     cut, placeholders = {}, []
     for lang in ("ja", "zh"):
         _set_lang(page, lang)
