@@ -8,21 +8,65 @@ when the machine cannot run the cluster (no root, no apt-get, no unshare), with 
 skipped slurm tests are written to $ARI_TEST_REPORT_DIR/slurm-skips.json and, with CI=true,
 fail the session.
 
+Every session runs on its own HOME and XDG folders (``TEST_HOME``, made before anything reads
+them): the suite never reads or writes the files of the user who runs it, and two sessions on
+one machine cannot fail each other.
+
 ``ari_env`` (marker ``ari``) is ARI's real code, built from the source snapshot into its own
 venv (tests/ari_env.py); without a snapshot those tests skip with the reason and how to set
 ``ARI_SRC``, and with CI=true (or where ../shared/ari-snapshot exists) that skip fails too.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+
+def _own_home() -> Path:
+    """The session's own HOME and XDG folders, set before anything reads them: no test reads or
+    writes the files of the user who runs the suite (their Runs panel's list of workspaces,
+    their Jupyter config), and two sessions on one machine never see each other's.
+
+    The HOME sits outside /tmp (``$ARI_TEST_HOME_ROOT``, default ``test-artifacts/`` of the
+    repository), as a user's does: a workspace under it is not node-local by ARI's prefix rule.
+    Only the package tools' settings are carried over, read-only (pip's config file, npm's
+    user config), so an install in a test reaches the same package index.
+    """
+    real_home = Path(os.path.expanduser("~"))
+    root = Path(os.environ.get("ARI_TEST_HOME_ROOT") or Path(__file__).resolve().parents[1] / "test-artifacts")
+    root.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="home-", dir=root))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    for tool_var, path in (("PIP_CONFIG_FILE", real_home / ".config" / "pip" / "pip.conf"),
+                           ("NPM_CONFIG_USERCONFIG", real_home / ".npmrc")):
+        if tool_var not in os.environ and path.is_file():
+            os.environ[tool_var] = str(path)
+    # ARI's venv for the `ari` tests is a build cache shared by sessions (flock'd), not a
+    # user's file: kept per machine user, outside any HOME
+    os.environ.setdefault("ARI_ENV_CACHE", f"/var/tmp/ari-jupyter-ari-env-{os.getuid()}")
+    folders = {"HOME": home, "XDG_CONFIG_HOME": home / ".config", "XDG_DATA_HOME": home / ".local" / "share",
+               "XDG_CACHE_HOME": home / ".cache", "XDG_STATE_HOME": home / ".local" / "state",
+               "JUPYTER_CONFIG_DIR": home / ".jupyter", "JUPYTER_DATA_DIR": home / ".local" / "share" / "jupyter",
+               "JUPYTER_RUNTIME_DIR": home / ".local" / "share" / "jupyter" / "runtime",
+               "IPYTHONDIR": home / ".ipython"}
+    for name, path in folders.items():
+        path.mkdir(parents=True, exist_ok=True)
+        os.environ[name] = str(path)
+    os.environ.pop("JUPYTER_PATH", None)  # no config or data path of the user's
+    os.environ.pop("JUPYTER_CONFIG_PATH", None)
+    return home
+
+
+TEST_HOME = _own_home()
 
 sys.path.insert(0, str(Path(__file__).parent))
 from testbed import VARIANTS, Testbed, can_run  # noqa: E402
@@ -40,33 +84,6 @@ os.environ["ARI_JUPYTER_WORKSPACES_FILE"] = str(
 def _own_recorded_workspaces(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("ARI_JUPYTER_WORKSPACES_FILE",
                        str(tmp_path_factory.mktemp("known-workspaces") / "workspaces.json"))
-
-
-def _users_recorded_workspaces():
-    """The user's own list of workspaces (as a command run without our variable finds it),
-    and its modification time now (None: there is none)."""
-    from ari_jupyter.checkpoint.known_workspaces import FILE_ENV, recorded_workspaces_file
-
-    path = recorded_workspaces_file({k: v for k, v in os.environ.items() if k != FILE_ENV})
-    try:
-        return path, path.stat().st_mtime_ns
-    except OSError:
-        return path, None
-
-
-_USERS_WORKSPACES_BEFORE = _users_recorded_workspaces()
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """A test whose command drops ARI_JUPYTER_WORKSPACES_FILE from its environment would
-    write the tests' workspaces into the user's Runs panel: that fails the run."""
-    path, before = _USERS_WORKSPACES_BEFORE
-    if _users_recorded_workspaces()[1] != before:
-        session.config.get_terminal_writer().line(
-            f"ERROR: a test wrote into the user's own list of workspaces ({path}); run its "
-            "commands with tests/env_support.env_without, which keeps ARI_JUPYTER_WORKSPACES_FILE",
-            red=True)
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def _variant_of(item: pytest.Item) -> str | None:

@@ -208,7 +208,7 @@ def test_emit_flags_reach_env_and_launch_config_and_from_json_keeps_them(tmp_pat
 
 
 @pytest.mark.parametrize("flags, message, code", [
-    (("--max-nodes", "-5"), "(max_nodes) must be at least 1, got -5. (Set “Max nodes” (Run settings, Advanced)", 1),
+    (("--max-nodes", "-5"), "(max_nodes) must be at least 1, got -5. (Set “Max search nodes” (Run settings, Advanced)", 1),
     (("--phase-model", "coding"), "error: --phase-model 'coding': write PHASE=MODEL", 2),  # unreadable: usage
     (("--gpus-per-job", "-1"), "GPUs per job must be 0 or more", 1),
 ])

@@ -8,6 +8,7 @@ pass the same facts as arguments.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -490,3 +491,17 @@ def test_shell_line_is_quoted(tmp_path):
     plan = plan_slurm_dispatch(ReproduceArgs(partition="small"), {}, repo, has_gres=True,
                                bind_flags=True)
     assert f"--chdir '{repo}'" in plan.shell_line()
+
+
+@pytest.mark.parametrize("argv, groups", [
+    (["sbatch", "--wait", "--partition", "small", "--time", "01:00:00", "/w/c/.slurm_wrap.sh"],
+     ["sbatch", "--wait", "--partition small", "--time 01:00:00", "/w/c/.slurm_wrap.sh"]),
+    # a switch before the script, --flag=value and a value that needs quotes
+    (["sbatch", "--chdir", "/w/my run", "--mem=4G", "--exclusive", "/w/s.sh"],
+     ["sbatch", "--chdir '/w/my run'", "--mem=4G", "--exclusive", "/w/s.sh"]),
+])
+def test_a_command_line_breaks_only_between_flag_value_pairs(argv, groups):
+    from ari_jupyter.ari.sbatch import argument_groups
+
+    assert argument_groups(argv) == groups
+    assert " ".join(groups) == shlex.join(argv)

@@ -120,7 +120,7 @@ def test_check_handoff_json_keeps_english_with_message_ids(demo_checkpoint, caps
     answer = json.loads(capsys.readouterr().out)
     for check in answer["checks"]:
         assert check["message_id"] and not CJK.search(check["summary"]), check
-    dashboard = answer["steps"][0]
+    dashboard = answer["steps"][-1]
     assert dashboard["title"] == "Start ARI's dashboard from the notebook (optional)"
     assert dashboard["messages"]["title"] == {"message_id": "handoff.step.dashboard", "params": {}}
     assert dashboard["messages"]["warning"]["message_id"] == "handoff.dashboard.warning"

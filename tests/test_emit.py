@@ -161,7 +161,7 @@ def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(
     for lang in ("ja", "zh"):
         assert "ARI_ROOT" in in_lang(said[0], lang) and "not installed" not in in_lang(said[0], lang)
     reproduce = handoff_checklist(state, result.checkpoint_dir, notes=result.notes,
-                                  files=result.files)[2]
+                                  files=result.files)[1]
     assert "ARI_ROOT" not in reproduce.detail and "importable" not in reproduce.detail
     assert "workflow.yaml not written" in reproduce.detail
 
@@ -189,7 +189,7 @@ def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, mon
         state.set_probe_result(ProbeResult("ari", site_ari, "ari"))
     result = emit_checkpoint(state)
     assert [getattr(n, "message_id", "") for n in result.notes if "ARI_ROOT" in n] == [ari_note]
-    dashboard = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files)[0]
+    dashboard = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files)[2]
     assert dashboard.detail.message_id == port_note
     if site_name:
         for note in (dashboard.detail, *result.notes):

@@ -310,7 +310,7 @@ def test_checklist_for_a_written_checkpoint(site):
     state, result = _emit(site)
     steps = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files,
                               port=9100, env=site.env)
-    dashboard, handoff, reproduce = steps
+    handoff, reproduce, dashboard = steps  # the run first, the optional dashboard last
     assert dashboard.command == f"ari viz {result.checkpoint_dir} --port 9100"
     assert "--host" not in dashboard.command
     assert "no login" in dashboard.warning and "/api/env-keys" in dashboard.warning
@@ -322,16 +322,24 @@ def test_checklist_for_a_written_checkpoint(site):
     json.dumps([s.to_json() for s in steps])
 
 
+def test_checklist_lists_the_run_first_and_the_optional_dashboard_last(site):
+    """The command that starts the run is step 1; ARI's dashboard is optional and comes last."""
+    state, result = _emit(site)
+    steps = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files,
+                              port=9100, env=site.env)
+    assert [s.id for s in steps] == ["handoff", "reproduce", "dashboard"]
+
+
 def test_checklist_says_ari_is_running_in_the_checkpoint(site):
     """While the hand-off's `ari run` works in the checkpoint, its step says so (with the
     process), not "written" as before it ran."""
     state, result = _emit(site)
     with live_ari(Path(result.checkpoint_dir)) as pid:
         handoff = handoff_checklist(state, result.checkpoint_dir, files=result.files, port=9100,
-                                    env=site.env)[1]
+                                    env=site.env)[0]
         assert handoff.state == "running" and str(pid) in handoff.detail
     handoff = handoff_checklist(state, result.checkpoint_dir, files=result.files, port=9100,
-                                env=site.env)[1]
+                                env=site.env)[0]
     assert handoff.state == "written"
 
 
@@ -356,7 +364,7 @@ def test_checklist_claims_workflow_yaml_only_when_launch_config_records_it(
     if then is not None:
         (Path(result.checkpoint_dir) / "workflow.yaml").write_text(WORKFLOW)
     reproduce = handoff_checklist(ours, result.checkpoint_dir, notes=result.notes, port=9100,
-                                  files=result.files if files_from_emit else None, env=site.env)[2]
+                                  files=result.files if files_from_emit else None, env=site.env)[1]
     assert reproduce.state == state and said in reproduce.detail, reproduce.detail
     assert inputs in reproduce.detail and "ARI_PHASE1_SANDBOX=slurm" in reproduce.detail
     if state != "written":
@@ -386,7 +394,7 @@ def test_cli_check_handoff_json(site, tmp_path):
                          capture_output=True, text=True, env=env, timeout=120)
     report = json.loads(out.stdout)
     assert [c["id"] for c in report["checks"]] == list(CHECK_IDS)
-    assert [s["id"] for s in report["steps"]] == ["dashboard", "handoff", "reproduce"]
+    assert [s["id"] for s in report["steps"]] == ["handoff", "reproduce", "dashboard"]
     failed = [c["id"] for c in report["checks"] if c["status"] == "fail"]
     assert out.returncode == (1 if failed else 0)
 
@@ -449,7 +457,7 @@ def test_rccs_cloud_demo_passes_every_check_handoff_item(rccs_checkpoint, demo_h
     assert checks["ari"]["data"]["path"] == "/home/u12345/.local/bin/ari"
     assert "may submit to small" in checks["sbatch"]["summary"]
     assert checks["modules"]["summary"].endswith("openmpi/4.1, cuda/12.4")
-    dashboard = report["steps"][0]
+    dashboard = report["steps"][-1]  # optional, last
     assert dashboard["command"] == f"ari viz {rccs_checkpoint} --port 9400"
     assert dashboard["extra_commands"][0] == "ssh -N -L 9400:rc01:9400 -L 9401:rc01:9401 u12345@rc-login"
 
@@ -604,16 +612,16 @@ def test_with_checks_marks_a_step_not_ready_when_its_command_needs_a_failed_chec
     checks = [ProbeResult(check_id, "fail" if check_id in failed else "ok", "x")
               for check_id in CHECK_IDS] if checked else []
     seen = with_checks(steps, checks, [ProbeResult("ari", probe_ari, "x")])
-    assert [s.state for s in seen] == [dashboard_state, *(s.state for s in steps[1:])]
+    assert [s.state for s in seen] == [*(s.state for s in steps[:2]), dashboard_state]
     if dashboard_state == "not ready":
-        assert ", ".join(failed or ["ari"]) in seen[0].detail
-        assert seen[0].detail.endswith(steps[0].detail)
+        assert ", ".join(failed or ["ari"]) in seen[2].detail
+        assert seen[2].detail.endswith(steps[2].detail)
         from ari_jupyter.i18n import render, render_message
-        assert said in render(seen[0].detail, "ja")
-        said = json.loads(json.dumps(seen[0].to_json()))  # --json: the nested detail too
+        assert said in render(seen[2].detail, "ja")
+        said = json.loads(json.dumps(seen[2].to_json()))  # --json: the nested detail too
         assert render_message(said["detail"], said["messages"]["detail"], "ja") == \
-            render(seen[0].detail, "ja")
-    assert seen[1:] == steps[1:]
+            render(seen[2].detail, "ja")
+    assert seen[:2] == steps[:2]
 
 
 def test_sx40_without_ari_says_the_dashboard_is_not_ready(demo_home, capsys):
@@ -624,7 +632,7 @@ def test_sx40_without_ari_says_the_dashboard_is_not_ready(demo_home, capsys):
     assert main(["check-handoff", checkpoint, "--port", "9300"]) == 1
     out = capsys.readouterr().out
     assert "[FAIL] ari:" in out
-    assert "1. Start ARI's dashboard from the notebook (optional) [not ready]" in out
+    assert "3. Start ARI's dashboard from the notebook (optional) [not ready]" in out
     assert "First fix the failed check (ari) above" in out
     assert main(["--lang", "ja", "check-handoff", checkpoint, "--port", "9300"]) == 1
     assert "[未準備]" in capsys.readouterr().out

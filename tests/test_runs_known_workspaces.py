@@ -115,3 +115,14 @@ def test_a_workspace_that_does_not_exist_is_listed_last_and_named_missing(tmp_pa
     assert answer["workspace"] == str(tmp_path / "default")  # still the default one
     assert answer["workspaces"] == [str(tmp_path / w) for w in workspaces]
     assert answer["missing_workspaces"] == [str(tmp_path / w) for w in missing]
+
+
+def test_forget_workspace_drops_only_that_one(tmp_path):
+    from ari_jupyter.checkpoint.known_workspaces import forget_workspace, record_workspace, recorded_workspaces
+
+    env = {"ARI_JUPYTER_WORKSPACES_FILE": str(tmp_path / "workspaces.json")}
+    for name in ("a", "b", "c"):
+        record_workspace(tmp_path / name, env)
+    assert forget_workspace(tmp_path / "b", env) is True
+    assert recorded_workspaces(env) == [str(tmp_path / "c"), str(tmp_path / "a")]
+    assert forget_workspace(tmp_path / "b", env) is False  # not recorded (any more)

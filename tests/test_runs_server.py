@@ -260,3 +260,26 @@ def test_a_run_written_to_another_workspace_is_listed_by_the_panel_and_the_cli_a
         server.stop()
     only = cli(env, "runs", "--json", "--workspace", str(default))
     assert only["workspaces"] == [str(default)] and [r["run_id"] for r in only["runs"]] == [old.name]
+
+
+def test_forget_takes_a_recorded_workspace_off_the_list_and_keeps_its_runs(lab, tmp_path):
+    """The panel's "Forget" on a workspace group: the list no longer holds it, its checkpoints
+    stay; the default workspace and a folder never recorded cannot be forgotten."""
+    from ari_jupyter.checkpoint.known_workspaces import record_workspace, recorded_workspaces
+
+    server, workspace, _, env = lab
+    elsewhere = tmp_path / "elsewhere"
+    run = copy_case("not-started", elsewhere)
+    record_workspace(elsewhere, env)
+    status, body = get(server, "/ari-jupyter/runs")
+    assert str(elsewhere) in json.loads(body)["workspaces"]
+    path = "/ari-jupyter/runs/forget"
+    assert _post(server, path, json.dumps({"workspace": str(elsewhere)}).encode(), token=False)[0] in (401, 403)
+    assert _post(server, path, json.dumps({"workspace": str(workspace)}).encode())[0] == 400
+    assert _post(server, path, json.dumps({"workspace": "/never/recorded"}).encode())[0] == 404
+    status, body = _post(server, path, json.dumps({"workspace": str(elsewhere)}).encode())
+    assert status == 200, body[:300]
+    assert json.loads(body)["forgotten"] is True
+    assert str(elsewhere) not in recorded_workspaces(env) and run.is_dir()
+    status, body = get(server, "/ari-jupyter/runs")
+    assert str(elsewhere) not in json.loads(body)["workspaces"]

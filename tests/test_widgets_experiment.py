@@ -35,6 +35,9 @@ def test_write_is_disabled_with_the_reasons_until_the_form_is_complete(tmp_path)
     wizard = ready_wizard(site_file)
     panel = wizard.experiment_panel
     assert panel.write.disabled
+    # untouched: no error yet, one neutral line naming the required fields
+    assert panel.problems.value == "" and "ari-write-awaiting" in panel.write_reason.value
+    panel.do_write()  # Write pressed: each field's error, with its fix
     assert "title" in panel.problems.value and "goal" in panel.problems.value  # with their fixes
     assert panel.write_reason.value.count("<li>") == 0  # said above, not again
     assert t("exp_write_blocked_above", "en") in html.unescape(panel.write_reason.value)
@@ -395,10 +398,10 @@ def test_the_checklist_says_not_ready_once_the_check_finds_no_ari(
 
     before, panel = run(write_then_check())
     assert wizard.state.probe("ari").status == ("ok" if site_has_ari else "fail")
-    before = before.split('<li class="ari-checklist-handoff">')[0]
+    before = before.split('<li class="ari-checklist-dashboard">')[1]  # the last step
     assert f"[{before_state}]" in before and before_says in before, before
     assert {r.id: r.status for r in panel.handoff_results}["ari"] == "fail"
-    dashboard = panel.checklist.value.split('<li class="ari-checklist-handoff">')[0]
+    dashboard = panel.checklist.value.split('<li class="ari-checklist-dashboard">')[1]
     assert '<span class="ari-checklist-state ari-sev-error">[not ready]</span>' in dashboard
     assert "First fix the failed check (ari) above" in dashboard
 

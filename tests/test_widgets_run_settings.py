@@ -61,9 +61,9 @@ def test_a_negative_budget_is_an_error_that_blocks_write_with_a_fix_naming_the_f
     assert wizard.state.run_settings.max_nodes == -2
     finding = _rules(part)["run_settings_budget_low"]
     assert finding.severity == "error" and finding.field == "run_settings.max_nodes"
-    assert "“Max nodes”" in finding.fix and "Advanced" in finding.fix
-    assert "data-severity=\"error\"" in part.findings.value and "Max nodes" in part.findings.value
-    assert panel.write.disabled and "Max nodes" not in panel.write_reason.value  # said above
+    assert "“Max search nodes”" in finding.fix and "Advanced" in finding.fix
+    assert "data-severity=\"error\"" in part.findings.value and "Max search nodes" in part.findings.value
+    assert panel.write.disabled and "Max search nodes" not in panel.write_reason.value  # said above
     assert t("exp_write_blocked_above", "en") in panel.write_reason.value
     wizard.ctx.lang = "ja"
     assert "最大探索ノード数" in part.findings.value and "Max nodes" not in part.findings.value

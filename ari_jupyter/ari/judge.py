@@ -92,6 +92,27 @@ def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | N
     return sorted(unique, key=lambda f: rank(f.severity))
 
 
+REQUIRED_FIELDS = {"profile": ("partition",), "experiment": ("title", "goal", "metrics")}
+"""The fields a form marks as required, by the step that shows them."""
+
+_EMPTY_REQUIRED = {"title_empty": "title", "goal_empty": "goal", "metrics_empty": "metrics",
+                   "no_partition": "partition"}
+"""The findings that only say a required field is still empty (rule -> field)."""
+
+
+def awaiting_input(findings: Iterable[Finding], touched: Iterable[str] = (),
+                   attempted: bool = False) -> list[Finding]:
+    """The findings a form holds back for now: a required field still empty that the user has
+    not touched, before Write was pressed. They still block Write (their severity is
+    unchanged); a form says so in one neutral line, and shows each as the field's error once
+    the field was touched or Write was pressed (``attempted``)."""
+    if attempted:
+        return []
+    touched = set(touched)
+    return [f for f in findings
+            if _EMPTY_REQUIRED.get(f.rule) == f.field and f.field not in touched]
+
+
 def blocking(findings: Iterable[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == "error"]
 

@@ -271,6 +271,33 @@ def unknown_sandbox_error(kind: str) -> str:
 
 # -- the dispatch plan (spec §3.4.2b, §3.4.3) ---------------------------------------------
 
+SBATCH_SWITCHES = frozenset({
+    "--wait", "-W", "--exclusive", "--test-only", "--parsable", "--requeue", "--no-requeue",
+    "--overcommit", "-O", "--contiguous", "--spread-job", "--use-min-nodes", "--hold", "-H",
+    "--quiet", "-Q", "--verbose", "-v", "--ignore-pbs", "--no-kill", "-k"})
+"""sbatch options that take no value: never paired with the word after them."""
+
+
+def argument_groups(argv: Iterable[str]) -> list[str]:
+    """The quoted words of ``argv`` with each option and its value in one piece ("--time
+    01:00:00"); an option written ``--flag=value``, a switch, the command and the script
+    (the last word) stand alone."""
+    words = [str(word) for word in argv]
+    groups: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        paired = (word.startswith("-") and "=" not in word and word not in SBATCH_SWITCHES
+                  and i + 2 < len(words) and not words[i + 1].startswith("-"))
+        if paired:
+            groups.append(f"{shlex.quote(word)} {shlex.quote(words[i + 1])}")
+            i += 2
+        else:
+            groups.append(shlex.quote(word))
+            i += 1
+    return groups
+
+
 @dataclass(frozen=True)
 class SlurmPlan:
     """What ``_run_reproduce_slurm`` would do. ``argv`` is empty when ARI falls back to local."""
@@ -295,6 +322,11 @@ class SlurmPlan:
     def shell_line(self) -> str:
         """The argv as one copy-pasteable, quoted shell line."""
         return shlex.join(self.argv)
+
+    def shell_groups(self) -> list[str]:
+        """``shell_line`` in the pieces a narrow preview may break between: each ``--flag
+        value`` whole, each path whole (joined with single spaces they are ``shell_line``)."""
+        return argument_groups(self.argv)
 
     def result_fields(self) -> dict[str, Any]:
         """The SLURM keys ARI adds to its result when the job ran (executed/exit_code aside)."""

@@ -1,8 +1,9 @@
 """After Write: the steps for the second terminal, and a check of what that terminal will see.
 
 Two things live here. ``handoff_checklist`` gives the three steps of the hosted-notebook flow
-for one checkpoint (ARI's dashboard, the hand-off command, how the reproduce step gets
-``sandbox_kind=slurm`` and the node count), each with its state. ``check_handoff`` verifies
+for one checkpoint (the hand-off command that starts the run, how the reproduce step gets
+``sandbox_kind=slurm`` and the node count, and last the optional ARI dashboard), each with its
+state. ``check_handoff`` verifies
 from outside what the second terminal will meet: the files, the shared filesystem, ``ari``
 in a login shell, ``ARI_CHECKPOINT_DIR`` exported, ``sbatch --test-only`` for the partition,
 the modules in a non-interactive bash, and exported variables that would override the
@@ -169,7 +170,8 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
         state=reproduce_state,
         detail=text("handoff.reproduce.two", first=parts[0], second=parts[1]) if len(parts) == 2
         else parts[0])
-    return [dashboard, handoff, reproduce]
+    # the run first; the dashboard is optional, and last
+    return [handoff, reproduce, dashboard]
 
 
 _SHOWN_INPUTS = ("sandbox_kind", "partition", "nodes", "cpus")

@@ -56,6 +56,28 @@ def recorded_workspaces(env: Mapping[str, str] | None = None) -> list[str]:
     return list(seen)[:MAX_RECORDED]
 
 
+def forget_workspace(workspace: str | Path, env: Mapping[str, str] | None = None) -> bool:
+    """Take ``workspace`` off the list (atomically): the Runs panel and ``ari-jupyter runs`` no
+    longer list it by themselves; its checkpoints stay where they are. False when it was not
+    recorded or the list could not be written."""
+    import fcntl
+
+    path = recorded_workspaces_file(env)
+    gone = _normal(workspace)
+    try:
+        with open(path.parent / f".{path.name}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            entries = recorded_workspaces(env)
+            if gone not in entries:
+                return False
+            kept = [w for w in entries if w != gone]
+            data = json.dumps({"workspaces": kept}, indent=1, ensure_ascii=False) + "\n"
+            atomic_write(path, data.encode("utf-8"), 0o600)
+    except OSError:
+        return False
+    return True
+
+
 def record_workspace(workspace: str | Path, env: Mapping[str, str] | None = None) -> bool:
     """Put ``workspace`` first in the list (atomically); False when the list could not be written."""
     import fcntl

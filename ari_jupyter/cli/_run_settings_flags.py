@@ -1,7 +1,7 @@
 """``emit``'s run-settings flags (ARI's LLM, scope, stages and paper), applied to a RunSettings.
 
 Flags given override what ``--from-json`` brought; ``--scope-preset`` sets the preset's whole
-budget first, so ``--scope-preset deep --max-nodes 40`` is Deep with 40 nodes.
+budget first, so ``--scope-preset deep --max-nodes 40`` is Deep with 40 search nodes.
 """
 from __future__ import annotations
 
@@ -26,11 +26,11 @@ def add_run_settings_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--phase-model", action="append", metavar="PHASE=MODEL",
                    help="ARI_MODEL_<PHASE> for idea, bfts, coding, eval, paper, review; repeatable")
     g.add_argument("--scope-preset", choices=tuple(SCOPE_PRESETS), help="ARI's wizard scope preset")
-    g.add_argument("--max-nodes", type=int, metavar="N", help="ARI_MAX_NODES")
+    g.add_argument("--max-nodes", type=int, metavar="N", help="ARI_MAX_NODES (search-tree nodes, not compute nodes)")
     g.add_argument("--max-depth", type=int, metavar="N", help="ARI_MAX_DEPTH")
-    g.add_argument("--max-react", type=int, metavar="N", help="ARI_MAX_REACT (ReAct steps per node)")
-    g.add_argument("--node-timeout-min", type=int, metavar="MIN", help="ARI_TIMEOUT_NODE (written in seconds)")
-    g.add_argument("--parallel", type=int, metavar="N", help="ARI_PARALLEL (parallel workers)")
+    g.add_argument("--max-react", type=int, metavar="N", help="ARI_MAX_REACT (ReAct steps per search node)")
+    g.add_argument("--node-timeout-min", type=int, metavar="MIN", help="ARI_TIMEOUT_NODE (per search node; written in seconds)")
+    g.add_argument("--parallel", type=int, metavar="N", help="ARI_PARALLEL (search nodes run in parallel)")
     g.add_argument("--frontier-score", choices=FRONTIER_SCORES, help="ARI_FRONTIER_SCORE")
     g.add_argument("--composite", choices=COMPOSITES, help="ARI_COMPOSITE")
     g.add_argument("--axis-mode", choices=AXIS_MODES, help="ARI_AXIS_MODE")

@@ -10,6 +10,9 @@
                                                         body ``{"job_ids": [...]}`` or
                                                         ``{"all": true}``, nothing else
                                                         (``runs.cancel_request``; 400)
+``POST <base_url>/ari-jupyter/runs/forget``             take a recorded workspace off the
+                                                        list (body ``{"workspace": path}``); its
+                                                        checkpoints stay, the default one stays
 The two run routes take ``?lang=en|ja|zh``: the findings, the process sentence and the notes
 come back in that language (ids and parameters kept); English without it.
 A request names a run id, never a path: ``<run_id>`` must look like ARI's
@@ -36,8 +39,9 @@ from ..runs.workspace import is_dir
 from ..runs.cancel_request import BadCancelRequest, cancel_targets
 from ..runs.localize import cancel_in_language, status_in_language
 from ..runs.service import (cancel_json, default_workspace, listed_workspaces, run_ids_json,
-                            runs_json, status_json)
+                            runs_json, same_workspace, status_json)
 from .bodies import BoundedJSONBody
+from ..checkpoint.known_workspaces import forget_workspace, recorded_workspaces
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
 HOST_KEY = "ari_jupyter_runs_host"
@@ -146,6 +150,28 @@ class RunCancelHandler(BoundedJSONBody, _RunsBase):
             raise web.HTTPError(404, str(exc)) from None
 
 
+class ForgetWorkspaceHandler(_RunsBase):
+    """Forget a workspace the list recorded (never the default one, never a file)."""
+
+    auth_action = "write"
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            raise web.HTTPError(400, "the body must be JSON") from None
+        workspace = body.get("workspace") if isinstance(body, dict) else None
+        if not isinstance(workspace, str) or not workspace.startswith("/"):
+            raise web.HTTPError(400, "workspace must be an absolute path")
+        if same_workspace(workspace, self.workspace):
+            raise web.HTTPError(400, "the default workspace is always listed")
+        if workspace not in recorded_workspaces():
+            raise web.HTTPError(404, "not a recorded workspace")
+        self.answer({"forgotten": forget_workspace(workspace), "workspaces": self.workspaces})
+
+
 def setup_runs_handlers(web_app, workspace: str | None = None, host=None) -> None:
     """Register the runs routes; ``workspace`` and ``host`` are injectable for tests."""
     if workspace:
@@ -156,6 +182,7 @@ def setup_runs_handlers(web_app, workspace: str | None = None, host=None) -> Non
     web_app.add_handlers(".*$", [
         (base, RunsHandler),
         (url_path_join(base, "ids"), RunIdsHandler),
+        (url_path_join(base, "forget"), ForgetWorkspaceHandler),
         (url_path_join(base, f"({RUN_ID})"), RunStatusHandler),
         (url_path_join(base, f"({RUN_ID})", "cancel"), RunCancelHandler),
     ])

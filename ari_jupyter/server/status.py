@@ -1,7 +1,9 @@
 """What the status bar shows: the allocation from the server's environment plus time left.
 
 The allocation comes from the environment the server was started with (it does not change
-while the server runs). Time left comes from the core ``time_left`` probe (squeue), run on
+while the server runs). Outside an allocation, with a demo site configured (``ARI_JUPYTER_DEMO_SITE``
+or ``c.AriWizard.demo_site``, as the wizard chooses its site), it is the demo site's recorded
+allocation, marked ``"demo": {"site": name}``: the status bar shows it as a demo. Time left comes from the core ``time_left`` probe (squeue), run on
 the async host API with a short timeout, and cached for a few seconds so that many open
 browser tabs cause one squeue call, never a blocked IO loop.
 """
@@ -22,13 +24,14 @@ CACHE_SECONDS = 10.0
 TimeLeftProbe = Callable[[Any], Awaitable[dict[str, Any]]]
 
 
-async def probe_time_left(allocation) -> dict[str, Any]:
-    """Run the core ``time_left`` probe on the local host; the ProbeResult as JSON."""
+async def probe_time_left(allocation, host: Any = None) -> dict[str, Any]:
+    """Run the core ``time_left`` probe on ``host`` (default: the local host); the ProbeResult
+    as JSON."""
     from ..hosts.host import LocalHost  # cold start: not at the server's start
     from ..probes import ProbeContext, run_probes
 
     context = ProbeContext(allocation, timeout=TIME_LEFT_TIMEOUT, only=("time_left",))
-    async for result in run_probes(LocalHost(), context):
+    async for result in run_probes(host if host is not None else LocalHost(), context):
         if result.id == "time_left":
             return result.to_json()
     return _unknown("probe.time_left.no_result")
@@ -56,6 +59,43 @@ class AllocationStatus:
         self._clock = clock
         self._cached: tuple[float, dict[str, Any]] | None = None
         self._lock = asyncio.Lock()
+        self._demo: dict[str, Any] | None = None  # the demo site's snapshot, made once
+
+    def demo_site(self):
+        """``(name, host)`` of the configured demo site when the server is outside an
+        allocation and the site's recording is inside one; else None."""
+        if self.allocation.inside_allocation:
+            return None
+        from ..wizard.config import wizard_config  # cold start: not at the server's start
+
+        try:
+            name = wizard_config(None).effective_demo_site(self.env)
+            if not name:
+                return None
+            from ..hosts.recorded_site import RecordedSite  # cold start: not at the server's start
+
+            host = RecordedSite.load(name)
+        except Exception:  # a broken config or site file: no demo line, never a failed request
+            return None
+        return host.name, host
+
+    async def _demo_snapshot(self) -> dict[str, Any] | None:
+        if self._demo is None:
+            from ..slurm.allocation import Allocation  # cold start: not at the server's start
+
+            found = self.demo_site()
+            allocation = Allocation.from_env(found[1].env) if found else None
+            if allocation is None or not allocation.inside_allocation:
+                self._demo = {}
+            else:
+                try:  # the recording's squeue answers: quick, and the same every time
+                    left = await asyncio.wait_for(probe_time_left(allocation, found[1]),
+                                                  TIME_LEFT_TIMEOUT + PROBE_GRACE)
+                except asyncio.TimeoutError:
+                    left = None
+                self._demo = {"allocation": allocation.to_json(), "time_left": left,
+                              "demo": {"site": found[0]}}
+        return self._demo or None
 
     async def time_left(self) -> dict[str, Any] | None:
         """The cached probe result; None outside an allocation (nothing to ask squeue)."""
@@ -81,5 +121,8 @@ class AllocationStatus:
         """``{"allocation": Allocation.to_json(), "time_left": ProbeResult JSON or None}``."""
         from ..base.redact import redact_tree  # cold start: not at the server's start
 
+        demo = await self._demo_snapshot() if not self.allocation.inside_allocation else None
+        if demo is not None:
+            return redact_tree(demo, self.env)
         return redact_tree({"allocation": self.allocation.to_json(), "time_left": await self.time_left()},
                            self.env)

@@ -59,6 +59,19 @@ def pre(text: str, tall: bool = False) -> str:
     return f'<pre class="ari-pre {size}" tabindex="0">{esc(text)}</pre>'
 
 
+def pre_args(groups) -> str:
+    """A command line in a code box that wraps only between its pieces (``SlurmPlan.
+    shell_groups``: each ``--flag value`` whole, each path whole); a piece wider than the box
+    wraps after a "/" of its path. Copied, it is one line."""
+
+    def piece(group: str) -> str:  # unbreakable runs, a break opportunity after each "/"
+        runs = [part for part in re.split(r"(?<=/)", group) if part]
+        return "<wbr>".join(f'<span class="ari-seg">{esc(run)}</span>' for run in runs)
+
+    pieces = " ".join(f'<span class="ari-arg">{piece(group)}</span>' for group in groups)
+    return f'<pre class="ari-pre ari-pre-short ari-args" tabindex="0">{pieces}</pre>'
+
+
 def code_block(text: str, copy_label: str) -> str:
     """A code box with its lines kept and a button copying them (e.g. a module prelude)."""
     return (f'<div class="ari-codeblock"><button type="button" class="ari-copy-code" '

@@ -7,7 +7,7 @@ import os
 import ipywidgets as widgets
 
 from ..i18n import error_text, listed, render, render as in_lang, sentence_gap
-from ..ari.judge import EXPERIMENT_FIELDS, for_step
+from ..ari.judge import EXPERIMENT_FIELDS, REQUIRED_FIELDS, for_step
 from ..wizard.state import min_expected_metric_of
 from ._base import Panel, STATUS_STYLE, esc, pre, rich, shared_fs_fix
 from .run_settings_part import RunSettingsPart
@@ -30,9 +30,10 @@ class ExperimentPanel(Panel, widgets.VBox):
         self._runs_workspace: str | None = None  # where the Runs panel looks, asked when needed
         wide = widgets.Layout(width="660px")
         labelled = {"description_width": "150px"}
-        self.title = widgets.Text(style=labelled, value=s.title, layout=wide)
+        self.title = widgets.Text(style=labelled, value=s.title, layout=wide,
+                                  _dom_classes=("ari-required",))
         self.label(self.title, "description", "exp_title")
-        self.goal = widgets.Textarea(style=labelled, value=s.goal,
+        self.goal = widgets.Textarea(style=labelled, value=s.goal, _dom_classes=("ari-required",),
                                      layout=widgets.Layout(width="660px", height="110px"))
         self.label(self.goal, "description", "exp_goal")
         self.metrics = widgets.TagsInput(value=list(s.metrics), allow_duplicates=False)
@@ -131,10 +132,13 @@ class ExperimentPanel(Panel, widgets.VBox):
     def _to_state(self, change) -> None:
         s, w = self.state, change["owner"]
         if w is self.title:
+            self.ctx.touch("title")  # before the state changes: the refresh it causes shows it
             s.title = w.value
         elif w is self.goal:
+            self.ctx.touch("goal")
             s.goal = w.value
         elif w is self.metrics:
+            self.ctx.touch("metrics")
             s.metrics = list(w.value)
         elif w is self.min_metric:
             try:
@@ -174,14 +178,19 @@ class ExperimentPanel(Panel, widgets.VBox):
 
     # -- rendering ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        self.metrics_label.value = (f'<label class="ari-text ari-right-label">'
+        self.metrics_label.value = (f'<label class="ari-text ari-right-label ari-required-label">'
                                     f'{esc(self.tr("exp_metrics"))}</label>')
         lang = self.ctx.lang
         if self.handoff_results:  # the verdicts follow a language switch
             self.handoff_checks.value = _render_verdicts(self.handoff_results, self.tr, lang)
         problems = self.ctx.step_problems("experiment")
+        # An untouched required field's "empty" waits (the core's list): one neutral line by
+        # Write says what is still to fill in; the field's error shows once it is touched.
+        awaiting = self.ctx.awaiting(problems)
+        held = {id(p) for p in awaiting}
+        shown = [p for p in problems if id(p) not in held]
         # The shared-filesystem verdict has its own line, with its fix, under the Workspace field.
-        mine = [p for p in problems if p.field in PANEL_FIELDS and not _is_shared_fs_problem(p)]
+        mine = [p for p in shown if p.field in PANEL_FIELDS and not _is_shared_fs_problem(p)]
         extra = render(self._min_metric_error, lang) if self._min_metric_error else ""
         rows = ([("error", "min_expected_metric", extra, "")] if extra else []) + \
             [(p.severity, p.field, p.text(lang), p.fix_text(lang)) for p in mine]
@@ -204,12 +213,16 @@ class ExperimentPanel(Panel, widgets.VBox):
         # for it too, or it would write a number the user no longer sees.
         refused = self._min_metric_error is not None
         self.write.disabled = bool(blocking) or refused
+        blocking_shown = [p for p in blocking if id(p) not in held]
         if self._asking() or (self.last_emit is not None and self._written_as == self._fingerprint()):
             # A question below, or just written (the result below is the one status): "ready"
             # returns on an answer or an edit.
             self.write_reason.value = ""
-        elif blocking or refused:
-            self.write_reason.value = self._blocked_html(blocking, lang, above=refused)
+        elif blocking_shown or refused:
+            self.write_reason.value = (self._blocked_html(blocking_shown, lang, above=refused)
+                                       + self._awaiting_html(awaiting))
+        elif awaiting:
+            self.write_reason.value = self._awaiting_html(awaiting)
         elif any(p.severity == "error" and _is_shared_fs_problem(p) for p in problems):
             # Write works but asks first (emit refuses a node-local workspace): not "ready"
             self.write_reason.value = (f'<span class="ari-write-reason ari-text ari-sev-warning">'
@@ -240,6 +253,21 @@ class ExperimentPanel(Panel, widgets.VBox):
         return (f'<div class="ari-write-reason ari-text ari-sev-error">{esc(self.tr(key))}'
                 + (f'<ul class="ari-list ari-write-reasons">{reasons}</ul>' if reasons else "")
                 + self._demo_way_out(blocking) + '</div>')
+
+    def _awaiting_html(self, awaiting) -> str:
+        """One neutral line: the required fields still to fill in (marked *), step 3's named."""
+        if not awaiting:
+            return ""
+        labels = {"title": "exp_title", "goal": "exp_goal", "metrics": "exp_metrics",
+                  "partition": "profile_partition"}
+        names = []
+        for field in dict.fromkeys(p.field for p in awaiting):
+            name = self.tr(labels.get(field, field)) if field in labels else field
+            if field in REQUIRED_FIELDS["profile"]:
+                name = self.tr("exp_required_in_step", field=name, step=self.tr("step_profile"))
+            names.append(name)
+        return (f'<div class="ari-write-reason ari-write-awaiting ari-text ari-muted">'
+                f'{esc(self.tr("exp_write_awaiting", fields=listed(names, self.ctx.lang)))}</div>')
 
     def _demo_way_out(self, blocking) -> str:
         """On a demo site without SLURM (a laptop, for teaching) Write can never be enabled
@@ -290,7 +318,8 @@ class ExperimentPanel(Panel, widgets.VBox):
                 child.value = (f'<div class="ari-help">{rich(note)}</div>' if note else "") \
                     + pre(make(), tall=True)
             except (ari_render.RenderError, ValueError, TypeError) as exc:
-                child.value = (f'<div class="ari-text ari-sev-error">'
+                # not yet: a state on its way, not a failure (the reason is the core's finding)
+                child.value = (f'<div class="ari-text ari-muted ari-preview-unavailable">'
                                f'{esc(self.tr("exp_preview_unavailable", reason=reason(exc)))}</div>')
 
     def _render_shared_fs(self) -> None:
@@ -376,6 +405,9 @@ class ExperimentPanel(Panel, widgets.VBox):
         """Write the checkpoint through the core. An existing checkpoint, or a workspace the
         shared-filesystem check calls node-local, is only written after the user confirms."""
         self._hide_confirm()
+        if not self.ctx.write_attempted:
+            self.ctx.write_attempted = True  # every field's error shows from now on
+            self.refresh()
         try:
             result = emit_checkpoint(self.state, force=force, host=self.ctx.host)
         except CheckpointExists as exc:

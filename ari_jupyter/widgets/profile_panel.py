@@ -18,8 +18,8 @@ from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
 from ..i18n import catalog, listed, render, sentence_gap
 from ..ari.module_choice import choose_module, software_modules
-from ..wizard.site_defaults import SITE_PRESET, modules_left_out, presets_matching
-from ._base import Panel, esc, pre, rich
+from ..wizard.site_defaults import SITE_PRESET, modules_left_out, named_preset, presets_matching
+from ._base import Panel, esc, pre, pre_args, rich
 from ..wizard.session import probe_results
 from ..wizard.state import resource_value
 
@@ -36,7 +36,7 @@ partition, and the kind (said under the preset row that decides it)."""
 LABEL_WIDTH = "13em"
 LABEL_STYLE = {"description_width": LABEL_WIDTH}
 FIELD_WIDTH = "27em"
-PRESET_WIDTH = "41em"
+PRESET_WIDTH = "46em"
 
 
 class ProfileField:
@@ -196,7 +196,8 @@ class ProfilePanel(Panel, widgets.VBox):
         # partition
         wide = widgets.Layout(width=FIELD_WIDTH, flex=f"0 0 {FIELD_WIDTH}")
         self.partition = widgets.Combobox(value=s.partition or "", options=[], ensure_option=False,
-                                          continuous_update=False, style=LABEL_STYLE, layout=wide)
+                                          continuous_update=False, style=LABEL_STYLE, layout=wide,
+                                          _dom_classes=("ari-required",))
         self.label(self.partition, "description", "profile_partition")
         self.partition_source = widgets.HTML()
         self.partition.observe(self._on_partition, names="value")
@@ -344,6 +345,7 @@ class ProfilePanel(Panel, widgets.VBox):
 
     def _on_partition(self, change) -> None:
         value = (change["new"] or "").strip()
+        self.ctx.touch("partition")
         if value == (self.state.partition or ""):
             return
         self.ctx.choose_partition(value)
@@ -367,6 +369,12 @@ class ProfilePanel(Panel, widgets.VBox):
             kind = self.state.profile.kind
             # no kind: no profile at all, a single process, as ARI runs without one
             key, params = ("preset_site", {"kind": kind}) if kind else ("preset_site_none", {})
+            named = named_preset(self.ctx.site_profile())
+            if named and kind:  # the named preset's words fit the site (sx40: GPUs without GRES)
+                self.preset_doc.value = (f'<div class="ari-help ari-preset-site-named">'
+                                         f'{rich(self.tr("preset_" + named))}</div>'
+                                         f'<div class="ari-help">{rich(self.tr(key, **params))}</div>')
+                return
         self.preset_doc.value = f'<div class="ari-help">{rich(self.tr(key, **params))}</div>'
 
     def show_preset_of_profile(self) -> None:
@@ -457,7 +465,11 @@ class ProfilePanel(Panel, widgets.VBox):
     def _preset_options(self) -> list[tuple[str, str]]:
         """Each preset by its ARI kind and what it is for (a CPU MPI user must not take "mpi",
         which ARI reads as GPU code)."""
-        return ([(self.tr("profile_preset_site"), SITE_PRESET), (self.tr("profile_preset_custom"), CUSTOM)]
+        named = named_preset(self.ctx.site_profile())
+        site = (self.tr("profile_preset_site_named", kind=PRESETS[named]().kind,
+                        what=self.tr(f"preset_label_{named}")) if named and PRESETS[named]().kind
+                else self.tr("profile_preset_site"))
+        return ([(site, SITE_PRESET), (self.tr("profile_preset_custom"), CUSTOM)]
                 + [(f"{name} — {self.tr(f'preset_label_{name}')}", name) for name in PRESETS])
 
     def _source_text(self) -> str:
@@ -506,7 +518,9 @@ class ProfilePanel(Panel, widgets.VBox):
         by_box: dict[str, list] = {}
         general = []
         lang = self.ctx.lang
-        for problem in self.ctx.step_problems("profile"):
+        problems = self.ctx.step_problems("profile")
+        held = {id(p) for p in self.ctx.awaiting(problems)}  # an untouched empty Partition
+        for problem in (p for p in problems if id(p) not in held):
             # "module_loads" names the modules of the hand-off (the box above) and the
             # profile's own list alike: the finding goes where the user sees it, not into the
             # Advanced field of the same name
@@ -577,7 +591,7 @@ class ProfilePanel(Panel, widgets.VBox):
                          f'{esc(self.tr("preview_not_ready", count=count))}</div>'
                          if count else "")
             self.sbatch_preview.value = (not_ready
-                                         + f'<div class="ari-sbatch-line">{pre(plan.shell_line())}</div>'
+                                         + f'<div class="ari-sbatch-line">{pre_args(plan.shell_groups())}</div>'
                                          + notes)
         self.prelude_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_prelude"))}</h4>'
                                     f'<div class="ari-help">'

@@ -2,7 +2,9 @@
 
 ``Wizard()`` looks at the machine the kernel runs on when it is inside a SLURM allocation, and
 at a demo site otherwise (``c.AriWizard.demo_site`` / ``ARI_JUPYTER_DEMO_SITE``), then starts
-every probe on the kernel's event loop. ``Wizard(state=...)`` and
+every probe on the kernel's event loop. In a kernel where a wizard was made before, a plain
+``Wizard()`` (the notebook's cell run again) goes on from what that wizard holds: the site,
+language and everything typed are kept; ``Wizard(state=WizardState())`` starts afresh. ``Wizard(state=...)`` and
 ``Wizard.from_checkpoint(path)`` reopen a previous run exactly as it was written.
 
 Starting is kept cheap: the panels of steps 2-5 are built when first shown or asked for; in a
@@ -56,6 +58,9 @@ class Wizard(widgets.VBox):
                  bridge: TerminalBridge | None = None, env=None, **kwargs):
         self.config = wizard_config(config)
         env = dict(os.environ if env is None else env)
+        kept = _kept_in_this_kernel() if state is None and site is None and lang is None else None
+        if kept is not None:  # the cell run again: what was typed stays
+            state = kept.copy()
         if state is not None and site is None and state.site_name:
             site = _known_site(state.site_name)  # a restored demo run reopens on its demo site
         host, site_name, reason = select_host(site, self.config, env)
@@ -107,10 +112,15 @@ class Wizard(widgets.VBox):
                           description=tr("nav_next"), _dom_classes=("ari-next",))
         self.next.on_click(lambda _: self.go(self.step + 1))
         self.ctx.observe(lambda _: self._relabel(), names=["lang", "site_name", "site_reason"])
+        self.ctx.observe(lambda _: setattr(self.header, "value", self._header_html()),
+                         names="switching_to")
         kwargs.setdefault("layout", looks.layout())
         kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), "ari-wizard")
         # Every widget above was made with its final text: no relabelling pass here.
         super().__init__(children=self._children(self._panels[0]), **kwargs)
+        if kept is not None:
+            self.ctx.touched.update(_LATEST["touched"])
+        _remember(self)
         if run_probes:
             self.ctx.runner.start_soon()
 
@@ -243,9 +253,11 @@ class Wizard(widgets.VBox):
     def _header_html(self) -> str:
         tr = self.ctx.tr
         reason = tr(self.ctx.site_reason) if self.ctx.site_reason else ""
+        site = tr("wizard_site", site=self.ctx.site_name, reason=reason)
+        if self.ctx.switching_to:  # a site switch on its way: pending, said at once
+            site = tr("wizard_site_switching", site=self.ctx.switching_to)
         return (f'<style>{css()}</style><div class="ari-title">{esc(tr("wizard_title"))}</div>'
-                f'<div class="ari-site ari-muted">'
-                f'{esc(tr("wizard_site", site=self.ctx.site_name, reason=reason))}</div>')
+                f'<div class="ari-site ari-muted">{esc(site)}</div>')
 
     # -- restoring ----------------------------------------------------------------------------
     @classmethod
@@ -260,6 +272,34 @@ class Wizard(widgets.VBox):
     async def wait(self) -> None:
         """Wait for every probe started so far (notebooks: ``await wizard.wait()``)."""
         await self.ctx.runner.wait()
+
+
+_LATEST: dict = {"wizard": None, "touched": set()}
+"""The last wizard made in this process, to go on from when its cell runs again in a kernel."""
+
+
+def _in_a_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _remember(wizard: "Wizard") -> None:
+    import weakref
+
+    if _in_a_kernel():
+        _LATEST["wizard"] = weakref.ref(wizard)
+        _LATEST["touched"] = wizard.ctx.touched
+
+
+def _kept_in_this_kernel():
+    """The state of the last wizard made in this kernel (None: none, or not in a kernel)."""
+    ref = _LATEST["wizard"]
+    previous = ref() if ref is not None and _in_a_kernel() else None
+    return previous.ctx.state if previous is not None else None
 
 
 def _known_site(name: str):

@@ -38,6 +38,8 @@ class WizardContext(HasTraits):
     """Whether reproduce.sh starts its ranks through srun (None: what the kind implies)."""
     site_name = Unicode("")
     site_reason = Unicode("")
+    switching_to = Unicode("")
+    """The site a switch is on its way to ('' when none): the header says so at once."""
 
     def __init__(self, state, config, host, site_name: str, site_reason: str = "", bridge=None,
                  lang: str = "en", local_env=None, looks: Any = None):
@@ -53,6 +55,8 @@ class WizardContext(HasTraits):
         self._workflow_found: bool | None = None  # see workflow_found
         self._watched_profile = None
         self._unseeded = False  # seed_soon's defaults wait for the loop (settle_defaults)
+        self.touched: set[str] = set()  # the required fields the user has edited
+        self.write_attempted = False  # Write was pressed: every field's error is shown
         state.observe(self._on_state_change)
         if state.trait_has_value("profile"):
             self._watch_profile()
@@ -175,6 +179,17 @@ class WizardContext(HasTraits):
 
         return for_step(self.problems(), step)
 
+    def awaiting(self, findings) -> list:
+        """Of ``findings``, the ones a form holds back for now (``judge.awaiting_input``): an
+        untouched required field still empty, before Write was pressed."""
+        from ..ari.judge import awaiting_input  # cold start: not at the wizard's first step
+
+        return awaiting_input(findings, self.touched, self.write_attempted)
+
+    def touch(self, field: str) -> None:
+        """The user edited required field ``field``: its errors show from now on."""
+        self.touched.add(field)
+
     profile_problems = problems
 
     # -- a new run's defaults ---------------------------------------------------------------
@@ -211,6 +226,14 @@ class WizardContext(HasTraits):
         """Look at another site (a demo site's name, None: this machine) through the core's
         ``site_defaults.use_site``: new host and allocation, fresh probes, site-derived values
         as a fresh wizard there has them, the user's text kept."""
+        # said first: the header's message leaves before the work below
+        self.switching_to = name or ""
+        try:
+            self._switch_site(name)
+        finally:
+            self.switching_to = ""
+
+    def _switch_site(self, name: str | None) -> None:
         self.settle_defaults()  # the site switched from had its defaults, as in a new wizard
         host = open_host(name or None, self.config, self.local_env)
         self._follow_site_defaults()

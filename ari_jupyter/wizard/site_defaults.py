@@ -109,6 +109,12 @@ def presets_matching(profile: Any, site: Any) -> list[str]:
     return names + [name for name, make in PRESETS.items() if make() == profile]
 
 
+def named_preset(profile: Any) -> str | None:
+    """The named preset ``profile`` equals (on sx40 the site's default is
+    ``gpu_single_nogres``: kind gpu_single with no GPU request), or None."""
+    return next((name for name in presets_matching(profile, None) if name != SITE_PRESET), None)
+
+
 def follow(state: Any, defaults: Mapping[str, Any]) -> None:
     """Apply ``defaults`` to every field the user has not touched (see the module doc); the
     partition's source goes with the partition."""

@@ -10,9 +10,11 @@ import {
   bestShort,
   bestText,
   breakableId,
+  breakablePath,
   IJob,
   IRunStatus,
   IRunsList,
+  groupByWorkspace,
   isActiveJobState,
   jobCountsKnown,
   newestNewRun,
@@ -31,6 +33,7 @@ import {
   WATCH_MS,
   wizardNotebookName,
   wizardSource,
+  workspaceName,
   workspacesText
 } from './runs_text';
 
@@ -317,6 +320,27 @@ export class RunsPanel extends Widget {
       });
       return row;
     });
+    // several workspaces: each is a group of its own, headed by its path (and, unless it is
+    // the default one, a button that forgets it), not one wall of runs from everywhere
+    const several = severalWorkspaces(list);
+    const named = (w: string) => workspaceName(trans, list, w);
+    const bodies = several
+      ? groupByWorkspace(list.workspaces, list.runs).map(([workspace, runs]) => {
+          const head = el('th', { colspan: '4', scope: 'rowgroup' },
+            el('span', { class: 'ari-RunsPanel-groupname' }, ...breakablePath(named(workspace))),
+            ' ',
+            el('span', { class: 'ari-RunsPanel-groupcount' }, trans._n('%1 run', '%1 runs', runs.length)));
+          if (workspace !== list.workspace) {
+            const forget = this.button(trans.__('Forget'), () => void this.forget(workspace),
+              'ari-RunsPanel-forget');
+            forget.title = trans.__('Stop listing this workspace here (its runs stay on disk)');
+            head.append(' ', forget);
+          }
+          return el('tbody', { class: 'ari-RunsPanel-group', 'data-workspace': workspace },
+            el('tr', { class: 'ari-RunsPanel-grouphead' }, head),
+            ...runs.map(run => rows[list.runs.indexOf(run)]));
+        })
+      : [el('tbody', {}, ...rows)];
     const table = el(
       'table',
       { class: 'ari-RunsPanel-table' },
@@ -333,19 +357,27 @@ export class RunsPanel extends Widget {
           el('th', { title: trans.__('The run’s SLURM jobs in the queue') }, trans.__('Jobs'))
         )
       ),
-      el('tbody', {}, ...rows)
+      ...bodies
     );
-    // runs written to another workspace (step 4's Workspace field) are listed too: say which;
-    // one that is not on this machine (the server lists it last) is marked as such
-    const several = severalWorkspaces(list);
+    // runs written to another workspace (step 4's Workspace field) are listed too, each under
+    // its workspace; one that is not on this machine (the server lists it last) is marked
     const body: (HTMLElement | string)[] = [
       this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
-      el('p', { class: 'ari-RunsPanel-workspace' }, workspacesText(trans, list))
+      el(
+        'p',
+        { class: 'ari-RunsPanel-workspace' },
+        workspacesText(this._trans, list)
+      )
     ];
     const none = several
       ? this._trans.__('No runs in these workspaces yet.')
       : this._trans.__('No runs in this workspace yet.');
-    body.push(rows.length ? table : el('p', {}, none));
+    if (rows.length || several) {
+      body.push(table);
+    }
+    if (!rows.length) {
+      body.push(el('p', {}, none));
+    }
     if (rows.length) {
       // the Nodes cells' legend, seen without hovering (a tooltip is lost on a touch screen)
       body.push(
@@ -369,6 +401,19 @@ export class RunsPanel extends Widget {
     }
     this.node.replaceChildren(...body);
     this.node.dataset.view = 'list';
+  }
+
+  /** Forget a recorded workspace (the server keeps its checkpoints), then list again. */
+  private async forget(workspace: string): Promise<void> {
+    try {
+      await runsAPI<{ forgotten: boolean }>('forget', {
+        method: 'POST',
+        body: JSON.stringify({ workspace })
+      });
+    } catch (reason) {
+      console.warn('ari-jupyter: could not forget', workspace, reason);
+    }
+    await this.refreshList();
   }
 
   private renderStatus(status: IRunStatus): void {
@@ -567,6 +612,13 @@ export class RunPhaseStatusItem extends Widget {
 
   get hasRun(): boolean {
     return this._run !== null;
+  }
+
+  /** Speak another language (the Runs panel's, which follows the wizard language setting). */
+  setTranslation(trans: TranslationBundle): void {
+    this._trans = trans;
+    this.node.setAttribute('aria-label', trans.__('ARI run phase'));
+    this.setRun(this._run);
   }
 
   setRun(run: IRunStatus | null): void {

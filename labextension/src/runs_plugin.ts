@@ -17,8 +17,8 @@ export const RUNS_COMMAND = 'ari-jupyter:runs';
  * Add the Runs side panel, its command and the run-phase status item.
  *
  * The panel speaks the wizard's language (`lang`: the "Wizard language" setting, else
- * JupyterLab's) and follows it when `languageChanged` fires; the palette and the status bar
- * are JupyterLab's own and speak JupyterLab's language.
+ * JupyterLab's) and follows it when `languageChanged` fires, and so does its run-phase status
+ * item; the palette is JupyterLab's own and speaks JupyterLab's language.
  */
 export function registerRuns(
   app: JupyterFrontEnd,
@@ -44,6 +44,7 @@ export function registerRuns(
     lang
   );
   let spoken = wizardLanguage('', translator); // the bundle above: JupyterLab's language
+  let phaseItem: RunPhaseStatusItem | null = null; // the status bar's, speaking as the panel
   const follow = async (): Promise<void> => {
     const wanted = lang();
     if (wanted !== spoken) {
@@ -51,6 +52,7 @@ export function registerRuns(
       const strings = await bundleIn(wanted, translator);
       if (spoken === wanted && !panel.isDisposed) {  // unless it changed again meanwhile
         panel.setTranslation(strings);
+        phaseItem?.setTranslation(strings);
       }
     }
   };
@@ -68,6 +70,7 @@ export function registerRuns(
   }
   if (statusBar) {
     const item = new RunPhaseStatusItem(trans);
+    phaseItem = item;
     statusBar.registerStatusItem('ari-jupyter-labextension:run-phase', {
       item,
       align: 'left',

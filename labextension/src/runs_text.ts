@@ -143,6 +143,31 @@ export function breakableId(text: string): (Node | string)[] {
   return text.split(/(?<=_)/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
 }
 
+/** A path that may wrap after each "/" or "_" (a workspace heading in the narrow side panel). */
+export function breakablePath(text: string): (Node | string)[] {
+  return text.split(/(?<=[/_])/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
+}
+
+/**
+ * The runs grouped by workspace, in the list's order of workspaces (the default one first, a
+ * missing one last); a workspace without runs keeps its group, empty.
+ */
+export function groupByWorkspace<R extends { workspace: string }>(
+  workspaces: string[],
+  runs: R[]
+): [string, R[]][] {
+  const groups = new Map<string, R[]>(workspaces.map(w => [w, [] as R[]]));
+  for (const run of runs) {
+    const group = groups.get(run.workspace);
+    if (group) {
+      group.push(run);
+    } else {
+      groups.set(run.workspace, [run]);
+    }
+  }
+  return Array.from(groups.entries());
+}
+
 /** When a run started, from its id (`YYYYmmddHHMMSS_slug`): "2026-12-04 23:13"; else the id. */
 export function startedAt(runId: string): string {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})\d{2}_/.exec(runId);
@@ -162,7 +187,7 @@ export function severityText(trans: IWords, severity: string): string {
 /** A run phase in the UI language (the JSON keeps ARI-jupyter's own word, e.g. `not-started`). */
 export function phaseText(trans: IWords, phase: string): string {
   const words: Record<string, string> = {
-    'not-started': trans.__('not-started'),
+    'not-started': trans.__('not started'),
     starting: trans.__('starting'),
     exploring: trans.__('exploring'),
     paper: trans.__('paper'),
@@ -220,9 +245,9 @@ export function sharedTitles(runs: Pick<IRunRow, 'title' | 'run_id'>[]): Set<str
   return new Set(titles.filter((title, i) => titles.indexOf(title) !== i));
 }
 
-/** The run-phase status item's text: "ARI exploring · stage 2". */
+/** The run-phase status item's text: "ARI run: exploring · stage 2", in the panel's language. */
 export function runPhaseText(trans: IWords, run: Pick<IRunRow, 'phase'> & { stage: string }): string {
-  return `ARI ${phaseText(trans, run.phase)}${run.stage ? ' · ' + run.stage : ''}`;
+  return trans.__('ARI run: %1', phaseText(trans, run.phase)) + (run.stage ? ' · ' + run.stage : '');
 }
 
 /** The run-phase status item's tooltip: the run's title, then its id. */
@@ -235,19 +260,28 @@ export function severalWorkspaces(list: Pick<IRunsList, 'workspaces'>): boolean 
   return (list.workspaces ?? []).length > 1;
 }
 
+/** A workspace as the list heads it: marked when it is not on this machine. */
+export function workspaceName(
+  trans: IWords,
+  list: Pick<IRunsList, 'missing_workspaces'>,
+  workspace: string
+): string {
+  return (list.missing_workspaces ?? []).includes(workspace)
+    ? trans.__('%1 (does not exist here)', workspace)
+    : workspace;
+}
+
 /**
- * The line above the run list: the workspace, or the workspaces, whose runs it lists; one that
- * is not on this machine is marked as such.
+ * The line above the run list: the workspace whose runs it lists, or how many workspaces there
+ * are (each then heads a group of its own, ``groupByWorkspace``).
  */
 export function workspacesText(
   trans: IWords,
   list: Pick<IRunsList, 'workspace' | 'workspaces' | 'missing_workspaces'>
 ): string {
-  const missing = new Set(list.missing_workspaces ?? []);
-  const named = (w: string) => (missing.has(w) ? trans.__('%1 (does not exist here)', w) : w);
   return severalWorkspaces(list)
-    ? trans.__('Workspaces: %1', list.workspaces.map(named).join(', '))
-    : trans.__('Workspace: %1', named(list.workspace));
+    ? trans.__('Runs of %1 workspaces, each under its own heading', String(list.workspaces.length))
+    : trans.__('Workspace: %1', workspaceName(trans, list, list.workspace));
 }
 
 /** How many numbered names (`reopen-<run id>-2.ipynb`, …) are tried before Untitled. */

@@ -68,8 +68,8 @@ export class AllocationStatusItem extends Widget {
     } catch (reason) {
       console.warn('ari-jupyter: allocation status unavailable', reason);
     }
-    if (status && !status.allocation.inside_allocation) {
-      // The server's environment never changes: outside stays outside.
+    if (status && (!status.allocation.inside_allocation || status.demo)) {
+      // The server's environment never changes: outside stays outside, a recording stays as it is.
       this.stop();
     }
     this.render(status);
@@ -79,6 +79,7 @@ export class AllocationStatusItem extends Widget {
     const active = !!status?.allocation?.inside_allocation;
     // The core probe warns when the allocation is about to end.
     this.toggleClass('ari-mod-warn', status?.time_left?.status === 'warn');
+    this.toggleClass('ari-mod-demo', !!status?.demo);
     if (status && active) {
       const trans = this._trans;
       this.node.textContent = describe(status, trans);

@@ -19,6 +19,8 @@ export interface IAllocationStatus {
     summary: string;
     data?: { raw?: string | null; seconds?: number | null; unlimited?: boolean };
   } | null;
+  /** Set on a demo site: the allocation is the site's recording, not this server's. */
+  demo?: { site: string } | null;
 }
 
 /** Default poll interval; the refreshInterval setting changes it. */
@@ -41,10 +43,14 @@ export function withoutCodeMarks(text: string, trans: IWords): string {
   });
 }
 
-/** Short human text: "SLURM 1234 · 2 nodes n[1-2] · 59:10 left" (squeue's %L). */
+/**
+ * Short human text: "SLURM 1234 · 2 nodes n[1-2] · 59:10 left" (squeue's %L); on a demo site
+ * "Demo rccs-cloud · SLURM 1027 · …", the demo first so it is never read as the real one.
+ */
 export function describe(status: IAllocationStatus, trans: IWords): string {
   const a = status.allocation;
-  const parts = [`SLURM ${a.job_id ?? '?'}`];
+  const parts = status.demo ? [trans.__('Demo %1', status.demo.site)] : [];
+  parts.push(`SLURM ${a.job_id ?? '?'}`);
   const nodes = trans._n('%1 node', '%1 nodes', a.num_nodes ?? 0);
   const shown = a.num_nodes === null ? trans.__('? nodes') : nodes;
   parts.push(a.nodelist ? `${shown} ${a.nodelist}` : shown);
@@ -57,9 +63,13 @@ export function describe(status: IAllocationStatus, trans: IWords): string {
   return parts.join(' · ');
 }
 
-/** The item's tooltip: the job, its name and partition when known, the time left. */
+/** The item's tooltip: a demo site said first, the job, its name and partition when known,
+ * the time left. */
 export function allocationTitle(status: IAllocationStatus, trans: IWords): string {
   return [
+    status.demo
+      ? trans.__("Demo site %1: its recorded allocation, not the one this server runs in", status.demo.site)
+      : '',
     trans.__('Job %1', status.allocation.job_id ?? ''),
     status.allocation.job_name
       ? trans.__('name %1', status.allocation.job_name)

@@ -103,7 +103,8 @@ export function openDocumentPaths(app: JupyterFrontEnd): string[] {
  *
  * The file exists on the server before it is opened: opening a path the contents service
  * does not know yet fails on JupyterLab 4.0. The notebook stays an ordinary file the user
- * can re-run or edit.
+ * can re-run or edit. Open already, with its wizard shown: it is brought to the front as it
+ * is, nothing run again (a wizard in progress keeps every value typed).
  */
 export async function openWizardNotebook(
   app: JupyterFrontEnd,
@@ -111,6 +112,11 @@ export async function openWizardNotebook(
   lang = ''
 ): Promise<NotebookPanel> {
   const placed = await placeWizardNotebook(cwd, lang, openDocumentPaths(app));
+  const open = openWizardPanel(app, placed.path);
+  if (open) {
+    app.shell.activateById(open.id);
+    return open;
+  }
   // Confirms the file through the contents service the document manager uses.
   await app.serviceManager.contents.get(placed.path, { content: false });
   const panel = (await app.commands.execute('docmanager:open', {
@@ -143,6 +149,25 @@ export async function openWizardNotebook(
   await NotebookActions.run(panel.content, panel.sessionContext);
   await panel.context.save();
   return panel;
+}
+
+/** The notebook at `path` open in the main area with its first code cell run (a wizard shown),
+ * or null. */
+function openWizardPanel(app: JupyterFrontEnd, path: string): NotebookPanel | null {
+  for (const widget of app.shell.widgets('main')) {
+    if (widget instanceof NotebookPanel && widget.context.path === path) {
+      const cells = widget.content.model?.cells;
+      for (let i = 0; cells && i < cells.length; i++) {
+        const cell = cells.get(i);
+        if (cell.type === 'code') {
+          const ran = (cell.sharedModel as { execution_count?: number | null }).execution_count;
+          return ran !== null && ran !== undefined ? widget : null;
+        }
+      }
+      return null;
+    }
+  }
+  return null;
 }
 
 /**

@@ -25,6 +25,8 @@ import {
   startedAt,
   wizardNotebookName,
   wizardSource,
+  groupByWorkspace,
+  workspaceName,
   workspacesText
 } from '../src/runs_text';
 import { english, marked, withFakeDocument } from './helpers';
@@ -158,7 +160,9 @@ describe('severityText and phaseText: words through the translation, unknown one
     ['phaseText empty', () => phaseText(marked, ''), '']
   ];
   for (const phase of ['not-started', 'starting', 'exploring', 'paper', 'reproduce', 'finished', 'failed', 'interrupted']) {
-    cases.push([`phaseText ${phase}`, () => phaseText(marked, phase), `⟨${phase}⟩`]);
+    // the words are English phrases (ARI-jupyter's own word `not-started` reads "not started")
+    const words = phase === 'not-started' ? 'not started' : phase;
+    cases.push([`phaseText ${phase}`, () => phaseText(marked, phase), `⟨${words}⟩`]);
   }
   for (const [what, call, expected] of cases) {
     test(`${what} = '${expected}'`, () => {
@@ -300,9 +304,10 @@ describe('the run list: which run to follow, names shown twice, job counts', () 
 
 describe('the run-phase status item', () => {
   const cases: [string, () => string, string][] = [
-    ['runPhaseText with a stage', () => runPhaseText(marked, { phase: 'exploring', stage: 'stage 2' }), 'ARI ⟨exploring⟩ · stage 2'],
-    ['runPhaseText without a stage', () => runPhaseText(marked, { phase: 'finished', stage: '' }), 'ARI ⟨finished⟩'],
-    ['runPhaseText of an unknown phase', () => runPhaseText(marked, { phase: 'paused', stage: '' }), 'ARI paused'],
+    ['runPhaseText with a stage', () => runPhaseText(marked, { phase: 'exploring', stage: 'stage 2' }), '⟨ARI run: ⟨exploring⟩⟩ · stage 2'],
+    ['runPhaseText without a stage', () => runPhaseText(marked, { phase: 'finished', stage: '' }), '⟨ARI run: ⟨finished⟩⟩'],
+    ['runPhaseText of an unknown phase', () => runPhaseText(marked, { phase: 'paused', stage: '' }), '⟨ARI run: paused⟩'],
+    ['runPhaseText in English', () => runPhaseText(english, { phase: 'not-started', stage: '' }), 'ARI run: not started'],
     ['runPhaseTitle with a title', () => runPhaseTitle({ title: 'My run', run_id: '2026_x' }), 'My run\n2026_x'],
     ['runPhaseTitle without a title', () => runPhaseTitle({ title: '', run_id: '2026_x' }), '2026_x\n2026_x']
   ];
@@ -318,12 +323,12 @@ describe('workspacesText: the line above the run list', () => {
     ['one workspace', { workspace: '/w/ws', workspaces: ['/w/ws'] }, false, 'Workspace: /w/ws'],
     ['no list of workspaces', { workspace: '/w/ws', workspaces: [] }, false, 'Workspace: /w/ws'],
     ['one that does not exist here', { workspace: '/w/ws', workspaces: ['/w/ws'], missing_workspaces: ['/w/ws'] }, false, 'Workspace: /w/ws (does not exist here)'],
-    ['several', { workspace: '/w/a', workspaces: ['/w/a', '/w/b'] }, true, 'Workspaces: /w/a, /w/b'],
+    ['several', { workspace: '/w/a', workspaces: ['/w/a', '/w/b'] }, true, 'Runs of 2 workspaces, each under its own heading'],
     [
       'several, the last not on this machine',
       { workspace: '/w/a', workspaces: ['/w/a', '/w/b', '/gone'], missing_workspaces: ['/gone'] },
       true,
-      'Workspaces: /w/a, /w/b, /gone (does not exist here)'
+      'Runs of 3 workspaces, each under its own heading'
     ]
   ];
   for (const [what, list, several, expected] of cases) {
@@ -334,11 +339,30 @@ describe('workspacesText: the line above the run list', () => {
       assert.equal(severalWorkspaces(list), several);
     });
   }
-  test("the words go through the translation: '⟨Workspaces: ⟨/x (does not exist here)⟩, /y⟩'", () => {
+  test("the words go through the translation: '⟨Workspace: ⟨/x (does not exist here)⟩⟩'", () => {
     assert.equal(
-      workspacesText(marked, { workspace: '/x', workspaces: ['/x', '/y'], missing_workspaces: ['/x'] }),
-      '⟨Workspaces: ⟨/x (does not exist here)⟩, /y⟩'
+      workspacesText(marked, { workspace: '/x', workspaces: ['/x'], missing_workspaces: ['/x'] }),
+      '⟨Workspace: ⟨/x (does not exist here)⟩⟩'
     );
+  });
+  test("a group's heading marks a workspace not on this machine", () => {
+    const list = { missing_workspaces: ['/gone'] };
+    assert.equal(workspaceName(english, list, '/gone'), '/gone (does not exist here)');
+    assert.equal(workspaceName(english, list, '/w/a'), '/w/a');
+  });
+});
+
+describe('groupByWorkspace: the runs under each workspace, in the list order', () => {
+  const run = (id: string, workspace: string) => ({ run_id: id, workspace });
+  test('each run under its workspace, an empty workspace kept, an unlisted one last', () => {
+    const groups = groupByWorkspace(['/a', '/b', '/c'], [run('1', '/b'), run('2', '/a'), run('3', '/b'), run('4', '/z')]);
+    assert.deepEqual(
+      groups.map(([w, runs]) => [w, runs.map(r => r.run_id)]),
+      [['/a', ['2']], ['/b', ['1', '3']], ['/c', []], ['/z', ['4']]]
+    );
+  });
+  test('no workspaces listed: the runs make the groups', () => {
+    assert.deepEqual(groupByWorkspace([], [run('1', '/a')]).map(([w]) => w), ['/a']);
   });
 });
 

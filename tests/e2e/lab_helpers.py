@@ -102,14 +102,15 @@ def fill_experiment_and_press_write(page, *, title: str, goal: str, metric: str,
     wizard_button(page, "Experiment & checkpoint").click()
     page.get_by_label("Title", exact=True).fill(title)
     page.get_by_label("Research goal", exact=True).fill(goal)
-    tag_input = page.locator(".ari-wizard .jupyter-widget-tagsinput input").first
-    tag_input.click()
-    tag_input.type(metric)
-    tag_input.press("Enter")
-    # Enter itself adds the metric (the box still has the focus: no blur has added it)
-    page.locator(".ari-wizard .jupyter-widget-tagsinput .jupyter-widget-tag",
-                 has_text=metric).first.wait_for(timeout=10_000)
-    assert page.evaluate("() => document.activeElement?.tagName") == "INPUT"
+    tag = page.locator(".ari-wizard .jupyter-widget-tagsinput .jupyter-widget-tag", has_text=metric)
+    if not tag.count():  # the wizard's cell run again in the same kernel keeps the metrics typed
+        tag_input = page.locator(".ari-wizard .jupyter-widget-tagsinput input").first
+        tag_input.click()
+        tag_input.type(metric)
+        tag_input.press("Enter")
+        # Enter itself adds the metric (the box still has the focus: no blur has added it)
+        tag.first.wait_for(timeout=10_000)
+        assert page.evaluate("() => document.activeElement?.tagName") == "INPUT"
     workspace_input = page.get_by_label("Workspace", exact=True)
     workspace_input.fill(str(workspace))
     workspace_input.press("Enter")

@@ -53,10 +53,10 @@ def test_run_settings_are_shown_changed_refused_and_written(lab, page, tmp_path)
     part.get_by_text("Review of the paper").wait_for()
     # Advanced: a negative budget is refused live, and the fix names the field
     part.get_by_text("Advanced", exact=True).click()
-    max_nodes = page.get_by_label("Max nodes", exact=True)
+    max_nodes = page.get_by_label("Max search nodes", exact=True)
     max_nodes.fill("-1")
     max_nodes.press("Enter")
-    page.wait_for_selector('.ari-run-settings .ari-finding[data-severity="error"]:has-text("Max nodes")')
+    page.wait_for_selector('.ari-run-settings .ari-finding[data-severity="error"]:has-text("Max search nodes")')
     write = page.get_by_role("button", name="Write checkpoint")
     # The finding and the button's state are separate widget updates: wait for the second too.
     page.wait_for_function("(b) => b.disabled", arg=write.element_handle(), timeout=30_000)

@@ -7,10 +7,12 @@ are compared with ``ari-jupyter runs|status --json`` run in the same environment
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -113,7 +115,7 @@ def test_runs_panel(runs_lab, page):
     page.on("response", lambda r: failed_requests.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     open_lab(page, server)
     # Before anything is opened, the status bar follows the active run.
-    page.wait_for_selector(".ari-RunPhaseStatus:text-matches('^ARI reproduce')", timeout=60_000)
+    page.wait_for_selector(".ari-RunPhaseStatus:text-matches('^ARI run: reproduce')", timeout=60_000)
     execute_command(page, "ari-jupyter:runs")
     page.wait_for_selector(f"{PANEL}[data-view='status'][data-phase='reproduce']")
     back_to_list(page)
@@ -155,7 +157,7 @@ def test_runs_panel(runs_lab, page):
     page.wait_for_function(
         "() => /tick \\d+/.test(document.querySelector('#ari-jupyter-runs .ari-RunsPanel-jobtail')"
         "?.textContent || '')", timeout=60_000)
-    assert page.locator(".ari-RunPhaseStatus").inner_text().startswith("ARI reproduce")
+    assert page.locator(".ari-RunPhaseStatus").inner_text().startswith("ARI run: reproduce")
     assert page.locator(PANEL).get_attribute("data-polling") == "yes"
 
     # Cancel asks first; "Keep running" keeps it.
@@ -175,7 +177,7 @@ def test_runs_panel(runs_lab, page):
     answer = cli(bed, "status", "--json", str(runs["running"]))
     assert answer["phase"] == "interrupted" and answer["jobs"]["jobs"] == []
     page.wait_for_selector(f"{PANEL}[data-polling='waiting']")
-    assert page.locator(".ari-RunPhaseStatus").inner_text() == "ARI interrupted"
+    assert page.locator(".ari-RunPhaseStatus").inner_text() == "ARI run: interrupted"
     assert "ari-ors" not in bed.run(["squeue", "-h", "-o", "%j"]).stdout
 
     # JupyterLab's own LSP plugin polls /lsp/status, which this hermetic server does not serve.
@@ -344,8 +346,7 @@ def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page,
     row = page.locator(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{elsewhere.name}']")
     row.wait_for()
     assert row.get_attribute("data-workspace") == str(shared)
-    assert page.locator(f"{PANEL} .ari-RunsPanel-workspace").inner_text() == \
-        f"Workspaces: {default}, {shared}"
+    assert _groups(page) == [[str(default), len(runs)], [str(shared), 1]]
     assert page.locator(f"{PANEL} .ari-RunsPanel-row").count() == len(runs) + 1
     open_run(page, elsewhere.name)
     assert page.locator(f"{PANEL}[data-phase='not-started']").count() == 1
@@ -353,6 +354,49 @@ def test_a_run_written_to_another_workspace_is_listed_and_opens(plain_lab, page,
     assert page.locator(f"{PANEL} .ari-RunsPanel-log").count() == 0
     assert page.locator(f"{PANEL} .ari-RunsPanel-nolog").inner_text() == \
         "No log yet: ARI writes one when the run starts."
+    assert_no_console_errors(page)
+
+
+def _groups(page) -> list:
+    """The list's workspace groups: [workspace, number of runs] each, in order."""
+    return page.eval_on_selector_all(
+        f"{PANEL} .ari-RunsPanel-group",
+        "gs => gs.map(g => [g.dataset.workspace, g.querySelectorAll('.ari-RunsPanel-row').length])")
+
+
+def test_all_runs_are_grouped_by_workspace_and_a_workspace_can_be_forgotten(plain_lab, page,
+                                                                             tmp_path):
+    """Runs from three workspaces: each under its workspace's heading, the default one first;
+    "Forget" on another takes it off the list (its runs stay on disk), and the default one has
+    no such button."""
+    from ari_jupyter.checkpoint.known_workspaces import record_workspace, recorded_workspaces
+
+    server, runs = plain_lab
+    default = runs["failed"].parent.parent
+    others = []
+    for name in ("project-a", "scratch-b"):
+        run = copy_case("not-started", tmp_path / name)
+        run.rename(run.parent / f"20261203090000_{name.replace('-', '_')}")
+        record_workspace(tmp_path / name)
+        others.append(tmp_path / name)
+    open_lab(page, server)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-group")
+    assert _groups(page) == [[str(default), len(runs)], *[[str(o), 1] for o in reversed(others)]]
+    first = page.locator(f"{PANEL} .ari-RunsPanel-group").first
+    assert first.locator(".ari-RunsPanel-forget").count() == 0  # the default is always listed
+    shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    for theme in THEMES:
+        set_theme(page, theme)
+        page.locator(PANEL).screenshot(path=str(shots / f"runs-grouped-en-{theme}.png"))
+    set_theme(page, "light")
+    page.locator(f"{PANEL} .ari-RunsPanel-group[data-workspace='{others[0]}'] .ari-RunsPanel-forget").click()
+    page.wait_for_function(
+        "([sel, ws]) => !document.querySelector(`${sel} .ari-RunsPanel-group[data-workspace='${ws}']`)",
+        arg=[PANEL, str(others[0])], timeout=15_000)
+    assert _groups(page) == [[str(default), len(runs)], [str(others[1]), 1]]
+    assert str(others[0]) not in recorded_workspaces() and (others[0] / "checkpoints").is_dir()
     assert_no_console_errors(page)
 
 
@@ -374,8 +418,8 @@ def test_a_default_workspace_that_does_not_exist_is_listed_last_and_marked(tmp_p
         open_lab(page, server)
         execute_command(page, "ari-jupyter:runs")
         page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run.name}']")
-        assert page.locator(f"{PANEL} .ari-RunsPanel-workspace").inner_text() == \
-            f"Workspaces: {shared}, {missing} (does not exist here)"
+        heads = page.locator(f"{PANEL} .ari-RunsPanel-groupname").all_inner_texts()
+        assert [h.replace("\u200b", "") for h in heads] == [str(shared), f"{missing} (does not exist here)"]
         assert_no_console_errors(page)
     finally:
         server.stop()
@@ -403,12 +447,12 @@ def test_a_new_run_becomes_the_shown_one_unless_the_user_opened_another(plain_la
     page.wait_for_function(f"() => document.querySelector('{PANEL}').dataset.view === 'status'",
                            timeout=30_000)
     assert _shown_run(page) == "20261203080000_new_one"
-    page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI not-started')", timeout=10_000)
+    page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI run: not started')", timeout=10_000)
 
     # `ari run` starts in the hand-off terminal: the panel and the status bar say so by
     # themselves (nobody clicks), within the wait for a run written but not started
     with live_ari(checkpoints / "20261203080000_new_one"):
-        page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI exploring')", timeout=20_000)
+        page.wait_for_selector(".ari-RunPhaseStatus:text-is('ARI run: exploring')", timeout=20_000)
         page.wait_for_selector(f"{PANEL}[data-phase='exploring'][data-polling='yes']", timeout=5_000)
 
     # the user opens a run: a run written now does not take its place
@@ -707,7 +751,7 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
         page.wait_for_selector(f"{PANEL}[data-view='status'][data-phase='starting']", state="attached",
                                timeout=60_000)
         assert page.locator(".ari-RunPhaseStatus").inner_text() == {
-            "en": "ARI starting", "ja": "ARI 起動中"}[lang]
+            "en": "ARI run: starting", "ja": "ARI の実行: 起動中"}[lang]
         execute_command(page, "ari-jupyter:runs")
         page.locator(f"{PANEL} .ari-RunsPanel-header button").click()  # All runs
         page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{starting.name}'] "
