@@ -36,11 +36,6 @@ _MANAGED_FLAGS = {
 }
 
 
-def Problem(field: str, severity: str, message: str, fix: str = "") -> Finding:
-    """A finding about a form field with a fixed English text (no message id)."""
-    return Finding(rule=field, severity=severity, message=message, fix=fix, field=field)
-
-
 @dataclass
 class SiteFacts:
     """The probe data the checks need; ``None`` means the probe did not tell."""
