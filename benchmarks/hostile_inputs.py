@@ -8,7 +8,9 @@ start included, as a user meets it); its peak memory is the child's maximum resi
 (``wait4``), its time the wall clock until it exits. A case still running after the limit is
 killed and reported as such. Targets (issue 43): a 1 GB log diagnosed in <= 1 s and <= 100 MB;
 /dev/zero, /dev/urandom, a FIFO with no writer and a 50 MB binary refused or done in <= 1 s.
-The baseline is the same command on a 2 KB log.
+The baseline is the same command on a 2 KB log. The wizard's Doctor step is measured in the
+process, as a kernel runs it: a message posted every 10 ms to the loop that runs the step while
+a 1 GB log is picked and diagnosed; its longest wait must stay <= 50 ms.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ OUT = Path(__file__).resolve().parent / "hostile_inputs.md"
 LIMIT_S = 30.0
 TIME_TARGET_S = 1.0
 MEMORY_TARGET_MB = 100.0
+LOOP_WAIT_TARGET_S = 0.05
 
 LOG_LINES = (
     "[2026-12-01 09:36:13] [BFTS] node_00042 evaluating improve step\n"
@@ -117,18 +120,60 @@ def measure(quick: bool = False) -> list[dict]:
             rows.append({"case": title, **result, "met": met})
             print(f"{title}: {result['seconds']:.2f} s, {result['peak_mb']:.0f} MB, "
                   f"exit {result['exit']}", file=sys.stderr)
+        step5 = wizard_step5(tmp / "ari_run_20261201093000.log")  # the long log of cases()
+        rows.append({"case": "wizard step 5: pick and diagnose that log (longest wait of the "
+                             "kernel's loop)", **step5, "met": step5["seconds"] <= LOOP_WAIT_TARGET_S})
     return rows
 
 
+def wizard_step5(log: Path) -> dict:
+    """The longest wait of the kernel's loop while the Doctor step picks ``log`` and diagnoses
+    it (the Diagnose button, as a click in a kernel runs it)."""
+    import asyncio
+
+    from ari_jupyter.widgets.wizard import Wizard
+
+    wizard = Wizard(site="rccs-cloud", run_probes=False, lang="en")
+    wizard.go(4)
+    panel = wizard.doctor_panel
+
+    async def run() -> tuple[float, float]:
+        gaps, started = [], time.perf_counter()
+
+        async def ticker():
+            last = time.perf_counter()
+            while True:
+                await asyncio.sleep(0.01)
+                now = time.perf_counter()
+                gaps.append(now - last - 0.01)
+                last = now
+
+        ticking = asyncio.get_running_loop().create_task(ticker())
+        await asyncio.sleep(0.05)
+        panel._load_source({"new": str(log)})  # picking the file: a bounded read on the loop
+        await asyncio.sleep(0.02)
+        panel.diagnose_button.click()
+        await panel.diagnosing
+        await asyncio.sleep(0.05)
+        ticking.cancel()
+        return max(gaps), time.perf_counter() - started
+
+    longest, seconds = asyncio.run(run())
+    return {"seconds": longest, "peak_mb": float("nan"), "exit": 0, "killed": False,
+            "said": f"{len(panel.findings)} findings in {seconds:.2f} s; the loop waited at most "
+                    f"{longest * 1000:.0f} ms"}
+
+
 def table(rows: list[dict]) -> str:
-    lines = ["| case | time | peak memory | exit | met (≤ 1 s, ≤ 100 MB) | what it said |",
+    lines = ["| case | time | peak memory | exit | met (≤ 1 s, ≤ 100 MB; step 5: ≤ 50 ms) | what it said |",
              "|---|---:|---:|---:|---|---|"]
     for row in rows:
         met = "" if row["met"] is None else "yes" if row["met"] else "**no**"
         said = row["said"].replace("|", "\\|")
         said = said if len(said) <= 140 else said[:137] + "..."
         time_ = f"killed after {LIMIT_S:g} s" if row["killed"] else f"{row['seconds']:.2f} s"
-        lines.append(f"| {row['case']} | {time_} | {row['peak_mb']:.0f} MB | {row['exit']} | {met} "
+        memory = "-" if row["peak_mb"] != row["peak_mb"] else f"{row['peak_mb']:.0f} MB"  # nan: not measured
+        lines.append(f"| {row['case']} | {time_} | {memory} | {row['exit']} | {met} "
                      f"| {said} |")
     return "\n".join(lines)
 

@@ -267,3 +267,42 @@ def test_step_5_says_what_it_judges_for_in_words_not_dashes(site, said):
     panel = run(scenario()).doctor_panel
     assert shown(panel.context_note.value) == said
     assert panel.source.label == "(paste text below)"
+
+
+def test_the_doctor_step_diagnoses_off_the_kernels_loop(monkeypatch):
+    """Diagnose in a kernel (a running loop): the doctor works in another thread, the loop goes
+    on turning meanwhile, and the findings are those of the same text diagnosed at once. (How
+    long the loop waits at most is a benchmark: ``benchmarks/hostile_inputs.py``, step 5.)"""
+    import asyncio
+    import threading
+
+    from ari_jupyter.widgets import doctor_panel
+
+    _, panel = doctor_on(preset="mpi")
+    panel.text.value = APP_WITHOUT_SRUN
+    threads, real = [], doctor_panel.diagnose_text
+
+    def slow_diagnosis(*args, **kwargs):
+        threads.append(threading.get_ident())
+        threading.Event().wait(0.3)  # a long log's worth of work
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(doctor_panel, "diagnose_text", slow_diagnosis)
+
+    async def click() -> tuple[int, int]:
+        turns = 0
+        panel.diagnose_button.click()
+        assert panel.diagnose_button.disabled  # no second click while it works
+        while not panel.diagnosing.done():
+            await asyncio.sleep(0.01)
+            turns += 1
+        await asyncio.sleep(0)  # the done-callback that shows the findings
+        return threading.get_ident(), turns
+
+    loop_thread, turns = asyncio.run(click())
+    assert threads and threads[0] != loop_thread
+    assert turns >= 5, turns  # the loop turned while the doctor worked
+    off_loop = sorted((f.rule, f.line) for f in panel.findings)
+    assert ("L6", 5) in off_loop and not panel.diagnose_button.disabled
+    panel.diagnose()  # the same text, at once
+    assert sorted((f.rule, f.line) for f in panel.findings) == off_loop
