@@ -95,6 +95,11 @@ STAGES = [
     ("bfts.evaluate", lambda r: "research data extractor" in r.system),
     ("bfts.expand", lambda r: r.text("user").startswith("You are expanding a BFTS research tree node")),
     ("bfts.select", lambda r: r.text("user").startswith("You are selecting which completed research node")),
+    ("paper.references", lambda r: r.system.startswith("You are an academic research librarian")),
+    ("paper.figures", lambda r: "matplotlib" in r.system[:200] or "visualization expert" in r.system[:200]),
+    ("paper.write", lambda r: r.system.startswith(("You are an expert academic writer", "You are a scientific paper writer"))),
+    ("review.semantic", lambda r: "EVIDENCE-GROUNDED SEMANTIC review" in r.system),
+    ("reproduce.rubric", lambda r: "grading rubric" in r.text("user")[:400]),
     ("idea.gap", lambda r: r.system.startswith("Identify research gaps")),
     ("idea.discussion", lambda r: "multi-agent scientific research team" in r.system),
     ("idea.metric", lambda r: r.system.startswith("Select evaluation metric")),
@@ -205,6 +210,28 @@ def idea_discussion(request: Request, nth: int) -> tuple[dict, str]:
     return _text("Thought: a small, feasible measurement.\n```json\n" + json.dumps(idea) + "\n```"), "idea"
 
 
+def _uuid(n: int) -> str:
+    return f"00000000-0000-4000-8000-{n:012d}"
+
+
+def rubric_skeleton(request: Request, nth: int) -> tuple[dict, str]:
+    """The replication rubric's skeleton: the run's MPI reproduce on both test-bed nodes."""
+    children = [{"id": _uuid(10 + i), "requirements": text, "weight": 1, "target_subtree_leaves": leaves,
+                 "sub_tasks": []}
+                for i, (text, leaves) in enumerate([("Triad bandwidth measured on every rank", 17),
+                                                    ("Ranks spread over two nodes", 17),
+                                                    ("Bandwidth reported per array length", 16)])]
+    return _text(json.dumps({
+        "version": "3",
+        "reproduce_contract": {
+            "script_path": "reproduce.sh", "max_runtime_sec": 600,
+            "expected_artifacts": ["reproduce.log"],
+            "execution_profile": {"kind": "mpi", "requested_nodes": 2, "ntasks_per_node": 2,
+                                  "min_ranks": 4, "module_loads": ["openmpi/4.1"]}},
+        "rubric": {"id": _uuid(1), "requirements": "The core contributions of the paper have been reproduced.",
+                   "weight": 1, "sub_tasks": children}})), "rubric_skeleton"
+
+
 def answer(request: Request, nth: int) -> tuple[dict, str]:
     """The message to send back and the name of the rule that made it."""
     stage = request.stage()
@@ -223,4 +250,6 @@ def answer(request: Request, nth: int) -> tuple[dict, str]:
     if stage == "idea.metric":
         return _text(json.dumps({"primary_metric": "triad_mbps", "higher_is_better": True,
                                  "metric_rationale": "bandwidth of the triad loop"})), "metric"
+    if stage == "reproduce.rubric":
+        return rubric_skeleton(request, nth)
     return _text("{}"), "default"

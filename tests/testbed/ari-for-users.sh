@@ -5,6 +5,9 @@
 # snapshot's hash and of the package list skips a rebuild.
 #
 #   ari-for-users.sh build SNAPSHOT_TARBALL PYTHON313   prints the venv's bin directory
+#   ari-for-users.sh jupyter REPO    ari-jupyter from REPO (a plain install of a copy of the
+#                                    tree, as a site installs it) into $DEST/jupyter, Debian's
+#                                    python3; prints its bin directory
 #
 # Why: the tests' own ARI venv lives under /root (mode 0700), which an unprivileged user
 # cannot enter. pyenv's Python is linked against its own libpython by an absolute RUNPATH
@@ -18,7 +21,7 @@ die() { log "ERROR: $*"; exit 1; }
 
 # what ARI's skills import besides ari-core's own dependencies (see ari-snapshot/README.md)
 EXTRAS=("mcp>=1.28.1,<2" "blobfile>=3.0.0" "structlog>=25.1.0" "tiktoken>=0.9.0" "openai>=1.99.9"
-        "tenacity>=9.0.0" matplotlib pandas scipy semanticscholar)
+        "tenacity>=9.0.0" matplotlib pandas scipy semanticscholar chz)
 
 build() {
   local tarball=$1 py313=$2 stamp pyhome
@@ -46,7 +49,26 @@ build() {
   echo "$DEST/venv/bin"
 }
 
+jupyter() {
+  local repo=$1 src venv=$DEST/jupyter
+  [ "$(id -u)" = 0 ] || die "root is needed (writes $DEST)"
+  install -d -m 755 "$DEST"
+  [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+  # what the CLI imports (its site config is read through jupyter_core; the widgets are not needed to emit)
+  "$venv/bin/pip" install -q --disable-pip-version-check "traitlets>=5.9" "json5>=0.9" jupyter_core pyyaml >"$DEST/pip-jupyter.log" 2>&1 \
+    || { tail -n 20 "$DEST/pip-jupyter.log" >&2; die "pip install traitlets json5 failed"; }
+  src=$(mktemp -d "$DEST/src.XXXXXX")
+  git -C "$repo" ls-files -z --cached --others --exclude-standard \
+    | (cd "$repo" && xargs -0 cp --parents -t "$src" 2>/dev/null) || cp -a "$repo/." "$src/"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$src" \
+    >>"$DEST/pip-jupyter.log" 2>&1 || { tail -n 20 "$DEST/pip-jupyter.log" >&2; die "pip install of ari-jupyter failed"; }
+  rm -rf "$src"
+  chmod -R a+rX "$venv"
+  echo "$venv/bin"
+}
+
 case "${1:-}" in
   build) shift; build "$@" ;;
-  *) die "usage: $0 build SNAPSHOT_TARBALL PYTHON313" ;;
+  jupyter) shift; jupyter "$@" ;;
+  *) die "usage: $0 build SNAPSHOT_TARBALL PYTHON313 | jupyter REPO" ;;
 esac
