@@ -199,14 +199,16 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     assert not (HOME / "workspace").exists()
 
     # 3. BFTS: nodes evaluated with the metric their own job printed
+    # (children inherit their parent's files, evidence/ too: a job belongs to the node whose
+    # work dir it ran in, its --chdir)
     jobs = {}
-    for node in tree["nodes"]:
-        work = workspace / "experiments" / run_id / node["id"]
-        for env_file in sorted(work.glob("evidence/job_env_*.txt")):
-            job = env_file.stem.rsplit("_", 1)[1]
-            jobs[job] = {"node": node["id"], "env": _env_file(env_file),
-                         "modules": (work / "evidence" / f"module_list_{job}.txt").read_text(errors="replace"),
-                         "output": (workspace / "slurm_logs" / f"slurm_job_{job}.out").read_text(errors="replace")}
+    for env_file in sorted((workspace / "experiments" / run_id).glob("*/evidence/job_env_*.txt")):
+        job, env = env_file.stem.rsplit("_", 1)[1], _env_file(env_file)
+        if Path(env.get("PWD", "")).name != env_file.parent.parent.name:
+            continue
+        jobs[job] = {"node": env_file.parent.parent.name, "env": env,
+                     "modules": (env_file.parent / f"module_list_{job}.txt").read_text(errors="replace"),
+                     "output": (workspace / "slurm_logs" / f"slurm_job_{job}.out").read_text(errors="replace")}
     evaluated = {}
     for node in tree["nodes"]:
         value = (node.get("metrics") or {}).get("triad_mbps")
@@ -238,7 +240,19 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
         assert env.get("SLURMD_NODENAME") in bed.nodes
     figures["bfts_jobs"] = {job: {"node": s["node"], "host": s["env"]["SLURMD_NODENAME"]} for job, s in jobs.items()}
 
-    # 4. the scripted server's log: API base and the model per phase reached ARI's processes
+    # 4. the paper pipeline ran on to ARI's reproduce stage (how far it got is in the figures:
+    # ors_build_reproduce needs PaperBench's chz and nanoeval, which the test bed cannot fetch)
+    stages = {}
+    for name in ("ors_rubric.meta.json", "ors_replicator.json", "ors_phase1.json"):
+        path = ckpt / name
+        assert path.is_file(), f"the pipeline did not reach {name}: {terminal_log[-3000:]}"
+        stages[name] = json.loads(path.read_text())
+    figures["reproduce"] = {"rubric_leaves": stages["ors_rubric.meta.json"].get("leaves_count"),
+                            "replicator": str(stages["ors_replicator.json"].get("result", ""))[:200],
+                            "phase1_executed": stages["ors_phase1.json"].get("executed"),
+                            "phase1_error": stages["ors_phase1.json"].get("error")}
+
+    # 5. the scripted server's log: API base and the model per phase reached ARI's processes
     assert requests and all(r["path"] == "/v1/chat/completions" for r in requests)
     assert all(r["authorization"] for r in requests)  # the key reached them...
     by_stage: dict[str, set] = {}
