@@ -11,9 +11,16 @@ measurements.
 Checked in what the run left: ARI evaluated at least two BFTS nodes with a metric the job
 printed (the node's value equals the number in that job's own output file), every BFTS job ran
 as the user with ``--export=NONE`` and sourced ARI_ENV_FILE (its environment and ``module list``,
-written from inside the job), the scripted server's log shows the model per phase and the API
-base the run settings chose, and the key's value appears nowhere (server log, checkpoint,
-workspace, job outputs).
+written from inside the job); the paper pipeline went on to ARI's reproduce stage, whose
+reproduce.sh (written by ARI's EAR from the best node's run command) ARI's run_reproduce
+submitted as a 2-node job where ``srun`` and Open MPI's ``mpirun`` put ranks 0-3 on both nodes;
+the scripted server's log shows the model per phase and the API base the run settings chose,
+and the key's value appears nowhere (server log, checkpoint, workspace, job outputs).
+
+Not on the test bed, so not in this run: ARI's PaperBench replicator (ors_build_reproduce needs
+chz and nanoeval, fetched from git; ARI skips it when reproduce.sh is already in the sandbox),
+the review stages (--no-review), and a compiled MPI program (no MPI headers: the ranks are
+processes Open MPI's launcher starts, not MPI library calls).
 
 Figures (nodes, metrics, job ids, hosts, wall time) and the request log go to
 $ARI_TEST_REPORT_DIR/whole-run/ when that is set.
@@ -153,10 +160,12 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
             "--goal", "Measure the bandwidth of a triad loop in a SLURM job and how it changes with the array length.",
             "--metric", "triad_mbps", "--partition", "small", "--max-cpus", "2", "--walltime", "00:30:00",
             "--module", "openmpi/4.1", "--workspace", str(HOME / "ari"),
+            # the reproduce job: MPI on CPUs (ARI's kind cpu_single), 2 nodes x 2 ranks
+            "--preset", "cpu_single", "--nodes", "2", "--ranks", "4", "--tasks-per-node", "2",
             "--llm-backend", "openai", "--llm-model", f"openai/{MAIN}", "--llm-api-base", api_base,
             *[a for phase, model in PHASE_MODELS.items() for a in ("--phase-model", f"{phase}=openai/{model}")],
             "--max-nodes", "3", "--max-depth", "2", "--parallel", "1", "--max-react", "12",
-            "--node-timeout-min", "10", "--no-review", "--no-ear"],
+            "--node-timeout-min", "10", "--no-review"],
             {**base_env, "PATH": f"{dest}/jupyter/bin:{SYSTEM_PATH}", "ARI_ROOT": f"{dest}/src"}),
             cwd=HOME, timeout=600)
         assert emit.returncode == 0, emit.stderr[-3000:]
@@ -240,17 +249,36 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
         assert env.get("SLURMD_NODENAME") in bed.nodes
     figures["bfts_jobs"] = {job: {"node": s["node"], "host": s["env"]["SLURMD_NODENAME"]} for job, s in jobs.items()}
 
-    # 4. the paper pipeline ran on to ARI's reproduce stage (how far it got is in the figures:
-    # ors_build_reproduce needs PaperBench's chz and nanoeval, which the test bed cannot fetch)
-    stages = {}
-    for name in ("ors_rubric.meta.json", "ors_replicator.json", "ors_phase1.json"):
-        path = ckpt / name
-        assert path.is_file(), f"the pipeline did not reach {name}: {terminal_log[-3000:]}"
-        stages[name] = json.loads(path.read_text())
-    figures["reproduce"] = {"rubric_leaves": stages["ors_rubric.meta.json"].get("leaves_count"),
-                            "replicator": str(stages["ors_replicator.json"].get("result", ""))[:200],
-                            "phase1_executed": stages["ors_phase1.json"].get("executed"),
-                            "phase1_error": stages["ors_phase1.json"].get("error")}
+    # 4. the paper pipeline, on to ARI's reproduce stage: ARI's EAR bundled the best node's
+    # scripts and wrote reproduce.sh from its run command, ors_seed_sandbox put them into
+    # repro_sandbox/ (so ors_build_reproduce, whose PaperBench replicator needs chz and nanoeval
+    # the test bed cannot fetch, is skipped by ARI's own rule), and run_reproduce submitted it
+    stages = {name: json.loads((ckpt / name).read_text())
+              for name in ("ors_seed.json", "ors_replicator.json", "ors_phase1.json")
+              if (ckpt / name).is_file()}
+    assert "ors_phase1.json" in stages, f"the pipeline did not reach ors_run_reproduce: {terminal_log[-3000:]}"
+    phase1 = stages["ors_phase1.json"]
+    reproduce_log = (ckpt / "repro_sandbox" / "reproduce.log")
+    reproduce_text = reproduce_log.read_text(errors="replace") if reproduce_log.is_file() else ""
+    figures["reproduce"] = {"seed": stages.get("ors_seed.json"), "replicator": stages.get("ors_replicator.json"),
+                            "phase1": {k: phase1.get(k) for k in ("executed", "exit_code", "error", "sandbox_kind",
+                                                                   "partition", "nodes", "ntasks", "elapsed_sec")},
+                            "log": reproduce_text[-3000:]}
+    assert phase1.get("executed") and phase1.get("exit_code") == 0, (phase1, reproduce_text[-2000:])
+    assert phase1.get("sandbox_kind") == "slurm" and phase1.get("nodes") == 2 and phase1.get("ntasks") == 4, phase1
+    for launcher in ("srun", "mpirun"):
+        ranks = sorted(re.findall(rf"(?m)^{launcher} rank (\d+) of (\d+) on (\S+)$", reproduce_text))
+        assert [(r, n) for r, n, _ in ranks] == [(str(i), "4") for i in range(4)], (launcher, reproduce_text)
+        assert {h for _, _, h in ranks} == {"n1", "n2"}, (launcher, ranks)
+        figures["reproduce"][f"{launcher}_ranks"] = {r: h for r, _, h in ranks}
+    job = re.search(r"(?m)^job (\d+) on (\S+) partition=(\S+)$", reproduce_text)
+    assert job and job.group(3) == "small", reproduce_text
+    figures["reproduce"]["job_id"] = job.group(1)
+    # unlike the BFTS jobs (--export=NONE), ARI submits the reproduce job with the environment
+    # of `ari run`: recorded (the job's env dump shows the name, its value redacted), not asserted
+    repro_env = ckpt / "repro_sandbox" / "code" / "evidence" / f"job_env_{job.group(1)}.txt"
+    figures["reproduce"]["job_env_has_OPENAI_API_KEY"] = (
+        "OPENAI_API_KEY" in _env_file(repro_env) if repro_env.is_file() else None)
 
     # 5. the scripted server's log: API base and the model per phase reached ARI's processes
     assert requests and all(r["path"] == "/v1/chat/completions" for r in requests)

@@ -18,7 +18,9 @@ JOB_SCRIPT = r"""
 set -u
 echo "job ${SLURM_JOB_ID} on $(hostname) partition=${SLURM_JOB_PARTITION}"
 mkdir -p evidence
-env | sort > "evidence/job_env_${SLURM_JOB_ID}.txt"
+# the job's environment, values of secret-looking names replaced (their names stay visible)
+env | sort | sed -E 's/^([A-Za-z_0-9]*(KEY|TOKEN|SECRET|PASSWORD)[A-Za-z_0-9]*)=.*/\1=<redacted>/' \
+  > "evidence/job_env_${SLURM_JOB_ID}.txt"
 module list > "evidence/module_list_${SLURM_JOB_ID}.txt" 2>&1
 echo "modules: $(tr '\n' ' ' < "evidence/module_list_${SLURM_JOB_ID}.txt")"
 python3 - "$N" <<'PY'
@@ -38,6 +40,10 @@ print(f"triad_mbps: {mbps:.3f}")
 json.dump({"measurements": {"triad_mbps": round(mbps, 3)}, "params": {"array_length": n}},
           open("results.json", "w"))
 PY
+# every task of the allocation (one in a BFTS job, all of them in the reproduce job): srun's
+# ranks, then Open MPI's launcher over the same tasks
+srun --ntasks="${SLURM_NTASKS:-1}" sh -c 'echo "srun rank ${SLURM_PROCID} of ${SLURM_NTASKS} on ${SLURMD_NODENAME}"'
+mpirun -np "${SLURM_NTASKS:-1}" sh -c 'echo "mpirun rank ${OMPI_COMM_WORLD_RANK} of ${OMPI_COMM_WORLD_SIZE} on ${SLURMD_NODENAME}"'
 """
 
 
@@ -163,19 +169,29 @@ def react(request: Request, nth: int) -> tuple[dict, str]:
         goal = request.text("user")[:1500]
         return _tool_call(nth, "make_metric_spec", {"experiment_text": goal}), "make_metric_spec"
     submits = [c for c in calls if c[0] == "slurm_submit"]
+    wd = _work_dir(request)
+    if not submits and "run_bash" in offered and not any(c[0] == "run_bash" for c in calls):
+        # the experiment as scripts in the node's work dir: run_job.sh, whose first command ARI
+        # records as the node's run command (node_report.json; ARI skips lines that start with
+        # an assignment, so the array length is an argument), and the measurement itself;
+        # ARI's EAR bundles them as code/ and writes reproduce.sh from that run command
+        n = 20000 * (2 ** _node_depth(request))
+        return _tool_call(nth, "run_bash", {"command": (
+            f"cd {wd} && cat > triad_job.sh <<'ARI_EOF'\n#!/bin/bash\nN=\"${{1:-20000}}\"\n{JOB_SCRIPT}ARI_EOF\n"
+            f"printf '#!/bin/bash\\nbash triad_job.sh {n}\\n' > run_job.sh && chmod +x run_job.sh triad_job.sh"
+            " && cat run_job.sh")}), "write_run_job"
     if not submits or not _job_id(submits[-1][2]):
         if "slurm_submit" not in offered:
             return _text("slurm_submit is not offered"), "no_submit"
-        n = 20000 * (2 ** _node_depth(request)) + 5000 * len(submits)
         return _tool_call(nth, "slurm_submit", {
-            "script": f"N={n}\n" + JOB_SCRIPT, "job_name": "triad", "partition": _partition(request),
-            "nodes": 1, "walltime": "00:05:00", "work_dir": _work_dir(request)}), "slurm_submit"
+            "script": "#!/bin/bash\nbash run_job.sh\n", "job_name": "triad", "partition": _partition(request),
+            "nodes": 1, "walltime": "00:05:00", "work_dir": wd}), "slurm_submit"
     job = _job_id(submits[-1][2])
     statuses = [_result(c[2]).get("status") for c in calls if c[0] == "job_status"]
     # the test bed has no accounting (sacct): a job that left the queue reads UNKNOWN
     if statuses and statuses[-1] in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING") and "job_status" in offered:
         return _tool_call(nth, "job_status", {"job_id": job}), "job_status"
-    reads = [c for c in calls if c[0] == "run_bash"]
+    reads = [c for c in calls[calls.index(submits[-1]):] if c[0] == "run_bash"]
     if not reads and "run_bash" in offered:
         wd = _work_dir(request)
         return _tool_call(nth, "run_bash", {"command": f"cd {wd} && cat ../../../slurm_logs/slurm_job_{job}.out"}), "read_job_output"
