@@ -10,6 +10,7 @@
 #
 # The mount point is under $HOME (ARI's prefix rule also calls $HOME shared), the exported
 # directory and all keys and configs under $ARI_SHAREDFS_DIR; nothing in /etc is changed.
+# ARI_SHAREDFS_OPTS adds sshfs -o options (e.g. uid=N,gid=N: a user's home whose files it owns).
 set -Eeuo pipefail
 
 LAB=${ARI_SHAREDFS_DIR:-/tmp/ari-sharedfs}
@@ -89,7 +90,7 @@ do_start() {
     install -d "$MOUNT"
     ( close_inherited_fds
       exec sshfs -p "$PORT" -o "IdentityFile=$LAB/client_key,StrictHostKeyChecking=no" \
-        -o "UserKnownHostsFile=/dev/null,BatchMode=yes,LogLevel=ERROR,allow_other" \
+        -o "UserKnownHostsFile=/dev/null,BatchMode=yes,LogLevel=ERROR,allow_other${ARI_SHAREDFS_OPTS:+,$ARI_SHAREDFS_OPTS}" \
         "root@127.0.0.1:$EXPORT" "$MOUNT" ) || die "sshfs mount of $MOUNT failed"
     mounted || die "$MOUNT is not a fuse.sshfs mount after sshfs"
   fi

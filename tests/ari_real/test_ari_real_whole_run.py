@@ -1,0 +1,312 @@
+"""The whole run, for real: the wizard's checkpoint, then ``ari run`` on the 2-node test bed.
+
+An unprivileged user, whose home (and so the workspace) is a network filesystem both nodes
+see, writes the checkpoint with ``ari-jupyter emit`` (run settings: the openai backend at the
+scripted LLM's API base, a model per phase) and runs the hand-off script exactly as printed,
+in a terminal holding an API key (a canary value) and ARI on PATH. The scripted LLM
+(tests/scripted_llm) answers ARI's prompts; everything else is real: ARI's own ``ari run``,
+its skills, its hpc skill submitting the BFTS jobs to the real slurmctld, the jobs' own
+measurements.
+
+Checked in what the run left: ARI evaluated at least two BFTS nodes with a metric the job
+printed (the node's value equals the number in that job's own output file), every BFTS job ran
+as the user with ``--export=NONE`` and sourced ARI_ENV_FILE (its environment and ``module list``,
+written from inside the job); the paper pipeline went on to ARI's reproduce stage, whose
+reproduce.sh (written by ARI's EAR from the best node's run command) ARI's run_reproduce
+submitted as a 2-node job where ``srun`` and Open MPI's ``mpirun`` put ranks 0-3 on both nodes;
+the scripted server's log shows the model per phase and the API base the run settings chose,
+and the key's value appears nowhere (server log, checkpoint, workspace, job outputs).
+
+Not on the test bed, so not in this run: ARI's PaperBench replicator (ors_build_reproduce needs
+chz and nanoeval, fetched from git; ARI skips it when reproduce.sh is already in the sandbox),
+the review stages (--no-review), and a compiled MPI program (no MPI headers: the ranks are
+processes Open MPI's launcher starts, not MPI library calls).
+
+Figures (nodes, metrics, job ids, hosts, wall time) and the request log go to
+$ARI_TEST_REPORT_DIR/whole-run/ when that is set.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import ari_env as _ari  # noqa: E402
+from scripted_llm.server import serve  # noqa: E402
+
+pytestmark = [pytest.mark.ari, pytest.mark.slurm, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+TESTBED = REPO / "tests" / "testbed"
+USER = os.environ.get("ARI_WHOLERUN_USER", "ari-runner")
+HOME = Path("/home") / USER
+SHAREDFS_ENV = {"ARI_SHAREDFS_DIR": "/tmp/ari-sharedfs-wholerun", "ARI_SHAREDFS_PORT": "16926",
+                "ARI_SHAREDFS_MOUNT": str(HOME)}
+RUN_TIMEOUT = float(os.environ.get("ARI_WHOLERUN_TIMEOUT", "1800"))
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+# the run settings: one model per phase (litellm's openai/ prefix: an OpenAI-compatible server)
+MAIN = "scripted-main"
+PHASE_MODELS = {"idea": "scripted-idea", "bfts": "scripted-bfts", "coding": "scripted-coding",
+                # ARI passes its API base to the evaluator only when the eval model is the
+                # agent's own (ari-core core.py); another eval model would dial api.openai.com
+                "eval": "scripted-coding",
+                "paper": "scripted-paper", "review": "scripted-review"}
+# which model ARI really asks for each stage the scripted server recognises
+EXPECTED_MODEL = {"bfts.react": "scripted-coding", "bfts.evaluate": "scripted-coding",
+                  "bfts.expand": "scripted-bfts", "bfts.select": "scripted-bfts",
+                  # ARI_MODEL_EVAL: the evaluator skill's semantic review
+                  "review.semantic": "scripted-coding",
+                  # the paper skills read ARI_LLM_MODEL only (ARI_MODEL_PAPER is read by nothing)
+                  "paper.references": MAIN, "paper.figures": MAIN, "paper.write": MAIN,
+                  "reproduce.rubric": MAIN}
+
+
+def _run(argv, *, env=None, timeout=900, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, **kw)
+
+
+@pytest.fixture(scope="module")
+def ari_for_users(ari_env) -> Path:
+    """ARI and ari-jupyter installed where the user can run them (not under /root)."""
+    source = _ari.locate()
+    assert source.is_tarball, f"this test installs ARI from a snapshot tarball, not {source.path}"
+    built = _run(["bash", str(TESTBED / "ari-for-users.sh"), "build", str(source.path), _ari.python313()],
+                 timeout=2400)
+    assert built.returncode == 0, built.stderr[-3000:]
+    jupyter = _run(["bash", str(TESTBED / "ari-for-users.sh"), "jupyter", str(REPO)], timeout=900)
+    assert jupyter.returncode == 0, jupyter.stderr[-3000:]
+    return Path(built.stdout.strip().splitlines()[-1]).parent.parent  # $DEST
+
+
+@pytest.fixture(scope="module")
+def runner(ari_for_users):
+    """An unprivileged user whose home is a fresh fuse.sshfs mount (files it owns)."""
+    created = False
+    try:
+        pwd.getpwnam(USER)
+    except KeyError:
+        made = _run(["useradd", "-M", "-d", str(HOME), "-s", "/bin/bash", "-U", USER])
+        assert made.returncode == 0, made.stderr
+        created = True
+    user = pwd.getpwnam(USER)
+    env = {**os.environ, **SHAREDFS_ENV, "ARI_SHAREDFS_OPTS": f"uid={user.pw_uid},gid={user.pw_gid},cache=no"}
+    script = str(TESTBED / "shared-fs.sh")
+    _run(["bash", script, "stop"], env=env, timeout=120)
+    shutil.rmtree(Path(SHAREDFS_ENV["ARI_SHAREDFS_DIR"]) / "export", ignore_errors=True)
+    started = _run(["bash", script, "start"], env=env, timeout=900)
+    assert started.returncode == 0, f"shared filesystem did not start:\n{started.stderr}"
+    fstype = _run(["findmnt", "-n", "-o", "FSTYPE", "--target", str(HOME)]).stdout.strip()
+    assert fstype == "fuse.sshfs", fstype
+    try:
+        yield user
+    finally:
+        _run(["bash", script, "stop"], env=env, timeout=120)
+        if created:
+            _run(["userdel", USER])
+
+
+def _as_user(user, argv: list[str], env: dict) -> list[str]:
+    """argv run as the user with exactly ``env`` (setpriv execs: no extra process)."""
+    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--",
+            "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if proc.poll() is not None:
+            break
+        try:
+            os.killpg(proc.pid, sig)
+            proc.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            continue
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _env_file(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text(errors="replace").splitlines() if "=" in line)
+
+
+def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users, runner, tmp_path):
+    bed, user, dest = testbed_nogres, runner, ari_for_users
+    started = time.monotonic()
+    log = tmp_path / "requests.jsonl"
+    server = serve(log)
+    api_base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    key = "sk-canary-" + secrets.token_hex(12)
+    slurm_env = {k: bed.env[k] for k in ("SLURM_CONF", "MODULEPATH", "BASH_ENV") if k in bed.env}
+    base_env = {"HOME": str(HOME), "USER": USER, "LOGNAME": USER, "LANG": "C.UTF-8", **slurm_env,
+                "ARI_JUPYTER_WORKSPACES_FILE": str(HOME / ".ari-workspaces.json")}
+    try:
+        # 1. the wizard's side, as the user: checkpoint and hand-off script
+        emit = _run(_as_user(user, [
+            "ari-jupyter", "emit", "--json", "--title", "Triad bandwidth",
+            "--goal", "Measure the bandwidth of a triad loop in a SLURM job and how it changes with the array length.",
+            "--metric", "triad_mbps", "--partition", "small", "--max-cpus", "2", "--walltime", "00:30:00",
+            "--module", "openmpi/4.1", "--workspace", str(HOME / "ari"),
+            # the reproduce job: MPI on CPUs (ARI's kind cpu_single), 2 nodes x 2 ranks
+            "--preset", "cpu_single", "--nodes", "2", "--ranks", "4", "--tasks-per-node", "2",
+            "--llm-backend", "openai", "--llm-model", f"openai/{MAIN}", "--llm-api-base", api_base,
+            *[a for phase, model in PHASE_MODELS.items() for a in ("--phase-model", f"{phase}=openai/{model}")],
+            "--max-nodes", "3", "--max-depth", "2", "--parallel", "1", "--max-react", "12",
+            "--node-timeout-min", "10", "--no-review"],
+            {**base_env, "PATH": f"{dest}/jupyter/bin:{SYSTEM_PATH}", "ARI_ROOT": f"{dest}/src"}),
+            cwd=HOME, timeout=600)
+        assert emit.returncode == 0, emit.stderr[-3000:]
+        emitted = json.loads(emit.stdout)
+        ckpt = Path(emitted["checkpoint_dir"])
+        run_id, workspace = ckpt.name, ckpt.parent.parent
+        dotenv = _env_file(ckpt / ".env")
+        assert dotenv["ARI_LLM_API_BASE"] == api_base and dotenv["ARI_ENV_FILE"] == str(ckpt / "bfts_env.sh")
+        assert "module load openmpi/4.1" in (ckpt / "bfts_env.sh").read_text()
+
+        # 2. the second terminal: ARI on PATH, the key in the shell, the hand-off as printed
+        terminal = {**base_env, "PATH": f"{dest}/venv/bin:{SYSTEM_PATH}",
+                    "LD_LIBRARY_PATH": f"{dest}/python/lib",  # the relocated Python's libpython
+                    "LITELLM_LOCAL_MODEL_COST_MAP": "True", "ARI_MEMORY_BACKEND": "in_memory",
+                    "NO_PROXY": "127.0.0.1,localhost", "OPENAI_API_KEY": key}
+        assert emitted["handoff_command"] == f"bash {workspace}/launch/{run_id}.sh"
+        with open(tmp_path / "terminal.log", "wb") as out:
+            proc = subprocess.Popen(_as_user(user, emitted["handoff_command"].split(), terminal), cwd=HOME,
+                                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
+            try:
+                proc.wait(timeout=RUN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                pass
+            finally:
+                finished = proc.poll() is not None
+                _stop(proc)
+        wall = time.monotonic() - started
+        terminal_log = (tmp_path / "terminal.log").read_text(errors="replace")
+        assert finished, f"ari run did not end in {RUN_TIMEOUT:.0f} s:\n{terminal_log[-3000:]}"
+        assert proc.returncode == 0, f"the hand-off failed ({proc.returncode}):\n{terminal_log[-3000:]}"
+    finally:
+        server.shutdown()
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    figures = {"run_id": run_id, "wall_time_s": round(wall, 1), "requests": len(requests)}
+
+    # ARI adopted the checkpoint
+    tree = json.loads((ckpt / "tree.json").read_text())
+    assert tree["run_id"] == run_id
+    assert not (HOME / "workspace").exists()
+
+    # 3. BFTS: nodes evaluated with the metric their own job printed
+    # (children inherit their parent's files, evidence/ too: a job belongs to the node whose
+    # work dir it ran in, its --chdir)
+    jobs = {}
+    for env_file in sorted((workspace / "experiments" / run_id).glob("*/evidence/job_env_*.txt")):
+        job, env = env_file.stem.rsplit("_", 1)[1], _env_file(env_file)
+        if Path(env.get("PWD", "")).name != env_file.parent.parent.name:
+            continue
+        jobs[job] = {"node": env_file.parent.parent.name, "env": env,
+                     "modules": (env_file.parent / f"module_list_{job}.txt").read_text(errors="replace"),
+                     "output": (workspace / "slurm_logs" / f"slurm_job_{job}.out").read_text(errors="replace")}
+    evaluated = {}
+    for node in tree["nodes"]:
+        value = (node.get("metrics") or {}).get("triad_mbps")
+        if node.get("has_real_data") and isinstance(value, (int, float)):
+            outputs = [j["output"] for j in jobs.values() if j["node"] == node["id"]]
+            printed = [float(v) for o in outputs for v in re.findall(r"(?m)^triad_mbps: ([0-9.]+)$", o)]
+            assert value in printed, (f"{node['id']}: metric {value} is not what its job printed ({printed}); "
+                                      f"jobs: { {j: (s['node'], s['output'][-200:]) for j, s in jobs.items()} }")
+            evaluated[node["id"]] = value
+    assert len(evaluated) >= 2, f"ARI evaluated {len(evaluated)} node(s) with a metric: {tree['nodes']}"
+    best = max(evaluated, key=evaluated.get)
+    nodes_tree = json.loads((ckpt / "nodes_tree.json").read_text())
+    figures.update(nodes=len(tree["nodes"]), evaluated=evaluated, best_node=best, best_triad_mbps=evaluated[best])
+
+    # every BFTS job: the user's, --export=NONE, ARI_ENV_FILE sourced, the run's module loaded
+    assert len(jobs) >= 2, jobs
+    for job, seen in jobs.items():
+        env = seen["env"]
+        assert env.get("SLURM_EXPORT_ENV") == "NONE", (job, env.get("SLURM_EXPORT_ENV"))
+        assert env.get("USER") == USER or env.get("SLURM_JOB_USER") == USER, job
+        assert env.get("ARI_ENV_FILE") == str(ckpt / "bfts_env.sh") and env.get("ARI_CHECKPOINT_DIR") == str(ckpt)
+        assert env.get("SLURM_JOB_PARTITION") == "small" == env.get("ARI_SLURM_PARTITION")
+        assert env.get("SLURM_CPUS_PER_TASK") == "2", job
+        assert "openmpi/4.1" in env.get("LOADEDMODULES", ""), job
+        assert "openmpi/4.1" in seen["modules"] and "Currently Loaded Modules" in seen["modules"]
+        # nothing of the terminal came through (--export=NONE): not its PATH, its variables, its key
+        assert str(dest) not in env.get("PATH", "") and "LITELLM_LOCAL_MODEL_COST_MAP" not in env, job
+        assert "OPENAI_API_KEY" not in env, job
+        assert env.get("SLURMD_NODENAME") in bed.nodes
+    figures["bfts_jobs"] = {job: {"node": s["node"], "host": s["env"]["SLURMD_NODENAME"]} for job, s in jobs.items()}
+
+    # 4. the paper pipeline, on to ARI's reproduce stage: ARI's EAR bundled the best node's
+    # scripts and wrote reproduce.sh from its run command, ors_seed_sandbox put them into
+    # repro_sandbox/ (so ors_build_reproduce, whose PaperBench replicator needs chz and nanoeval
+    # the test bed cannot fetch, is skipped by ARI's own rule), and run_reproduce submitted it
+    stages = {name: json.loads((ckpt / name).read_text())
+              for name in ("ors_seed.json", "ors_replicator.json", "ors_phase1.json")
+              if (ckpt / name).is_file()}
+    assert "ors_phase1.json" in stages, f"the pipeline did not reach ors_run_reproduce: {terminal_log[-3000:]}"
+    phase1 = stages["ors_phase1.json"]
+    reproduce_log = (ckpt / "repro_sandbox" / "reproduce.log")
+    reproduce_text = reproduce_log.read_text(errors="replace") if reproduce_log.is_file() else ""
+    figures["reproduce"] = {"seed": stages.get("ors_seed.json"), "replicator": stages.get("ors_replicator.json"),
+                            "phase1": {k: phase1.get(k) for k in ("executed", "exit_code", "error", "sandbox_kind",
+                                                                   "partition", "nodes", "ntasks", "elapsed_sec")},
+                            "log": reproduce_text[-3000:]}
+    assert phase1.get("executed") and phase1.get("exit_code") == 0, (phase1, reproduce_text[-2000:])
+    assert phase1.get("sandbox_kind") == "slurm" and phase1.get("nodes") == 2 and phase1.get("ntasks") == 4, phase1
+    for launcher in ("srun", "mpirun"):
+        ranks = sorted(re.findall(rf"(?m)^{launcher} rank (\d+) of (\d+) on (\S+)$", reproduce_text))
+        assert [(r, n) for r, n, _ in ranks] == [(str(i), "4") for i in range(4)], (launcher, reproduce_text)
+        assert {h for _, _, h in ranks} == {"n1", "n2"}, (launcher, ranks)
+        figures["reproduce"][f"{launcher}_ranks"] = {r: h for r, _, h in ranks}
+    job = re.search(r"(?m)^job (\d+) on (\S+) partition=(\S+)$", reproduce_text)
+    assert job and job.group(3) == "small", reproduce_text
+    figures["reproduce"]["job_id"] = job.group(1)
+    # unlike the BFTS jobs (--export=NONE), ARI submits the reproduce job with the environment
+    # of `ari run`: recorded (the job's env dump shows the name, its value redacted), not asserted
+    repro_env = ckpt / "repro_sandbox" / "code" / "evidence" / f"job_env_{job.group(1)}.txt"
+    figures["reproduce"]["job_env_has_OPENAI_API_KEY"] = (
+        "OPENAI_API_KEY" in _env_file(repro_env) if repro_env.is_file() else None)
+
+    # 5. the scripted server's log: API base and the model per phase reached ARI's processes
+    assert requests and all(r["path"] == "/v1/chat/completions" for r in requests)
+    assert all(r["authorization"] for r in requests)  # the key reached them...
+    by_stage: dict[str, set] = {}
+    for r in requests:
+        by_stage.setdefault(r["stage"], set()).add(r["model"])
+    for stage in ("bfts.react", "bfts.evaluate", "bfts.expand"):
+        assert stage in by_stage, f"no {stage} request reached the scripted server: {by_stage}"
+    for stage, models in by_stage.items():
+        if stage in EXPECTED_MODEL:
+            assert models == {EXPECTED_MODEL[stage]}, (stage, models)
+    chosen = {MAIN, *PHASE_MODELS.values()}
+    assert {r["model"] for r in requests} <= chosen, by_stage
+    figures["models_by_stage"] = {k: sorted(v) for k, v in by_stage.items()}
+
+    # ...and its value appears nowhere: the server's log, the checkpoint, the workspace, the jobs
+    leaks = [str(p) for p in [log, *workspace.rglob("*")] if p.is_file()
+             and key.encode() in p.read_bytes()]
+    assert not leaks, f"the key's value was written to {leaks}"
+    assert key not in terminal_log
+
+    report_dir = os.environ.get("ARI_TEST_REPORT_DIR")
+    if report_dir:
+        out = Path(report_dir) / "whole-run"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "figures.json").write_text(json.dumps(figures, indent=2) + "\n")
+        shutil.copy(log, out / "requests.jsonl")
+        (out / "terminal-tail.log").write_text(terminal_log[-20000:])
+    print(json.dumps(figures, indent=2))
+    assert nodes_tree  # ARI wrote its tree for the Runs panel
