@@ -36,14 +36,17 @@ def _own_home() -> Path:
     writes the files of the user who runs the suite (their Runs panel's list of workspaces,
     their Jupyter config), and two sessions on one machine never see each other's.
 
-    The HOME sits outside /tmp (``$ARI_TEST_HOME_ROOT``, default ``test-artifacts/`` of the
-    repository), as a user's does: a workspace under it is not node-local by ARI's prefix rule.
+    The HOME sits outside /tmp (``$ARI_TEST_HOME_ROOT``, default ``ari-jupyter-tests/`` in the
+    running user's cache folder, removed at exit), as a user's does: a workspace under it is not
+    node-local by ARI's prefix rule; and outside any git work tree, where the lessons' per-user
+    copies refuse to go (a class's answers would end up in the clone).
     Only the package tools' settings are carried over, read-only (pip's config file, npm's
     user config), so an install in a test reaches the same package index.
     """
     real_home = Path(os.path.expanduser("~"))
-    root = Path(os.environ.get("ARI_TEST_HOME_ROOT") or Path(__file__).resolve().parents[1] / "test-artifacts")
-    root.mkdir(parents=True, exist_ok=True)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or real_home / ".cache")
+    root = Path(os.environ.get("ARI_TEST_HOME_ROOT") or cache / "ari-jupyter-tests")
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
     home = Path(tempfile.mkdtemp(prefix="home-", dir=root))
     atexit.register(shutil.rmtree, home, ignore_errors=True)
     for tool_var, path in (("PIP_CONFIG_FILE", real_home / ".config" / "pip" / "pip.conf"),

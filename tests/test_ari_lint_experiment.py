@@ -273,4 +273,4 @@ def test_cli_lint_unreadable_file_exits_2(tmp_path):
     assert out.returncode == 2 and out.stderr.strip().endswith("missing.md does not exist")
     (tmp_path / "folder.md").mkdir()  # exists, but cannot be read as a file
     out = _cli(str(tmp_path / "folder.md"))
-    assert out.returncode == 2 and "cannot read" in out.stderr and "Is a directory" in out.stderr
+    assert out.returncode == 2 and "folder.md is a directory, not a regular file" in out.stderr

@@ -62,8 +62,10 @@ def test_the_readme_install_line_works_on_the_distribution_python(tmp_path):
     source, home = tmp_path / "ari-jupyter", tmp_path / "home"
     shutil.copytree(REPO, source, ignore=NOT_SOURCE)
     home.mkdir()
-    drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYENV_VERSION", "CONDA_PREFIX")
-    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("SLURM_")}
+    drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYENV_VERSION", "CONDA_PREFIX", "IPYTHONDIR")
+    # a new user's shell: their HOME decides where things go (no session XDG/Jupyter folders)
+    env = {k: v for k, v in os.environ.items()
+           if k not in drop and not k.startswith(("SLURM_", "XDG_", "JUPYTER_"))}
     env.update(PATH="/usr/bin:/bin", HOME=str(home), USER="newcomer")
     done = subprocess.run(["bash", "-c", line], cwd=source, env=env, capture_output=True,
                           text=True, timeout=1500)

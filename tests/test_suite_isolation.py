@@ -49,4 +49,12 @@ def test_two_sessions_get_two_homes():
                            timeout=120, cwd=tests.parent)
     assert other.returncode == 0, other.stderr
     home = Path(other.stdout.strip().splitlines()[-1])
-    assert home != TEST_HOME and home != REAL_HOME and "test-artifacts" in home.parts
+    assert home != TEST_HOME and home != REAL_HOME and "ari-jupyter-tests" in home.parts
+
+
+def test_the_session_home_is_in_no_git_work_tree():
+    """A learner's lesson copies refuse a git work tree (the clone): the session's HOME, where
+    the tests' copies go, is outside the repository."""
+    inside = subprocess.run(["git", "-C", str(TEST_HOME), "rev-parse", "--is-inside-work-tree"],
+                            capture_output=True, text=True)
+    assert inside.stdout.strip() != "true", inside.stdout
