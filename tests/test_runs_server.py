@@ -283,3 +283,20 @@ def test_forget_takes_a_recorded_workspace_off_the_list_and_keeps_its_runs(lab, 
     assert str(elsewhere) not in recorded_workspaces(env) and run.is_dir()
     status, body = get(server, "/ari-jupyter/runs")
     assert str(elsewhere) not in json.loads(body)["workspaces"]
+
+
+@pytest.mark.parametrize("lang, words", [("en", "could not be read"), ("ja", "読め"), ("zh", "无法读取")])
+def test_what_could_not_be_read_is_said_once_in_the_panels_language(lang, words):
+    """The list route's answer carries ``skipped_text`` in the panel's language when entries of
+    the workspace could not be read (the real-user case: tests/hardening/test_unreadable_runs)."""
+    from ari_jupyter.i18n import t
+    from ari_jupyter.runs.localize import runs_in_language
+
+    skipped = ["/w/checkpoints/20261201093000_bob"]
+    answer = {"runs": [], "skipped": skipped,
+              "skipped_message": {"message_id": "runs.skipped",
+                                  "params": {"count": 1, "paths": skipped[0]}}}
+    said = runs_in_language(answer, lang)["skipped_text"]
+    assert said == t("runs.skipped", lang, count=1, paths=skipped[0]) and skipped[0] in said
+    assert words in said, said
+    assert "skipped_text" not in runs_in_language({"runs": []}, lang)  # nothing left out: no line

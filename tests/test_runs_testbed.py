@@ -79,11 +79,13 @@ def test_reproduce_job_listed_tailed_cancelled(testbed_nogres, tmp_path):
         assert [(r["run_id"], r["phase"], r["jobs"]) for r in listed["runs"]] == \
             [(ckpt.name, "reproduce", 1)]
 
-        refused = cli(bed, "cancel", str(ckpt))  # no terminal, no --yes: asks, cancels nothing
+        refused = cli(bed, "cancel", str(ckpt))  # which jobs not said: cancels nothing
+        assert refused.returncode == 2 and "--all" in refused.stderr and "--job" in refused.stderr
+        refused = cli(bed, "cancel", str(ckpt), "--all")  # no terminal, no --yes: asks, cancels nothing
         assert refused.returncode == 2 and "--yes" in refused.stderr
         assert status(bed, ckpt)["jobs"]["jobs"][0]["state"] == "RUNNING"
 
-        done = cli(bed, "cancel", "--yes", "--json", str(ckpt))
+        done = cli(bed, "cancel", "--yes", "--all", "--json", str(ckpt))
         result = json.loads(done.stdout)
         assert done.returncode == 0, done.stderr
         assert result["outcomes"] == [{"job_id": job_id, "result": "cancelled",

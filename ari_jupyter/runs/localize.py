@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import DEFAULT_LANGUAGE, render_message as _rendered, t
+from ..i18n import DEFAULT_LANGUAGE, render_message as _rendered, say, t
 
 
 def _finding(finding: dict[str, Any], lang: str) -> dict[str, Any]:
@@ -35,6 +35,14 @@ def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
     if isinstance(jobs, dict) and jobs.get("problem_message"):
         out["jobs"] = {**jobs, "problem": _rendered(jobs["problem"], jobs["problem_message"], lang)}
     return out
+
+
+def runs_in_language(answer: dict[str, Any], lang: str) -> dict[str, Any]:
+    """``runs_json``'s answer with ``skipped_text``: what could not be read, said once in
+    ``lang`` (the panel shows it under the list; the runs it could read are all there)."""
+    if not answer.get("skipped_message"):
+        return answer
+    return {**answer, "skipped_text": say(answer["skipped_message"], lang)}
 
 
 def cancel_in_language(answer: dict[str, Any], lang: str) -> dict[str, Any]:

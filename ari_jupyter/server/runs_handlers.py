@@ -37,7 +37,7 @@ from ..runs import NotACheckpoint
 from ..runs.status import UnreadableCheckpoint
 from ..runs.workspace import is_dir
 from ..runs.cancel_request import BadCancelRequest, cancel_targets
-from ..runs.localize import cancel_in_language, status_in_language
+from ..runs.localize import cancel_in_language, runs_in_language, status_in_language
 from ..runs.service import (cancel_json, default_workspace, listed_workspaces, run_ids_json,
                             runs_json, same_workspace, status_json)
 from .bodies import BoundedJSONBody
@@ -105,7 +105,7 @@ class RunsHandler(_RunsBase):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        self.answer(await runs_json(self.workspaces, self.host))
+        self.answer(runs_in_language(await runs_json(self.workspaces, self.host), self.lang))
 
 
 class RunIdsHandler(_RunsBase):

@@ -165,7 +165,7 @@ export class RunsPanel extends Widget {
     const request = ++this._request;
     let list: IRunsList;
     try {
-      list = await runsAPI<IRunsList>('');
+      list = await runsAPI<IRunsList>('', {}, this._lang());
     } catch (reason) {
       if (request === this._request) {
         const said = this._trans.__('The runs could not be listed: %1', String(reason));
@@ -369,6 +369,10 @@ export class RunsPanel extends Widget {
         workspacesText(this._trans, list)
       )
     ];
+    if (list.skipped_text) {
+      // entries of the workspace this user cannot read (another user's run): left out, said once
+      body.push(el('p', { class: 'ari-RunsPanel-skipped' }, list.skipped_text));
+    }
     const none = several
       ? this._trans.__('No runs in these workspaces yet.')
       : this._trans.__('No runs in this workspace yet.');

@@ -26,6 +26,8 @@ export interface IRunsList {
   workspaces: string[];
   /** the listed workspaces that do not exist on this machine */
   missing_workspaces?: string[];
+  /** what of the workspaces this user cannot read, said once in the panel's language (left out) */
+  skipped_text?: string;
   runs: IRunRow[];
   scheduler: string;
   accounting: string;

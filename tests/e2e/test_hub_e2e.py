@@ -210,7 +210,9 @@ def test_hub_user_sets_up_and_hands_off_a_run_inside_their_batch_job(hub, page, 
         sbatch_row.scroll_into_view_if_needed()
         _shot(page, "sbatch-refused", docs=True)
         # the command line in the same job, as the same user: the same verdict and fix
-        user_env = {k: v for k, v in slurm_env.items() if not k.startswith("PYTHON")}
+        # the user's own environment: none of the test session's folders (its HOME, XDG, Jupyter)
+        user_env = {k: v for k, v in slurm_env.items()
+                    if not k.startswith(("PYTHON", "XDG_", "JUPYTER_")) and k != "IPYTHONDIR"}
         user_env.update(PATH=f"{site_bin}:{slurm_env['PATH']}", HOME=str(home), USER=user, LOGNAME=user)
         cli = _as_user(user, "srun", f"--jobid={job_id}", "--overlap", "-N1", "-n1", f"--chdir={home}",
                        "ari-jupyter", "probe", "--only", "sbatch", "--json", env=user_env, timeout=120)
