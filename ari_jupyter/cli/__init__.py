@@ -13,6 +13,7 @@ English text and adds each message's id and params.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import pkgutil
 import sys
@@ -20,6 +21,14 @@ import sys
 from ..base.version import __version__
 from ..i18n import LANGUAGES, default_lang, t
 from ._localized import LocalizedParser, language_of, localize
+
+
+@functools.lru_cache(maxsize=None)
+def command_modules() -> tuple[str, ...]:
+    """The modules of this package that may hold a command, listed once per process (the
+    package's folder does not change under a running command)."""
+    return tuple(sorted(info.name for info in pkgutil.iter_modules(__path__)
+                        if not info.name.startswith("_")))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,10 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="language of the printed messages, before or after the command "
                         "(default: from LC_ALL/LC_MESSAGES/LANG)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    for name in command_modules():
+        module = importlib.import_module(f"{__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)

@@ -36,6 +36,8 @@ CHILD = textwrap.dedent("""\
     ws, uid, gid, ids = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
     # every module the calls need, loaded while the interpreter (under /root) is readable
     import hashlib, unicodedata
+    from ari_jupyter.cli import _localized  # the CLI's own words, a file under /root in CI
+    _localized.catalog(), _localized._templates()
     asyncio.run(runs_json([ws]))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         main(["runs", "--workspace", ws])
