@@ -130,11 +130,11 @@ def test_the_sbatch_preview_keeps_each_flag_with_its_value():
 # -- the wizard cell run again in the same kernel keeps what was typed -----------------------
 
 def test_a_rerun_of_the_wizard_cell_in_a_kernel_keeps_what_was_typed(monkeypatch):
+    from ari_jupyter.wizard import session
     from ari_jupyter.wizard.state import WizardState
-    from ari_jupyter.widgets import wizard as wizard_module
 
-    monkeypatch.setattr(wizard_module, "_LATEST", {"wizard": None, "touched": set()})
-    monkeypatch.setattr(wizard_module, "_in_a_kernel", lambda: True)
+    monkeypatch.setattr(session, "_LATEST", {"context": None})
+    monkeypatch.setattr(session, "in_a_kernel", lambda: True)
     first = Wizard(site="sx40", lang="ja", bridge=fake_bridge()[0], run_probes=False)
     panel = first.experiment_panel
     panel.title.value = "Typed before the re-run"
@@ -149,10 +149,10 @@ def test_a_rerun_of_the_wizard_cell_in_a_kernel_keeps_what_was_typed(monkeypatch
 
 
 def test_outside_a_kernel_every_wizard_starts_afresh(monkeypatch):
-    from ari_jupyter.widgets import wizard as wizard_module
+    from ari_jupyter.wizard import session
 
-    monkeypatch.setattr(wizard_module, "_LATEST", {"wizard": None, "touched": set()})
-    monkeypatch.setattr(wizard_module, "_in_a_kernel", lambda: False)
+    monkeypatch.setattr(session, "_LATEST", {"context": None})
+    monkeypatch.setattr(session, "in_a_kernel", lambda: False)
     first = Wizard(site="sx40", bridge=fake_bridge()[0], run_probes=False)
     first.experiment_panel.title.value = "Typed"
     assert Wizard(bridge=fake_bridge()[0], run_probes=False).state.title == ""

@@ -24,7 +24,7 @@ import traitlets
 from ..wizard.config import AriWizard, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import STEP_BUTTONS_STYLE, SharedLooks, esc, language_options
-from ..wizard.session import WizardContext
+from ..wizard.session import WizardContext, kept_in_this_kernel, remember_in_this_kernel
 from .allocation_panel import AllocationPanel
 from .style import css
 from .terminal_bridge import TerminalBridge
@@ -58,9 +58,9 @@ class Wizard(widgets.VBox):
                  bridge: TerminalBridge | None = None, env=None, **kwargs):
         self.config = wizard_config(config)
         env = dict(os.environ if env is None else env)
-        kept = _kept_in_this_kernel() if state is None and site is None and lang is None else None
+        kept = kept_in_this_kernel() if state is None and site is None and lang is None else None
         if kept is not None:  # the cell run again: what was typed stays
-            state = kept.copy()
+            state = kept.state.copy()
         if state is not None and site is None and state.site_name:
             site = _known_site(state.site_name)  # a restored demo run reopens on its demo site
         host, site_name, reason = select_host(site, self.config, env)
@@ -119,8 +119,8 @@ class Wizard(widgets.VBox):
         # Every widget above was made with its final text: no relabelling pass here.
         super().__init__(children=self._children(self._panels[0]), **kwargs)
         if kept is not None:
-            self.ctx.touched.update(_LATEST["touched"])
-        _remember(self)
+            self.ctx.touched.update(kept.touched)
+        remember_in_this_kernel(self.ctx)
         if run_probes:
             self.ctx.runner.start_soon()
 
@@ -272,34 +272,6 @@ class Wizard(widgets.VBox):
     async def wait(self) -> None:
         """Wait for every probe started so far (notebooks: ``await wizard.wait()``)."""
         await self.ctx.runner.wait()
-
-
-_LATEST: dict = {"wizard": None, "touched": set()}
-"""The last wizard made in this process, to go on from when its cell runs again in a kernel."""
-
-
-def _in_a_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
-def _remember(wizard: "Wizard") -> None:
-    import weakref
-
-    if _in_a_kernel():
-        _LATEST["wizard"] = weakref.ref(wizard)
-        _LATEST["touched"] = wizard.ctx.touched
-
-
-def _kept_in_this_kernel():
-    """The state of the last wizard made in this kernel (None: none, or not in a kernel)."""
-    ref = _LATEST["wizard"]
-    previous = ref() if ref is not None and _in_a_kernel() else None
-    return previous.ctx.state if previous is not None else None
 
 
 def _known_site(name: str):

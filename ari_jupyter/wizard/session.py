@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from traitlets import Any as AnyTrait, HasTraits, List, Unicode, observe
@@ -408,3 +409,30 @@ def store_result(state, result: ProbeResult) -> None:
 def probe_results(state) -> dict[str, ProbeResult]:
     """The state's latest verdict per probe id."""
     return dict(state.probe_results)
+
+
+_LATEST: dict = {"context": None}
+"""The session of the last wizard made in this kernel, to go on from when its cell runs again."""
+
+
+def in_a_kernel() -> bool:
+    """Whether this process is an IPython kernel (a plain script makes every wizard afresh)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def remember_in_this_kernel(ctx: WizardContext) -> None:
+    """``ctx`` is the session a plain ``Wizard()`` in this kernel goes on from next (held
+    weakly: a wizard nobody shows any more is not kept alive for it)."""
+    if in_a_kernel():
+        _LATEST["context"] = weakref.ref(ctx)
+
+
+def kept_in_this_kernel() -> WizardContext | None:
+    """The session of the last wizard made in this kernel, while it lives; None outside a kernel."""
+    ref = _LATEST["context"]
+    return ref() if ref is not None and in_a_kernel() else None
