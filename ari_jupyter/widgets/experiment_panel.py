@@ -6,7 +6,7 @@ import os
 
 import ipywidgets as widgets
 
-from ..i18n import error_text, listed, render, render as in_lang, sentence_gap
+from ..i18n import error_text, listed, render, sentence_gap
 from ..ari.judge import EXPERIMENT_FIELDS, REQUIRED_FIELDS, for_step
 from ..wizard.state import min_expected_metric_of
 from ._base import Panel, STATUS_STYLE, esc, pre, rich, shared_fs_fix
@@ -442,7 +442,7 @@ class ExperimentPanel(Panel, widgets.VBox):
             return  # nothing written yet, or the latest Write failed: its message stays
         files = "".join(f"<li><code>{esc(path)}</code></li>" for path in result.files)
 
-        notes = "".join(f"<li>{rich(in_lang(note, self.ctx.lang))}</li>" for note in result.notes)
+        notes = "".join(f"<li>{rich(render(note, self.ctx.lang))}</li>" for note in result.notes)
         # edited since: the files below (and the hand-off checks) are the written ones, not
         # what the page shows now
         changed = ("" if self._written_as == self._fingerprint() else
