@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import re
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -42,105 +40,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import ari_env as _ari  # noqa: E402
 from scripted_llm.server import serve  # noqa: E402
 
 pytestmark = [pytest.mark.ari, pytest.mark.slurm, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[2]
-TESTBED = REPO / "tests" / "testbed"
-USER = os.environ.get("ARI_WHOLERUN_USER", "ari-runner")
-HOME = Path("/home") / USER
-SHAREDFS_ENV = {"ARI_SHAREDFS_DIR": "/tmp/ari-sharedfs-wholerun", "ARI_SHAREDFS_PORT": "16926",
-                "ARI_SHAREDFS_MOUNT": str(HOME)}
-RUN_TIMEOUT = float(os.environ.get("ARI_WHOLERUN_TIMEOUT", "1800"))
-SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
-
-# the run settings: one model per phase (litellm's openai/ prefix: an OpenAI-compatible server)
-MAIN = "scripted-main"
-PHASE_MODELS = {"idea": "scripted-idea", "bfts": "scripted-bfts", "coding": "scripted-coding",
-                # ARI passes its API base to the evaluator only when the eval model is the
-                # agent's own (ari-core core.py); another eval model would dial api.openai.com
-                "eval": "scripted-coding",
-                "paper": "scripted-paper", "review": "scripted-review"}
-# which model ARI really asks for each stage the scripted server recognises
-EXPECTED_MODEL = {"bfts.react": "scripted-coding", "bfts.evaluate": "scripted-coding",
-                  "bfts.expand": "scripted-bfts", "bfts.select": "scripted-bfts",
-                  # ARI_MODEL_EVAL: the evaluator skill's semantic review
-                  "review.semantic": "scripted-coding",
-                  # the paper skills read ARI_LLM_MODEL only (ARI_MODEL_PAPER is read by nothing)
-                  "paper.references": MAIN, "paper.figures": MAIN, "paper.write": MAIN,
-                  "reproduce.rubric": MAIN}
-
-
-def _run(argv, *, env=None, timeout=900, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, **kw)
-
-
-@pytest.fixture(scope="module")
-def ari_for_users(ari_env) -> Path:
-    """ARI and ari-jupyter installed where the user can run them (not under /root)."""
-    source = _ari.locate()
-    assert source.is_tarball, f"this test installs ARI from a snapshot tarball, not {source.path}"
-    built = _run(["bash", str(TESTBED / "ari-for-users.sh"), "build", str(source.path), _ari.python313()],
-                 timeout=2400)
-    assert built.returncode == 0, built.stderr[-3000:]
-    jupyter = _run(["bash", str(TESTBED / "ari-for-users.sh"), "jupyter", str(REPO)], timeout=900)
-    assert jupyter.returncode == 0, jupyter.stderr[-3000:]
-    return Path(built.stdout.strip().splitlines()[-1]).parent.parent  # $DEST
-
-
-@pytest.fixture(scope="module")
-def runner(ari_for_users):
-    """An unprivileged user whose home is a fresh fuse.sshfs mount (files it owns)."""
-    created = False
-    try:
-        pwd.getpwnam(USER)
-    except KeyError:
-        made = _run(["useradd", "-M", "-d", str(HOME), "-s", "/bin/bash", "-U", USER])
-        assert made.returncode == 0, made.stderr
-        created = True
-    user = pwd.getpwnam(USER)
-    env = {**os.environ, **SHAREDFS_ENV, "ARI_SHAREDFS_OPTS": f"uid={user.pw_uid},gid={user.pw_gid},cache=no"}
-    script = str(TESTBED / "shared-fs.sh")
-    _run(["bash", script, "stop"], env=env, timeout=120)
-    shutil.rmtree(Path(SHAREDFS_ENV["ARI_SHAREDFS_DIR"]) / "export", ignore_errors=True)
-    started = _run(["bash", script, "start"], env=env, timeout=900)
-    assert started.returncode == 0, f"shared filesystem did not start:\n{started.stderr}"
-    fstype = _run(["findmnt", "-n", "-o", "FSTYPE", "--target", str(HOME)]).stdout.strip()
-    assert fstype == "fuse.sshfs", fstype
-    try:
-        yield user
-    finally:
-        _run(["bash", script, "stop"], env=env, timeout=120)
-        if created:
-            _run(["userdel", USER])
-
-
-def _as_user(user, argv: list[str], env: dict) -> list[str]:
-    """argv run as the user with exactly ``env`` (setpriv execs: no extra process)."""
-    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--",
-            "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        if proc.poll() is not None:
-            break
-        try:
-            os.killpg(proc.pid, sig)
-            proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            continue
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def _env_file(path: Path) -> dict[str, str]:
-    return dict(line.split("=", 1) for line in path.read_text(errors="replace").splitlines() if "=" in line)
+from wholerun_support import (EXPECTED_MODEL, HOME, MAIN, PHASE_MODELS, RUN_TIMEOUT,  # noqa: E402
+                               SYSTEM_PATH, USER, as_user as _as_user, env_file as _env_file,
+                               run as _run, stop as _stop, RunFollower)
 
 
 def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users, runner, tmp_path):
@@ -182,6 +88,8 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
                     "LITELLM_LOCAL_MODEL_COST_MAP": "True", "ARI_MEMORY_BACKEND": "in_memory",
                     "NO_PROXY": "127.0.0.1,localhost", "OPENAI_API_KEY": key}
         assert emitted["handoff_command"] == f"bash {workspace}/launch/{run_id}.sh"
+        follower = RunFollower(user, ckpt, {**base_env, "PATH": f"{dest}/jupyter/bin:{SYSTEM_PATH}"},
+                               dest / "jupyter" / "bin").start()
         with open(tmp_path / "terminal.log", "wb") as out:
             proc = subprocess.Popen(_as_user(user, emitted["handoff_command"].split(), terminal), cwd=HOME,
                                     stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -194,6 +102,7 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
                 finished = proc.poll() is not None
                 _stop(proc)
         wall = time.monotonic() - started
+        follower.stop()
         terminal_log = (tmp_path / "terminal.log").read_text(errors="replace")
         assert finished, f"ari run did not end in {RUN_TIMEOUT:.0f} s:\n{terminal_log[-3000:]}"
         assert proc.returncode == 0, f"the hand-off failed ({proc.returncode}):\n{terminal_log[-3000:]}"
@@ -300,6 +209,16 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
              and key.encode() in p.read_bytes()]
     assert not leaks, f"the key's value was written to {leaks}"
     assert key not in terminal_log
+
+    keep = os.environ.get("ARI_WHOLERUN_KEEP")
+    if keep:  # the raw run, for recording it as a demo site's run (tests/testbed/record_run.py)
+        kept = Path(keep)
+        shutil.rmtree(kept, ignore_errors=True)
+        shutil.copytree(workspace, kept / "workspace", symlinks=True)
+        follower.keep(kept)
+        shutil.copy(log, kept / "requests.jsonl")
+        (kept / "figures.json").write_text(json.dumps(figures, indent=2) + "\n")
+        (kept / "READY").write_text(f"{workspace}\n")
 
     report_dir = os.environ.get("ARI_TEST_REPORT_DIR")
     if report_dir:

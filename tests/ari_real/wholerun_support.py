@@ -1,0 +1,171 @@
+"""What the whole-run tests share: ARI and ari-jupyter installed for an unprivileged user, that
+user with a network home both nodes see, and running things as that user.
+
+The fixtures (``ari_for_users``, ``runner``) are handed to the tests by ``conftest.py``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import ari_env as _ari  # noqa: E402
+from ari_jupyter.runs.jobs import SQUEUE_FORMAT  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+TESTBED = REPO / "tests" / "testbed"
+USER = os.environ.get("ARI_WHOLERUN_USER", "ari-runner")
+HOME = Path("/home") / USER
+SHAREDFS_ENV = {"ARI_SHAREDFS_DIR": "/tmp/ari-sharedfs-wholerun", "ARI_SHAREDFS_PORT": "16926",
+                "ARI_SHAREDFS_MOUNT": str(HOME)}
+RUN_TIMEOUT = float(os.environ.get("ARI_WHOLERUN_TIMEOUT", "1800"))
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+# the run settings: one model per phase (litellm's openai/ prefix: an OpenAI-compatible server)
+MAIN = "scripted-main"
+PHASE_MODELS = {"idea": "scripted-idea", "bfts": "scripted-bfts", "coding": "scripted-coding",
+                # ARI passes its API base to the evaluator only when the eval model is the
+                # agent's own (ari-core core.py); another eval model would dial api.openai.com
+                "eval": "scripted-coding",
+                "paper": "scripted-paper", "review": "scripted-review"}
+# which model ARI really asks for each stage the scripted server recognises
+EXPECTED_MODEL = {"bfts.react": "scripted-coding", "bfts.evaluate": "scripted-coding",
+                  "bfts.expand": "scripted-bfts", "bfts.select": "scripted-bfts",
+                  # ARI_MODEL_EVAL: the evaluator skill's semantic review
+                  "review.semantic": "scripted-coding",
+                  # the paper skills read ARI_LLM_MODEL only (ARI_MODEL_PAPER is read by nothing)
+                  "paper.references": MAIN, "paper.figures": MAIN, "paper.write": MAIN,
+                  "reproduce.rubric": MAIN}
+
+
+def run(argv, *, env=None, timeout=900, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, **kw)
+
+
+@pytest.fixture(scope="module")
+def ari_for_users(ari_env) -> Path:
+    """ARI and ari-jupyter installed where the user can run them (not under /root)."""
+    source = _ari.locate()
+    assert source.is_tarball, f"this test installs ARI from a snapshot tarball, not {source.path}"
+    built = run(["bash", str(TESTBED / "ari-for-users.sh"), "build", str(source.path), _ari.python313()],
+                 timeout=2400)
+    assert built.returncode == 0, built.stderr[-3000:]
+    jupyter = run(["bash", str(TESTBED / "ari-for-users.sh"), "jupyter", str(REPO)], timeout=900)
+    assert jupyter.returncode == 0, jupyter.stderr[-3000:]
+    return Path(built.stdout.strip().splitlines()[-1]).parent.parent  # $DEST
+
+
+@pytest.fixture(scope="module")
+def runner(ari_for_users):
+    """An unprivileged user whose home is a fresh fuse.sshfs mount (files it owns)."""
+    created = False
+    try:
+        pwd.getpwnam(USER)
+    except KeyError:
+        made = run(["useradd", "-M", "-d", str(HOME), "-s", "/bin/bash", "-U", USER])
+        assert made.returncode == 0, made.stderr
+        created = True
+    user = pwd.getpwnam(USER)
+    env = {**os.environ, **SHAREDFS_ENV, "ARI_SHAREDFS_OPTS": f"uid={user.pw_uid},gid={user.pw_gid},cache=no"}
+    script = str(TESTBED / "shared-fs.sh")
+    run(["bash", script, "stop"], env=env, timeout=120)
+    shutil.rmtree(Path(SHAREDFS_ENV["ARI_SHAREDFS_DIR"]) / "export", ignore_errors=True)
+    started = run(["bash", script, "start"], env=env, timeout=900)
+    assert started.returncode == 0, f"shared filesystem did not start:\n{started.stderr}"
+    fstype = run(["findmnt", "-n", "-o", "FSTYPE", "--target", str(HOME)]).stdout.strip()
+    assert fstype == "fuse.sshfs", fstype
+    try:
+        yield user
+    finally:
+        run(["bash", script, "stop"], env=env, timeout=120)
+        if created:
+            run(["userdel", USER])
+
+
+def as_user(user, argv: list[str], env: dict) -> list[str]:
+    """argv run as the user with exactly ``env`` (setpriv execs: no extra process)."""
+    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--",
+            "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
+
+
+def stop(proc: subprocess.Popen) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if proc.poll() is not None:
+            break
+        try:
+            os.killpg(proc.pid, sig)
+            proc.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            continue
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def env_file(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text(errors="replace").splitlines() if "=" in line)
+
+
+class RunFollower:
+    """Follows a run while it goes, as a user watching it would: every ``every`` seconds it asks
+    ``ari-jupyter status --json`` (as the user) and the queue (``squeue`` in the Runs panel's
+    format), and keeps each phase seen and each distinct queue answer, with the time."""
+
+    def __init__(self, user, checkpoint: Path, env: dict, jupyter_bin: Path, every: float = 2.0):
+        self.user, self.checkpoint, self.env, self.every = user, checkpoint, env, every
+        self.status_argv = [str(jupyter_bin / "ari-jupyter"), "status", "--json", str(checkpoint)]
+        self.phases: list[tuple[float, str, dict]] = []
+        self.queue: list[tuple[float, str]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._started = 0.0
+
+    def start(self) -> "RunFollower":
+        self._started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=60)
+
+    def on_phase(self, phase: str, status: dict) -> None:
+        """Called once per new phase (a subclass takes screenshots here)."""
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            now = round(time.monotonic() - self._started, 1)
+            answer = run(as_user(self.user, self.status_argv, self.env), timeout=60)
+            try:
+                status = json.loads(answer.stdout)
+            except ValueError:
+                status = None
+            if status and (not self.phases or self.phases[-1][1] != status.get("phase")):
+                self.phases.append((now, status["phase"], status))
+                self.on_phase(status["phase"], status)
+            queue = run(as_user(self.user, ["squeue", "-h", "-o", SQUEUE_FORMAT, "-u", self.user.pw_name], self.env), timeout=30)
+            if queue.returncode == 0 and (not self.queue or self.queue[-1][1] != queue.stdout):
+                self.queue.append((now, queue.stdout))
+            self._stop.wait(self.every)
+
+    def keep(self, out: Path) -> None:
+        """The timeline as files: phases.json (phase, seconds, jobs) and squeue.jsonl."""
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "phases.json").write_text(json.dumps(
+            [{"t": t, "phase": p, "stage": s.get("stage"), "nodes": s.get("nodes"),
+              "best_metric": s.get("best_metric"), "jobs": s.get("jobs", {}).get("jobs", [])}
+             for t, p, s in self.phases], indent=1) + "\n")
+        (out / "squeue.jsonl").write_text("".join(json.dumps({"t": t, "stdout": q}) + "\n"
+                                                  for t, q in self.queue))
