@@ -79,8 +79,8 @@ _FIXTURE_VARIANT = {f"testbed_{v}": v for v in VARIANTS}
 
 # Every checkpoint written records its workspace in a per-user list (runs.known_workspaces):
 # the tests' lists are their own, never the user's, and each test starts with an empty one.
-os.environ["ARI_JUPYTER_WORKSPACES_FILE"] = str(
-    Path(tempfile.mkdtemp(prefix="ari-known-workspaces-")) / "workspaces.json")
+# (in the session's own HOME, removed with it: never a folder left behind in /tmp)
+os.environ["ARI_JUPYTER_WORKSPACES_FILE"] = str(TEST_HOME / ".ari-known-workspaces" / "workspaces.json")
 
 
 @pytest.fixture(autouse=True)
