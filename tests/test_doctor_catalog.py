@@ -107,7 +107,7 @@ SLURM_MESSAGE_RULES = ("gres-invalid", "gpus-per-task-without-ntasks", "gres-typ
                        "node-config-unavailable", "memory-unsatisfiable", "accounting-disabled",
                        "mpirun-not-found", "permission-denied", "task-exit-nonzero", "command-not-found",
                        "job-cancelled", "job-pending-queued", "mpi-run-as-root",
-                       "step-memory-unavailable")
+                       "step-memory-unavailable", "step-without-environment")
 
 
 @pytest.mark.parametrize("rule", SLURM_MESSAGE_RULES)

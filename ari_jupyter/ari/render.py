@@ -249,7 +249,9 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
     /usr/bin:/bin:/usr/local/bin and sources ``$ARI_ENV_FILE`` inside ``set -a``/``set +a``
     (ari-skill-hpc ``slurm.py``). ``.env`` points ARI_ENV_FILE here, so the job gets the same
     variables as ``ari`` and loads the run's modules (the MODULEPATH the modules probe saw
-    comes first, so the modules chosen from it are found). Every value is shell-quoted; secrets are never written.
+    comes first, so the modules chosen from it are found). ``SLURM_EXPORT_ENV=ALL`` undoes what
+    ``--export=NONE`` would otherwise pass on to every ``srun`` inside the job (steps with no
+    environment). Every value is shell-quoted; secrets are never written.
     """
     if is_secret_name is None:
         is_secret_name = secret_name
@@ -261,6 +263,12 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
     checkpoint = getattr(state, "checkpoint_dir", "") or ""
     if checkpoint:
         lines.append(f"ARI_CHECKPOINT_DIR={q(checkpoint)}")
+    lines += [
+        "# --export=NONE leaves SLURM_EXPORT_ENV=NONE in the job, and every srun in it reads that:",
+        "# its tasks would start with no PATH at all (\"execve(): sh: No such file or directory\").",
+        "# The job's own environment (this file, the modules below) goes to its steps instead.",
+        "SLURM_EXPORT_ENV=ALL",
+    ]
     for key, value in env_values(state).items():
         _require(bool(ENV_KEY.match(key)), f"variable {key!r} is not a shell variable name")
         _require(not is_secret_name(key), f"{key} looks like a secret; secrets never go into the checkpoint")

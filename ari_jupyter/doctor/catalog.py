@@ -388,6 +388,14 @@ CATALOG: tuple[Signature, ...] = (
          "the job was cancelled",
          "someone (or ARI's cleanup) ran scancel, or the node went down",
          "check `scontrol show job <id>` / squeue history and resubmit"),
+    _sig("step-without-environment", "error",
+         r"execve\(\): [^:]+: no such file or directory",
+         "a job step's task could not start its program: it was not found",
+         "the step started with no environment (no PATH): in a job submitted with --export=NONE "
+         "(ARI's BFTS jobs), SLURM_EXPORT_ENV=NONE is passed on to every srun inside it; or the "
+         "program is not on the node",
+         "export SLURM_EXPORT_ENV=ALL in the job before srun (the wizard's bfts_env.sh does; write the "
+         "checkpoint again), or run `srun --export=ALL ...`; if the program is a path, check it exists on every node"),
     _sig("task-exit-nonzero", "warning",
          r"\btasks? (?P<tasks>[\d,\[\]-]+): exited with exit code (?P<code>[1-9]\d*)",
          "a task of the job step exited with an error",

@@ -34,26 +34,65 @@ import secrets
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scripted_llm.script import Options  # noqa: E402
 from scripted_llm.server import serve  # noqa: E402
 
 pytestmark = [pytest.mark.ari, pytest.mark.slurm, pytest.mark.slow]
 
-from wholerun_support import (EXPECTED_MODEL, HOME, MAIN, PHASE_MODELS, RUN_TIMEOUT,  # noqa: E402
+from wholerun_support import ari_for_users, runner  # noqa: E402,F401  (fixtures)
+from wholerun_support import (EXPECTED_MODEL, HOME, MAIN, PHASE_MODELS, REPO, RUN_TIMEOUT,  # noqa: E402
                                SYSTEM_PATH, USER, as_user as _as_user, env_file as _env_file,
-                               run as _run, stop as _stop, RunFollower)
+                               run as _run, stop as _stop)
+from runs_panel_follow import PanelFollower, report as panel_report, start_user_lab  # noqa: E402
+
+SHOTS = Path(os.environ.get("ARI_TEST_REPORT_DIR") or REPO / "test-artifacts") / "whole-run"
+DOCS_SHOTS = ("whole-run-reproduce-job-en.png", "whole-run-finished-ja.png")
+
+
+
+def _phase_words() -> dict[str, dict[str, str]]:
+    """The phase badge as the panel writes it in each language: its English words and the lab
+    extension's Japanese catalog."""
+    english = {phase: phase.replace("-", " ") for phase in
+               ("not-started", "starting", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")}
+    catalog = json.loads((REPO / "ari_jupyter" / "locale" / "ja_JP" / "LC_MESSAGES" / "ari_jupyter.json").read_text())
+    catalog = catalog.get("locale_data", catalog).get("ari_jupyter", catalog)
+    return {"en": english, "ja": {phase: catalog[word][0] for phase, word in english.items()}}
+
+
+PHASE_WORDS = _phase_words()
+
+
+def best_node_id(tree: dict, best: dict) -> str:
+    """The node of tree.json with the best value of the metric (higher is better here)."""
+    scored = [(n["metrics"][best["name"]], n["id"]) for n in tree["nodes"]
+              if isinstance((n.get("metrics") or {}).get(best["name"]), (int, float))]
+    return max(scored)[1]
+
+
+def _holding_its_allocation(status: dict) -> list[str]:
+    """The jobs a user would cancel: BFTS jobs still running after they printed their result."""
+    return [job["job_id"] for job in status["jobs"]["jobs"]
+            if job["kind"] == "bfts" and job["state"] == "RUNNING"
+            and any("holding the allocation" in line for line in job["tail"])]
 
 
 def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users, runner, tmp_path):
     bed, user, dest = testbed_nogres, runner, ari_for_users
     started = time.monotonic()
     log = tmp_path / "requests.jsonl"
-    server = serve(log)
+    # the agent overreaches: its depth-1 nodes' jobs ask 2 nodes (the user approved 1 for a
+    # BFTS job) and keep them after they measured, until the user cancels them in the Runs panel
+    server = serve(log, options=Options(greedy_depth=1, linger_s=480))
+    labs: dict = {}
+    follower = None
     api_base = f"http://127.0.0.1:{server.server_address[1]}/v1"
     key = "sk-canary-" + secrets.token_hex(12)
     slurm_env = {k: bed.env[k] for k in ("SLURM_CONF", "MODULEPATH", "BASH_ENV") if k in bed.env}
@@ -88,8 +127,16 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
                     "LITELLM_LOCAL_MODEL_COST_MAP": "True", "ARI_MEMORY_BACKEND": "in_memory",
                     "NO_PROXY": "127.0.0.1,localhost", "OPENAI_API_KEY": key}
         assert emitted["handoff_command"] == f"bash {workspace}/launch/{run_id}.sh"
-        follower = RunFollower(user, ckpt, {**base_env, "PATH": f"{dest}/jupyter/bin:{SYSTEM_PATH}"},
-                               dest / "jupyter" / "bin").start()
+        # the user's own JupyterLab (English and 日本語), the Runs panel open on this run
+        lab_dirs = Path(tempfile.mkdtemp(prefix="ari-wholerun-labs-"))
+        os.chmod(lab_dirs, 0o755)
+        for lang in ("en", "ja"):
+            labs[lang] = start_user_lab(user, HOME, workspace, dest / "jupyter" / "bin", base_env,
+                                        lab_dirs / lang, lang)
+        follower = PanelFollower(user, ckpt, {**base_env, "PATH": f"{dest}/jupyter/bin:{SYSTEM_PATH}"},
+                                 dest / "jupyter" / "bin", labs=labs, run_id=run_id, shots=SHOTS,
+                                 cancel_when=_holding_its_allocation).start()
+        assert follower.ready.wait(300) and not follower.problems, follower.problems
         with open(tmp_path / "terminal.log", "wb") as out:
             proc = subprocess.Popen(_as_user(user, emitted["handoff_command"].split(), terminal), cwd=HOME,
                                     stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -102,14 +149,25 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
                 finished = proc.poll() is not None
                 _stop(proc)
         wall = time.monotonic() - started
-        follower.stop()
+        follower.wait_for_end(120)
         terminal_log = (tmp_path / "terminal.log").read_text(errors="replace")
         assert finished, f"ari run did not end in {RUN_TIMEOUT:.0f} s:\n{terminal_log[-3000:]}"
         assert proc.returncode == 0, f"the hand-off failed ({proc.returncode}):\n{terminal_log[-3000:]}"
     finally:
+        if follower:
+            follower.stop()
+        for lab in labs.values():
+            lab.stop()
         server.shutdown()
     requests = [json.loads(line) for line in log.read_text().splitlines()]
     figures = {"run_id": run_id, "wall_time_s": round(wall, 1), "requests": len(requests)}
+    keep = Path(os.environ["ARI_WHOLERUN_KEEP"]) if os.environ.get("ARI_WHOLERUN_KEEP") else None
+    if keep:  # the raw run, for recording it as a demo site's run, whatever the checks below say
+        shutil.rmtree(keep, ignore_errors=True)
+        shutil.copytree(workspace, keep / "workspace", symlinks=True)
+        follower.keep(keep)
+        shutil.copy(log, keep / "requests.jsonl")
+        (keep / "READY").write_text(f"{workspace}\n")
 
     # ARI adopted the checkpoint
     tree = json.loads((ckpt / "tree.json").read_text())
@@ -145,7 +203,14 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     assert len(jobs) >= 2, jobs
     for job, seen in jobs.items():
         env = seen["env"]
-        assert env.get("SLURM_EXPORT_ENV") == "NONE", (job, env.get("SLURM_EXPORT_ENV"))
+        # ARI submitted it with --export=NONE (nothing of the terminal below came through), and the
+        # wizard's bfts_env.sh set SLURM_EXPORT_ENV=ALL, so its own sruns start with its environment
+        assert env.get("SLURM_EXPORT_ENV") == "ALL", (job, env.get("SLURM_EXPORT_ENV"))
+        tasks = int(env.get("SLURM_NTASKS", "1"))
+        for launcher in ("srun", "mpirun"):
+            ranks = re.findall(rf"(?m)^{launcher} rank (\d+) of {tasks} on (\S+)$", seen["output"])
+            assert sorted(r for r, _ in ranks) == [str(i) for i in range(tasks)], (job, launcher, seen["output"])
+        assert "execve()" not in seen["output"], seen["output"]
         assert env.get("USER") == USER or env.get("SLURM_JOB_USER") == USER, job
         assert env.get("ARI_ENV_FILE") == str(ckpt / "bfts_env.sh") and env.get("ARI_CHECKPOINT_DIR") == str(ckpt)
         assert env.get("SLURM_JOB_PARTITION") == "small" == env.get("ARI_SLURM_PARTITION")
@@ -210,15 +275,69 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     assert not leaks, f"the key's value was written to {leaks}"
     assert key not in terminal_log
 
-    keep = os.environ.get("ARI_WHOLERUN_KEEP")
-    if keep:  # the raw run, for recording it as a demo site's run (tests/testbed/record_run.py)
-        kept = Path(keep)
-        shutil.rmtree(kept, ignore_errors=True)
-        shutil.copytree(workspace, kept / "workspace", symlinks=True)
-        follower.keep(kept)
-        shutil.copy(log, kept / "requests.jsonl")
-        (kept / "figures.json").write_text(json.dumps(figures, indent=2) + "\n")
-        (kept / "READY").write_text(f"{workspace}\n")
+    # 6. what the user saw: the Runs panel (English and 日本語) followed the run phase by phase,
+    # with the phase, the nodes, the best metric and each job where it ran; Cancel ended the
+    # job that kept its allocation, and nothing else
+    panel_report(follower, SHOTS)
+    follower.keep(SHOTS)
+    figures["phases"] = [(t, phase) for t, phase, _ in follower.phases]
+    assert not follower.problems, follower.problems
+    said = [phase for _, phase, _ in follower.phases]
+    assert said[-1] == "finished" and {"exploring", "reproduce"} <= set(said), said
+    for phase in said:
+        assert {s.lang for s in follower.shown if s.phase == phase} == {"en", "ja"}, (phase, follower.shown)
+    for shown in follower.shown:
+        status = next(st for _, ph, st in follower.phases if ph == shown.phase)
+        assert shown.badge == PHASE_WORDS[shown.lang][shown.phase], (shown.lang, shown.badge)
+        if shown.lang == "en":
+            n = status["nodes"]
+            assert shown.nodes == f"{n['total']} total: {n['done']} done, {n['failed']} failed, {n['running']} running"
+    final = [s for s in follower.shown if s.phase == "finished"]
+    best = follower.phases[-1][2]["best_metric"]
+    assert best and best["node_id"] == best_node_id(tree, best), best
+    assert {s.best for s in final} == {f"{best['name']} {best['value']} ({best['node_id']})"}, final
+
+    cancelled = follower.cancelled
+    assert cancelled, f"no job was cancelled from the panel: {follower.jobs_seen}"
+    for greedy, done in cancelled.items():
+        assert done["gone_from_panel"] and greedy in done["dialog"], done
+        # the panel showed it on its 2 nodes, running, as a BFTS job
+        assert re.search(r"RUNNING · \S+ · 2 nodes n\[1-2\] · bfts", done["shown"]), done
+        assert jobs[greedy]["env"].get("SLURM_JOB_NUM_NODES") == "2", jobs[greedy]["env"]
+        assert re.search(rf"\*\*\* JOB {greedy} ON \S+ CANCELLED AT ", jobs[greedy]["output"]), \
+            jobs[greedy]["output"][-500:]
+        assert jobs[greedy]["node"] in evaluated  # it had measured: its node keeps its metric
+    assert all(not re.search(r"CANCELLED AT", s["output"]) for j, s in jobs.items() if j not in cancelled)
+    greedy = next(iter(cancelled))
+    # the reproduce job as the panel listed it, queued and then running on both nodes
+    reproduce_seen = {state: seen for (job_id, state), seen in follower.jobs_seen.items()
+                      if seen["status"]["kind"] == "reproduce"}
+    assert reproduce_seen.get("RUNNING", {}).get("en"), follower.jobs_seen
+    assert re.search(r"RUNNING · \S+ · 2 nodes n\[1-2\] · reproduce", reproduce_seen["RUNNING"]["en"]), reproduce_seen
+    assert re.search(r"RUNNING · \S+ · 2 ノード n\[1-2\] · reproduce", reproduce_seen["RUNNING"]["ja"]), reproduce_seen
+    figures["panel"] = {"cancelled": cancelled,
+                        "jobs_seen": {f"{j} {st}": seen for (j, st), seen in follower.jobs_seen.items()}}
+    for name in DOCS_SHOTS:  # the README's figures come from the run they show
+        shutil.copy(SHOTS / name, REPO / "docs" / "screenshots" / name)
+
+    # 7. the doctor on the run's real logs: what it says is true
+    def doctor(*files: Path) -> list[dict]:
+        done = _run(_as_user(user, [f"{dest}/jupyter/bin/ari-jupyter", "doctor", "--json", "--checkpoint",
+                                    str(ckpt), *map(str, files)],
+                             {**base_env, "PATH": f"{dest}/jupyter/bin:{SYSTEM_PATH}"}), timeout=120)
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+        return json.loads(done.stdout)
+    quiet = [j for j in jobs if j not in cancelled][0]
+    said_of = {"reproduce.log": doctor(reproduce_log),
+               "bfts job": doctor(workspace / "slurm_logs" / f"slurm_job_{quiet}.out"),
+               "cancelled job": doctor(workspace / "slurm_logs" / f"slurm_job_{greedy}.out")}
+    figures["doctor"] = {k: [(f["rule"], f["severity"]) for f in v] for k, v in said_of.items()}
+    for name in ("reproduce.log", "bfts job"):
+        assert [f for f in said_of[name] if f["severity"] in ("error", "warning")] == [], (name, said_of[name])
+    assert [f["rule"] for f in said_of["cancelled job"] if f["severity"] != "info"] == ["job-cancelled"], said_of
+
+    if keep:
+        (keep / "figures.json").write_text(json.dumps(figures, indent=2) + "\n")
 
     report_dir = os.environ.get("ARI_TEST_REPORT_DIR")
     if report_dir:

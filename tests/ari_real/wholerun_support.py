@@ -1,7 +1,8 @@
 """What the whole-run tests share: ARI and ari-jupyter installed for an unprivileged user, that
 user with a network home both nodes see, and running things as that user.
 
-The fixtures (``ari_for_users``, ``runner``) are handed to the tests by ``conftest.py``.
+A test module imports the fixtures (``ari_for_users``, ``runner``) by name, so pytest finds them
+(a conftest.py here would shadow tests/conftest.py, which tests import as ``conftest``).
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
 TESTBED = REPO / "tests" / "testbed"
 USER = os.environ.get("ARI_WHOLERUN_USER", "ari-runner")
 HOME = Path("/home") / USER
-SHAREDFS_ENV = {"ARI_SHAREDFS_DIR": "/tmp/ari-sharedfs-wholerun", "ARI_SHAREDFS_PORT": "16926",
+SHAREDFS_ENV = {"ARI_SHAREDFS_DIR": os.environ.get("ARI_WHOLERUN_SHAREDFS_DIR", "/tmp/ari-sharedfs-wholerun"),
+                "ARI_SHAREDFS_PORT": os.environ.get("ARI_WHOLERUN_SHAREDFS_PORT", "16926"),
                 "ARI_SHAREDFS_MOUNT": str(HOME)}
 RUN_TIMEOUT = float(os.environ.get("ARI_WHOLERUN_TIMEOUT", "1800"))
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -54,8 +56,11 @@ def run(argv, *, env=None, timeout=900, **kw) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def ari_for_users(ari_env) -> Path:
-    """ARI and ari-jupyter installed where the user can run them (not under /root)."""
+def ari_for_users(ari_env, _testbed) -> Path:
+    """ARI and ari-jupyter installed where the user can run them (not under /root). Only under
+    the test bed's lock: another session's run may be using them, and its user's home
+    (``runner``), until it ends."""
+    _testbed.acquire_lock()
     source = _ari.locate()
     assert source.is_tarball, f"this test installs ARI from a snapshot tarball, not {source.path}"
     built = run(["bash", str(TESTBED / "ari-for-users.sh"), "build", str(source.path), _ari.python313()],
@@ -144,6 +149,9 @@ class RunFollower:
     def on_phase(self, phase: str, status: dict) -> None:
         """Called once per new phase (a subclass takes screenshots here)."""
 
+    def after_status(self, status: dict) -> None:
+        """Called after each status answer (a subclass acts on the run here)."""
+
     def _loop(self) -> None:
         while not self._stop.is_set():
             now = round(time.monotonic() - self._started, 1)
@@ -155,6 +163,8 @@ class RunFollower:
             if status and (not self.phases or self.phases[-1][1] != status.get("phase")):
                 self.phases.append((now, status["phase"], status))
                 self.on_phase(status["phase"], status)
+            if status:
+                self.after_status(status)
             queue = run(as_user(self.user, ["squeue", "-h", "-o", SQUEUE_FORMAT, "-u", self.user.pw_name], self.env), timeout=30)
             if queue.returncode == 0 and (not self.queue or self.queue[-1][1] != queue.stdout):
                 self.queue.append((now, queue.stdout))

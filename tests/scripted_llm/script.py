@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 # Each node varies the array length, so child nodes write new artifacts.
 JOB_SCRIPT = r"""
 set -u
+LINGER="${2:-0}"
 echo "job ${SLURM_JOB_ID} on $(hostname) partition=${SLURM_JOB_PARTITION}"
 mkdir -p evidence
 # the job's environment, values of secret-looking names replaced (their names stay visible)
@@ -44,7 +45,30 @@ PY
 # ranks, then Open MPI's launcher over the same tasks
 srun --ntasks="${SLURM_NTASKS:-1}" sh -c 'echo "srun rank ${SLURM_PROCID} of ${SLURM_NTASKS} on ${SLURMD_NODENAME}"'
 mpirun -np "${SLURM_NTASKS:-1}" sh -c 'echo "mpirun rank ${OMPI_COMM_WORLD_RANK} of ${OMPI_COMM_WORLD_SIZE} on ${SLURMD_NODENAME}"'
+# an agent that overreaches (Options.greedy_depth): its BFTS job keeps the allocation after it
+# measured. The reproduce job (ari-ors) runs the same command and stays 15 s, time enough for a
+# person (and the Runs panel's next poll) to see it running on its nodes.
+if [ "${SLURM_JOB_NAME:-}" = ari-ors ]; then
+  sleep 15
+elif [ "$LINGER" -gt 0 ]; then
+  echo "holding the allocation for ${LINGER} s"
+  sleep "$LINGER"
+fi
 """
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the scripted agent behaves beyond the plain run. ``greedy_depth``: the BFTS node at
+    this depth submits its job on ``greedy_nodes`` nodes and holds the allocation ``linger_s``
+    seconds after it printed its metric, as an agent that spends more than the user approved."""
+
+    greedy_depth: int | None = None
+    greedy_nodes: int = 2
+    linger_s: int = 900
+
+
+PLAIN = Options()
 
 
 @dataclass
@@ -157,10 +181,11 @@ def _job_id(result: str) -> str:
     return str(_result(result).get("job_id") or "")
 
 
-def react(request: Request, nth: int) -> tuple[dict, str]:
+def react(request: Request, nth: int, options: Options = PLAIN) -> tuple[dict, str]:
     calls = request.calls()
     called = [c[0] for c in calls]
     offered = set(request.tool_names)
+    greedy = options.greedy_depth is not None and _node_depth(request) == options.greedy_depth
     if "generate_ideas" in offered and "generate_ideas" not in called and _node_depth(request) == 0:
         topic = request.text("user").split("\n", 2)[1] if "\n" in request.text("user") else "triad"
         return _tool_call(nth, "generate_ideas", {"topic": topic[:200], "papers": [], "n_ideas": 1,
@@ -176,16 +201,18 @@ def react(request: Request, nth: int) -> tuple[dict, str]:
         # an assignment, so the array length is an argument), and the measurement itself;
         # ARI's EAR bundles them as code/ and writes reproduce.sh from that run command
         n = 20000 * (2 ** _node_depth(request))
+        args = f"{n} {options.linger_s}" if greedy else f"{n}"
         return _tool_call(nth, "run_bash", {"command": (
             f"cd {wd} && cat > triad_job.sh <<'ARI_EOF'\n#!/bin/bash\nN=\"${{1:-20000}}\"\n{JOB_SCRIPT}ARI_EOF\n"
-            f"printf '#!/bin/bash\\nbash triad_job.sh {n}\\n' > run_job.sh && chmod +x run_job.sh triad_job.sh"
+            f"printf '#!/bin/bash\\nbash triad_job.sh {args}\\n' > run_job.sh && chmod +x run_job.sh triad_job.sh"
             " && cat run_job.sh")}), "write_run_job"
     if not submits or not _job_id(submits[-1][2]):
         if "slurm_submit" not in offered:
             return _text("slurm_submit is not offered"), "no_submit"
         return _tool_call(nth, "slurm_submit", {
             "script": "#!/bin/bash\nbash run_job.sh\n", "job_name": "triad", "partition": _partition(request),
-            "nodes": 1, "walltime": "00:05:00", "work_dir": wd}), "slurm_submit"
+            "nodes": options.greedy_nodes if greedy else 1, "walltime": "00:05:00" if not greedy else "00:20:00",
+            "work_dir": wd}), "slurm_submit"
     job = _job_id(submits[-1][2])
     statuses = [_result(c[2]).get("status") for c in calls if c[0] == "job_status"]
     # the test bed has no accounting (sacct): a job that left the queue reads UNKNOWN
@@ -248,11 +275,11 @@ def rubric_skeleton(request: Request, nth: int) -> tuple[dict, str]:
                    "weight": 1, "sub_tasks": children}})), "rubric_skeleton"
 
 
-def answer(request: Request, nth: int) -> tuple[dict, str]:
+def answer(request: Request, nth: int, options: Options = PLAIN) -> tuple[dict, str]:
     """The message to send back and the name of the rule that made it."""
     stage = request.stage()
     if stage == "bfts.react":
-        return react(request, nth)
+        return react(request, nth, options)
     if stage == "bfts.evaluate":
         return evaluate(request, nth)
     if stage == "bfts.expand":

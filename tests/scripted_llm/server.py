@@ -24,7 +24,7 @@ from pathlib import Path
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from scripted_llm.script import Request, answer  # noqa: E402
+from scripted_llm.script import PLAIN, Options, Request, answer  # noqa: E402
 
 
 class _State:
@@ -34,6 +34,7 @@ class _State:
         self.lock = threading.Lock()
         self.seq = 0
         self.counters: dict[str, int] = {}
+        self.options = PLAIN
 
     def next(self, stage: str) -> tuple[int, int]:
         """The request's sequence number and how many earlier requests had this stage."""
@@ -114,7 +115,7 @@ class Handler(BaseHTTPRequestHandler):
         stage = request.stage()
         seq, nth = self.state.next(stage)
         try:
-            message, rule = answer(request, nth)
+            message, rule = answer(request, nth, self.state.options)
         except Exception as exc:  # a script bug: answer with an error the caller shows
             entry.update(seq=seq, stage=stage, model=body.get("model"), tools=request.tool_names,
                          error=f"{type(exc).__name__}: {exc}")
@@ -140,9 +141,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, _completion(model, message, seq))
 
 
-def serve(log: Path, port: int = 0, dump_dir: Path | None = None) -> ThreadingHTTPServer:
+def serve(log: Path, port: int = 0, dump_dir: Path | None = None,
+          options: Options = PLAIN) -> ThreadingHTTPServer:
     """A started server (in a daemon thread); ``.server_address[1]`` is its port."""
     state = _State(Path(log), dump_dir)
+    state.options = options
     handler = type("BoundHandler", (Handler,), {"state": state})
     httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
     httpd.daemon_threads = True

@@ -6,8 +6,8 @@
 #
 #   ari-for-users.sh build SNAPSHOT_TARBALL PYTHON313   prints the venv's bin directory
 #   ari-for-users.sh jupyter REPO    ari-jupyter from REPO (a plain install of a copy of the
-#                                    tree, as a site installs it) into $DEST/jupyter, Debian's
-#                                    python3; prints its bin directory
+#                                    tree, as a site installs it, JupyterLab included) into
+#                                    $DEST/jupyter, Debian's python3; prints its bin directory
 #
 # Why: the tests' own ARI venv lives under /root (mode 0700), which an unprivileged user
 # cannot enter. pyenv's Python is linked against its own libpython by an absolute RUNPATH
@@ -54,12 +54,15 @@ jupyter() {
   [ "$(id -u)" = 0 ] || die "root is needed (writes $DEST)"
   install -d -m 755 "$DEST"
   [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
-  # what the CLI imports (its site config is read through jupyter_core; the widgets are not needed to emit)
-  "$venv/bin/pip" install -q --disable-pip-version-check "traitlets>=5.9" "json5>=0.9" jupyter_core pyyaml >"$DEST/pip-jupyter.log" 2>&1 \
-    || { tail -n 20 "$DEST/pip-jupyter.log" >&2; die "pip install traitlets json5 failed"; }
   src=$(mktemp -d "$DEST/src.XXXXXX")
   git -C "$repo" ls-files -z --cached --others --exclude-standard \
     | (cd "$repo" && xargs -0 cp --parents -t "$src" 2>/dev/null) || cp -a "$repo/." "$src/"
+  # with its dependencies (JupyterLab and all, as a site installs it: the whole-run test follows
+  # the run in the user's own JupyterLab) once; later only ari-jupyter itself is replaced
+  if ! "$venv/bin/python" -c 'import jupyterlab, ipykernel' 2>/dev/null; then
+    "$venv/bin/pip" install -q --disable-pip-version-check "$src" pyyaml >"$DEST/pip-jupyter.log" 2>&1 \
+      || { tail -n 20 "$DEST/pip-jupyter.log" >&2; die "pip install of ari-jupyter with JupyterLab failed"; }
+  fi
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$src" \
     >>"$DEST/pip-jupyter.log" 2>&1 || { tail -n 20 "$DEST/pip-jupyter.log" >&2; die "pip install of ari-jupyter failed"; }
   rm -rf "$src"

@@ -1,6 +1,10 @@
 # Sourced by every BFTS job ARI's hpc skill submits (sbatch --export=NONE; ARI_ENV_FILE in .env).
 # ari-jupyter @VERSION@, run 20260706120000_spgemm_scaling_on_two_nodes. The job exports what this file sets (set -a).
 ARI_CHECKPOINT_DIR=/work/alice/ari/checkpoints/20260706120000_spgemm_scaling_on_two_nodes
+# --export=NONE leaves SLURM_EXPORT_ENV=NONE in the job, and every srun in it reads that:
+# its tasks would start with no PATH at all ("execve(): sh: No such file or directory").
+# The job's own environment (this file, the modules below) goes to its steps instead.
+SLURM_EXPORT_ENV=ALL
 ARI_SLURM_PARTITION=small
 ARI_SLURM_CPUS=4
 ARI_SLURM_WALLTIME=01:00:00
