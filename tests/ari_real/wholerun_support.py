@@ -179,3 +179,55 @@ class RunFollower:
              for t, p, s in self.phases], indent=1) + "\n")
         (out / "squeue.jsonl").write_text("".join(json.dumps({"t": t, "stdout": q}) + "\n"
                                                   for t, q in self.queue))
+
+
+def user_envs(bed, dest: Path, key: str) -> tuple[dict, dict, dict]:
+    """The user's three shells: ``base`` (home, SLURM, no ARI), ``jupyter`` (ari-jupyter on
+    PATH, the wizard's side) and ``terminal`` (the second terminal: ARI on PATH, the key)."""
+    slurm_env = {k: bed.env[k] for k in ("SLURM_CONF", "MODULEPATH", "BASH_ENV") if k in bed.env}
+    base = {"HOME": str(HOME), "USER": USER, "LOGNAME": USER, "LANG": "C.UTF-8", **slurm_env,
+            "ARI_JUPYTER_WORKSPACES_FILE": str(HOME / ".ari-workspaces.json")}
+    jupyter = {**base, "PATH": f"{dest}/jupyter/bin:{SYSTEM_PATH}", "ARI_ROOT": f"{dest}/src"}
+    terminal = {**base, "PATH": f"{dest}/venv/bin:{SYSTEM_PATH}",
+                "LD_LIBRARY_PATH": f"{dest}/python/lib",  # the relocated Python's libpython
+                "LITELLM_LOCAL_MODEL_COST_MAP": "True", "ARI_MEMORY_BACKEND": "in_memory",
+                "NO_PROXY": "127.0.0.1,localhost", "OPENAI_API_KEY": key}
+    return base, jupyter, terminal
+
+
+def phase_models_args(api_base: str) -> list[str]:
+    """emit's run settings: the openai backend at the scripted LLM, one model per phase."""
+    return ["--llm-backend", "openai", "--llm-model", f"openai/{MAIN}", "--llm-api-base", api_base,
+            *[a for phase, model in PHASE_MODELS.items() for a in ("--phase-model", f"{phase}=openai/{model}")]]
+
+
+def queued_jobs(user, env: dict) -> dict[str, str]:
+    """The user's jobs in the queue now: job id → state (``squeue``)."""
+    shown = run(as_user(user, ["squeue", "-h", "-o", "%i %T", "-u", user.pw_name], env), timeout=30)
+    assert shown.returncode == 0, shown.stderr
+    return dict(line.split() for line in shown.stdout.splitlines() if line.strip())
+
+
+def wait_for(what: str, found, *, timeout: float, every: float = 1.0):
+    """Poll ``found()`` until it returns something true, and return that; fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        answer = found()
+        if answer:
+            return answer
+        time.sleep(every)
+    pytest.fail(f"{what}: not within {timeout:.0f} s")
+
+
+def keep_figures(name: str, figures: dict, files=(), follower: RunFollower | None = None) -> None:
+    """A test's figures (and some files, the follower's timeline) in $ARI_TEST_REPORT_DIR/name/."""
+    report_dir = os.environ.get("ARI_TEST_REPORT_DIR")
+    if not report_dir:
+        return
+    out = Path(report_dir) / name
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "figures.json").write_text(json.dumps(figures, indent=2) + "\n")
+    for kept in files:
+        shutil.copy(kept, out / Path(kept).name)
+    if follower is not None:
+        follower.keep(out)
