@@ -17,7 +17,8 @@ from ari_jupyter.wizard import assignment, lesson_copies
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "ari_jupyter"
 NAMES = ["01_allocation_and_hostlists.ipynb", "02_site_probes_on_demo_sites.ipynb",
-         "03_execution_profiles_and_sbatch.ipynb", "04_failure_modes.ipynb"]
+         "03_execution_profiles_and_sbatch.ipynb", "04_failure_modes.ipynb",
+         "05_following_a_run.ipynb"]
 
 
 @pytest.fixture
