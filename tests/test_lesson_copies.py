@@ -63,7 +63,7 @@ def test_the_lessons_are_package_data():
     patterns = [p.strip() for p in config["options.package_data"]["ari_jupyter"].split(",")]
     shipped = {Path(f) for p in patterns for f in glob.glob(str(PACKAGE / p))}
     lessons = set((PACKAGE / "notebooks" / "teaching").rglob("*.ipynb"))
-    assert len(lessons) == 12 and lessons <= shipped
+    assert len(lessons) == 3 * len(NAMES) and lessons <= shipped
 
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
