@@ -16,6 +16,7 @@ answered from the recording, never from the machine's SLURM.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -54,6 +55,11 @@ class RecordedRun:
 
     @classmethod
     def load(cls, run_id: str) -> "RecordedRun":
+        """The bundled recording ``run_id`` (read once per process: it is package data)."""
+        return _load(cls, run_id)
+
+    @classmethod
+    def _read(cls, run_id: str) -> "RecordedRun":
         if not _RUN_ID.match(run_id):
             raise SiteError(f"not a recorded run id: {run_id!r}")
         path = RUNS_DIR / f"{run_id}.json"
@@ -117,6 +123,11 @@ class RecordedRun:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return checkpoint
+
+
+@functools.lru_cache(maxsize=8)
+def _load(cls: type, run_id: str) -> RecordedRun:
+    return cls._read(run_id)
 
 
 def recording_of(checkpoint: str | Path) -> dict[str, str] | None:

@@ -88,11 +88,17 @@ def place_recorded_runs(host: Host, env: Mapping[str, str] | None = None) -> lis
     """Copy the demo site's recorded runs into its local demo workspace, once: a checkpoint or
     a file already there is never overwritten. What cannot be written (a read-only home) is
     simply not shown. Returns the checkpoints placed or found."""
+    import os
+
     if not host.is_demo:
         return []
     workspace = _config().demo_workspace_for(host.name, env)
     placed = []
     for run_id in getattr(host, "runs", ()):
+        there = Path(workspace) / "checkpoints" / run_id
+        if os.path.lexists(there):  # placed before (or the user's own): never read again
+            placed.append(there)
+            continue
         try:
             placed.append(RecordedRun.load(run_id).place(workspace, current_user()))
         except (SiteError, OSError):
