@@ -34,6 +34,9 @@ WORKSPACE_TOKEN = "@WORKSPACE@"
 USER_TOKEN = "@USER@"
 MARKER = ".ari-jupyter-recording.json"
 """Written into a placed checkpoint: which recording it came from (its jobs are that one's)."""
+SEP = "\x1f"
+_SQUEUE_KEYS = ("job_id", "name", "state", "elapsed", "nodes", "where", "user", "work_dir")
+"""The fields of the recorded squeue answers (the Runs panel's ``%i %j %T %M %D %R %u %Z``)."""
 _RUN_ID = re.compile(r"^[0-9]{8,14}_[A-Za-z0-9_.-]{1,200}$")
 
 
@@ -49,6 +52,10 @@ class RecordedRun:
     """Workspace-relative path -> ``{"text": ..., "mtime": ...}``."""
     queue: tuple[Mapping[str, Any], ...] = ()
     """Each distinct squeue answer while it ran: ``{"t": seconds, "stdout": rows}``."""
+    inside: tuple[Mapping[str, str], ...] = ()
+    """Each job as it saw itself running (its own environment, written from inside the job):
+    ``{"job_id", "name", "nodes", "where", "work_dir"}``; squeue, asked every few seconds,
+    misses a short job or sees it only pending."""
     phases: tuple[Mapping[str, Any], ...] = ()
     accounting: str = ""
     figures: Mapping[str, Any] = field(default_factory=dict)
@@ -74,7 +81,8 @@ class RecordedRun:
             raise SiteError(f"{path} names files outside the workspace: {unsafe[:3]}")
         return cls(run_id=run_id, nodes=str(data.get("nodes", "")),
                    recorded_at=str(data.get("recorded_at", "")), files=data["files"],
-                   queue=tuple(data.get("queue") or ()), phases=tuple(data.get("phases") or ()),
+                   queue=tuple(data.get("queue") or ()), inside=tuple(data.get("inside") or ()),
+                   phases=tuple(data.get("phases") or ()),
                    accounting=str(data.get("accounting", "")), figures=data.get("figures") or {})
 
     @property
@@ -86,15 +94,22 @@ class RecordedRun:
         return text.replace(WORKSPACE_TOKEN, str(workspace)).replace(USER_TOKEN, user)
 
     def last_seen_queue(self, workspace: str | Path, user: str) -> str:
-        """Every job of the run as squeue last showed it before it left the queue, one row
-        each in the squeue format the answers were recorded in, in job id order."""
-        last: dict[str, str] = {}
+        """Every job of the run as last seen while it ran, one row each in the squeue format
+        the answers were recorded in, in job id order: as squeue last showed it, or, when
+        squeue never saw it running, as the job saw itself (running, on its node list)."""
+        last: dict[str, list[str]] = {}
         for answer in self.queue:
             for row in str(answer.get("stdout", "")).splitlines():
-                job_id = row.split("\x1f", 1)[0].strip()
-                if job_id:
-                    last[job_id] = row
-        rows = [last[j] for j in sorted(last, key=_job_key)]
+                fields = row.split(SEP)
+                if len(fields) == len(_SQUEUE_KEYS) and fields[0].strip():
+                    last[fields[0].strip()] = fields
+        for job in self.inside:
+            seen = last.get(job["job_id"])
+            if seen is None or seen[2].split()[0] != "RUNNING":
+                work_dir = seen[7] if seen else job["work_dir"]  # squeue's is the --chdir
+                last[job["job_id"]] = [job["job_id"], job["name"], "RUNNING", seen[3] if seen else "",
+                                       job["nodes"], job["where"], USER_TOKEN, work_dir]
+        rows = [SEP.join(last[j]) for j in sorted(last, key=_job_key)]
         return self.filled("".join(row + "\n" for row in rows), workspace, user)
 
     def place(self, workspace: str | Path, user: str) -> Path:

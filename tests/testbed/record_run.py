@@ -11,7 +11,8 @@ replaces. Re-run both after a new whole run.
 
 Kept: the workspace's text files (checkpoint, tree.json, nodes_tree.json, ari.log, the hand-off
 log, the BFTS jobs' outputs and evidence, the reproduce sandbox and its log, the hand-off
-script). Left out: process ids (a recorded pid could name a live process here), lock files,
+script). The jobs: each distinct squeue answer, and each job as it saw itself from inside
+(its environment dump), for a job squeue missed or saw only pending. Left out: process ids (a recorded pid could name a live process here), lock files,
 binaries (the paper's PDF, ARI's bundle) and the LLM's prompt and memory traces. Every text is
 redacted (``base/redact``); a log over ``MAX_FILE`` bytes keeps its tail. The workspace's path
 becomes ``@WORKSPACE@`` and the job owner ``@USER@``, filled in where the run is placed. The
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -73,11 +75,29 @@ def queue_rows(stdout: str, workspace: str, user: str) -> str:
     return "".join(row + "\n" for row in rows)
 
 
+def jobs_seen_inside(workspace_dir: Path, original: str) -> list[dict[str, str]]:
+    """Each job as it saw itself: the environment it wrote from inside (``evidence/job_env_<id>.txt``
+    in its work dir; a child node inherits its parent's, so only the one written in its own
+    work dir counts)."""
+    jobs = {}
+    for path in sorted(workspace_dir.rglob("evidence/job_env_*.txt")):
+        env = dict(line.split("=", 1) for line in path.read_text(errors="replace").splitlines() if "=" in line)
+        here = f"{original}/{path.parent.parent.relative_to(workspace_dir).as_posix()}"
+        if env.get("PWD") != here or not env.get("SLURM_JOB_ID"):
+            continue
+        jobs[env["SLURM_JOB_ID"]] = {"job_id": env["SLURM_JOB_ID"], "name": env.get("SLURM_JOB_NAME", ""),
+                                     "nodes": env.get("SLURM_JOB_NUM_NODES", ""),
+                                     "where": env.get("SLURM_JOB_NODELIST", ""),
+                                     "work_dir": placeholders(here, original)}
+    return [jobs[k] for k in sorted(jobs, key=int)]
+
+
 def record(kept: Path) -> Path:
     workspace_dir = kept / "workspace"
     original = (kept / "READY").read_text().strip()  # the workspace's path while it ran
-    figures = json.loads((kept / "figures.json").read_text())
-    run_id = figures["run_id"]
+    (checkpoint,) = (workspace_dir / "checkpoints").iterdir()
+    run_id = checkpoint.name
+    figures = json.loads((kept / "figures.json").read_text()) if (kept / "figures.json").is_file() else {}
     user = Path(original).parent.name  # the test bed's user: /home/<user>/ari
     files = {}
     for path in sorted(p for p in workspace_dir.rglob("*") if p.is_file()):
@@ -88,8 +108,9 @@ def record(kept: Path) -> Path:
     queue = [{"t": entry["t"], "stdout": queue_rows(entry["stdout"], original, user)}
              for entry in map(json.loads, (kept / "squeue.jsonl").read_text().splitlines())]
     phases = json.loads(placeholders(redact((kept / "phases.json").read_text(), {}), original))
-    hosts = sorted({h for r in ("srun_ranks", "mpirun_ranks")
-                    for h in (figures.get("reproduce", {}).get(r) or {}).values()})
+    reproduce_log = checkpoint / "repro_sandbox" / "reproduce.log"
+    hosts = sorted(set(re.findall(r"(?m)^(?:srun|mpirun) rank \d+ of \d+ on (\S+)$",
+                                  reproduce_log.read_text(errors="replace") if reproduce_log.is_file() else "")))
     recorded_at = datetime.fromtimestamp((kept / "READY").stat().st_mtime, tz=timezone.utc)
     recording = {
         "format": FORMAT, "run_id": run_id, "nodes": compress(hosts) if hosts else "",
@@ -100,7 +121,8 @@ def record(kept: Path) -> Path:
         "accounting": "none: the test bed has no SLURM accounting storage, so there is no sacct output; "
                       "the jobs are as squeue showed them while the run went",
         "figures": json.loads(placeholders(json.dumps(figures), original)),
-        "phases": phases, "queue": queue, "files": files}
+        "phases": phases, "queue": queue, "inside": jobs_seen_inside(workspace_dir, original),
+        "files": files}
     RUNS_DIR.mkdir(exist_ok=True)
     out = RUNS_DIR / f"{run_id}.json"
     out.write_text(json.dumps(recording, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
