@@ -825,6 +825,7 @@ def test_on_a_demo_site_the_panel_follows_the_recorded_run_and_slurm_is_never_ca
         assert page.locator(f"{PANEL} [data-field='best']").inner_text().strip()
         jobs = page.locator(f"{PANEL} .ari-RunsPanel-job")
         assert jobs.count() >= 3
+        assert page.locator(f"{PANEL} .ari-RunsPanel-job button").count() == 0  # nothing to cancel
         tails = "\n".join(page.locator(f"{PANEL} .ari-RunsPanel-jobtail").all_inner_texts())
         assert re.search(r"rank \d of \d on n1", tails) and re.search(r"rank \d of \d on n2", tails), tails
         note = {"en": "A recorded run", "ja": "記録された実行"}[lang]
