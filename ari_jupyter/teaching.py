@@ -10,6 +10,7 @@ notebooks/teaching/ja and zh). No cluster is needed; nothing here imports ipywid
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 from .i18n import t
@@ -24,9 +25,13 @@ from .ari.errors import AriRuntimeError
 from .ari.sbatch import ReproduceArgs, build_sbatch_argv
 from .hosts.recorded_site import RecordedSite
 from .doctor import diagnose_text
+from .base.aio import run_sync
+from .hosts.recorded_run import RecordedRun
+from .runs.service import place_recorded_runs, runs_host, status_json
 
 GPU_KINDS = frozenset({"gpu_single", "gpu_multi", "mpi_gpu"})
 SHARED_VERDICTS = frozenset({"ok", "warn"})
+_RANK_LINE = re.compile(r"^srun rank (\d+) of \d+ on (\S+)$")
 DEMO_REPO_DIR = "/work/u12345/ari/checkpoints/20260101120000_lesson/repro_sandbox"
 
 
@@ -258,3 +263,87 @@ def check_diagnosis(log: str, answer: str, fix: str | None = None, *, site: str 
 
 def _t(message_id: str, lang: str, **params: Any) -> str:
     return t(message_id, lang, **params)
+
+
+# -- lesson 5: following a run, on the run a demo site recorded ---------------------------------
+
+
+def recorded_run(site: str = "rccs-cloud") -> dict[str, Any]:
+    """Lesson 5: the run ``site`` recorded, as ``ari-jupyter status --site SITE RUN_ID --json``
+    and the Runs panel show it (copied into the site's local demo workspace on first use; its
+    jobs come from the recording, no SLURM is asked), plus ``timeline``: each phase
+    ``ari-jupyter status`` saw while it ran."""
+    host = runs_host(site)
+    placed = place_recorded_runs(host)
+    if not placed:
+        raise ValueError(t("teaching.no_recorded_run", "en", site=site))
+    status = run_sync(status_json(placed[0], host))
+    return {**status, "timeline": list(RecordedRun.load(placed[0].name).phases)}
+
+
+def print_run(run: Mapping[str, Any], lang: str = "en") -> None:
+    """The run as a follower reads it: phase, search nodes, best metric, each job (where it
+    ran) and the end of the log."""
+    nodes, best = run["nodes"], run["best_metric"]
+    print(t("teaching.run.summary", lang, run_id=run["run_id"], phase=run["phase"],
+            done=nodes["done"], total=nodes["total"],
+            best=f"{best['name']} = {best['value']:g} ({best['node_id']})" if best else "-"))
+    for job in run["jobs"]["jobs"]:
+        print(t("teaching.run.job", lang, job_id=job["job_id"], name=job["name"], kind=job["kind"],
+                state=job["state"], nodes=job["nodes"], where=job["where"],
+                work_dir=job["work_dir"].split("/")[-1]))
+    for line in run["log_tail"][-5:]:
+        print("  | " + line)
+
+
+def _rank_hosts(run: Mapping[str, Any]) -> dict[str, str]:
+    """Rank -> host, as the reproduce job's own log says (``srun rank R of N on HOST``)."""
+    hosts: dict[str, str] = {}
+    for job in run["jobs"]["jobs"]:
+        if job["kind"] == "reproduce":
+            for line in job["tail"]:
+                found = _RANK_LINE.match(line.strip())
+                if found:
+                    hosts.setdefault(found.group(1), found.group(2))
+    return hosts
+
+
+def _best_jobs(run: Mapping[str, Any]) -> list[str]:
+    """The BFTS jobs that ran in the best node's work dir: the one that printed the best metric
+    is among them (a node whose agent submitted twice has two)."""
+    node = (run["best_metric"] or {}).get("node_id")
+    return [job["job_id"] for job in run["jobs"]["jobs"] if node and job["kind"] == "bfts"
+            and job["work_dir"].rstrip("/").endswith("/" + node)]
+
+
+def check_run_reading(best_job: Any, rank_3_host: Any, run: Mapping[str, Any] | None = None, *,
+                      site: str = "rccs-cloud", lang: str = "en") -> CheckResult:
+    """Lesson 5: which BFTS job measured the best metric, and on which host rank 3 of the
+    reproduce job ran. Both need two things read together: the best metric's node and each
+    job's work dir; the reproduce job's node list and its own log."""
+    said = _answer(lang)
+    run = run or recorded_run(site)
+    jobs = {job["job_id"]: job for job in run["jobs"]["jobs"]}
+    given_job, given_host = str(best_job or "").strip(), str(rank_3_host or "").strip()
+    if not given_job or not given_host:
+        return said(False, "teaching.run.no_answer", "run_read_both")
+    best_jobs, hosts = _best_jobs(run), _rank_hosts(run)
+    if given_job not in best_jobs:
+        job = jobs.get(given_job)
+        if job is None:
+            return said(False, "teaching.run.no_such_job", "run_job_ids", job=given_job,
+                        jobs=", ".join(jobs))
+        if job["kind"] == "reproduce":
+            return said(False, "teaching.run.reproduce_is_not_bfts", "run_best_node", job=given_job)
+        return said(False, "teaching.run.not_the_best_job", "run_best_node", job=given_job,
+                    node=job["work_dir"].rstrip("/").split("/")[-1])
+    truth_host = hosts.get("3", "")
+    if given_host != truth_host:
+        reproduce = next((j for j in jobs.values() if j["kind"] == "reproduce"), None)
+        if reproduce and given_host == reproduce["where"]:
+            return said(False, "teaching.run.node_list_not_host", "run_rank_line", where=given_host)
+        return said(False, "teaching.run.not_rank_3_host", "run_rank_line", host=given_host)
+    best = run["best_metric"]
+    return said(True, "teaching.run.read", job=given_job, node=best["node_id"], metric=best["name"],
+                value=f"{best['value']:g}", host=truth_host,
+                spread=", ".join(f"{rank}→{host}" for rank, host in sorted(hosts.items())))

@@ -17,7 +17,8 @@ from ari_jupyter.wizard import assignment, lesson_copies
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "ari_jupyter"
 NAMES = ["01_allocation_and_hostlists.ipynb", "02_site_probes_on_demo_sites.ipynb",
-         "03_execution_profiles_and_sbatch.ipynb", "04_failure_modes.ipynb"]
+         "03_execution_profiles_and_sbatch.ipynb", "04_failure_modes.ipynb",
+         "05_following_a_run.ipynb"]
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ def test_the_lessons_are_package_data():
     patterns = [p.strip() for p in config["options.package_data"]["ari_jupyter"].split(",")]
     shipped = {Path(f) for p in patterns for f in glob.glob(str(PACKAGE / p))}
     lessons = set((PACKAGE / "notebooks" / "teaching").rglob("*.ipynb"))
-    assert len(lessons) == 12 and lessons <= shipped
+    assert len(lessons) == 3 * len(NAMES) and lessons <= shipped
 
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])

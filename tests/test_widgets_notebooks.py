@@ -9,7 +9,7 @@ REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted([*(REPO / "notebooks").rglob("*.ipynb"), *(REPO / "ari_jupyter" / "notebooks").rglob("*.ipynb")])
 EXPECTED = {"ari_multinode_wizard.ipynb", "01_allocation_and_hostlists.ipynb",
             "02_site_probes_on_demo_sites.ipynb", "03_execution_profiles_and_sbatch.ipynb",
-            "04_failure_modes.ipynb"}
+            "04_failure_modes.ipynb", "05_following_a_run.ipynb"}
 
 
 def test_all_notebooks_are_there():

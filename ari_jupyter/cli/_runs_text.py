@@ -48,9 +48,10 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> li
         lines.append(t("runs.jobs.error", lang,
                        problem=_in_lang(jobs["problem"], jobs.get("problem_message"), lang)))
     elif not jobs["jobs"]:
-        lines.append(t("runs.jobs.none", lang))
+        lines.append(t("runs.jobs.demo_none" if jobs["scheduler"] == "recording" else "runs.jobs.none", lang))
     else:
-        lines.append(t("runs.jobs.header", lang))
+        lines.append(t("runs.jobs.recorded_header" if jobs["scheduler"] == "recording"
+                       else "runs.jobs.header", lang))
         for job in jobs["jobs"]:
             lines.append(t("runs.jobs.row", lang, **{k: job[k] for k in (
                 "job_id", "name", "state", "elapsed", "nodes", "where", "kind")}))

@@ -20,6 +20,8 @@ def register(subparsers) -> None:
     parser.add_argument("--all", action="store_true", dest="all_jobs",
                         help="cancel every active job of the run (explicitly: without --job or "
                              "--all nothing is cancelled)")
+    parser.add_argument("--site", metavar="NAME|FILE",
+                        help="a demo site: its runs are recordings, nothing is cancelled")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--json", action="store_true", help="print the outcomes and the new status")
     parser.set_defaults(handler=run)
@@ -31,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
     from ..runs.localize import cancel_in_language
     from ..runs.service import cancel_json, status_json  # cold start: not at every command's start
     from ._runs_text import phase_text  # cold start: not at every command's start
+    from ..hosts.host import SiteError  # cold start: not at every command's start
+    from ..hosts.recorded_run import recording_of  # cold start: not at every command's start
+    from ..runs.service import demo_checkpoint, runs_host  # cold start: not at every command's start
 
     lang = output_lang(args)
     try:  # only a well-formed --job or an explicit --all: never "all" by omission
@@ -38,6 +43,15 @@ def run(args: argparse.Namespace) -> int:
     except BadCancelRequest as exc:
         print(f"ari-jupyter cancel: {t(exc.message_id, lang, **exc.params)}", file=sys.stderr)
         return 2
+    try:
+        host = runs_host(args.site)
+    except SiteError as exc:
+        print(f"ari-jupyter cancel: {error_text(exc, lang)}", file=sys.stderr)
+        return 2
+    checkpoint = demo_checkpoint(args.checkpoint, host)
+    if host.is_demo or recording_of(checkpoint) is not None:  # a recording: no queue to ask
+        print(t("runs.cancel.recording", lang, run_id=checkpoint.name))
+        return 0
     try:
         status = asyncio.run(status_json(args.checkpoint))
     except NotACheckpoint as exc:

@@ -20,8 +20,8 @@ def register(subparsers) -> None:
                              "wizard's workspace and every workspace a checkpoint was written to, "
                              "as the Runs panel)")
     parser.add_argument("--site", metavar="NAME|FILE",
-                        help="the runs written on this demo site (emit --site NAME): its local "
-                             "demo workspace")
+                        help="the runs on this demo site: its local demo workspace, with the run "
+                             "the site recorded (jobs from the recording; SLURM is never asked)")
     parser.add_argument("--json", action="store_true", help="print the JSON the Runs panel shows")
     parser.set_defaults(handler=run)
 
@@ -29,13 +29,14 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..hosts.host import SiteError  # cold start: not at every command's start
     # cold start: not at every command's start
-    from ..runs.service import default_workspace, listed_workspaces, runs_json
+    from ..runs.service import default_workspace, listed_workspaces, runs_host, runs_json
     from ._runs_text import runs_table  # cold start: not at every command's start
     from ..runs.workspace import is_dir  # cold start: not at every command's start
 
     lang = output_lang(args)
     try:
         workspace = args.workspace or default_workspace(site=args.site)
+        host = runs_host(args.site)  # a demo site answers from its recording, never SLURM
     except SiteError as exc:
         print(error_line("runs", error_text(exc, lang), lang), file=sys.stderr)
         return 2
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     # workspace is not "written on this demo site"); else as the Runs panel: the default
     # workspace and those checkpoints were written to
     only_one = bool(args.workspace or args.site)
-    answer = asyncio.run(runs_json([workspace] if only_one else listed_workspaces(workspace)))
+    answer = asyncio.run(runs_json([workspace] if only_one else listed_workspaces(workspace), host))
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0

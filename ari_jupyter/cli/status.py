@@ -11,6 +11,8 @@ from . import output_lang
 from ._localized import error_line
 
 HELP = "show one ARI run: phase, nodes, best metric, findings, jobs, log tail"
+SITE_HELP = ("a demo site: CHECKPOINT may be a run id of its local demo workspace (its recorded "
+             "run included); jobs come from the recording, SLURM is never asked")
 FOLLOW_FIRST_S = 2.0
 FOLLOW_MAX_S = 30.0
 
@@ -19,6 +21,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("status", help=HELP, description=HELP[0].upper() + HELP[1:] + ". Exit 1 when the run "
                                    "failed or was interrupted, or CHECKPOINT is not a run's.")
     parser.add_argument("checkpoint", metavar="CHECKPOINT")
+    parser.add_argument("--site", metavar="NAME|FILE", help=SITE_HELP)
     parser.add_argument("--json", action="store_true", help="print the JSON the Runs panel shows")
     parser.add_argument("--follow", action="store_true",
                         help="keep watching (new log lines, phase and node changes) until the run ends")
@@ -34,7 +37,8 @@ def _exit_code(status: dict) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from ..runs import NotACheckpoint  # cold start: not at every command's start
-    from ..runs.service import status_json
+    from ..hosts.host import SiteError  # cold start: not at every command's start
+    from ..runs.service import demo_checkpoint, runs_host, status_json
     from ._runs_text import status_text  # cold start: not at every command's start
 
     if args.interval <= 0:
@@ -42,8 +46,14 @@ def run(args: argparse.Namespace) -> int:
         said = t("cli.more_than_zero", lang, flag="--interval", value=f"{args.interval:g}")
         print(error_line("status", said, lang), file=sys.stderr)
         return 2
+    try:  # a demo site answers from its recording, never the machine's SLURM
+        args.host = runs_host(args.site)
+    except SiteError as exc:
+        print(error_line("status", error_text(exc, output_lang(args)), output_lang(args)), file=sys.stderr)
+        return 2
+    args.checkpoint = str(demo_checkpoint(args.checkpoint, args.host))
     try:
-        status = asyncio.run(status_json(args.checkpoint))
+        status = asyncio.run(status_json(args.checkpoint, args.host))
     except NotACheckpoint as exc:
         print(f"ari-jupyter status: {error_text(exc, output_lang(args))}", file=sys.stderr)
         return 1
@@ -76,7 +86,7 @@ def _follow(args: argparse.Namespace, status: dict) -> dict:
     while status["active"] or status["phase"] == "not-started":
         time.sleep(wait)
         try:
-            fresh = asyncio.run(status_json(args.checkpoint))
+            fresh = asyncio.run(status_json(args.checkpoint, args.host))
         except NotACheckpoint as exc:
             print(f"ari-jupyter status: {error_text(exc, output_lang(args))}", file=sys.stderr)
             return status

@@ -84,6 +84,8 @@ class RecordedSite(Host):
     programs: dict[str, str] = field(default_factory=dict)
     commands: list[RecordedCommand] = field(default_factory=list)
     symlinks: dict[str, str] = field(default_factory=dict)
+    runs: tuple[str, ...] = ()
+    """The recorded runs this site shows (``hosts/runs/<run_id>.json``, see ``recorded_run``)."""
     output_cap: int = DEFAULT_OUTPUT_CAP
 
     @property
@@ -132,6 +134,7 @@ class RecordedSite(Host):
                 for c in data.get("commands") or []
             ]
             symlinks = {str(k): str(v) for k, v in (data.get("symlinks") or {}).items()}
+            runs = _string_tuple(data.get("runs") or ())
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise SiteError(f"malformed site {data.get('name', default_name)!r}: {exc!r}") from exc
         for command in commands:
@@ -145,6 +148,7 @@ class RecordedSite(Host):
             programs=programs,
             commands=commands,
             symlinks=symlinks,
+            runs=runs,
         )
 
     # -- Host interface ------------------------------------------------------------------------

@@ -8,6 +8,10 @@ A job belongs to the run when it is the user's own job and either
   ``$SLURM_LOG_DIR/slurm_job_<id>.out`` (SLURM_LOG_DIR from the checkpoint's ``.env``).
 A job id found anywhere else (a file, a request) is never trusted: cancel re-reads the job
 from ``squeue`` and refuses what is not this user's and this run's.
+
+On a demo site, and for a recorded run wherever it is read, nothing asks SLURM: a recorded
+run's jobs are the recording's (each job as squeue last showed it, ``source`` "recording"),
+and a demo site has no queue for any other run (``scheduler`` "recording").
 """
 from __future__ import annotations
 
@@ -20,7 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..hosts.host import Host
+from ..hosts.host import Host, SiteError
+from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import message_of, text
 from ..probes.context import is_unconfigured
 from .reading import read_small_text, tail
@@ -55,7 +60,10 @@ class Job:
 
     @property
     def active(self) -> bool:
-        return self.state.split()[0] in ACTIVE_STATES if self.state else False
+        """In the queue now; a recorded job (``source`` "recording") never is."""
+        if self.source == "recording" or not self.state:
+            return False
+        return self.state.split()[0] in ACTIVE_STATES
 
     def to_json(self) -> dict[str, Any]:
         return {"job_id": self.job_id, "name": self.name, "state": self.state,
@@ -70,7 +78,8 @@ class JobsView:
 
     jobs: tuple[Job, ...] = ()
     scheduler: str = "ok"
-    """'ok', 'absent' (no squeue here) or 'error' (squeue failed: ``problem`` says why)."""
+    """'ok', 'absent' (no squeue here), 'error' (squeue failed: ``problem`` says why) or
+    'recording' (a demo site or a recorded run: the jobs are the recording's, SLURM not asked)."""
     problem: str = ""
     accounting: str = "unknown"
     """'yes' (sacct answered), 'no' (no accounting storage: finished jobs are not listed)."""
@@ -230,8 +239,36 @@ async def run_jobs(checkpoint: Path, host: Host, *, since: str = "", with_accoun
 
 async def jobs_of_runs(checkpoints: Sequence[Path], host: Host, *, since: str = "",
                        with_accounting: bool = True, user: str | None = None) -> dict[str, JobsView]:
-    """Each checkpoint's jobs from one squeue (and one sacct) call, keyed by ``str(checkpoint)``."""
+    """Each checkpoint's jobs from one squeue (and one sacct) call, keyed by ``str(checkpoint)``;
+    on a demo site, and for recorded runs, from the recording without any call."""
     user = user or current_user()
+    views = {str(c): _recorded_view(Path(c), user) for c in checkpoints}
+    live = [c for c in checkpoints if views[str(c)] is None]
+    if host.is_demo or not live:  # a demo site has no queue: never the machine's SLURM
+        return {key: view or JobsView(scheduler="recording")
+                for key, view in views.items()}
+    views.update(await _queued_views(live, host, since=since, with_accounting=with_accounting,
+                                     user=user))
+    return views
+
+
+def _recorded_view(checkpoint: Path, user: str) -> JobsView | None:
+    """A recorded run's jobs, as squeue last showed each while it ran; None for a real run."""
+    recording = recording_of(checkpoint)
+    if recording is None:
+        return None
+    try:
+        run = RecordedRun.load(recording["run_id"])
+    except SiteError:  # its recording is not in this version: no jobs known, none asked
+        return JobsView(scheduler="recording")
+    scope = RunScope.of(checkpoint, user)
+    rows = run.last_seen_queue(workspace_root(Path(scope.checkpoint)), user)
+    jobs = [replace(job, source="recording") for job in attribute(parse_squeue(rows), scope)]
+    return JobsView(tuple(jobs), "recording")
+
+
+async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
+                        with_accounting: bool, user: str) -> dict[str, JobsView]:
     queue_task = _squeue(host, user)
     if with_accounting:
         (queued, scheduler, problem), (finished, accounting) = await asyncio.gather(
@@ -260,7 +297,8 @@ class CancelOutcome:
     job_id: str
     result: str
     """'cancelled', 'gone' (left the queue before scancel), 'refused' (not this user's or this
-    run's), 'invalid' (not a job id) or 'error'."""
+    run's), 'invalid' (not a job id), 'recording' (a demo site or a recorded run: nothing to
+    cancel) or 'error'."""
     message: str
     """English, a ``Text`` that keeps its message id: a view renders it in its own language."""
 
@@ -273,6 +311,8 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
                       user: str | None = None, settle: float = 10.0) -> list[CancelOutcome]:
     """Cancel this run's active jobs (all of them, or those named), after re-reading each from
     the queue; ``scancel --user`` keeps even a race from touching another user's job."""
+    if host.is_demo or recording_of(checkpoint) is not None:  # nothing of it is in a queue
+        return [CancelOutcome("", "recording", text("runs.cancel.recording", run_id=Path(checkpoint).name))]
     scope = RunScope.of(checkpoint, user)
     outcomes: list[CancelOutcome] = []
     wanted: list[str] = []

@@ -9,10 +9,11 @@ import asyncio
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..hosts.host import Host, LocalHost
-from .jobs import cancel_jobs, jobs_of_runs
+from ..hosts.host import Host, LocalHost, SiteError
+from ..hosts.recorded_run import RecordedRun
+from .jobs import cancel_jobs, current_user, jobs_of_runs
 from .status import NotACheckpoint, UnreadableCheckpoint, is_checkpoint, read_status
-from .workspace import checkpoint_dirs, is_dir, readable
+from .workspace import RUN_ID, checkpoint_dirs, is_dir, readable
 from ..wizard.config import AriWizard, select_host, wizard_config
 from ..checkpoint.known_workspaces import recorded_workspaces
 from ..i18n import message_of, text
@@ -60,8 +61,63 @@ def listed_workspaces(default: str | Path, env: Mapping[str, str] | None = None)
     return listed
 
 
+def _config() -> AriWizard:
+    try:
+        return wizard_config()
+    except Exception:  # a broken site config must not hide the runs
+        return AriWizard()
+
+
+def runs_host(site: str | None = None, env: Mapping[str, str] | None = None) -> Host:
+    """The host the runs answers ask about jobs: the demo site when ``site`` names one or the
+    wizard would start on one (outside an allocation, ``ARI_JUPYTER_DEMO_SITE`` or
+    ``c.AriWizard.demo_site``), so a demo site never reaches this machine's SLURM; else this
+    machine. An unknown ``site`` raises ``SiteError``."""
+    import os
+
+    env = dict(os.environ if env is None else env)
+    if site:
+        return select_host(site, config=_config(), env=env)[0]
+    try:
+        return select_host(config=_config(), env=env)[0]
+    except Exception:  # an unreadable demo site: this machine, as default_workspace does
+        return LocalHost(env)
+
+
+def place_recorded_runs(host: Host, env: Mapping[str, str] | None = None) -> list[Path]:
+    """Copy the demo site's recorded runs into its local demo workspace, once: a checkpoint or
+    a file already there is never overwritten. What cannot be written (a read-only home) is
+    simply not shown. Returns the checkpoints placed or found."""
+    import os
+
+    if not host.is_demo:
+        return []
+    workspace = _config().demo_workspace_for(host.name, env)
+    placed = []
+    for run_id in getattr(host, "runs", ()):
+        there = Path(workspace) / "checkpoints" / run_id
+        if os.path.lexists(there):  # placed before (or the user's own): never read again
+            placed.append(there)
+            continue
+        try:
+            placed.append(RecordedRun.load(run_id).place(workspace, current_user()))
+        except (SiteError, OSError):
+            continue
+    return placed
+
+
+def demo_checkpoint(checkpoint: str | Path, host: Host,
+                    env: Mapping[str, str] | None = None) -> Path:
+    """``checkpoint`` as a path; on a demo site a bare run id (``status --site rccs-cloud
+    <run_id>``) names that run in the site's local demo workspace."""
+    text = str(checkpoint)
+    if host.is_demo and "/" not in text and RUN_ID.match(text):
+        return Path(_config().demo_workspace_for(host.name, env)) / "checkpoints" / text
+    return Path(text).expanduser()
+
+
 def _local_host() -> Host:
-    return LocalHost()
+    return runs_host()
 
 
 async def runs_json(workspaces: str | Path | Sequence[str | Path],
@@ -72,6 +128,7 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
     ``workspace``; with ``problem`` (and ``problem_message``) when squeue failed: no run's job
     count is known."""
     host = host or _local_host()
+    await asyncio.to_thread(place_recorded_runs, host)
     if isinstance(workspaces, (str, Path)):
         workspaces = [workspaces]
     roots = [str(Path(w).expanduser()) for w in workspaces]
@@ -131,6 +188,7 @@ def run_ids_json(workspaces: str | Path | Sequence[str | Path]) -> dict[str, Any
 async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[str, Any]:
     """``RunStatus.to_json()``; raises NotACheckpoint for a directory that is not a run's."""
     host = host or _local_host()
+    await asyncio.to_thread(place_recorded_runs, host)
     path = Path(checkpoint).expanduser()
     if not is_dir(path):
         if path.is_symlink() or not is_dir(path.parent) or not readable(path.parent):

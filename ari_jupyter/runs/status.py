@@ -25,6 +25,7 @@ from ..i18n import message, message_of, text
 from ..ari.lint_experiment import parse_experiment
 from .findings import run_findings
 from ..hosts.host import LocalHost
+from ..hosts.recorded_run import recording_of
 
 PHASES = ("not-started", "starting", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
 ACTIVE_PHASES = frozenset({"starting", "exploring", "paper", "reproduce"})
@@ -149,6 +150,10 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
     if not (has_ari or handoff or has_wizard):
         raise NotACheckpoint(text("runs.not_a_checkpoint", path=str(path)))
     notes: list[str] = []
+    recording = recording_of(path)
+    if recording:  # a demo site's recorded run: said first, so no one takes it for a live one
+        notes.append(text("runs.note.recording", recorded_at=recording["recorded_at"],
+                          nodes=recording["nodes"]))
     metric, higher = _metric(path)
     tree = read_tree(path, metric, higher)
     if tree.problem in TREE_PROBLEMS:

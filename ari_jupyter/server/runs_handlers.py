@@ -13,6 +13,9 @@
 ``POST <base_url>/ari-jupyter/runs/forget``             take a recorded workspace off the
                                                         list (body ``{"workspace": path}``); its
                                                         checkpoints stay, the default one stays
+On a demo site (the wizard's: outside an allocation, ``ARI_JUPYTER_DEMO_SITE`` or
+``c.AriWizard.demo_site``) the routes list the site's recorded run beside the user's own, answer
+jobs from the recording and never call the machine's SLURM; cancel says it is a recording.
 The two run routes take ``?lang=en|ja|zh``: the findings, the process sentence and the notes
 come back in that language (ids and parameters kept); English without it.
 A request names a run id, never a path: ``<run_id>`` must look like ARI's
@@ -23,6 +26,7 @@ POST goes through jupyter_server's XSRF check; all routes need the server's toke
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -38,8 +42,9 @@ from ..runs.status import UnreadableCheckpoint
 from ..runs.workspace import is_dir
 from ..runs.cancel_request import BadCancelRequest, cancel_targets
 from ..runs.localize import cancel_in_language, runs_in_language, status_in_language
-from ..runs.service import (cancel_json, default_workspace, listed_workspaces, run_ids_json,
-                            runs_json, same_workspace, status_json)
+from ..runs.service import (cancel_json, default_workspace, listed_workspaces,
+                            place_recorded_runs, run_ids_json, runs_host, runs_json,
+                            same_workspace, status_json)
 from .bodies import BoundedJSONBody
 from ..checkpoint.known_workspaces import forget_workspace, recorded_workspaces
 
@@ -62,7 +67,9 @@ class _RunsBase(APIHandler):
 
     @property
     def host(self):
-        return self.settings.get(HOST_KEY)
+        """The injected host, else the wizard's: a demo site outside an allocation (its jobs
+        from its recording, never the machine's SLURM), this machine inside one."""
+        return self.settings.get(HOST_KEY) or runs_host()
 
     def checkpoint(self, run_id: str) -> Path:
         if not _RUN_ID.match(run_id) or ".." in run_id:
@@ -112,6 +119,7 @@ class RunIdsHandler(_RunsBase):
     @web.authenticated
     @authorized
     async def get(self) -> None:
+        await asyncio.to_thread(place_recorded_runs, self.host)  # a demo site's run, on first use
         self.answer(run_ids_json(self.workspaces))
 
 

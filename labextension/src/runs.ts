@@ -15,7 +15,7 @@ import {
   IRunStatus,
   IRunsList,
   groupByWorkspace,
-  isActiveJobState,
+  cancellable,
   jobCountsKnown,
   newestNewRun,
   nextDelay,
@@ -503,7 +503,7 @@ export class RunsPanel extends Widget {
     if (!s.jobs.jobs.length) {
       box.append(el('p', {}, trans.__('None of this run’s jobs is in the queue.')));
     }
-    const active = s.jobs.jobs.filter(j => isActiveJobState(j.state));
+    const active = s.jobs.jobs.filter(cancellable);
     for (const job of s.jobs.jobs) {
       const item = el(
         'div',
@@ -517,7 +517,7 @@ export class RunsPanel extends Widget {
               job.state, job.elapsed, job.where, job.kind)
         )
       );
-      if (isActiveJobState(job.state)) {
+      if (cancellable(job)) {
         item.append(this.button(trans.__('Cancel'), () => void this.cancel(s, [job]), 'ari-mod-cancel'));
       }
       if (job.tail.length) {
@@ -557,7 +557,7 @@ export class RunsPanel extends Widget {
         body: JSON.stringify({ job_ids: jobs.map(j => j.job_id) })
       }, this._lang());
       for (const outcome of answer.outcomes) {
-        const notify = outcome.result === 'cancelled' || outcome.result === 'gone'
+        const notify = ['cancelled', 'gone', 'recording'].includes(outcome.result)
           ? Notification.info
           : Notification.error;
         notify(`ARI: ${outcome.message}`, { autoClose: 5000 });

@@ -45,6 +45,8 @@ export interface IJob {
   kind: string;
   output: string;
   tail: string[];
+  /** 'squeue', 'sacct', or 'recording' (a demo site's recorded run: nothing is in a queue) */
+  source?: string;
 }
 
 export interface IFinding {
@@ -218,6 +220,12 @@ export function wizardSource(path: string, clone: boolean): string {
 /** Whether a job in squeue state `state` ("RUNNING", "PENDING (Resources)"…) is still active. */
 export function isActiveJobState(state: string): boolean {
   return ACTIVE_JOB_STATES.has(state.split(' ')[0]);
+}
+
+/** Whether the panel offers Cancel for `job`: still active, and not a recording (a demo site's
+ * recorded run shows each job as it was last seen; none of them is in a queue). */
+export function cancellable(job: Pick<IJob, 'state' | 'source'>): boolean {
+  return job.source !== 'recording' && isActiveJobState(job.state);
 }
 
 /** Phases of a run that ARI is working on. */

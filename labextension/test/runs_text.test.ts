@@ -8,6 +8,7 @@ import {
   bestText,
   breakableId,
   firstFreeName,
+  cancellable,
   IRunRow,
   isActiveJobState,
   jobCountsKnown,
@@ -246,6 +247,19 @@ describe('isActiveJobState: a job still queued or running (Cancel is offered)', 
       assert.equal(isActiveJobState(state), expected);
     });
   }
+});
+
+describe('cancellable: Cancel is offered for an active job, never for a recorded one', () => {
+  test('a running job from squeue can be cancelled', () => {
+    assert.equal(cancellable({ state: 'RUNNING', source: 'squeue' }), true);
+    assert.equal(cancellable({ state: 'PENDING (Resources)' }), true);
+  });
+  test("a demo site's recorded job, last seen running, cannot", () => {
+    assert.equal(cancellable({ state: 'RUNNING', source: 'recording' }), false);
+  });
+  test('a finished job cannot', () => {
+    assert.equal(cancellable({ state: 'COMPLETED', source: 'sacct' }), false);
+  });
 });
 
 describe('the run list: which run to follow, names shown twice, job counts', () => {

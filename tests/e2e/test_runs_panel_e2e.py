@@ -788,3 +788,51 @@ def test_without_the_server_extension_the_panel_says_how_to_enable_it(tmp_path, 
         assert "jupyter server extension enable ari_jupyter.server" in error.inner_text()
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_on_a_demo_site_the_panel_follows_the_recorded_run_and_slurm_is_never_called(tmp_path, page, lang):
+    """``ari-jupyter lab`` off-cluster (its demo site in ARI_JUPYTER_DEMO_SITE), with SLURM
+    commands on PATH that note every call: the panel lists the recorded 2-node run, opens it with
+    its phase, best metric, jobs (the reproduce job's ranks on both nodes) and the note that it is
+    a recording; nothing calls SLURM."""
+    from ari_jupyter.hosts.recorded_site import RecordedSite
+
+    calls, bin_dir = tmp_path / "slurm-calls.log", tmp_path / "fake-slurm"
+    bin_dir.mkdir()
+    for name in ("squeue", "sacct", "scancel", "sinfo", "sbatch", "srun", "scontrol"):
+        (bin_dir / name).write_text(f'#!/bin/sh\necho "{name} $*" >> "{calls}"\nexit 1\n')
+        (bin_dir / name).chmod(0o755)
+    (run_id,) = RecordedSite.load("rccs-cloud").runs
+    env = lab_env(tmp_path)
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env['PATH']}", ARI_JUPYTER_DEMO_SITE="rccs-cloud",
+               LANG="C.UTF-8")
+    settings = {**LAB_SETTINGS}
+    if lang == "ja":
+        settings["@jupyterlab/translation-extension/plugin"] = {"locale": "ja_JP"}
+    server = start_jupyter(tmp_path, app="lab", env=env, settings=settings, args=LAB_ARGS)
+    try:
+        if lang == "ja":
+            page.goto(server.url("/lab?reset"))
+            page.wait_for_selector('.jp-LauncherCard:has-text("ARI マルチノード設定")', timeout=60_000)
+        else:
+            open_lab(page, server)
+        execute_command(page, "ari-jupyter:runs")
+        page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run_id}']",
+                               timeout=60_000)
+        open_run(page, run_id)
+        page.wait_for_selector(f"{PANEL}[data-phase='finished']")
+        assert page.locator(f"{PANEL} [data-field='best']").inner_text().strip()
+        jobs = page.locator(f"{PANEL} .ari-RunsPanel-job")
+        assert jobs.count() >= 3
+        assert page.locator(f"{PANEL} .ari-RunsPanel-job button").count() == 0  # nothing to cancel
+        tails = "\n".join(page.locator(f"{PANEL} .ari-RunsPanel-jobtail").all_inner_texts())
+        assert re.search(r"rank \d of \d on n1", tails) and re.search(r"rank \d of \d on n2", tails), tails
+        note = {"en": "A recorded run", "ja": "記録された実行"}[lang]
+        assert note in page.locator(PANEL).inner_text()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"runs-panel-recorded-run-{lang}.png"))
+        assert_no_console_errors(page)
+    finally:
+        server.stop()
+    assert not calls.exists(), f"the lab called SLURM on a demo site: {calls.read_text()}"
