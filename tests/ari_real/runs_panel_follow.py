@@ -30,6 +30,11 @@ from e2e.lab_helpers import execute_command  # noqa: E402
 
 PANEL = "#ari-jupyter-runs"
 ACTIVE = {"not-started", "starting", "exploring", "paper", "reproduce"}
+# what of the panel's facts and jobs runs past its right edge (hidden from the user), if anything
+PAST_EDGE = """panel => { const edge = panel.getBoundingClientRect().right;
+  return [...panel.querySelectorAll('.ari-RunsPanel-facts *, .ari-RunsPanel-job > div')]
+    .filter(e => e.getBoundingClientRect().right > edge + 0.5)
+    .map(e => e.tagName + ' ' + e.textContent.slice(0, 40)); }"""
 AWAKE_ARGS = ["--disable-background-timer-throttling", "--disable-renderer-backgrounding",
               "--disable-backgrounding-occluded-windows"]
 # the English lab in the light theme, the Japanese one in the dark: both looks, both languages
@@ -110,6 +115,7 @@ class Shown:
     jobs: list = field(default_factory=list)
     log_lines: int = 0
     screenshot: str = ""
+    past_edge: list = field(default_factory=list)
 
 
 class PanelFollower(RunFollower):
@@ -181,7 +187,7 @@ class PanelFollower(RunFollower):
                      facts=page.locator(PANEL).inner_text()[:4000], jobs=jobs,
                      log_lines=len(page.locator(f"{PANEL} .ari-RunsPanel-log").inner_text().splitlines())
                      if page.locator(f"{PANEL} .ari-RunsPanel-log").count() else 0,
-                     screenshot=str(shot))
+                     screenshot=str(shot), past_edge=page.eval_on_selector(PANEL, PAST_EDGE))
 
     def after_status(self, status: dict) -> None:
         for job in status.get("jobs", {}).get("jobs", []):
@@ -223,14 +229,15 @@ class PanelFollower(RunFollower):
 
 
     def _job_in_panels(self, job: dict) -> dict:
+        """The job's row in each panel (whatever state the panel shows it in by then)."""
         seen = {"status": {k: job.get(k) for k in ("name", "kind", "state", "nodes", "where")}}
         for lang, page in self.pages.items():
-            row = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job['job_id']}']"
-                               f"[data-state='{job['state']}']")
+            row = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job['job_id']}']")
             try:
-                row.wait_for(timeout=15_000)
-                seen[lang] = row.locator("div").first.inner_text()
-                if job.get("kind") == "reproduce" and job["state"] == "RUNNING":
+                row.wait_for(timeout=10_000)
+                seen[lang] = {"state": row.get_attribute("data-state"),
+                              "text": row.locator("div").first.inner_text()}
+                if job.get("kind") == "reproduce" and seen[lang]["state"] == "RUNNING":
                     page.locator(PANEL).screenshot(path=str(self.shots / f"whole-run-reproduce-job-{lang}.png"))
             except Exception:  # gone before the panel's next poll: a short job
                 seen[lang] = None

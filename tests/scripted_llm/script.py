@@ -46,10 +46,10 @@ PY
 srun --ntasks="${SLURM_NTASKS:-1}" sh -c 'echo "srun rank ${SLURM_PROCID} of ${SLURM_NTASKS} on ${SLURMD_NODENAME}"'
 mpirun -np "${SLURM_NTASKS:-1}" sh -c 'echo "mpirun rank ${OMPI_COMM_WORLD_RANK} of ${OMPI_COMM_WORLD_SIZE} on ${SLURMD_NODENAME}"'
 # an agent that overreaches (Options.greedy_depth): its BFTS job keeps the allocation after it
-# measured. The reproduce job (ari-ors) runs the same command and stays 15 s, time enough for a
+# measured. The reproduce job (ari-ors) runs the same command and stays 30 s, time enough for a
 # person (and the Runs panel's next poll) to see it running on its nodes.
 if [ "${SLURM_JOB_NAME:-}" = ari-ors ]; then
-  sleep 15
+  sleep 30
 elif [ "$LINGER" -gt 0 ]; then
   echo "holding the allocation for ${LINGER} s"
   sleep "$LINGER"
@@ -66,6 +66,9 @@ class Options:
     greedy_depth: int | None = None
     greedy_nodes: int = 2
     linger_s: int = 900
+    status_wait_s: float = 0.0
+    """Seconds the agent thinks before it asks a running job's status again: a real model takes
+    seconds per answer, and every ask is one of the node's ReAct steps (``--max-react``)."""
 
 
 PLAIN = Options()

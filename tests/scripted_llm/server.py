@@ -122,6 +122,8 @@ class Handler(BaseHTTPRequestHandler):
             self.state.record(entry, body)
             self._send(500, {"error": {"message": f"scripted LLM: {type(exc).__name__}: {exc}"}})
             return
+        if rule == "job_status" and self.state.options.status_wait_s:
+            time.sleep(self.state.options.status_wait_s)
         entry.update(seq=seq, stage=stage, nth=nth, rule=rule, model=body.get("model"),
                      tools=request.tool_names, tool_choice=body.get("tool_choice"),
                      stream=bool(body.get("stream")),
