@@ -19,6 +19,8 @@
 #   there, system-wide for every user, as the README tells a site admin (docs/admin.md).
 # - Single-user servers are 2-node sbatch jobs; the server runs in the batch step on the first
 #   node (req_srun=''), so terminals it opens carry the job's SLURM_* variables.
+# - ARI_HUB_CONFIG_EXTRA names a file of jupyterhub_config.py lines appended to the generated
+#   config (a spawner form from `ari-jupyter site-card --hub-config form`, say).
 # - Everything lives under $ARI_HUB_DIR (default /tmp/ari-hub) but the user (/etc/passwd), its
 #   mount point /home/<user> and the served home under $ARI_HUB_EXPORT; stop removes the first
 #   two (the served files stay, as a site's home directories do, until the next start).
@@ -263,6 +265,9 @@ trap 'echo SIGTERM received' TERM
 echo "jupyterhub-singleuser ended gracefully"
 '''
 EOF
+  if [ -n "${ARI_HUB_CONFIG_EXTRA:-}" ]; then  # a site's own lines: a spawner form, a class
+    { printf '\n# from %s\n' "$ARI_HUB_CONFIG_EXTRA"; cat "$ARI_HUB_CONFIG_EXTRA"; } >>"$HUB/jupyterhub_config.py"
+  fi
 }
 
 hub_up() { curl -fsS -m 5 "http://127.0.0.1:$PUBLIC_PORT/hub/health" >/dev/null 2>&1; }
