@@ -41,6 +41,7 @@ from ..runs.localize import cancel_in_language, runs_in_language, status_in_lang
 from ..runs.service import (cancel_json, default_workspace, listed_workspaces, run_ids_json,
                             runs_json, same_workspace, status_json)
 from .bodies import BoundedJSONBody
+from .queue_cache import QueueCachingHost
 from ..checkpoint.known_workspaces import forget_workspace, recorded_workspaces
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
@@ -62,7 +63,12 @@ class _RunsBase(APIHandler):
 
     @property
     def host(self):
-        return self.settings.get(HOST_KEY)
+        """The server's one host for the runs routes: its queue answers are shared by every
+        tab and poll (``queue_cache``); a test or a demo may have set another."""
+        host = self.settings.get(HOST_KEY)
+        if host is None:
+            host = self.settings[HOST_KEY] = QueueCachingHost()
+        return host
 
     def checkpoint(self, run_id: str) -> Path:
         if not _RUN_ID.match(run_id) or ".." in run_id:
