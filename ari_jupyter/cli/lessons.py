@@ -36,6 +36,9 @@ def register(subparsers) -> None:
     for sub in (reset, path, export):
         sub.add_argument("--teacher", action="store_true",
                          help="the teacher's version (with the solutions), not the student's")
+    path.add_argument("--place", action="store_true",
+                      help="put the copies in place first, as `ari-jupyter lab --lessons` does "
+                      "on first open (a hub's spawner command runs this before the server)")
     for sub in (reset, path):
         sub.add_argument("--dir", default=None, help="the folder of the copies (default: "
                          "$XDG_DATA_HOME/ari-jupyter/lessons/<student|teacher>/<language>)")
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..i18n import t  # cold start: not at every command's start
     # cold start: not at every command's start
-    from ..wizard.lesson_copies import LessonsRefused, copies_folder, reset_lessons
+    from ..wizard.lesson_copies import LessonsRefused, copies_folder, place_lessons, reset_lessons
     from . import output_lang  # cold start: not at every command's start
 
     lang = output_lang(args)
@@ -66,10 +69,12 @@ def run(args: argparse.Namespace) -> int:
         return _export(Path(args.directory), args.teacher, lang)
     notebook_lang = _notebook_lang(args, lang)
     folder = Path(args.dir) if args.dir else copies_folder(notebook_lang, args.teacher)
-    if action == "path":
-        print(os.path.abspath(folder))
-        return 0
     try:
+        if action == "path":
+            if args.place:
+                place_lessons(notebook_lang, args.teacher, folder=folder)
+            print(os.path.abspath(folder))
+            return 0
         done = reset_lessons(notebook_lang, args.teacher, names=args.names, folder=folder)
     except KeyError as exc:
         from ..wizard.lessons import packaged_lessons  # cold start: not at every command's start

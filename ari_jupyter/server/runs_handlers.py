@@ -46,10 +46,13 @@ from ..runs.service import (cancel_json, default_workspace, listed_workspaces,
                             place_recorded_runs, run_ids_json, runs_host, runs_json,
                             same_workspace, status_json)
 from .bodies import BoundedJSONBody
+from .queue_cache import QueueCachingHost
+from ..hosts.host import LocalHost
 from ..checkpoint.known_workspaces import forget_workspace, recorded_workspaces
 
 WORKSPACE_KEY = "ari_jupyter_runs_workspace"
 HOST_KEY = "ari_jupyter_runs_host"
+SHARED_HOST_KEY = "ari_jupyter_runs_shared_host"
 RUN_ID = r"[0-9]{8,14}_[A-Za-z0-9_.-]{0,200}"
 _RUN_ID = re.compile(rf"^{RUN_ID}$")
 
@@ -67,9 +70,19 @@ class _RunsBase(APIHandler):
 
     @property
     def host(self):
-        """The injected host, else the wizard's: a demo site outside an allocation (its jobs
-        from its recording, never the machine's SLURM), this machine inside one."""
-        return self.settings.get(HOST_KEY) or runs_host()
+        """The injected host, else the wizard's: a demo site outside an allocation (its jobs from
+        its recording, never the machine's SLURM); this machine inside one, through the server's
+        one ``QueueCachingHost`` whose queue answers every tab and poll share (``queue_cache``)."""
+        host = self.settings.get(HOST_KEY)
+        if host is not None:
+            return host
+        chosen = runs_host()
+        if not isinstance(chosen, LocalHost):
+            return chosen
+        shared = self.settings.get(SHARED_HOST_KEY)
+        if shared is None:
+            shared = self.settings[SHARED_HOST_KEY] = QueueCachingHost()
+        return shared
 
     def checkpoint(self, run_id: str) -> Path:
         if not _RUN_ID.match(run_id) or ".." in run_id:

@@ -4,6 +4,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { fetchJSON } from './fetch_json';
+import { VisiblePoll } from './visibility';
 import { bundle } from './i18n';
 import {
   activeRun,
@@ -96,6 +97,9 @@ export class RunsPanel extends Widget {
     this._openNotebook = openNotebook;
     this._trans = trans;
     this._lang = lang;
+    // neither the run nor the watch polls while the browser tab is hidden
+    this._visiblePoll = new VisiblePoll(document, () => void this.poll());
+    this._visibleWatch = new VisiblePoll(document, () => void this.watch());
     this.id = 'ari-jupyter-runs';
     this.addClass('ari-RunsPanel');
     this.title.caption = trans.__('ARI runs');
@@ -139,6 +143,8 @@ export class RunsPanel extends Widget {
   dispose(): void {
     this.cancelTimer();
     window.clearTimeout(this._watchTimer);
+    this._visiblePoll.dispose();
+    this._visibleWatch.dispose();
     super.dispose();
   }
 
@@ -209,13 +215,13 @@ export class RunsPanel extends Widget {
       // the list and the run's view say what is wrong; the watch tries again
     }
     if (!this.isDisposed) {
-      this._watchTimer = window.setTimeout(() => void this.watch(), WATCH_MS);
+      this._watchTimer = window.setTimeout(() => this._visibleWatch.run(), WATCH_MS);
     }
   }
 
   private schedule(ms: number): void {
     this.cancelTimer();
-    this._timer = window.setTimeout(() => void this.poll(), ms);
+    this._timer = window.setTimeout(() => this._visiblePoll.run(), ms);
   }
 
   private cancelTimer(): void {
@@ -223,6 +229,7 @@ export class RunsPanel extends Widget {
       window.clearTimeout(this._timer);
       this._timer = undefined;
     }
+    this._visiblePoll.cancel();
   }
 
   private async poll(): Promise<void> {
@@ -597,6 +604,8 @@ export class RunsPanel extends Widget {
   private _last = '';
   private _delay = POLL_FIRST_MS;
   private _timer: number | undefined;
+  private _visiblePoll: VisiblePoll;
+  private _visibleWatch: VisiblePoll;
   private _activeRunChanged = new Signal<this, IRunStatus | null>(this);
 }
 

@@ -3,6 +3,7 @@ import { Widget } from '@lumino/widgets';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { fetchJSON } from './fetch_json';
+import { VisiblePoll } from './visibility';
 import {
   allocationTitle,
   describe,
@@ -14,8 +15,8 @@ import {
 /**
  * Status-bar item with the allocation JupyterLab runs in.
  *
- * Polls the server extension; inactive (hidden) outside an allocation or
- * when the server extension is not enabled.
+ * Polls the server extension, not while the browser tab is hidden; inactive (hidden) outside
+ * an allocation or when the server extension is not enabled.
  */
 export class AllocationStatusItem extends Widget {
   /** `lang` answers the language the server words the time left in ('' for English). */
@@ -29,6 +30,7 @@ export class AllocationStatusItem extends Widget {
     this.addClass('ari-AllocationStatus');
     this.node.setAttribute('role', 'status');
     this.node.setAttribute('aria-label', trans.__('SLURM allocation'));
+    this._visible = new VisiblePoll(document, () => void this.refresh());
   }
 
   /** Poll every `seconds` from now on (the refreshInterval setting). */
@@ -36,7 +38,7 @@ export class AllocationStatusItem extends Widget {
     this._pollMs = pollMs(seconds);
     if (this._timer !== undefined) {
       this.stop();
-      this._timer = window.setInterval(() => void this.refresh(), this._pollMs);
+      this._timer = window.setInterval(() => this._visible.run(), this._pollMs);
     }
   }
 
@@ -57,7 +59,7 @@ export class AllocationStatusItem extends Widget {
   /** Fetch once now, then every refresh interval while the page is open. */
   start(): void {
     void this.refresh();
-    this._timer = window.setInterval(() => void this.refresh(), this._pollMs);
+    this._timer = window.setInterval(() => this._visible.run(), this._pollMs);
   }
 
   async refresh(): Promise<void> {
@@ -99,10 +101,12 @@ export class AllocationStatusItem extends Widget {
       window.clearInterval(this._timer);
       this._timer = undefined;
     }
+    this._visible.cancel();
   }
 
   dispose(): void {
     this.stop();
+    this._visible.dispose();
     super.dispose();
   }
 
@@ -111,5 +115,6 @@ export class AllocationStatusItem extends Widget {
   private _pollMs = POLL_SECONDS * 1000;
   private _active = false;
   private _timer: number | undefined;
+  private _visible: VisiblePoll;
   private _activeChanged = new Signal<this, void>(this);
 }

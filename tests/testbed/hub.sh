@@ -19,6 +19,10 @@
 #   there, system-wide for every user, as the README tells a site admin (docs/admin.md).
 # - Single-user servers are 2-node sbatch jobs; the server runs in the batch step on the first
 #   node (req_srun=''), so terminals it opens carry the job's SLURM_* variables.
+# - ARI_HUB_CLASS_USERS=N adds N learners (ari-class01..NN, same password) with homes on local
+#   disk under $ARI_HUB_DIR/class-homes, allowed to log in; stop removes them with their homes.
+# - ARI_HUB_CONFIG_EXTRA names a file of jupyterhub_config.py lines appended to the generated
+#   config (a spawner form from `ari-jupyter site-card --hub-config form`, say).
 # - Everything lives under $ARI_HUB_DIR (default /tmp/ari-hub) but the user (/etc/passwd), its
 #   mount point /home/<user> and the served home under $ARI_HUB_EXPORT; stop removes the first
 #   two (the served files stay, as a site's home directories do, until the next start).
@@ -32,6 +36,8 @@ PUBLIC_PORT=${ARI_HUB_PORT:-18000}
 API_PORT=$((PUBLIC_PORT + 1))        # configurable-http-proxy's REST API
 HUB_PORT=$((PUBLIC_PORT + 81))       # the hub itself (single-user servers call it)
 SSHD_PORT=${ARI_HUB_SSHD_PORT:-16923}
+CLASS_USERS=${ARI_HUB_CLASS_USERS:-0}  # a class: that many more users, ari-class01..., local homes
+CLASS_HOMES=$HUB/class-homes
 TESTBED=${ARI_TESTBED_DIR:-/tmp/ari-testbed}
 SITE=$HUB/site                       # the site's Python environment (hub + single-user)
 # the server side of the home: a chroot holding home/<user>. Not under /tmp: sshd wants every
@@ -149,6 +155,30 @@ create_user() {
   usermod -p '*' "$HUB_USER"
 }
 
+class_names() { local n; for n in $(seq 1 "$CLASS_USERS"); do printf 'ari-class%02d\n' "$n"; done; }
+
+create_class() {  # the learners of ARI_HUB_CLASS_USERS, each a real user with a local home
+  local name
+  [ "$CLASS_USERS" -gt 0 ] 2>/dev/null || return 0
+  install -d -m 755 "$CLASS_HOMES"
+  for name in $(class_names); do
+    id "$name" >/dev/null 2>&1 && continue
+    useradd -m -d "$CLASS_HOMES/$name" -s /bin/bash -U "$name"
+    echo "$name" >>"$HUB/created-class"
+  done
+  log "class: $CLASS_USERS learners (ari-class01...) with homes under $CLASS_HOMES"
+}
+
+remove_class() {
+  local name
+  [ -f "$HUB/created-class" ] || return 0
+  while read -r name; do
+    pkill -KILL -u "$name" 2>/dev/null || true
+    userdel -r "$name" 2>/dev/null || true
+  done <"$HUB/created-class"
+  rm -f "$HUB/created-class"
+}
+
 start_sshd() {
   pid_of sshd >/dev/null && return 0
   [ -f "$HUB/host_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$HUB/host_key"
@@ -219,7 +249,7 @@ c.JupyterHub.cleanup_servers = True
 # a test authenticator: one user, one password (a site uses PAM, LDAP or OAuth)
 c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = "$HUB_PASSWORD"
-c.Authenticator.allowed_users = {"$HUB_USER"}
+c.Authenticator.allowed_users = {"$HUB_USER"$(class_names | sed 's/.*/, "&"/' | tr -d '\n')}
 
 # single-user servers as SLURM jobs of the user: 2 nodes, the server in the batch step
 c.JupyterHub.spawner_class = "batchspawner.MultiSlurmSpawner"
@@ -263,6 +293,9 @@ trap 'echo SIGTERM received' TERM
 echo "jupyterhub-singleuser ended gracefully"
 '''
 EOF
+  if [ -n "${ARI_HUB_CONFIG_EXTRA:-}" ]; then  # a site's own lines: a spawner form, a class
+    { printf '\n# from %s\n' "$ARI_HUB_CONFIG_EXTRA"; cat "$ARI_HUB_CONFIG_EXTRA"; } >>"$HUB/jupyterhub_config.py"
+  fi
 }
 
 hub_up() { curl -fsS -m 5 "http://127.0.0.1:$PUBLIC_PORT/hub/health" >/dev/null 2>&1; }
@@ -286,6 +319,7 @@ export ARI_HUB_PASSWORD=$HUB_PASSWORD
 export ARI_HUB_HOME=$HOME_DIR
 export ARI_HUB_SITE=$SITE
 export ARI_HUB_LOG=$HUB/hub.log
+export ARI_HUB_CLASS=$(class_names | paste -sd, -)
 EOF
   mv "$ENV_FILE.new" "$ENV_FILE"
 }
@@ -293,6 +327,7 @@ EOF
 do_start() {
   local repo=${1:?usage: hub.sh start REPO}
   [ "$(id -u)" = 0 ] || die "root is needed (useradd, FUSE mount, runuser)"
+  [[ "$CLASS_USERS" =~ ^[0-9]{1,3}$ ]] || die "ARI_HUB_CLASS_USERS must be a number of learners"
   [ -s "$TESTBED/env.sh" ] || die "the SLURM test bed is not running (slurm-testbed.sh start)"
   local slurm_conf; slurm_conf=$(. "$TESTBED/env.sh" && echo "$SLURM_CONF")
   install -d -m 755 "$HUB"
@@ -302,6 +337,7 @@ do_start() {
   install_site "$repo"
   install_ari "$repo"
   create_user
+  create_class
   mount_home
   write_config "$slurm_conf"
   write_env_file
@@ -320,6 +356,7 @@ do_stop() {
   if home_mounted; then fusermount3 -u "$HOME_DIR" 2>/dev/null || fusermount -u "$HOME_DIR" 2>/dev/null || umount -l "$HOME_DIR"; fi
   if pid=$(pid_of sshd); then terminate "$pid"; fi
   if id "$HUB_USER" >/dev/null 2>&1; then pkill -KILL -u "$HUB_USER" 2>/dev/null || true; fi
+  remove_class
   if [ -f "$HUB/created-user" ]; then
     userdel "$HUB_USER" 2>/dev/null || true
     rm -f "$HUB/created-user"

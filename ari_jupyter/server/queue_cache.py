@@ -1,0 +1,57 @@
+"""One squeue (and sacct) answer per server for a few seconds, shared by every tab and poll.
+
+Each open Runs panel polls its run, and each poll asks the queue for the user's jobs: without
+sharing, the controller's load grows with every tab a user leaves open and with the poll's
+pace (benchmarks/controller_load.py). The server's runs routes run their commands through one
+``QueueCachingHost``: the same user-wide ``squeue``/``sacct`` line within ``CACHE_SECONDS`` is
+answered from the last answer, requests that arrive while one is out wait for it, and a
+``scancel`` forgets what was cached so the run shown after Cancel is the queue of now.
+Job-specific lines (``-j``: Cancel's checks) always go to SLURM.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Mapping, Sequence
+
+from ..base.process import CommandResult
+from ..hosts.host import LocalHost
+
+CACHE_SECONDS = 10.0
+"""How long a queue answer is reused: the panel's fastest poll is 2 s, squeue's %M counts
+seconds but the panel shows a run's phase, and the status bar's time-left cache is 10 s too."""
+SHARED = ("squeue", "sacct")
+
+
+class QueueCachingHost(LocalHost):
+    """This machine, with user-wide queue listings shared for :data:`CACHE_SECONDS`."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, *, cache_seconds: float = CACHE_SECONDS,
+                 clock=time.monotonic) -> None:
+        super().__init__(env)
+        self._cache_seconds = cache_seconds
+        self._clock = clock
+        self._answers: dict[tuple, tuple[float, asyncio.Future]] = {}
+
+    async def run(self, argv: Sequence[str], timeout: float,
+                  env: Mapping[str, str] | None = None) -> CommandResult:
+        argv = list(argv)
+        if argv and argv[0] == "scancel":
+            self._answers.clear()
+        if not argv or argv[0] not in SHARED or "-j" in argv or env is not None:
+            return await super().run(argv, timeout, env)
+        key = tuple(argv)
+        now = self._clock()
+        held = self._answers.get(key)
+        if held is not None and now - held[0] < self._cache_seconds:
+            return await asyncio.shield(held[1])
+        answer = asyncio.ensure_future(super().run(argv, timeout, env))
+        self._answers[key] = (now, answer)
+        try:
+            result = await asyncio.shield(answer)
+        except BaseException:
+            self._answers.pop(key, None)
+            raise
+        if result.returncode != 0:  # a failure is not kept: the next poll asks again
+            self._answers.pop(key, None)
+        return result

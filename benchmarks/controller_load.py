@@ -1,0 +1,181 @@
+"""The controller's load: slurmctld RPCs per user per minute with the status bar and the Runs
+panel open, next to what a peer's squeue poll every 30 s per open panel costs.
+
+    python -m benchmarks.controller_load                  # N = 1, 5, 20; 120 s each
+    python -m benchmarks.controller_load --users 1,5 --seconds 60
+
+On the SLURM test bed (under its lock, as a test session takes it): one real allocation
+(``salloc --no-shell``, 2 nodes) and one run going (ARI's reproduce job, submitted with ARI's
+argv, in a checkpoint of the workspace). Each user is a Jupyter server with the ari-jupyter
+server extension, inside that allocation (its SLURM_* variables), and one open tab that polls
+it as the lab extension does: the status bar every 30 s, the Runs panel's watch for new runs
+every 4 s, and the run it follows at the panel's schedule (2 s, doubling to 30 s while nothing
+changes). ``sdiag -r`` before each case, ``sdiag`` after: RPCs per minute by type and per user
+per minute. The peers' way for the same N: each open panel runs ``squeue -u USER`` every 30 s.
+A hidden tab polls nothing (tests/e2e/test_hidden_tab_polls_e2e.py), so it costs nothing here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = Path(__file__).resolve().parent / "controller_load.md"
+RESULTS = Path(__file__).resolve().parent / "results" / "controller_load.json"
+STATUS_S, WATCH_S, RUN_FIRST_S, RUN_MAX_S = 30.0, 4.0, 2.0, 30.0
+PEER_S = 30.0
+
+
+def _get(url: str, token: str) -> None:
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        answer.read()
+
+
+def tab(server, run_id: str, stop: threading.Event) -> None:
+    """One open tab of one user: the lab extension's three polls, on their schedules."""
+    token = server.token
+    due = {"status": 0.0, "watch": 0.0, "run": 0.0}
+    run_delay = RUN_FIRST_S
+    last_run = None
+    while not stop.is_set():
+        now = time.monotonic()
+        if now >= due["status"]:
+            _get(server.url("/ari-jupyter/allocation"), token)
+            due["status"] = now + STATUS_S
+        if now >= due["watch"]:
+            _get(server.url("/ari-jupyter/runs/ids"), token)
+            due["watch"] = now + WATCH_S
+        if now >= due["run"]:
+            request = urllib.request.Request(server.url(f"/ari-jupyter/runs/{run_id}"),
+                                             headers={"Authorization": f"token {token}"})
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                body = answer.read()
+            run_delay = RUN_FIRST_S if body != last_run else min(run_delay * 2, RUN_MAX_S)
+            last_run = body
+            due["run"] = now + run_delay
+        stop.wait(max(0.05, min(due.values()) - time.monotonic()))
+
+
+def peer_panel(slurm_env: dict, user: str, stop: threading.Event) -> None:
+    while not stop.is_set():
+        subprocess.run(["squeue", "-h", "-u", user], capture_output=True, env=slurm_env, timeout=60)
+        stop.wait(PEER_S)
+
+
+def measure(slurm_env: dict, workers: list, seconds: float) -> dict:
+    from benchmarks.class_hub import parse_sdiag, sdiag
+
+    stop = threading.Event()
+    sdiag(slurm_env, reset=True)
+    threads = [threading.Thread(target=fn, args=(*args, stop), daemon=True) for fn, args in workers]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=90)
+    counts = parse_sdiag(sdiag(slurm_env))
+    counts["by_type"].pop("REQUEST_STATS_INFO", None)  # sdiag's own
+    minutes = seconds / 60
+    total = sum(counts["by_type"].values())
+    return {"by_type_per_min": {k: round(v / minutes, 1) for k, v in sorted(counts["by_type"].items())},
+            "per_min": round(total / minutes, 1),
+            "per_user_per_min": round(total / minutes / max(1, len(workers)), 2)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.controller_load",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--users", default="1,5,20")
+    parser.add_argument("--seconds", type=float, default=120.0)
+    args = parser.parse_args(argv)
+    counts = [int(n) for n in args.users.split(",")]
+    sys.path.insert(0, str(ROOT / "tests"))
+    from testbed.cluster import Testbed  # the test bed's own lock and start
+    from e2e.jupyter_process import start_jupyter
+    from runs_support import copy_case
+    from ari_jupyter.ari.sbatch import ReproduceArgs, build_sbatch_argv, wrapper_script
+
+    bed = Testbed()
+    running = bed.ensure("nogres")
+    slurm_env = {**os.environ, **running.env}
+    work = Path(os.environ.get("TMPDIR", "/tmp")) / f"ari-controller-load-{os.getpid()}"
+    servers, waiter, job = [], None, None
+    results: dict = {"seconds": args.seconds, "cases": []}
+    try:
+        granted = subprocess.run(["salloc", "--no-shell", "-p", "large", "-N2", "-n4", "-t", "60",
+                                  "-J", "ari-load-lab"], capture_output=True, text=True,
+                                 env=slurm_env, timeout=120)
+        job = re.search(r"Granted job allocation (\d+)", granted.stderr + granted.stdout).group(1)
+        ws = work / "ws"
+        run = copy_case("exploring", ws)
+        (run / ".ari_pid").unlink(missing_ok=True)
+        (run / ".pipeline_started").touch()
+        repo = run / "repro_sandbox"
+        repo.mkdir(exist_ok=True)
+        (repo / "reproduce.sh").write_text("#!/usr/bin/env bash\nsleep 3000\n")
+        (repo / ".slurm_wrap.sh").write_text(wrapper_script(repo))
+        submit = build_sbatch_argv(ReproduceArgs(), {"ARI_SLURM_PARTITION": "small", "ARI_SLURM_CPUS": "1",
+                                                     "ARI_SLURM_WALLTIME": "00:50:00"},
+                                   repo, has_gres=False, bind_flags=False)
+        waiter = subprocess.Popen(submit, env=slurm_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        allocation = {"SLURM_JOB_ID": job, "SLURM_JOB_NODELIST": "n[1-2]", "SLURM_JOB_NUM_NODES": "2",
+                      "SLURM_NTASKS": "4", "SLURM_TASKS_PER_NODE": "2(x2)",
+                      "SLURM_JOB_CPUS_PER_NODE": "4(x2)", "SLURM_JOB_PARTITION": "large"}
+        user = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+        for n in range(max(counts)):
+            home = work / f"user{n}"
+            (home / "config").mkdir(parents=True)
+            (home / "config" / "ari_jupyter_config.json").write_text(
+                json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
+            servers.append(start_jupyter(home, app="server", env={**slurm_env, **allocation}))
+        time.sleep(5)
+        for n in counts:
+            ours = measure(slurm_env, [(tab, (servers[i], run.name)) for i in range(n)], args.seconds)
+            peers = measure(slurm_env, [(peer_panel, (slurm_env, user)) for _ in range(n)], args.seconds)
+            results["cases"].append({"users": n, "ari_jupyter": ours, "squeue_every_30s": peers})
+            print(f"N={n}: ari-jupyter {ours['per_user_per_min']}/user/min "
+                  f"({ours['by_type_per_min']}); squeue {peers['per_user_per_min']}/user/min",
+                  file=sys.stderr)
+    finally:
+        for server in servers:
+            server.stop()
+        if waiter is not None and waiter.poll() is None:
+            waiter.kill()
+        subprocess.run(["scancel", "--name", "ari-ors"], env=slurm_env, timeout=60)
+        if job:
+            subprocess.run(["scancel", job], env=slurm_env, timeout=60)
+        try:
+            bed.stop()
+        finally:
+            bed.release_lock()
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    REPORT.write_text("# The controller's load\n\nWritten by `python -m benchmarks.controller_load` "
+                      f"({args.seconds:g} s per case; see its docstring).\n\n" + table(results) + "\n")
+    print(table(results))
+    return 0
+
+
+def table(results: dict) -> str:
+    rows = ["| users | ari-jupyter: RPCs/min (by type) | per user per min | squeue every 30 s per panel: per user per min |",
+            "| --- | --- | --- | --- |"]
+    for case in results["cases"]:
+        ours, peers = case["ari_jupyter"], case["squeue_every_30s"]
+        kinds = ", ".join(f"{k} {v}" for k, v in ours["by_type_per_min"].items()) or "none"
+        rows.append(f"| {case['users']} | {ours['per_min']} ({kinds}) | {ours['per_user_per_min']} | "
+                    f"{peers['per_user_per_min']} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
