@@ -27,8 +27,14 @@ from .reading import read_small_text, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
 SEP = "\x1f"
-SQUEUE_FIELDS = ("%i", "%j", "%T", "%M", "%D", "%R", "%u", "%Z")
+SQUEUE_FIELDS = ("%i", "%j", "%T", "%M", "%D", "%R", "%u", "%Z", "%P", "%c", "%b", "%l")
+"""Id, name, state, elapsed, nodes, node list or reason, user, work dir; then what the job asks
+for, compared with what the user approved (``envelope``): partition, CPUs per node, TRES per
+node (its GPUs), time limit."""
 SQUEUE_FORMAT = SEP.join(SQUEUE_FIELDS)
+SQUEUE_STATES = "all"
+"""``squeue -t all``: jobs that ended lately too (SLURM keeps them MinJobAge, 300 s by default),
+so a job ended by its time limit is seen as TIMEOUT where no accounting (sacct) exists."""
 SACCT_FORMAT = "JobID,JobName,State,Elapsed,NNodes,NodeList,User,WorkDir"
 ACTIVE_STATES = frozenset({"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED",
                            "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT"})
@@ -52,6 +58,13 @@ class Job:
     output: str = ""
     tail: tuple[str, ...] = ()
     source: str = "squeue"
+    partition: str = ""
+    cpus_per_node: str = ""
+    tres_per_node: str = ""
+    """``%b``: ``gres/gpu:2``, ``N/A``."""
+    time_limit: str = ""
+    outside: tuple[Any, ...] = ()
+    """What the job asks beyond what the user approved (``envelope.Over``), once compared."""
 
     @property
     def active(self) -> bool:
@@ -61,7 +74,9 @@ class Job:
         return {"job_id": self.job_id, "name": self.name, "state": self.state,
                 "elapsed": self.elapsed, "nodes": self.nodes, "where": self.where,
                 "kind": self.kind, "work_dir": self.work_dir, "output": self.output,
-                "tail": list(self.tail), "source": self.source}
+                "tail": list(self.tail), "source": self.source, "partition": self.partition,
+                "cpus_per_node": self.cpus_per_node, "tres_per_node": self.tres_per_node,
+                "time_limit": self.time_limit, "outside": [o.to_json() for o in self.outside]}
 
 
 @dataclass(frozen=True)
@@ -91,14 +106,18 @@ def current_user() -> str:
 
 
 def parse_squeue(text: str) -> list[Job]:
-    """Rows of ``squeue -h -o SQUEUE_FORMAT``; malformed rows are skipped."""
+    """Rows of ``squeue -h -o SQUEUE_FORMAT`` (or its first 8 fields, as recorded before the
+    envelope's were added); malformed rows are skipped."""
     jobs = []
     for line in text.splitlines():
-        parts = line.split(SEP)
-        if len(parts) != len(SQUEUE_FIELDS) or not _JOB_ID.match(parts[0].strip()):
+        parts = [p.strip() for p in line.split(SEP)]
+        if len(parts) not in (8, len(SQUEUE_FIELDS)) or not _JOB_ID.match(parts[0]):
             continue
-        job_id, name, state, elapsed, nodes, where, user, work_dir = (p.strip() for p in parts)
-        jobs.append(Job(job_id, name, state, elapsed, nodes, where, user, work_dir))
+        job_id, name, state, elapsed, nodes, where, user, work_dir = parts[:8]
+        partition, cpus, tres, limit = parts[8:] or ("", "", "", "")
+        jobs.append(Job(job_id, name, state, elapsed, nodes, where, user, work_dir,
+                        partition=partition, cpus_per_node=cpus, tres_per_node=tres,
+                        time_limit=limit))
     return jobs
 
 
@@ -191,7 +210,7 @@ def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> lis
 
 
 async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[list[Job], str, str]:
-    argv = ["squeue", "-h", "-u", user, "-o", SQUEUE_FORMAT]
+    argv = ["squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", SQUEUE_FORMAT]
     if job_ids:
         argv += ["-j", ",".join(job_ids)]
     result = await host.run(argv, timeout=COMMAND_TIMEOUT)
