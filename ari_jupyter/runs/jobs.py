@@ -35,6 +35,9 @@ SQUEUE_FORMAT = SEP.join(SQUEUE_FIELDS)
 SQUEUE_STATES = "all"
 """``squeue -t all``: jobs that ended lately too (SLURM keeps them MinJobAge, 300 s by default),
 so a job ended by its time limit is seen as TIMEOUT where no accounting (sacct) exists."""
+ENDED_KEPT = frozenset({"TIMEOUT"})
+"""Of the ended jobs squeue still lists, the ones kept: the time limit ended the run's job.
+The others (a cancelled, a completed job) leave the list as they leave the queue."""
 SACCT_FORMAT = "JobID,JobName,State,Elapsed,NNodes,NodeList,User,WorkDir"
 ACTIVE_STATES = frozenset({"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED",
                            "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT"})
@@ -226,7 +229,8 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[l
             return [], "ok", ""  # the job has left the queue
         last = said.splitlines()[-1] if said else f"exit {result.returncode}"
         return [], "error", text("runs.squeue.failed", output=last[-300:])
-    return parse_squeue(result.stdout), "ok", ""
+    return [job for job in parse_squeue(result.stdout)
+            if job.active or (job.state.split() or [""])[0] in ENDED_KEPT], "ok", ""
 
 
 async def _sacct(host: Host, user: str, since: str) -> tuple[list[Job], str]:
