@@ -174,6 +174,10 @@ def test_status_flags_the_job_outside_and_offers_its_cancel(tmp_path):
         assert "42" in flag["message"] and t("runs.envelope.kind.bfts", lang) in flag["message"]
         assert t("runs.envelope.over.nodes", lang, asked=3, approved=2) in flag["message"]
         assert t("runs.envelope.over.nodes", lang, asked=3, approved=2) in status_text(said, lang=lang)
+        # the Runs panel shows it beside the job, in its language
+        assert said["jobs"]["jobs"][1]["outside_text"] == t("runs.envelope.over.nodes", lang,
+                                                             asked=3, approved=2)
+    assert status["jobs"]["jobs"][1]["outside_text"] == "3 nodes, you approved 2"
 
 
 def test_status_says_interrupted_by_the_time_limit_with_resume(tmp_path):

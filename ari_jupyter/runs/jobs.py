@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..hosts.host import Host
-from ..i18n import message_of, text
+from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
 from ..probes.context import is_unconfigured
 from .reading import read_small_text, tail
 
@@ -79,7 +79,9 @@ class Job:
                 "kind": self.kind, "work_dir": self.work_dir, "output": self.output,
                 "tail": list(self.tail), "source": self.source, "partition": self.partition,
                 "cpus_per_node": self.cpus_per_node, "tres_per_node": self.tres_per_node,
-                "time_limit": self.time_limit, "outside": [o.to_json() for o in self.outside]}
+                "time_limit": self.time_limit, "outside": [o.to_json() for o in self.outside],
+                "outside_text": say([o.said() for o in self.outside], DEFAULT_LANGUAGE)
+                if self.outside else ""}
 
 
 @dataclass(frozen=True)

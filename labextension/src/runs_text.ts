@@ -45,6 +45,10 @@ export interface IJob {
   kind: string;
   output: string;
   tail: string[];
+  /** what the job asks beyond what the user approved in the wizard (empty: it fits) */
+  outside?: { what: string; asked: string; approved: string }[];
+  /** the same, said in the panel's language ('' when it fits) */
+  outside_text?: string;
 }
 
 export interface IFinding {
@@ -52,7 +56,11 @@ export interface IFinding {
   severity: string;
   message: string;
   fix: string;
+  params?: Record<string, unknown>;
 }
+
+/** The rule of the finding about a job outside the envelope the user approved. */
+export const OUTSIDE_ENVELOPE_RULE = 'run-job-outside-envelope';
 
 /** The JSON of GET /ari-jupyter/runs/<id> (the same as `ari-jupyter status --json`). */
 export interface IRunStatus extends Omit<IRunRow, 'jobs'> {
@@ -218,6 +226,25 @@ export function wizardSource(path: string, clone: boolean): string {
 /** Whether a job in squeue state `state` ("RUNNING", "PENDING (Resources)"…) is still active. */
 export function isActiveJobState(state: string): boolean {
   return ACTIVE_JOB_STATES.has(state.split(' ')[0]);
+}
+
+/** Whether the job asks more than the user approved (squeue's partition, nodes, CPUs, GPUs
+ * or time limit against the wizard's). */
+export function isOutsideEnvelope(job: Pick<IJob, 'outside'>): boolean {
+  return (job.outside ?? []).length > 0;
+}
+
+/** The job a finding offers to cancel: the flagged job when it is still active in `jobs`;
+ * undefined for any other finding, or a job that has ended (nothing to cancel). */
+export function jobToCancel<J extends Pick<IJob, 'job_id' | 'state'>>(
+  finding: Pick<IFinding, 'rule' | 'params'>,
+  jobs: J[]
+): J | undefined {
+  if (finding.rule !== OUTSIDE_ENVELOPE_RULE) {
+    return undefined;
+  }
+  const id = String(finding.params?.job ?? '');
+  return jobs.find(j => j.job_id === id && isActiveJobState(j.state));
 }
 
 /** Phases of a run that ARI is working on. */
