@@ -416,9 +416,12 @@ def demo_home(tmp_path, monkeypatch):
 
 
 def _emit_on_site(capsys, site_name, *flags):
-    # A class's local model: no API key is needed, so every item can pass on a demo site.
+    # A class's local model: no API key is needed, so every item can pass on a demo site; the
+    # Quick scope fits the recorded allocation's time left (rccs-cloud: 3:12:45; Quick needs
+    # up to 5 rounds of 30 min, Standard 16 h).
     code = main(["emit", "--site", site_name, "--title", "handoff demo", "--goal", "g",
-                 "--metric", "accuracy", "--llm-backend", "ollama", "--json", *flags])
+                 "--metric", "accuracy", "--llm-backend", "ollama", "--scope-preset", "quick",
+                 "--json", *flags])
     out, err = capsys.readouterr()
     assert code == 0, err
     return json.loads(out)["checkpoint_dir"]

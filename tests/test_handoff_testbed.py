@@ -78,8 +78,13 @@ def _check_inside_allocation(lab, checkpoint_dir: str) -> dict:
 def test_good_checkpoint_passes_every_check(lab):
     result = _emit(lab, module_loads=["openmpi/4.1"])
     checks = _check_inside_allocation(lab, result.checkpoint_dir)
-    assert {k: v["status"] for k, v in checks.items()} == {i: "ok" for i in CHECK_IDS}, \
+    # the one warning is true: the 5-minute allocation ends long before the Standard scope can
+    assert {k: v["status"] for k, v in checks.items()} == {
+        **{i: "ok" for i in CHECK_IDS}, "time_fit": "warn"}, \
         {k: (v["status"], v["summary"]) for k, v in checks.items()}
+    fit = checks["time_fit"]
+    assert fit["summary"].startswith("The search may need up to 16:00:00") and \
+        "sbatch" in fit["fix"], fit
     assert "small" in checks["sbatch"]["summary"]
     assert "fuse.sshfs" in checks["shared_fs"]["summary"], checks["shared_fs"]  # the real mount
     assert checks["api_key"]["data"]["source"] == str(lab.home / ".env")

@@ -32,13 +32,14 @@ def status(bed, ckpt) -> dict:
     return json.loads(done.stdout)
 
 
-def wait_for(predicate, timeout: float, what: str):
+def wait_for(predicate, timeout: float, what: str, seen=lambda: ""):
+    """``predicate()`` once it is true; on timeout, fails saying what was awaited and ``seen()``."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what}: {seen()}"
         time.sleep(1)
 
 

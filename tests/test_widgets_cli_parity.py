@@ -278,3 +278,37 @@ def test_a_walltime_that_is_no_slurm_time_gets_one_error_in_the_same_words(wallt
     assert message in said[0] and fix in said[0]  # the CLI's line: message (fix)
     assert shown(panel.box_messages["walltime"].value) == as_shown(message + sentence_gap(message) + fix)
     assert "walltime" not in shown(panel.problems.value).lower()
+
+
+@pytest.mark.parametrize("preset,warns", [("standard", True), ("quick", False)])
+def test_time_fit_step_4_and_check_handoff_say_the_same(tmp_path, preset, warns):
+    """The site's allocation has 3:12:45 left: Standard (up to 16 h) will not fit, Quick will;
+    step 4 shows the core's warning and check-handoff says the same words."""
+    site = make_site(tmp_path, "rccs-cloud")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+
+    async def scenario():
+        wizard = Wizard(site=str(site), bridge=fake_bridge()[0])
+        await wizard.wait()
+        wizard.experiment_panel.run_settings.preset.value = preset
+        await wizard.wait()
+        return wizard
+    wizard = run(scenario())
+    shown = [f for f in wizard.ctx.step_problems("run_settings") if f.rule == "time_fit_short"]
+    html = wizard.experiment_panel.run_settings.findings.value
+    proc = cli("emit", "--site", str(site), "--title", "t", "--goal", "g", "--metric", "GFlops",
+               "--llm-backend", "ollama", "--scope-preset", preset, "--workspace", str(workspace),
+               "--run-id", RUN_ID, "--json")
+    assert proc.returncode == 0, proc.stderr
+    checkpoint = json.loads(proc.stdout)["checkpoint_dir"]
+    checked = cli("check-handoff", "--site", str(site), "--json", checkpoint)
+    [fit] = [c for c in json.loads(checked.stdout)["checks"] if c["id"] == "time_fit"]
+    if warns:
+        [finding] = shown
+        assert fit["status"] == "warn"
+        assert (fit["summary"], fit["fix"]) == (finding.message, finding.fix)
+        assert "16:00:00" in finding.message and "3:12:45" in finding.message
+        assert "up to 16:00:00" in html
+    else:
+        assert shown == [] and fit["status"] == "ok" and "16:00:00" not in html

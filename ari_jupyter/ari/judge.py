@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..base.verdict import STATUS_OF_SEVERITY, Finding, rank, worst
-from .run_settings import stage_problems
+from .run_settings import RunSettings, stage_problems
+from .time_fit import time_fit_finding
 from . import render
 from .errors import AriError
 from .sbatch import ReproduceArgs, plan_slurm_dispatch
@@ -88,6 +89,9 @@ def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | N
     findings = [f for f in findings if not told & _TOLD_BY_VALIDATOR.get(f.rule, set())]
     findings += validated
     findings += _placement_findings(state, env, fan_out, has_sbatch, findings)
+    settings = getattr(state, "run_settings", None) or RunSettings()
+    short = time_fit_finding(settings.scope(), state.probe("time_left"))
+    findings += [short] if short else []
     unique = list({(f.field, f.rule, f.severity, f.message): f for f in findings}.values())
     return sorted(unique, key=lambda f: rank(f.severity))
 

@@ -39,6 +39,7 @@ from ..hosts.host import LocalHost
 from ..probes.runner import redacted
 from ..ari.dotenv import read_dotenv
 from ..ari.run_settings import RunSettings, api_key_status, package_llm
+from ..ari.time_fit import clock, search_seconds, time_fit_finding, time_left_seconds
 from ..wizard.run_settings_view import ari_default_llm
 from ..slurm.allocation import Allocation
 from ..probes import ProbeContext, run_probes
@@ -46,7 +47,7 @@ from .ownership import Unsafe, first_unsafe_on_the_way, ours, unsafe_entries
 
 
 CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "api_key", "shared_fs",
-             "ari", "sbatch", "modules")
+             "ari", "sbatch", "modules", "time_fit")
 
 _MODULE_INIT = "\n".join(prelude.module_init_lines())
 
@@ -250,7 +251,7 @@ def with_checks(items: Sequence[ChecklistItem], checks: Sequence[Any],
 
 # -- the check -----------------------------------------------------------------------------
 
-SLOW_CHECK_IDS = ("shared_fs", "ari", "sbatch", "modules")
+SLOW_CHECK_IDS = ("shared_fs", "ari", "sbatch", "modules", "time_fit")
 """The checks that run commands (concurrently); the others only read files."""
 
 
@@ -296,6 +297,7 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
         "sbatch": _probe(host, "sbatch", ckpt, state, timeout) if state is not None else _skip(
             "sbatch", "handoff.check.sbatch.unread"),
         "modules": _check_modules(host, state, timeout),
+        "time_fit": _check_time_fit(host, ckpt, state, timeout),
     }
     assert tuple(pending) == SLOW_CHECK_IDS
 
@@ -556,9 +558,42 @@ async def _probe(host: Any, probe_id: str, ckpt: Path, state: Any, timeout: floa
     allocation = getattr(state, "allocation", None) or Allocation.from_env(host.env)
     ctx = ProbeContext(allocation=allocation, partition=getattr(state, "partition", None) or None,
                        checkpoint_dir=str(ckpt), timeout=timeout, only=[probe_id])
+    return await _first_probe(host, ctx, probe_id)
+
+
+async def _first_probe(host: Any, ctx: ProbeContext, probe_id: str) -> ProbeResult:
     async for result in run_probes(host, ctx):
         return result
     return _said(probe_id, "unknown", "handoff.check.no_answer")
+
+
+async def _check_time_fit(host: Any, ckpt: Path, state: Any, timeout: float) -> ProbeResult:
+    """The allocation's time left against what the chosen scope may need (``ari.time_fit``):
+    the same finding step 4 of the wizard shows."""
+    if state is None:
+        return _said("time_fit", "skip", "handoff.check.time_fit.unread")
+    scope = (getattr(state, "run_settings", None) or RunSettings()).scope()
+    needed = clock(search_seconds(scope))
+    # The terminal's own allocation is the one `ari run` lives in (none: a login node's shell).
+    ctx = ProbeContext(allocation=Allocation.from_env(host.env), timeout=timeout, only=["time_left"])
+    left = await _first_probe(host, ctx, "time_left")
+    data = {"needed": needed, "time_left": left.data}
+    if left.status == "skip":
+        return _said("time_fit", "ok", "handoff.check.time_fit.no_allocation", data=data,
+                     needed=needed)
+    if left.data.get("unlimited"):
+        return _said("time_fit", "ok", "handoff.check.time_fit.unlimited", data=data, needed=needed)
+    if time_left_seconds(left) is None:
+        return _said("time_fit", "unknown", "handoff.check.time_fit.unknown", data=data,
+                     needed=needed, why=message(left.message_id, **left.params) if left.message_id
+                     else left.summary)
+    short = time_fit_finding(scope, left)
+    if short is not None:
+        return ProbeResult("time_fit", "warn", short.message, fix=short.fix, data=data,
+                           message_id=short.message_id, params=dict(short.params),
+                           fix_id=short.fix_id)
+    return _said("time_fit", "ok", "handoff.check.time_fit.fits", data=data, needed=needed,
+                 left=clock(time_left_seconds(left)))
 
 
 async def _check_ari(host: Any, state: Any, timeout: float) -> ProbeResult:

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ._columns import columns
-from ..i18n import render_message, t
+from ..i18n import render_message, say, t
+from ..slurm.parsers import gpus_per_node
 
 
 def best_text(best: dict[str, Any] | None) -> str:
@@ -40,7 +41,37 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
     return "\n".join(lines)
 
 
-def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> list[str]:
+def _resources(partition: Any, nodes: Any, cpus: Any, gpus: Any, walltime: Any, lang: str) -> str:
+    unknown = t("runs.jobs.not_approved", lang)
+    return t("runs.jobs.resources", lang, **{
+        name: unknown if value in (None, "") else value for name, value in (
+            ("partition", partition), ("nodes", nodes), ("cpus", cpus), ("gpus", gpus),
+            ("walltime", walltime))})
+
+
+def envelope_lines(job: dict[str, Any], envelope: dict[str, Any] | None, lang: str) -> list[str]:
+    """What the job asks, what the user approved for its kind, and what is outside."""
+    if not job.get("partition") and not job.get("outside"):
+        return []  # squeue did not say (sacct's rows, older recordings)
+    try:
+        gpus = gpus_per_node(job.get("tres_per_node", ""))
+    except ValueError:
+        gpus = job.get("tres_per_node")
+    lines = [t("runs.jobs.asks", lang, resources=_resources(
+        job["partition"], job["nodes"], job.get("cpus_per_node"), gpus, job.get("time_limit"), lang))]
+    approved = (envelope or {}).get(job.get("kind", ""))
+    if approved:
+        lines.append(t("runs.jobs.approved", lang, kind=say(
+            {"message_id": f"runs.envelope.kind.{job['kind']}"}, lang), resources=_resources(
+            approved["partition"], approved["nodes"], approved["cpus_per_node"],
+            approved["gpus_per_node"], approved["walltime"], lang)))
+    if job.get("outside"):
+        lines.append(t("runs.jobs.outside", lang, over=say([o["said"] for o in job["outside"]], lang)))
+    return lines
+
+
+def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en",
+              envelope: dict[str, Any] | None = None) -> list[str]:
     lines = []
     if jobs["scheduler"] == "absent" and not jobs.get("problem"):
         lines.append(t("runs.jobs.no_squeue", lang))
@@ -55,6 +86,7 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en") -> li
         for job in jobs["jobs"]:
             lines.append(t("runs.jobs.row", lang, **{k: job[k] for k in (
                 "job_id", "name", "state", "elapsed", "nodes", "where", "kind")}))
+            lines += envelope_lines(job, envelope, lang)
             if job["output"]:
                 lines.append(t("runs.jobs.output", lang, path=job["output"]))
             lines += [f"    | {line}" for line in job["tail"][-tail_lines:]]
@@ -113,7 +145,7 @@ def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -
                process=_in_lang(status["process"], status.get("process_message"), lang))]
     lines += [t("runs.status.note", lang, note=_in_lang(note, message, lang))
               for note, message in zip(status["notes"], notes)]
-    lines += jobs_text(status["jobs"], lang=lang)
+    lines += jobs_text(status["jobs"], lang=lang, envelope=status.get("envelope"))
     if status["findings"]:
         lines.append(t("runs.status.findings", lang))
         lines += findings_text(status["findings"], lang)

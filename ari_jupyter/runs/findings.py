@@ -6,13 +6,14 @@ checkpoint as a whole shows (an interrupted run, every node failed, the LLM unre
 """
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 from typing import Sequence
 
 from ..base.verdict import Finding
 from ..i18n import Text, message
-from .jobs import JobsView
+from .jobs import Job, JobsView
 from ..ari.markers import Process, log_text
 from .reading import tail
 from .tree import TreeSummary
@@ -41,11 +42,38 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
     if end_line and phase == "failed":
         findings.append(Finding.of("run-pipeline-ended", "warning", "runs.finding.pipeline_ended",
                                    fix_id="runs.finding.pipeline_ended.fix", end=end_line[:300]))
+    findings += [_outside_envelope(checkpoint, job) for job in jobs.jobs if job.outside and job.active]
+    findings += [_time_limit(job, resume) for job in jobs.jobs if ended_by_time_limit(job)]
     if jobs.scheduler == "error":
         findings.append(Finding.of("run-jobs-unknown", "warning", "runs.finding.jobs_unknown",
                                    fix_id="runs.finding.jobs_unknown.fix", problem=jobs.problem))
     findings += _catalog(checkpoint, log_lines, tree)
     return _dedupe(findings)
+
+
+def ended_by_time_limit(job: Job) -> bool:
+    """SLURM ended the job at its time limit: state TIMEOUT (squeue, sacct), or its output ends
+    with slurmstepd's "CANCELLED AT ... DUE TO TIME LIMIT" (the job has left the queue)."""
+    if job.state.split()[0:1] == ["TIMEOUT"]:
+        return True
+    return not job.active and any(_TIME_LIMIT.search(line) for line in job.tail[-5:])
+
+
+_TIME_LIMIT = re.compile(r"\*\*\* JOB \d+ ON \S+ CANCELLED AT \S+ DUE TO TIME LIMIT")
+
+
+def _outside_envelope(checkpoint: Path, job: Job) -> Finding:
+    cancel = f"ari-jupyter cancel --job {shlex.quote(job.job_id)} {shlex.quote(str(checkpoint))}"
+    return Finding.of("run-job-outside-envelope", "error", "runs.finding.outside_envelope",
+                      fix_id="runs.finding.outside_envelope.fix", job=job.job_id,
+                      kind=message(f"runs.envelope.kind.{job.kind}"),
+                      over=[o.said() for o in job.outside], cancel=cancel)
+
+
+def _time_limit(job: Job, resume: str) -> Finding:
+    return Finding.of("run-time-limit", "error", "runs.finding.time_limit",
+                      fix_id="runs.finding.time_limit.fix", job=job.job_id,
+                      limit=job.time_limit or "?", resume=resume)
 
 
 def _catalog(checkpoint: Path, log_lines: Sequence[str], tree: TreeSummary) -> list[Finding]:
@@ -77,10 +105,11 @@ def _without_lines(found: Finding, symptom: str) -> Finding:
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     kept = []
     for finding in findings:
-        if finding.rule not in seen:
-            seen.add(finding.rule)
+        key = (finding.rule, str(finding.params.get("job", "")))  # one per job for job findings
+        if key not in seen:
+            seen.add(key)
             kept.append(finding)
     return kept

@@ -26,14 +26,23 @@ from typing import Any, Sequence
 
 from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
-from ..i18n import message_of, text
+from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
 from ..probes.context import is_unconfigured
 from .reading import read_small_text, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
 SEP = "\x1f"
-SQUEUE_FIELDS = ("%i", "%j", "%T", "%M", "%D", "%R", "%u", "%Z")
+SQUEUE_FIELDS = ("%i", "%j", "%T", "%M", "%D", "%R", "%u", "%Z", "%P", "%c", "%b", "%l")
+"""Id, name, state, elapsed, nodes, node list or reason, user, work dir; then what the job asks
+for, compared with what the user approved (``envelope``): partition, CPUs per node, TRES per
+node (its GPUs), time limit."""
 SQUEUE_FORMAT = SEP.join(SQUEUE_FIELDS)
+SQUEUE_STATES = "all"
+"""``squeue -t all``: jobs that ended lately too (SLURM keeps them MinJobAge, 300 s by default),
+so a job ended by its time limit is seen as TIMEOUT where no accounting (sacct) exists."""
+ENDED_KEPT = frozenset({"TIMEOUT"})
+"""Of the ended jobs squeue still lists, the ones kept: the time limit ended the run's job.
+The others (a cancelled, a completed job) leave the list as they leave the queue."""
 SACCT_FORMAT = "JobID,JobName,State,Elapsed,NNodes,NodeList,User,WorkDir"
 ACTIVE_STATES = frozenset({"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED",
                            "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT"})
@@ -57,6 +66,13 @@ class Job:
     output: str = ""
     tail: tuple[str, ...] = ()
     source: str = "squeue"
+    partition: str = ""
+    cpus_per_node: str = ""
+    tres_per_node: str = ""
+    """``%b``: ``gres/gpu:2``, ``N/A``."""
+    time_limit: str = ""
+    outside: tuple[Any, ...] = ()
+    """What the job asks beyond what the user approved (``envelope.Over``), once compared."""
 
     @property
     def active(self) -> bool:
@@ -69,7 +85,11 @@ class Job:
         return {"job_id": self.job_id, "name": self.name, "state": self.state,
                 "elapsed": self.elapsed, "nodes": self.nodes, "where": self.where,
                 "kind": self.kind, "work_dir": self.work_dir, "output": self.output,
-                "tail": list(self.tail), "source": self.source}
+                "tail": list(self.tail), "source": self.source, "partition": self.partition,
+                "cpus_per_node": self.cpus_per_node, "tres_per_node": self.tres_per_node,
+                "time_limit": self.time_limit, "outside": [o.to_json() for o in self.outside],
+                "outside_text": say([o.said() for o in self.outside], DEFAULT_LANGUAGE)
+                if self.outside else ""}
 
 
 @dataclass(frozen=True)
@@ -100,14 +120,18 @@ def current_user() -> str:
 
 
 def parse_squeue(text: str) -> list[Job]:
-    """Rows of ``squeue -h -o SQUEUE_FORMAT``; malformed rows are skipped."""
+    """Rows of ``squeue -h -o SQUEUE_FORMAT`` (or its first 8 fields, as recorded before the
+    envelope's were added); malformed rows are skipped."""
     jobs = []
     for line in text.splitlines():
-        parts = line.split(SEP)
-        if len(parts) != len(SQUEUE_FIELDS) or not _JOB_ID.match(parts[0].strip()):
+        parts = [p.strip() for p in line.split(SEP)]
+        if len(parts) not in (8, len(SQUEUE_FIELDS)) or not _JOB_ID.match(parts[0]):
             continue
-        job_id, name, state, elapsed, nodes, where, user, work_dir = (p.strip() for p in parts)
-        jobs.append(Job(job_id, name, state, elapsed, nodes, where, user, work_dir))
+        job_id, name, state, elapsed, nodes, where, user, work_dir = parts[:8]
+        partition, cpus, tres, limit = parts[8:] or ("", "", "", "")
+        jobs.append(Job(job_id, name, state, elapsed, nodes, where, user, work_dir,
+                        partition=partition, cpus_per_node=cpus, tres_per_node=tres,
+                        time_limit=limit))
     return jobs
 
 
@@ -200,7 +224,7 @@ def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> lis
 
 
 async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[list[Job], str, str]:
-    argv = ["squeue", "-h", "-u", user, "-o", SQUEUE_FORMAT]
+    argv = ["squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", SQUEUE_FORMAT]
     if job_ids:
         argv += ["-j", ",".join(job_ids)]
     result = await host.run(argv, timeout=COMMAND_TIMEOUT)
@@ -216,7 +240,8 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[l
             return [], "ok", ""  # the job has left the queue
         last = said.splitlines()[-1] if said else f"exit {result.returncode}"
         return [], "error", text("runs.squeue.failed", output=last[-300:])
-    return parse_squeue(result.stdout), "ok", ""
+    return [job for job in parse_squeue(result.stdout)
+            if job.active or (job.state.split() or [""])[0] in ENDED_KEPT], "ok", ""
 
 
 async def _sacct(host: Host, user: str, since: str) -> tuple[list[Job], str]:

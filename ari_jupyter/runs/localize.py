@@ -33,8 +33,18 @@ def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
            "notes": [_rendered(n, m, lang) for n, m in zip(status.get("notes", ()), notes)]}
     jobs = status.get("jobs")
     if isinstance(jobs, dict) and jobs.get("problem_message"):
-        out["jobs"] = {**jobs, "problem": _rendered(jobs["problem"], jobs["problem_message"], lang)}
+        jobs = {**jobs, "problem": _rendered(jobs["problem"], jobs["problem_message"], lang)}
+    if isinstance(jobs, dict):
+        jobs = {**jobs, "jobs": [_job(job, lang) for job in jobs.get("jobs", ())]}
+        out["jobs"] = jobs
     return out
+
+
+def _job(job: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The job with what it asks beyond its approval said in ``lang``."""
+    if not job.get("outside"):
+        return job
+    return {**job, "outside_text": say([o["said"] for o in job["outside"]], lang)}
 
 
 def runs_in_language(answer: dict[str, Any], lang: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from ..base.verdict import Finding, sort_findings
 from ..i18n import message, message_of, text
 from ..ari.lint_experiment import parse_experiment
 from .findings import run_findings
+from .envelope import Envelope, compared, read_envelope
 from ..hosts.host import LocalHost
 from ..hosts.recorded_run import recording_of
 
@@ -61,6 +62,8 @@ class RunStatus:
     jobs: JobsView
     updated_at: str
     notes: tuple[str, ...] = field(default=())
+    envelope: Envelope | None = None
+    """What the user approved in the wizard per job kind (None: not the wizard's checkpoint)."""
 
     @property
     def active(self) -> bool:
@@ -77,7 +80,8 @@ class RunStatus:
                 "findings": [f.to_json() for f in self.findings],
                 "jobs": self.jobs.to_json(), "updated_at": self.updated_at,
                 "notes": list(self.notes),
-                "note_messages": [message_of(note) for note in self.notes]}
+                "note_messages": [message_of(note) for note in self.notes],
+                "envelope": self.envelope.to_json() if self.envelope else None}
 
     def summary_json(self) -> dict[str, Any]:
         """The row of ``ari-jupyter runs`` and of the Runs panel's list."""
@@ -144,6 +148,8 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
     if not path.is_dir():
         raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
     jobs = jobs or JobsView(scheduler="not-asked")
+    envelope = read_envelope(path)
+    jobs = replace(jobs, jobs=tuple(compared(jobs.jobs, envelope)))
     has_ari = any((path / name).exists() for name in markers.ARI_FILES)
     handoff = markers.handoff_logs(path)
     has_wizard = any((path / name).is_file() for name in markers.WIZARD_FILES)
@@ -224,7 +230,7 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
         nodes=tree.counts, best_metric=tree.best, stage=stage if phase in ACTIVE_PHASES else "",
         alive=alive, process=process.why, log_file=log_file, log_tail=log_lines,
         findings=tuple(sort_findings(findings)), jobs=jobs, updated_at=_iso(max(mtimes, default=0.0)),
-        notes=tuple(notes))
+        notes=tuple(notes), envelope=envelope)
 
 
 def _mtime(path: Path) -> float:

@@ -217,3 +217,48 @@ def parse_srun_mpi_list(text: str) -> list[str]:
             if re.fullmatch(r"[a-z][a-z0-9_]*", name) and name not in plugins:
                 plugins.append(name)
     return plugins
+
+
+_NO_VALUE = ("", "N/A", "(NULL)", "NONE", "NOT_SET", "INVALID")
+
+
+def parse_time_limit(text: str) -> int | None:
+    """Seconds of a job's time limit as ``squeue -o %l`` or sacct's ``Timelimit`` print it;
+    None for no limit (``UNLIMITED``, ``INFINITE``) or none known (``N/A``, ``NOT_SET``, empty).
+    Raises ValueError on anything else."""
+    raw = text.strip()
+    if raw.upper() in _NO_VALUE or raw.upper() in ("UNLIMITED", "INFINITE", "PARTITION_LIMIT"):
+        return None
+    return parse_slurm_duration(raw)
+
+
+def gpus_per_node(tres_per_node: str) -> int:
+    """GPUs per node in ``squeue -o %b`` (the job's TRES per node: ``gres/gpu:2``,
+    ``gres:gpu:a100:2``, ``gpu:1``, ``gres/gpu=2``, several comma-separated); 0 for none
+    (``N/A``, empty, only other GRES). A ``gpu`` entry without a count is one GPU, as sbatch
+    reads ``--gres=gpu``."""
+    raw = tres_per_node.strip()
+    if raw.upper() in _NO_VALUE:
+        return 0
+    total = 0
+    for entry in raw.split(","):
+        entry = entry.strip().replace("=", ":")
+        for prefix in ("gres/", "gres:"):
+            if entry.startswith(prefix):
+                entry = entry[len(prefix):]
+        spec = parse_gres_spec(entry)
+        if spec is None:
+            raise ValueError(f"not a TRES per node entry: {entry!r}")
+        if spec.name == "gpu":
+            total += spec.count if spec.count is not None else 1
+    return total
+
+
+def parse_count(text: str) -> int | None:
+    """A count squeue prints (``%D`` nodes, ``%c`` CPUs per node); None when there is none."""
+    raw = text.strip()
+    if raw.upper() in _NO_VALUE:
+        return None
+    if not raw.isascii() or not raw.isdigit():
+        raise ValueError(f"not a count: {raw!r}")
+    return int(raw)

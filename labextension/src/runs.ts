@@ -12,11 +12,14 @@ import {
   bestText,
   breakableId,
   breakablePath,
+  IFinding,
   IJob,
   IRunStatus,
   IRunsList,
   groupByWorkspace,
   cancellable,
+  isOutsideEnvelope,
+  jobToCancel,
   jobCountsKnown,
   newestNewRun,
   nextDelay,
@@ -456,7 +459,8 @@ export class RunsPanel extends Widget {
               { class: `ari-mod-${f.severity}`, 'data-rule': f.rule },
               el('strong', {}, `${severityText(trans, f.severity)}: `),
               f.message,
-              f.fix ? el('div', { class: 'ari-RunsPanel-fix' }, trans.__('Fix: %1', f.fix)) : ''
+              f.fix ? el('div', { class: 'ari-RunsPanel-fix' }, trans.__('Fix: %1', f.fix)) : '',
+              this.findingCancel(s, f)
             )
           )
         )
@@ -496,6 +500,14 @@ export class RunsPanel extends Widget {
     this.node.dataset.phase = s.phase;
   }
 
+  /** The cancel a finding offers (a job outside the approved envelope), or nothing. */
+  private findingCancel(s: IRunStatus, f: IFinding): HTMLElement | string {
+    const job = jobToCancel(f, s.jobs.jobs);
+    return job
+      ? this.button(this._trans.__('Cancel job %1', job.job_id), () => void this.cancel(s, [job]), 'ari-mod-cancel')
+      : '';
+  }
+
   private renderJobs(s: IRunStatus): HTMLElement {
     const trans = this._trans;
     const box = el('section', { class: 'ari-RunsPanel-jobs' }, el('h4', {}, trans.__('SLURM jobs')));
@@ -524,6 +536,13 @@ export class RunsPanel extends Widget {
               job.state, job.elapsed, job.where, job.kind)
         )
       );
+      if (isOutsideEnvelope(job)) {
+        item.dataset.outside = 'yes';
+        item.append(
+          el('div', { class: 'ari-RunsPanel-outside ari-mod-error' },
+            trans.__('Outside what you approved: %1', job.outside_text ?? ''))
+        );
+      }
       if (cancellable(job)) {
         item.append(this.button(trans.__('Cancel'), () => void this.cancel(s, [job]), 'ari-mod-cancel'));
       }

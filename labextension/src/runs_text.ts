@@ -47,6 +47,10 @@ export interface IJob {
   tail: string[];
   /** 'squeue', 'sacct', or 'recording' (a demo site's recorded run: nothing is in a queue) */
   source?: string;
+  /** what the job asks beyond what the user approved in the wizard (empty: it fits) */
+  outside?: { what: string; asked: string; approved: string }[];
+  /** the same, said in the panel's language ('' when it fits) */
+  outside_text?: string;
 }
 
 export interface IFinding {
@@ -54,7 +58,11 @@ export interface IFinding {
   severity: string;
   message: string;
   fix: string;
+  params?: Record<string, unknown>;
 }
+
+/** The rule of the finding about a job outside the envelope the user approved. */
+export const OUTSIDE_ENVELOPE_RULE = 'run-job-outside-envelope';
 
 /** The JSON of GET /ari-jupyter/runs/<id> (the same as `ari-jupyter status --json`). */
 export interface IRunStatus extends Omit<IRunRow, 'jobs'> {
@@ -226,6 +234,25 @@ export function isActiveJobState(state: string): boolean {
  * recorded run shows each job as it was last seen; none of them is in a queue). */
 export function cancellable(job: Pick<IJob, 'state' | 'source'>): boolean {
   return job.source !== 'recording' && isActiveJobState(job.state);
+}
+
+/** Whether the job asks more than the user approved (squeue's partition, nodes, CPUs, GPUs
+ * or time limit against the wizard's). */
+export function isOutsideEnvelope(job: Pick<IJob, 'outside'>): boolean {
+  return (job.outside ?? []).length > 0;
+}
+
+/** The job a finding offers to cancel: the flagged job when it is still active in `jobs` (and
+ * in a queue: never a recording's); undefined for any other finding, or a job that has ended. */
+export function jobToCancel<J extends Pick<IJob, 'job_id' | 'state' | 'source'>>(
+  finding: Pick<IFinding, 'rule' | 'params'>,
+  jobs: J[]
+): J | undefined {
+  if (finding.rule !== OUTSIDE_ENVELOPE_RULE) {
+    return undefined;
+  }
+  const id = String(finding.params?.job ?? '');
+  return jobs.find(j => j.job_id === id && cancellable(j));
 }
 
 /** Phases of a run that ARI is working on. */

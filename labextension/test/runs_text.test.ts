@@ -11,7 +11,10 @@ import {
   cancellable,
   IRunRow,
   isActiveJobState,
+  isOutsideEnvelope,
   jobCountsKnown,
+  jobToCancel,
+  OUTSIDE_ENVELOPE_RULE,
   newestNewRun,
   nextDelay,
   nodesText,
@@ -402,3 +405,25 @@ describe("firstFreeName: a run's notebook name no file of the folder has", () =>
   }
 });
 
+
+describe('the envelope: a job outside what the user approved, and the cancel its finding offers', () => {
+  const jobs = [
+    { job_id: '41', state: 'RUNNING', outside: [] },
+    { job_id: '42', state: 'PENDING (Resources)', outside: [{ what: 'nodes', asked: '3', approved: '2' }] },
+    { job_id: '43', state: 'TIMEOUT', outside: [{ what: 'nodes', asked: '3', approved: '2' }] }
+  ];
+  const cases: [string, { rule: string; params?: Record<string, unknown> }, string | undefined][] = [
+    ['the flagged active job', { rule: OUTSIDE_ENVELOPE_RULE, params: { job: '42' } }, '42'],
+    ['a flagged job that ended: nothing to cancel', { rule: OUTSIDE_ENVELOPE_RULE, params: { job: '43' } }, undefined],
+    ['a job not of this run', { rule: OUTSIDE_ENVELOPE_RULE, params: { job: '99' } }, undefined],
+    ['no job named', { rule: OUTSIDE_ENVELOPE_RULE }, undefined],
+    ['another finding naming a job', { rule: 'run-time-limit', params: { job: '41' } }, undefined]
+  ];
+  for (const [name, finding, expected] of cases) {
+    test(name, () => assert.equal(jobToCancel(finding, jobs)?.job_id, expected));
+  }
+  test('outside or not', () => {
+    assert.deepEqual(jobs.map(isOutsideEnvelope), [false, true, true]);
+    assert.equal(isOutsideEnvelope({}), false); // an older answer without the field
+  });
+});

@@ -1,0 +1,66 @@
+"""Will the chosen scope fit in the allocation's time left? The run lives inside the allocation,
+so when the allocation ends, ``ari run`` ends with it.
+
+What the search needs at most: ARI's BFTS loop runs its nodes in batches of ``parallel`` and
+waits for each node at most the node timeout (``ari-core/ari/cli/bfts_loop.py``: ``_timeout_s =
+cfg.bfts.timeout_per_node`` ... ``future.result(timeout=_timeout_s)`` over a batch submitted
+to the executor), and stops at ``max_nodes`` (``bfts.max_total_nodes``). So the search takes up
+to ``node timeout × ceil(max nodes / parallel)``, and never fewer than ``max depth`` rounds
+(a child waits for its parent). The paper and reproduce stages come after it.
+
+ARI has no estimate of its own for a BFTS run: its wizard's presets carry a typical length as
+text (``StepScope.tsx`` ``est: '~1-2 h'``), for presets only and not a bound, and
+``viz/api_paperbench.py`` ``_estimate_cost`` is for PaperBench dry runs. The bound is what
+tells whether the allocation can end first.
+"""
+from __future__ import annotations
+
+from math import ceil
+from typing import Any, Mapping
+
+from ..base.verdict import Finding
+
+
+def search_rounds(scope: Mapping[str, int]) -> int:
+    """Batches of ``parallel`` nodes the search may run: ceil(max nodes / parallel), at least
+    max depth."""
+    return max(ceil(scope["max_nodes"] / max(scope["parallel"], 1)), scope["max_depth"])
+
+
+def search_seconds(scope: Mapping[str, int]) -> int:
+    """The longest the BFTS search may take: rounds × the node timeout."""
+    return search_rounds(scope) * scope["node_timeout_min"] * 60
+
+
+def clock(seconds: int) -> str:
+    """``H:MM:SS`` (``D-HH:MM:SS`` past a day), as sbatch's ``--time`` reads it."""
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}" if days else f"{hours}:{minutes:02d}:{secs:02d}"
+
+
+def time_left_seconds(time_left: Any) -> int | None:
+    """Seconds left in a ``time_left`` probe result (its JSON too); None when unknown or
+    unlimited."""
+    if time_left is None:
+        return None
+    data = time_left.get("data") if isinstance(time_left, Mapping) else getattr(time_left, "data", None)
+    if not isinstance(data, Mapping) or data.get("unlimited"):
+        return None
+    seconds = data.get("seconds")
+    return seconds if isinstance(seconds, int) and not isinstance(seconds, bool) else None
+
+
+def time_fit_finding(scope: Mapping[str, int], time_left: Any) -> Finding | None:
+    """A warning when the search may need more than the allocation has left, with the fixes;
+    None when it fits or the time left is unknown or unlimited."""
+    left = time_left_seconds(time_left)
+    needed = search_seconds(scope)
+    if left is None or needed <= left:
+        return None
+    return Finding.of("time_fit_short", "warning", "run_settings.time_fit_short",
+                      field="run_settings.node_timeout_min", fix_id="run_settings.time_fit_short.fix",
+                      needed=clock(needed), left=clock(left), rounds=search_rounds(scope),
+                      parallel=scope["parallel"], max_nodes=scope["max_nodes"],
+                      node_timeout_min=scope["node_timeout_min"])
