@@ -14,6 +14,7 @@ from ..base.verdict import Finding
 from ..i18n import Text, message
 from .jobs import JobsView
 from ..ari.markers import Process, log_text
+from ..ari.resume_rule import requeue_command, resume_command
 from .reading import tail
 from .tree import TreeSummary
 from ..doctor.catalog import CATALOG, scan
@@ -27,9 +28,7 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
     if phase == "interrupted":
         last = next((log_text(line) for line in reversed(log_lines) if line.strip()), "")
         where = message("runs.finding.interrupted.where", last=last[:200]) if last else ""
-        findings.append(Finding.of("run-interrupted", "error", "runs.finding.interrupted",
-                                   fix_id="runs.finding.interrupted.fix", why=_as_data(process.why),
-                                   where=where, resume=resume))
+        findings.append(_interrupted(checkpoint, tree, why=_as_data(process.why), where=where))
     if phase == "failed" and tree.counts.total and tree.counts.done == 0:
         first = (tree.errors[0][1].splitlines()[0][:300] if tree.errors
                  else message("runs.no_error_recorded"))
@@ -46,6 +45,18 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
                                    fix_id="runs.finding.jobs_unknown.fix", problem=jobs.problem))
     findings += _catalog(checkpoint, log_lines, tree)
     return _dedupe(findings)
+
+
+def _interrupted(checkpoint: Path, tree: TreeSummary, **params) -> Finding:
+    """A cut that left nodes ``running``: ``ari resume`` alone would not run them again, so the
+    fix is ``ari-jupyter requeue`` first; otherwise the resume itself (both with the .env read)."""
+    resume = resume_command(str(checkpoint))
+    if tree.counts.running:
+        return Finding.of("run-interrupted", "error", "runs.finding.interrupted",
+                          fix_id="runs.finding.interrupted.fix_requeue", resume=resume,
+                          requeue=requeue_command(str(checkpoint)), count=tree.counts.running, **params)
+    return Finding.of("run-interrupted", "error", "runs.finding.interrupted",
+                      fix_id="runs.finding.interrupted.fix", resume=resume, **params)
 
 
 def _catalog(checkpoint: Path, log_lines: Sequence[str], tree: TreeSummary) -> list[Finding]:

@@ -1,0 +1,102 @@
+"""Make a run its allocation cut resumable: the nodes left ``running`` become ``failed``.
+
+``ari resume`` runs again only ``pending`` and ``failed`` nodes (:mod:`..ari.resume_rule`); a
+node the cut interrupted stays ``running`` and the resume finds nothing to do. This marks those
+nodes failed the way ARI does, in tree.json, crash-safely, keeping the tree as it was beside it
+(``tree.json.before-requeue``). It refuses, changing nothing, while anything of the run is alive
+(ARI's process, the hand-off, a job of the run in the queue, or a queue it cannot ask), and for a
+run this user cannot read or does not own (the checkpoint's ownership rules).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..ari.resume_rule import left_running, mark_left_running_failed, resume_command
+from ..base.files import write_all
+from ..checkpoint.ownership import ours, unsafe_entries
+from ..hosts.host import Host, LocalHost
+from ..i18n import message_of
+from .reading import read_json
+from .status import NotACheckpoint, run_status
+
+TREE = "tree.json"
+BACKUP = "tree.json.before-requeue"
+TREE_CAP = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Requeue:
+    """The outcome: ``result`` is "requeued" (nodes marked), "nothing" (none was left running)
+    or "refused" (``message_id``/``params`` say why); ``command`` continues the run."""
+
+    result: str
+    checkpoint: str
+    message_id: str
+    params: dict[str, Any] = field(default_factory=dict)
+    nodes: tuple[str, ...] = ()
+    command: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"result": self.result, "checkpoint_dir": self.checkpoint, "nodes": list(self.nodes),
+                "command": self.command, "message_id": self.message_id, "params": self.params}
+
+
+def _refused(checkpoint: Path, message_id: str, **params: Any) -> Requeue:
+    return Requeue("refused", str(checkpoint), message_id, params)
+
+
+def _not_ours(path: Path) -> Requeue | None:
+    """The checkpoint and its tree.json must be this user's and writable by nobody else."""
+    try:
+        problem = ours(path, os.lstat(path))
+    except OSError:
+        return _refused(path, "runs.requeue.unreadable", path=str(path))
+    problem = problem or next(iter(unsafe_entries(path, [TREE, BACKUP])), None)
+    if problem is not None:
+        return _refused(path, "runs.requeue.not_ours", path=problem.path, owner=problem.owner,
+                        mode=problem.mode)
+    return None
+
+
+async def requeue(checkpoint: str | Path, host: Host | None = None,
+                  now: datetime | None = None) -> Requeue:
+    """Mark the run's nodes left ``running`` failed, or say why not; see the module's doc."""
+    path = Path(checkpoint).expanduser().absolute()
+    if not os.access(path, os.R_OK | os.X_OK) or (path / TREE).exists() and not os.access(path / TREE, os.R_OK):
+        return _refused(path, "runs.requeue.unreadable", path=str(path))
+    refused = _not_ours(path)
+    if refused:
+        return refused
+    try:
+        status = await run_status(path, host or LocalHost())
+    except NotACheckpoint:
+        return _refused(path, "runs.requeue.unreadable", path=str(path))
+    if status.jobs.scheduler != "ok":
+        return _refused(path, "runs.requeue.queue_unknown",
+                        problem=message_of(status.jobs.problem) or str(status.jobs.problem))
+    live = [job.job_id for job in status.jobs.jobs if job.active]
+    if status.alive or status.active or live:
+        return _refused(path, "runs.requeue.alive", phase=status.phase, jobs=", ".join(live) or "-")
+    read = read_json(path / TREE, TREE_CAP)
+    if read.problem == "missing":
+        return _refused(path, "runs.requeue.no_tree", path=str(path / TREE))
+    tree = read.data
+    if read.problem or not isinstance(tree, dict) or not isinstance(tree.get("nodes"), list):
+        return _refused(path, "runs.requeue.bad_tree", path=str(path / TREE))
+    command = resume_command(str(path))
+    cut = left_running(tree)
+    if not cut:
+        return Requeue("nothing", str(path), "runs.requeue.nothing", {"command": command}, (), command)
+    marked = mark_left_running_failed(tree, now or datetime.now(timezone.utc))
+    original = (path / TREE).read_bytes()
+    mode = (path / TREE).stat().st_mode & 0o777
+    write_all([(path / BACKUP, original, mode),
+               (path / TREE, json.dumps(marked, indent=2, ensure_ascii=False).encode(), mode)])
+    return Requeue("requeued", str(path), "runs.requeue.done",
+                   {"count": len(cut), "nodes": ", ".join(cut), "backup": str(path / BACKUP),
+                    "command": command}, tuple(cut), command)
