@@ -16,7 +16,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "requeue", help=HELP, description=HELP[0].upper() + HELP[1:] + ". The nodes the cut left "
         "running are marked failed (tree.json is kept as tree.json.before-requeue), so ari resume "
-        "runs them again; then the one command that continues the run is printed. Nothing is "
+        "runs them again, and the run's scope is written for it (resume.yaml); then the one "
+        "command that continues the run is printed. Nothing is "
         "changed while ARI or a job of the run is alive, or for a run that is not yours.")
     parser.add_argument("checkpoint", metavar="CHECKPOINT")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")

@@ -14,7 +14,7 @@ from ..base.verdict import Finding
 from ..i18n import Text, message
 from .jobs import JobsView
 from ..ari.markers import Process, log_text
-from ..ari.resume_rule import requeue_command, resume_command
+from ..ari.resume_rule import RESUME_CONFIG, requeue_command, resume_command
 from .reading import tail
 from .tree import TreeSummary
 from ..doctor.catalog import CATALOG, scan
@@ -49,12 +49,20 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
 
 def _interrupted(checkpoint: Path, tree: TreeSummary, **params) -> Finding:
     """A cut that left nodes ``running``: ``ari resume`` alone would not run them again, so the
-    fix is ``ari-jupyter requeue`` first; otherwise the resume itself (both with the .env read)."""
-    resume = resume_command(str(checkpoint))
+    fix is ``ari-jupyter requeue`` first; so too while the run's scope for the resume is not
+    written (``resume.yaml``). Otherwise the resume itself. Both commands read the .env."""
+    config = checkpoint / RESUME_CONFIG
+    scoped = (checkpoint / "workflow.yaml").is_file()  # requeue writes the scope from it
+    resume = resume_command(str(checkpoint), str(config) if scoped else None)
+    requeue = requeue_command(str(checkpoint))
     if tree.counts.running:
         return Finding.of("run-interrupted", "error", "runs.finding.interrupted",
                           fix_id="runs.finding.interrupted.fix_requeue", resume=resume,
-                          requeue=requeue_command(str(checkpoint)), count=tree.counts.running, **params)
+                          requeue=requeue, count=tree.counts.running, **params)
+    if scoped and not config.is_file():
+        return Finding.of("run-interrupted", "error", "runs.finding.interrupted",
+                          fix_id="runs.finding.interrupted.fix_scope", resume=resume,
+                          requeue=requeue, **params)
     return Finding.of("run-interrupted", "error", "runs.finding.interrupted",
                       fix_id="runs.finding.interrupted.fix", resume=resume, **params)
 

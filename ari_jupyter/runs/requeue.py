@@ -3,7 +3,8 @@
 ``ari resume`` runs again only ``pending`` and ``failed`` nodes (:mod:`..ari.resume_rule`); a
 node the cut interrupted stays ``running`` and the resume finds nothing to do. This marks those
 nodes failed the way ARI does, in tree.json, crash-safely, keeping the tree as it was beside it
-(``tree.json.before-requeue``). It refuses, changing nothing, while anything of the run is alive
+(``tree.json.before-requeue``), and writes the run's scope for ``ari resume --config``
+(``resume.yaml``: ARI's resume would otherwise explore with its defaults). It refuses, changing nothing, while anything of the run is alive
 (ARI's process, the hand-off, a job of the run in the queue, or a queue it cannot ask), and for a
 run this user cannot read or does not own (the checkpoint's ownership rules).
 """
@@ -16,17 +17,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..ari.resume_rule import left_running, mark_left_running_failed, resume_command
+from ..ari.dotenv import read_dotenv
+from ..ari.resume_rule import (RESUME_CONFIG, bfts_scope, left_running, mark_left_running_failed,
+                               resume_command, resume_config)
 from ..base.files import write_all
 from ..checkpoint.ownership import ours, unsafe_entries
 from ..hosts.host import Host, LocalHost
 from ..i18n import message_of
-from .reading import read_json
+from .reading import read_json, read_small_text
 from .status import NotACheckpoint, run_status
 
 TREE = "tree.json"
 BACKUP = "tree.json.before-requeue"
 TREE_CAP = 64 * 1024 * 1024
+WORKFLOW_CAP = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -56,11 +60,21 @@ def _not_ours(path: Path) -> Requeue | None:
         problem = ours(path, os.lstat(path))
     except OSError:
         return _refused(path, "runs.requeue.unreadable", path=str(path))
-    problem = problem or next(iter(unsafe_entries(path, [TREE, BACKUP])), None)
+    problem = problem or next(iter(unsafe_entries(path, [TREE, BACKUP, RESUME_CONFIG, ".env", "workflow.yaml"])), None)
     if problem is not None:
         return _refused(path, "runs.requeue.not_ours", path=problem.path, owner=problem.owner,
                         mode=problem.mode)
     return None
+
+
+def _scope_config(path: Path) -> list[tuple[Path, bytes, int]]:
+    """``resume.yaml`` to write: the checkpoint's workflow.yaml with the .env's BFTS scope;
+    nothing when the run has no workflow.yaml (``ari run`` started by hand)."""
+    workflow = read_small_text(path / "workflow.yaml", WORKFLOW_CAP + 1)
+    if not workflow or len(workflow) > WORKFLOW_CAP:
+        return []
+    config = resume_config(workflow, bfts_scope(read_dotenv(path / ".env")))
+    return [(path / RESUME_CONFIG, config.encode(), 0o600)]
 
 
 async def requeue(checkpoint: str | Path, host: Host | None = None,
@@ -88,14 +102,16 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
     tree = read.data
     if read.problem or not isinstance(tree, dict) or not isinstance(tree.get("nodes"), list):
         return _refused(path, "runs.requeue.bad_tree", path=str(path / TREE))
-    command = resume_command(str(path))
+    writes = _scope_config(path)
+    command = resume_command(str(path), str(path / RESUME_CONFIG) if writes else None)
     cut = left_running(tree)
     if not cut:
+        write_all(writes)
         return Requeue("nothing", str(path), "runs.requeue.nothing", {"command": command}, (), command)
     marked = mark_left_running_failed(tree, now or datetime.now(timezone.utc))
     original = (path / TREE).read_bytes()
     mode = (path / TREE).stat().st_mode & 0o777
-    write_all([(path / BACKUP, original, mode),
+    write_all([*writes, (path / BACKUP, original, mode),
                (path / TREE, json.dumps(marked, indent=2, ensure_ascii=False).encode(), mode)])
     return Requeue("requeued", str(path), "runs.requeue.done",
                    {"count": len(cut), "nodes": ", ".join(cut), "backup": str(path / BACKUP),
