@@ -55,12 +55,14 @@ def _refused(checkpoint: Path, message_id: str, **params: Any) -> Requeue:
 
 
 def _not_ours(path: Path) -> Requeue | None:
-    """The checkpoint and its tree.json must be this user's and writable by nobody else."""
+    """The checkpoint and the files read or written here must be this user's and writable by
+    nobody else."""
     try:
         problem = ours(path, os.lstat(path))
     except OSError:
         return _refused(path, "runs.requeue.unreadable", path=str(path))
-    problem = problem or next(iter(unsafe_entries(path, [TREE, BACKUP, RESUME_CONFIG, ".env", "workflow.yaml"])), None)
+    read_or_written = [TREE, BACKUP, RESUME_CONFIG, ".env", "workflow.yaml"]
+    problem = problem or next(iter(unsafe_entries(path, read_or_written)), None)
     if problem is not None:
         return _refused(path, "runs.requeue.not_ours", path=problem.path, owner=problem.owner,
                         mode=problem.mode)
@@ -81,7 +83,8 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
                   now: datetime | None = None) -> Requeue:
     """Mark the run's nodes left ``running`` failed, or say why not; see the module's doc."""
     path = Path(checkpoint).expanduser().absolute()
-    if not os.access(path, os.R_OK | os.X_OK) or (path / TREE).exists() and not os.access(path / TREE, os.R_OK):
+    tree_unreadable = (path / TREE).exists() and not os.access(path / TREE, os.R_OK)
+    if not os.access(path, os.R_OK | os.X_OK) or tree_unreadable:
         return _refused(path, "runs.requeue.unreadable", path=str(path))
     refused = _not_ours(path)
     if refused:
