@@ -73,6 +73,7 @@ def _rows(demo):
                                           str(demo["profile"]), "--gres", "no", "--bind-flags",
                                           "no", "--sbatch", "yes"], {"ARI_SLURM_PARTITION": "small"}),
         "probe": (["probe", "--site", "rccs-cloud"], {}),
+        "requeue (no queue to ask)": (["requeue", ckpt], {}),
         "runs": (["runs", "--workspace", str(demo["workspace"])], {}),
         "site-card": (["site-card", "--site", "rccs-cloud"], {}),
         "site-card (no SLURM)": (["site-card", "--site", "laptop"], {}),
@@ -99,8 +100,8 @@ def test_every_command_has_a_row(demo):
                                  "doctor", "emit", "emit (checkpoint exists)", "lab --print-command", "lab (unknown site)",
                                  "lessons reset", "lessons reset (unknown lesson)",
                                  "lessons export", "lint", "preview sbatch",
-                                 "preview sbatch (ARI refuses)", "probe", "runs", "site-card",
-                                 "site-card (no SLURM)", "status"])
+                                 "preview sbatch (ARI refuses)", "probe", "requeue (no queue to ask)", "runs",
+                                 "site-card", "site-card (no SLURM)", "status"])
 def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeypatch):
     argv, env = _rows(demo)[row]
     monkeypatch.setenv("HOME", str(demo["home"]))

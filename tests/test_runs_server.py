@@ -191,7 +191,7 @@ def test_status_gives_message_ids_for_findings_and_the_process(lab):
     answer = json.loads(body)
     by_rule = {f["rule"]: f for f in answer["findings"]}
     assert by_rule["run-interrupted"]["message_id"] == "runs.finding.interrupted"
-    assert by_rule["run-interrupted"]["fix_id"] == "runs.finding.interrupted.fix"
+    assert by_rule["run-interrupted"]["fix_id"] == "runs.finding.interrupted.fix_scope"  # no resume.yaml yet
     assert by_rule["run-interrupted"]["message"].startswith("The run stopped without ARI's end")
     assert by_rule["llm-unreachable"]["message_id"] == "runs.finding.doctor"
     assert answer["process_message"] == {"message_id": "runs.process.no_pid", "params": {}}

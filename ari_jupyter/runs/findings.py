@@ -15,6 +15,7 @@ from ..base.verdict import Finding
 from ..i18n import Text, message
 from .jobs import Job, JobsView
 from ..ari.markers import Process, log_text
+from ..ari.resume_rule import RESUME_CONFIG, requeue_command, resume_command
 from .reading import tail
 from .tree import TreeSummary
 from ..doctor.catalog import CATALOG, scan
@@ -24,13 +25,14 @@ from ..doctor.catalog import CATALOG, scan
 def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Process,
                  end_line: str, log_lines: Sequence[str], jobs: JobsView) -> list[Finding]:
     findings: list[Finding] = []
-    resume = f"ari resume {shlex.quote(str(checkpoint))}"
+    # the one line that continues the run, as every finding below says it (the .env read, the
+    # run's scope when requeue wrote it)
+    config = checkpoint / RESUME_CONFIG
+    resume = resume_command(str(checkpoint), str(config) if config.is_file() else None)
     if phase == "interrupted":
         last = next((log_text(line) for line in reversed(log_lines) if line.strip()), "")
         where = message("runs.finding.interrupted.where", last=last[:200]) if last else ""
-        findings.append(Finding.of("run-interrupted", "error", "runs.finding.interrupted",
-                                   fix_id="runs.finding.interrupted.fix", why=_as_data(process.why),
-                                   where=where, resume=resume))
+        findings.append(_interrupted(checkpoint, tree, why=_as_data(process.why), where=where))
     if phase == "failed" and tree.counts.total and tree.counts.done == 0:
         first = (tree.errors[0][1].splitlines()[0][:300] if tree.errors
                  else message("runs.no_error_recorded"))
@@ -74,6 +76,26 @@ def _time_limit(job: Job, resume: str) -> Finding:
     return Finding.of("run-time-limit", "error", "runs.finding.time_limit",
                       fix_id="runs.finding.time_limit.fix", job=job.job_id,
                       limit=job.time_limit or "?", resume=resume)
+
+
+def _interrupted(checkpoint: Path, tree: TreeSummary, **params) -> Finding:
+    """A cut that left nodes ``running``: ``ari resume`` alone would not run them again, so the
+    fix is ``ari-jupyter requeue`` first; so too while the run's scope for the resume is not
+    written (``resume.yaml``). Otherwise the resume itself. Both commands read the .env."""
+    config = checkpoint / RESUME_CONFIG
+    scoped = (checkpoint / "workflow.yaml").is_file()  # requeue writes the scope from it
+    resume = resume_command(str(checkpoint), str(config) if scoped else None)
+    requeue = requeue_command(str(checkpoint))
+    if tree.counts.running:
+        return Finding.of("run-interrupted", "error", "runs.finding.interrupted",
+                          fix_id="runs.finding.interrupted.fix_requeue", resume=resume,
+                          requeue=requeue, count=tree.counts.running, **params)
+    if scoped and not config.is_file():
+        return Finding.of("run-interrupted", "error", "runs.finding.interrupted",
+                          fix_id="runs.finding.interrupted.fix_scope", resume=resume,
+                          requeue=requeue, **params)
+    return Finding.of("run-interrupted", "error", "runs.finding.interrupted",
+                      fix_id="runs.finding.interrupted.fix", resume=resume, **params)
 
 
 def _catalog(checkpoint: Path, log_lines: Sequence[str], tree: TreeSummary) -> list[Finding]:

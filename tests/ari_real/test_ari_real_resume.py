@@ -1,5 +1,5 @@
-"""The run outlives nothing: a real ``ari run`` cut by its allocation's time limit, then
-``ari resume`` as ``ari-jupyter status`` words it, in a new allocation.
+"""The run outlives its allocation: a real ``ari run`` cut by its allocation's time limit, then
+continued as ``ari-jupyter status`` words it, in a new allocation.
 
 As in the whole-run test (test_ari_real_whole_run.py), an unprivileged user with a network home
 writes the checkpoint with ``ari-jupyter emit`` (the scripted LLM's API base; paper-side stages
@@ -11,17 +11,18 @@ to one minute, so SLURM itself ends the allocation (state TIMEOUT) while ARI's s
 waits for its job. Then:
 
 (a) ``ari-jupyter status --json``, as the user outside the dead allocation, says
-    ``interrupted``, and its ``run-interrupted`` finding's fix is exactly
-    ``ari resume <checkpoint>`` (shell-quoted);
-(b) that command, in a new allocation, is what ARI 0.9.1 does with such a run: it keeps every
-    node of tree.json (same ids, same states), but re-queues only ``pending`` and ``failed``
-    nodes (ari-core/ari/cli/run.py:510-517). The node cut while it waited for its job is left
-    ``running`` (it was marked so at ari-core/ari/orchestrator/node.py:124 and nothing marks
-    it otherwise when SLURM's SIGTERM ends ``ari run``: ari-core/ari/pidfile.py:83-94 only
-    removes .ari_pid), and the evaluated root is not put back on the frontier (the loop's
-    frontier starts empty: ari-core/ari/cli/bfts_loop.py:145). So ``ari resume`` prints
-    "No pending nodes." and exits 0 (ari-core/ari/cli/run.py:525-527), before the BFTS loop
-    and the paper pipeline: nothing more is evaluated, the run stays interrupted.
+    ``interrupted``, and its ``run-interrupted`` finding's fix is ``ari-jupyter requeue
+    <checkpoint>``: ARI 0.9.1's resume re-queues only ``pending`` and ``failed`` nodes
+    (ari-core/ari/cli/run.py:510-517), and the node cut while it waited for its job is left
+    ``running`` (marked so at ari-core/ari/orchestrator/node.py:124; when SLURM's SIGTERM ends
+    ``ari run``, ari-core/ari/pidfile.py:83-94 only removes .ari_pid), so a bare ``ari resume``
+    prints "No pending nodes." and exits 0. ``requeue``, as the user, marks that node
+    ``failed`` (the rest of tree.json as it was, the old tree kept beside it), writes the run's
+    scope for the resume (ARI's resume drops ``ARI_MAX_NODES`` and the rest) and prints the
+    resume command the finding names, with ``ARI_CHECKPOINT_DIR`` set;
+(b) that command, in a new allocation, continues the run: the evaluated nodes keep their ids
+    and metrics, the cut node runs again, more nodes are evaluated (within emit's
+    ``--max-nodes``), nothing is left running or queued, and status ends ``finished``.
 
 The stray job of the cut node outlives the allocation (ARI submitted it; nobody cancels it):
 while it is queued, status counts it as the run's live work; its phase then is recorded.
@@ -78,7 +79,7 @@ def _job_field(bed, job: str, name: str) -> str:
     return dict(word.split("=", 1) for word in shown.split() if "=" in word).get(name, "")
 
 
-def test_a_run_cut_by_its_time_limit_is_interrupted_and_ari_resume_keeps_its_nodes(
+def test_a_run_cut_by_its_time_limit_is_requeued_and_ari_resume_continues_it(
         testbed_nogres, ari_for_users, runner, tmp_path):
     bed, user, dest = testbed_nogres, runner, ari_for_users
     started = time.monotonic()
@@ -167,19 +168,37 @@ def test_a_run_cut_by_its_time_limit_is_interrupted_and_ari_resume_keeps_its_nod
         partition_down.close()
         wait_for("the stray job's end", lambda: not queued_jobs(user, base_env), timeout=STEP_TIMEOUT)
 
-        # (a) interrupted, and the fix is the exact `ari resume` of this checkpoint
+        # (a) interrupted, and the fix: requeue the node the cut left running, then resume
         said = status(ckpt)
         figures["phase_after_cut"] = said["phase"]
         assert said["phase"] == "interrupted", said
         interrupted = [f for f in said["findings"] if f["rule"] == "run-interrupted"]
         assert len(interrupted) == 1, said["findings"]
-        command = interrupted[0]["params"]["resume"]
-        assert command == f"ari resume {shlex.quote(str(ckpt))}", command
-        assert shlex.split(command) == ["ari", "resume", str(ckpt)]
-        assert f"`{command}`" in interrupted[0]["fix"], interrupted[0]["fix"]
+        params = interrupted[0]["params"]
+        quoted = shlex.quote(str(ckpt))
+        assert params["requeue"] == f"ari-jupyter requeue {quoted}", params
+        scope = ckpt / "resume.yaml"  # the run's --max-nodes and the rest, which ari resume drops
+        assert params["resume"] == (f"ARI_CHECKPOINT_DIR={quoted} ari resume {quoted} "
+                                    f"--config {shlex.quote(str(scope))}"), params
+        assert f"`{params['requeue']}`" in interrupted[0]["fix"], interrupted[0]["fix"]
         figures["fix"] = interrupted[0]["fix"]
+        cut_nodes = sorted(n for n, s in figures["nodes_before"].items() if s == "running")
 
-        # (b) that exact command, in a new allocation
+        requeued = run(as_user(user, shlex.split(params["requeue"]), jupyter_env), cwd=HOME, timeout=120)
+        figures["requeue_output"] = requeued.stdout + requeued.stderr
+        assert requeued.returncode == 0, figures["requeue_output"]
+        command = requeued.stdout.strip().splitlines()[-1]
+        assert command == params["resume"], requeued.stdout
+        marked = _tree(ckpt)
+        assert json.loads((ckpt / "tree.json.before-requeue").read_text()) == before
+        assert {n: s for n, s in _states(marked).items() if n in cut_nodes} == dict.fromkeys(cut_nodes, "failed")
+        assert {n: s for n, s in _states(marked).items() if n not in cut_nodes} == \
+            {n: s for n, s in figures["nodes_before"].items() if n not in cut_nodes}
+        again = [f for f in status(ckpt)["findings"] if f["rule"] == "run-interrupted"]
+        assert [f["fix_id"] for f in again] == ["runs.finding.interrupted.fix"], again
+        assert again[0]["params"]["resume"] == command
+
+        # (b) the command it printed, in a new allocation: ARI runs the cut node again
         resumed = submit(command, "resume", "--time", "00:10:00", "--wait")
         resume_job = resumed.stdout.strip().split(";")[0]
         resume_out = (HOME / f"resume-{resume_job}.out").read_text(errors="replace")
@@ -201,12 +220,16 @@ def test_a_run_cut_by_its_time_limit_is_interrupted_and_ari_resume_keeps_its_nod
     keep_figures("resume", figures, [log], follower)
     print(json.dumps(figures, indent=2))
 
-    # ARI resumed this run, kept every node (same ids, same states) and found nothing to re-queue
+    # ARI resumed this run: it re-queued the cut node, kept the evaluated ones, ran on to its end
     assert resumed.returncode == 0, resume_out[-3000:]
     assert f"Resuming {ckpt.name}" in resume_out, resume_out[-3000:]
-    assert re.search(r"\b0 pending\b", resume_out) and "No pending nodes." in resume_out, resume_out[-3000:]
-    assert figures["nodes_after"] == figures["nodes_before"], (figures["nodes_before"], figures["nodes_after"])
-    assert _evaluated(after) == figures["evaluated_before"]
-    # nothing more ran: no BFTS job after the stray one, and the run is still interrupted
+    assert "No pending nodes." not in resume_out, resume_out[-3000:]
+    assert re.search(rf"\b{len(cut_nodes)} pending\b", resume_out), resume_out[-3000:]
+    evaluated = _evaluated(after)
+    assert {n: evaluated.get(n) for n in figures["evaluated_before"]} == figures["evaluated_before"]
+    assert len(evaluated) > len(figures["evaluated_before"]), (figures["nodes_after"], evaluated)
+    assert "running" not in figures["nodes_after"].values(), figures["nodes_after"]
+    assert set(figures["nodes_before"]) <= set(figures["nodes_after"])
+    assert len(figures["nodes_after"]) <= 3, figures["nodes_after"]  # emit's --max-nodes 3 held
     assert not queued_jobs(user, base_env)
-    assert figures["phase_after_resume"] == "interrupted"
+    assert figures["phase_after_resume"] == "finished", figures["phase_after_resume"]

@@ -1,0 +1,121 @@
+"""Make a run its allocation cut resumable: the nodes left ``running`` become ``failed``.
+
+``ari resume`` runs again only ``pending`` and ``failed`` nodes (:mod:`..ari.resume_rule`); a
+node the cut interrupted stays ``running`` and the resume finds nothing to do. This marks those
+nodes failed the way ARI does, in tree.json, crash-safely, keeping the tree as it was beside it
+(``tree.json.before-requeue``), and writes the run's scope for ``ari resume --config``
+(``resume.yaml``: ARI's resume would otherwise explore with its defaults). It refuses, changing nothing, while anything of the run is alive
+(ARI's process, the hand-off, a job of the run in the queue, or a queue it cannot ask), and for a
+run this user cannot read or does not own (the checkpoint's ownership rules).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..ari.dotenv import read_dotenv
+from ..ari.resume_rule import (RESUME_CONFIG, bfts_scope, left_running, mark_left_running_failed,
+                               resume_command, resume_config)
+from ..base.files import write_all
+from ..checkpoint.ownership import ours, unsafe_entries
+from ..hosts.host import Host, LocalHost
+from ..i18n import message_of
+from .reading import read_json, read_small_text
+from .status import NotACheckpoint, run_status
+
+TREE = "tree.json"
+BACKUP = "tree.json.before-requeue"
+TREE_CAP = 64 * 1024 * 1024
+WORKFLOW_CAP = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Requeue:
+    """The outcome: ``result`` is "requeued" (nodes marked), "nothing" (none was left running)
+    or "refused" (``message_id``/``params`` say why); ``command`` continues the run."""
+
+    result: str
+    checkpoint: str
+    message_id: str
+    params: dict[str, Any] = field(default_factory=dict)
+    nodes: tuple[str, ...] = ()
+    command: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"result": self.result, "checkpoint_dir": self.checkpoint, "nodes": list(self.nodes),
+                "command": self.command, "message_id": self.message_id, "params": self.params}
+
+
+def _refused(checkpoint: Path, message_id: str, **params: Any) -> Requeue:
+    return Requeue("refused", str(checkpoint), message_id, params)
+
+
+def _not_ours(path: Path) -> Requeue | None:
+    """The checkpoint and the files read or written here must be this user's and writable by
+    nobody else."""
+    try:
+        problem = ours(path, os.lstat(path))
+    except OSError:
+        return _refused(path, "runs.requeue.unreadable", path=str(path))
+    read_or_written = [TREE, BACKUP, RESUME_CONFIG, ".env", "workflow.yaml"]
+    problem = problem or next(iter(unsafe_entries(path, read_or_written)), None)
+    if problem is not None:
+        return _refused(path, "runs.requeue.not_ours", path=problem.path, owner=problem.owner,
+                        mode=problem.mode)
+    return None
+
+
+def _scope_config(path: Path) -> list[tuple[Path, bytes, int]]:
+    """``resume.yaml`` to write: the checkpoint's workflow.yaml with the .env's BFTS scope;
+    nothing when the run has no workflow.yaml (``ari run`` started by hand)."""
+    workflow = read_small_text(path / "workflow.yaml", WORKFLOW_CAP + 1)
+    if not workflow or len(workflow) > WORKFLOW_CAP:
+        return []
+    config = resume_config(workflow, bfts_scope(read_dotenv(path / ".env")))
+    return [(path / RESUME_CONFIG, config.encode(), 0o600)]
+
+
+async def requeue(checkpoint: str | Path, host: Host | None = None,
+                  now: datetime | None = None) -> Requeue:
+    """Mark the run's nodes left ``running`` failed, or say why not; see the module's doc."""
+    path = Path(checkpoint).expanduser().absolute()
+    tree_unreadable = (path / TREE).exists() and not os.access(path / TREE, os.R_OK)
+    if not os.access(path, os.R_OK | os.X_OK) or tree_unreadable:
+        return _refused(path, "runs.requeue.unreadable", path=str(path))
+    refused = _not_ours(path)
+    if refused:
+        return refused
+    try:
+        status = await run_status(path, host or LocalHost())
+    except NotACheckpoint:
+        return _refused(path, "runs.requeue.unreadable", path=str(path))
+    if status.jobs.scheduler != "ok":
+        return _refused(path, "runs.requeue.queue_unknown",
+                        problem=message_of(status.jobs.problem) or str(status.jobs.problem))
+    live = [job.job_id for job in status.jobs.jobs if job.active]
+    if status.alive or status.active or live:
+        return _refused(path, "runs.requeue.alive", phase=status.phase, jobs=", ".join(live) or "-")
+    read = read_json(path / TREE, TREE_CAP)
+    if read.problem == "missing":
+        return _refused(path, "runs.requeue.no_tree", path=str(path / TREE))
+    tree = read.data
+    if read.problem or not isinstance(tree, dict) or not isinstance(tree.get("nodes"), list):
+        return _refused(path, "runs.requeue.bad_tree", path=str(path / TREE))
+    writes = _scope_config(path)
+    command = resume_command(str(path), str(path / RESUME_CONFIG) if writes else None)
+    cut = left_running(tree)
+    if not cut:
+        write_all(writes)
+        return Requeue("nothing", str(path), "runs.requeue.nothing", {"command": command}, (), command)
+    marked = mark_left_running_failed(tree, now or datetime.now(timezone.utc))
+    original = (path / TREE).read_bytes()
+    mode = (path / TREE).stat().st_mode & 0o777
+    write_all([*writes, (path / BACKUP, original, mode),
+               (path / TREE, json.dumps(marked, indent=2, ensure_ascii=False).encode(), mode)])
+    return Requeue("requeued", str(path), "runs.requeue.done",
+                   {"count": len(cut), "nodes": ", ".join(cut), "backup": str(path / BACKUP),
+                    "command": command}, tuple(cut), command)
