@@ -343,7 +343,9 @@ def log_in(page, hub: dict, user: str) -> str:
     page.fill("#password_input", hub["ARI_HUB_PASSWORD"])
     page.click("#login_submit")
     page.wait_for_url(re.compile(rf".*/user/{user}/lab.*"), timeout=240_000)
-    page.wait_for_selector(LAUNCHER_CARD, timeout=120_000)
+    # the lab is up once its layout is restored (a user back again gets their tabs, not the launcher)
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=120_000)
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
     jobs = _user_jobs(hub["slurm_env"], user)
     assert len(jobs) == 1, jobs
     job_id, state, nodes, nodelist = jobs[0].split()
@@ -538,7 +540,7 @@ def test_hub_server_in_a_job_step_shows_and_hands_off_the_job(hub, testbed_nogre
                            text=True, env=slurm_env, timeout=30, check=True).stdout.split("\n")
     assert f"{job_id}.0 n1" in steps, steps  # the server's step: one node of the two
 
-    page.click(LAUNCHER_CARD)
+    page.click(LAUNCHER_CARD, timeout=120_000)
     page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=120_000)
     job = assert_step1_is_the_job(page, slurm_env, job_id)
     facts = _alloc_facts(page)
@@ -552,6 +554,16 @@ def test_hub_server_in_a_job_step_shows_and_hands_off_the_job(hub, testbed_nogre
     page.wait_for_selector(".ari-write-ok", timeout=60_000)
     checkpoint, = (workspace / "checkpoints").iterdir()
     assert_checkpoint_is_the_job(checkpoint, job)
+
+    # the hand-off: ARI runs in the step with SLURM_OVERLAP set, so its sruns do not wait
+    page.get_by_role("button", name="Open in terminal").click()
+    script, = (workspace / "launch").glob("*.sh")
+    wait_terminal_contains(page, str(script))
+    focus_visible_terminal(page)
+    page.keyboard.press("Enter")
+    ari_env = _ari_environ(uid, checkpoint)
+    assert (ari_env.get("SLURM_STEP_ID"), ari_env.get("SLURM_OVERLAP")) == ("0", "1"), ari_env
+    assert ari_env["SLURM_JOB_ID"] == job_id
 
     # a terminal of the server: the job's and the step's ids; a job-wide srun is a step inside
     # the server's step and waits for it (SLURM >= 20.11) unless it overlaps
@@ -568,16 +580,6 @@ def test_hub_server_in_a_job_step_shows_and_hands_off_the_job(hub, testbed_nogre
     assert first.split() == [job_id, "0", "2", user], first
     assert plain == "plain=124", plain  # waited for the server's step, killed by timeout
     assert overlap == "n1 n2 overlap=0", overlap
-
-    # the hand-off: ARI runs in the step with SLURM_OVERLAP set, so its sruns do not wait
-    page.get_by_role("button", name="Open in terminal").click()
-    script, = (workspace / "launch").glob("*.sh")
-    wait_terminal_contains(page, str(script))
-    focus_visible_terminal(page)
-    page.keyboard.press("Enter")
-    ari_env = _ari_environ(uid, checkpoint)
-    assert (ari_env.get("SLURM_STEP_ID"), ari_env.get("SLURM_OVERLAP")) == ("0", "1"), ari_env
-    assert ari_env["SLURM_JOB_ID"] == job_id
 
     stop_from_the_hub(page, hub, user, job_id)
 
