@@ -203,10 +203,11 @@ def stop_from_the_hub(page, hub: dict, user: str, job_id: str) -> None:
 
 def user_env(hub: dict, user: str) -> dict[str, str]:
     """The user's own environment: none of the test session's folders (its HOME, XDG,
-    Jupyter); the site's bin and ARI on PATH, as the user's login profile has them."""
+    Jupyter, its list of workspaces); the site's bin and ARI on PATH, as the user's login
+    profile has them."""
     slurm_env = hub["slurm_env"]
     env = {k: v for k, v in slurm_env.items()
-           if not k.startswith(("PYTHON", "XDG_", "JUPYTER_")) and k != "IPYTHONDIR"}
+           if not k.startswith(("PYTHON", "XDG_", "JUPYTER_", "ARI_JUPYTER_")) and k != "IPYTHONDIR"}
     site = Path(hub["ARI_HUB_SITE"])
     env.update(PATH=f"{site / 'bin'}:{site.parent / 'ari' / 'bin'}:{slurm_env['PATH']}",
                HOME=f"/home/{user}", USER=user, LOGNAME=user)
