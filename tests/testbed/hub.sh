@@ -133,7 +133,13 @@ install_ari() {  # install_ari REPO: ARI's core from the snapshot, editable as A
     || die "no ARI source: set ARI_SRC to an ARI checkout or snapshot tarball (or ARI_SNAPSHOT_DIR)"
   if [ -f "$src" ]; then stamp=$(sha256sum "$src" | cut -c1-16); else stamp=$(cd "$src" && pwd); fi
   stamp="$stamp mcp<2"   # what is installed besides the source: a change here rebuilds
-  [ "$(cat "$ARI_VENV/.ari-snapshot" 2>/dev/null)" = "$stamp" ] && return 0
+  if [ "$(cat "$ARI_VENV/.ari-snapshot" 2>/dev/null)" = "$stamp" ]; then
+    # `ari viz` (the dashboard the hand-off offers) needs websockets, which ari-core leaves out
+    "$ARI_VENV/bin/python" -c "import websockets" 2>/dev/null \
+      || "$ARI_VENV/bin/pip" install -q --disable-pip-version-check websockets >>"$HUB/pip-ari.log" 2>&1 \
+      || die "pip install websockets into $ARI_VENV failed"
+    return 0
+  fi
   log "installing ARI from $src into $ARI_VENV (Debian python3; ari-core needs >= 3.9)"
   rm -rf "$HUB/ari-src" "$ARI_VENV"
   install -d "$HUB/ari-src"
@@ -143,7 +149,7 @@ install_ari() {  # install_ari REPO: ARI's core from the snapshot, editable as A
   # ari-core imports ari_skill_memory, which is on no index: both editable, memory first;
   # mcp<2 as ARI's skills import mcp.server.fastmcp, which mcp 2 removed
   "$ARI_VENV/bin/pip" install -q --disable-pip-version-check -e "$HUB/ari-src/ari-skill-memory" \
-    -e "$HUB/ari-src/ari-core" "mcp>=1.28.1,<2" >"$HUB/pip-ari.log" 2>&1 \
+    -e "$HUB/ari-src/ari-core" "mcp>=1.28.1,<2" websockets >"$HUB/pip-ari.log" 2>&1 \
     || { tail -n 20 "$HUB/pip-ari.log" >&2; die "pip install of ARI failed"; }
   chmod -R a+rX "$HUB/ari-src" "$ARI_VENV"
   echo "$stamp" >"$ARI_VENV/.ari-snapshot"
