@@ -52,6 +52,34 @@ def test_captured_environments(fixture, expected):
     assert allocation.first_node == "n1"
 
 
+# A single-user server in a one-task job step of a 2-node job (batchspawner's
+# ``req_srun = "srun --nodes=1 --ntasks=1"``): srun overwrote the step-level variables.
+SERVER_STEP = {"SLURM_STEP_ID": "0", "SLURM_STEPID": "0", "SLURM_STEP_NUM_NODES": "1",
+               "SLURM_STEP_NUM_TASKS": "1", "SLURM_STEP_NODELIST": "n1", "SLURM_NTASKS": "1",
+               "SLURM_NPROCS": "1", "SLURM_NNODES": "1", "SLURM_NODELIST": "n1",
+               "SLURM_TASKS_PER_NODE": "1", "SLURM_CPUS_ON_NODE": "1", "SLURMD_NODENAME": "n1"}
+
+
+def test_a_narrow_step_shows_the_job_not_the_step():
+    """The wizard's step 1 and the checkpoint's CPUs are the job's: its CPUs on this node (3 on
+    n1), its 2 nodes; the job's tasks are in no variable of a step, so they are unknown (not 1)."""
+    allocation = Allocation.from_env({**captured("batch_env.txt"), **SERVER_STEP})
+    assert (allocation.step_id, allocation.num_nodes, allocation.nodelist) == ("0", 2, "n[1-2]")
+    assert allocation.cpus_on_node == 3 and allocation.cpus_per_node == (3, 1)
+    assert (allocation.ntasks, allocation.tasks_per_node) == (None, None)
+    assert allocation.problems == ()  # no "1 count for 2 nodes" from the step's own list
+    on_n2 = Allocation.from_env({**captured("batch_env.txt"), **SERVER_STEP, "SLURMD_NODENAME": "n2"})
+    assert on_n2.cpus_on_node == 1
+
+
+def test_a_step_holding_the_whole_job_keeps_its_tasks():
+    """batchspawner's plain ``srun`` inherits the job's tasks: the step's are the job's."""
+    allocation = Allocation.from_env(captured("step_env_rank3.txt"))
+    assert (allocation.step_id, allocation.ntasks, allocation.tasks_per_node) == ("0", 4, (2, 2))
+    batch = Allocation.from_env(captured("batch_env.txt"))
+    assert batch.step_id is None and batch.ntasks == 4
+
+
 def test_defaults_to_os_environ(monkeypatch):
     for key in list(__import__("os").environ):
         if key.startswith("SLURM_"):

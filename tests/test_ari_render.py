@@ -226,7 +226,7 @@ def test_the_handoff_scripts_comments_are_in_the_runs_language_too(tmp_path, lan
     comments = [line.strip() for line in text.splitlines()
                 if line.lstrip().startswith("#") and not line.startswith("#!")]
     prose = [line for line in comments if line != f"#   bash {SCRIPT}"]
-    assert len(prose) == 8, comments
+    assert len(prose) == 9, comments
     assert all(CJK.search(line) for line in prose), [line for line in prose if not CJK.search(line)]
     script = tmp_path / "handoff.sh"
     script.write_text(text, encoding="utf-8")
@@ -509,3 +509,16 @@ def test_bfts_env_file_quotes_every_value_and_puts_the_probed_modulepath_first()
     without = golden_state(module_loads=[], run_id="")
     assert "ARI_ENV_FILE" not in render.env_values(without)  # no checkpoint path yet: nothing to point at
     assert "module load" not in render.render_bfts_env(golden_state(module_loads=[]))
+
+
+@pytest.mark.parametrize("step_id, exported", [("0", "1"), ("", "unset")])
+def test_the_handoff_overlaps_the_servers_step_only_inside_a_step(step_id, exported):
+    """In a job step (batchspawner's srun), ARI's sruns get SLURM_OVERLAP (srun's --overlap) or
+    wait for the server's step forever; in the batch script nothing is exported."""
+    text = render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT, api_key="")
+    lines = [line for line in text.splitlines() if "SLURM_OVERLAP" in line]
+    assert lines == list(render.STEP_OVERLAP_LINES)
+    env = {"PATH": "/usr/bin:/bin", **({"SLURM_STEP_ID": step_id} if step_id else {})}
+    ran = subprocess.run(["/bin/bash", "-c", "\n".join(lines) + '\necho "${SLURM_OVERLAP-unset}"'],
+                         capture_output=True, text=True, timeout=30, env=env, check=True)
+    assert ran.stdout.strip() == exported

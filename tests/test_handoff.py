@@ -381,6 +381,16 @@ def test_free_port_skips_a_pair_whose_websocket_port_is_taken():
         assert free_port(start=taken - 1) not in (taken - 1, taken)
 
 
+def test_each_user_of_a_node_starts_from_a_port_pair_of_their_own():
+    """Two users of one node told ports before either starts ``ari viz``: not the same pair."""
+    from ari_jupyter.checkpoint.handoff import user_dashboard_port
+
+    assert user_dashboard_port(0) == user_dashboard_port(1000) == 8765
+    assert (user_dashboard_port(1001), user_dashboard_port(1002)) == (8767, 8769)
+    assert len({user_dashboard_port(uid) for uid in range(1000, 1500)}) == 500
+    assert user_dashboard_port() == user_dashboard_port(os.getuid())
+
+
 def test_commands_quote_paths():
     assert dashboard_command("/work/a b", 8765) == "ari viz '/work/a b' --port 8765"
     assert ssh_tunnel_command("n1", 8000) == "ssh -N -L 8000:n1:8000 -L 8001:n1:8001 <login-host>"

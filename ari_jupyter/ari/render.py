@@ -363,6 +363,15 @@ def render_launch_config(state: Any, **kwargs: Any) -> str:
 
 # -- hand-off script -------------------------------------------------------------------------
 
+STEP_OVERLAP_LINES = (
+    'if [ -n "${SLURM_STEP_ID:-}" ]; then export SLURM_OVERLAP=1; fi',
+)
+"""In a job step (the single-user server under batchspawner's ``srun``), every srun ARI starts
+is a step inside that step: since SLURM 20.11 it waits until the server's step frees its CPUs
+(never) unless it overlaps. ``SLURM_OVERLAP`` is srun's own variable for ``--overlap``; an srun
+older than 20.11 ignores it, where an unknown ``--overlap`` flag would be an error. In the batch
+script (``req_srun=''``) no step holds the job's resources and nothing is exported."""
+
 def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
                           api_key: str | None = None, ari_jupyter: str = "ari-jupyter",
                           files_sha256: Mapping[str, str] | None = None) -> str:
@@ -428,6 +437,9 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     lines += [
         _comment(state, "handoff.comment.memory"),
         "unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE",
+        "",
+        _comment(state, "handoff.comment.overlap"),
+        *STEP_OVERLAP_LINES,
         "",
         f"cd {q(state.workspace)}",
         "",

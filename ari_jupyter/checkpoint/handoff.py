@@ -81,9 +81,22 @@ def _said_as(value: Text) -> dict[str, Any]:
     return message_of(value)  # a sentence inside another (a step's blocked detail) nests
 
 
-def free_port(start: int = DEFAULT_DASHBOARD_PORT, attempts: int = 200,
-              host: str = "0.0.0.0") -> int:
-    """First port >= ``start`` where both ``port`` (HTTP) and ``port+1`` (WebSocket) are free."""
+USERS_APART = 500
+"""Users whose dashboards start apart (``user_dashboard_port``): 8765 up to 9763."""
+
+
+def user_dashboard_port(uid: int | None = None) -> int:
+    """Where this user's search for a free dashboard port starts: ARI's 8765 shifted by a pair
+    per uid (modulo ``USERS_APART``). Two users of one node (a hub's servers) who both check
+    before either starts ``ari viz`` are not told the same port; uid 0 and 1000 keep 8765."""
+    uid = os.getuid() if uid is None else uid
+    return DEFAULT_DASHBOARD_PORT + 2 * (uid % USERS_APART)
+
+
+def free_port(start: int | None = None, attempts: int = 200, host: str = "0.0.0.0") -> int:
+    """First port >= ``start`` (default: ``user_dashboard_port()``) where both ``port`` (HTTP)
+    and ``port+1`` (WebSocket) are free on every interface, as ``ari viz`` binds them."""
+    start = user_dashboard_port() if start is None else start
     for port in range(start, start + attempts):
         if _bindable(host, port) and _bindable(host, port + 1):
             return port

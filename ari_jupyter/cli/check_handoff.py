@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "machine; --site '' for this machine")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
                         help="per command (default 20)")
-    parser.add_argument("--port", type=int, help="dashboard port (default: the first free pair from 8765)")
+    parser.add_argument("--port", type=int, help="dashboard port (default: the first free pair from 8765 + 2 × (your uid mod 500))")
     parser.set_defaults(handler=run)
 
 

@@ -25,6 +25,10 @@ _JOB_ID = ("SLURM_JOB_ID", "SLURM_JOBID")
 _NODELIST = ("SLURM_JOB_NODELIST", "SLURM_NODELIST")
 _NUM_NODES = ("SLURM_JOB_NUM_NODES", "SLURM_NNODES")
 _NTASKS = ("SLURM_NTASKS", "SLURM_NPROCS")
+# Set by srun in a job step only (not in the batch script): there SLURM_NTASKS,
+# SLURM_TASKS_PER_NODE and SLURM_CPUS_ON_NODE describe the step, e.g. the step batchspawner's
+# default ``srun`` starts the single-user server in.
+_STEP_ID = ("SLURM_STEP_ID", "SLURM_STEPID")
 
 # SLURM prints "(null)" for some unset values (e.g. SLURM_NODE_ALIASES).
 _UNSET_VALUES = ("", "(null)")
@@ -104,6 +108,7 @@ class Allocation(NamedTuple):
     mem_per_node_mb: Optional[int] = None
     mem_per_cpu_mb: Optional[int] = None
     submit_dir: Optional[str] = None
+    step_id: Optional[str] = None  # the job step this process runs in; None in the batch script
     inside_allocation: bool = False
     problems: tuple[str, ...] = ()
 
@@ -147,8 +152,11 @@ class Allocation(NamedTuple):
                 ("SLURM_MEM_PER_CPU",), _megabytes, "megabytes"
             ),
             "submit_dir": reader.get(("SLURM_SUBMIT_DIR",), _absolute_path, "path"),
+            "step_id": reader.get(_STEP_ID, _digits, "job_id"),
         }
         fields["inside_allocation"] = reader.present(_JOB_ID)
+        if fields["step_id"] is not None:
+            _job_not_step(fields, reader)
         _cross_check(fields, reader)
         return cls(**fields, problems=tuple(reader.problems))
 
@@ -339,6 +347,41 @@ def _absolute_path(raw: str) -> str:
     if not raw.startswith("/") or "\0" in raw:
         raise _Invalid()
     return raw
+
+
+def _job_not_step(fields: dict[str, Any], reader: _Reader) -> None:
+    """Inside a job step, keep the job's figures: its CPUs on this node from
+    SLURM_JOB_CPUS_PER_NODE, and its tasks only when the step holds the whole job (batchspawner's
+    plain ``srun``); a step narrower than the job leaves the job's tasks unknown."""
+    job_cpus = _job_cpus_on_node(fields, reader)
+    step_nodes = reader.get(("SLURM_STEP_NUM_NODES",), _positive, "positive")
+    narrower = ((step_nodes is not None and fields["num_nodes"] is not None
+                 and step_nodes < fields["num_nodes"])
+                or (job_cpus is not None and fields["cpus_on_node"] is not None
+                    and fields["cpus_on_node"] < job_cpus))
+    if job_cpus is not None:
+        fields["cpus_on_node"] = job_cpus
+    if narrower:
+        fields["ntasks"] = fields["tasks_per_node"] = None
+
+
+def _job_cpus_on_node(fields: dict[str, Any], reader: _Reader) -> Optional[int]:
+    """The job's CPUs on the node this process runs on (SLURMD_NODENAME's place in the job's
+    node list), or the one count every node has; None when neither is known."""
+    counts = fields["cpus_per_node"]
+    if not counts:
+        return None
+    if len(set(counts)) == 1:
+        return counts[0]
+    node = reader.get(("SLURMD_NODENAME",), _name, _NAME_EXPECTED)
+    if node is None or fields["nodelist"] is None:
+        return None
+    from . import hostlist  # cold start: not at the wizard's first step
+
+    for index, name in enumerate(hostlist.expand(fields["nodelist"])):
+        if name == node:
+            return counts[index] if index < len(counts) else None
+    return None
 
 
 def _cross_check(fields: dict[str, Any], reader: _Reader) -> None:

@@ -3,14 +3,16 @@
 # slurmd or slurmstepd, a munged that the test bed started (ARI_TESTBED_DIR in its
 # environment), or the shared filesystem's sshd / sshfs (their command line names
 # ARI_SHAREDFS_DIR) and its mount, and the hub of tests/testbed/hub.sh: anything running from
-# ARI_HUB_DIR (hub, proxy, sshd, sshfs, single-user servers and their kernels), the test user's
-# processes and its home mount. Zombies are ignored (already dead, waiting for init to reap
+# ARI_HUB_DIR (hub, proxy, sshd, sshfs, single-user servers and their kernels), the test users'
+# processes and their home mounts (ARI_HUB_USERS, default: the hub tests' two users). Zombies are ignored (already dead, waiting for init to reap
 # them); the check waits up to ARI_CHECK_GRACE_S (default 5) seconds for exiting processes first.
 set -u
 LAB=${ARI_TESTBED_DIR:-/tmp/ari-testbed}
 SHARED=${ARI_SHAREDFS_DIR:-/tmp/ari-sharedfs}
 HUB=${ARI_HUB_DIR:-/tmp/ari-hub}
-HUB_UID=$(id -u "${ARI_HUB_USER:-ari-hubuser}" 2>/dev/null || true)
+read -r -a HUB_USERS <<<"${ARI_HUB_USERS:-${ARI_HUB_USER:-ari-hubuser} ari-hubuser2}"
+HUB_UIDS=" "   # " 1001 1002 ": the uids of those that exist
+for user in "${HUB_USERS[@]}"; do uid=$(id -u "$user" 2>/dev/null) && HUB_UIDS+="$uid "; done
 GRACE=${ARI_CHECK_GRACE_S:-5}
 
 leftovers() {
@@ -23,7 +25,7 @@ leftovers() {
       munged) tr '\0' '\n' 2>/dev/null <"$d/environ" | grep -qxF "ARI_TESTBED_DIR=$LAB" || continue ;;
       sshd|sshfs) tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -qF "$SHARED/" || continue ;;
       *) if tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -qF "$HUB/"; then :
-         elif [ -n "$HUB_UID" ] && [ "$(stat -c %u "$d" 2>/dev/null)" = "$HUB_UID" ]; then :
+         elif [[ "$HUB_UIDS" == *" $(stat -c %u "$d" 2>/dev/null) "* ]]; then :
          else continue; fi ;;
     esac
     state=$(awk '{sub(/^.*\) /, ""); print $1}' "$d/stat" 2>/dev/null) || continue
@@ -31,7 +33,9 @@ leftovers() {
     echo "$pid $comm $(tr '\0' ' ' 2>/dev/null <"$d/cmdline")"
   done
   grep -F " fuse.sshfs root@127.0.0.1:$SHARED/" /proc/self/mountinfo | awk '{print "mount", $5}'
-  grep -F " fuse.sshfs ${ARI_HUB_USER:-ari-hubuser}@127.0.0.1:" /proc/self/mountinfo | awk '{print "mount", $5}'
+  for user in "${HUB_USERS[@]}"; do
+    grep -F " fuse.sshfs $user@127.0.0.1:" /proc/self/mountinfo | awk '{print "mount", $5}'
+  done
 }
 
 deadline=$((SECONDS + GRACE))

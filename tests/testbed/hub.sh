@@ -18,7 +18,11 @@
 #   able to execute it (root's pyenv lives in /root, mode 0700). ari-jupyter is installed
 #   there, system-wide for every user, as the README tells a site admin (docs/admin.md).
 # - Single-user servers are 2-node sbatch jobs; the server runs in the batch step on the first
-#   node (req_srun=''), so terminals it opens carry the job's SLURM_* variables.
+#   node (req_srun=''), so terminals it opens carry the job's SLURM_* variables. The users in
+#   ARI_HUB_STEP_USERS get batchspawner's other mode: the server in a job step of one task
+#   (ARI_HUB_STEP_SRUN), whose terminals carry the step's variables.
+# - ARI_HUB_USERS: the hub's users, space-separated (default: ARI_HUB_USER alone), each a real
+#   user with its own sshfs home, all logging in with the one test password.
 # - ARI_HUB_CLASS_USERS=N adds N learners (ari-class01..NN, same password) with homes on local
 #   disk under $ARI_HUB_DIR/class-homes, allowed to log in; stop removes them with their homes.
 # - ARI_HUB_CONFIG_EXTRA names a file of jupyterhub_config.py lines appended to the generated
@@ -31,6 +35,12 @@ trap 'log "FAILED (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
 
 HUB=${ARI_HUB_DIR:-/tmp/ari-hub}
 HUB_USER=${ARI_HUB_USER:-ari-hubuser}
+read -r -a HUB_USERS <<<"${ARI_HUB_USERS:-$HUB_USER}"
+HUB_USER=${HUB_USERS[0]}             # the first user: ARI_HUB_USER and ARI_HUB_HOME in the env file
+read -r -a STEP_USERS <<<"${ARI_HUB_STEP_USERS:-}"
+# batchspawner's default req_srun is a plain srun, which starts one server per task of the job
+# (4 here): the server's step gets one task on the first node
+STEP_SRUN=${ARI_HUB_STEP_SRUN:-srun --nodes=1 --ntasks=1}
 HUB_PASSWORD=${ARI_HUB_PASSWORD:-ari-hub-test-password}
 PUBLIC_PORT=${ARI_HUB_PORT:-18000}
 API_PORT=$((PUBLIC_PORT + 1))        # configurable-http-proxy's REST API
@@ -46,7 +56,8 @@ EXPORT=${ARI_HUB_EXPORT:-/srv/ari-hub-export}
 HOME_DIR=/home/$HUB_USER
 ENV_FILE=$HUB/env.sh
 ARI_VENV=$HUB/ari                    # ARI from the snapshot, for every user of the site
-SITE_PACKAGES=(jupyterhub batchspawner jupyterlab ipywidgets ipykernel voila)
+# the hub stack pinned to the versions these tests pass with (the newest releases as of 2026-12)
+SITE_PACKAGES=(jupyterhub==6.1.1 batchspawner==1.3.0 jupyterlab ipywidgets ipykernel voila)
 CHP_VERSION=5.3.0
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
@@ -107,7 +118,8 @@ install_site() {  # install_site REPO: the site venv with the hub, batchspawner 
     >"$HUB/pip-ari-jupyter.log" 2>&1 || { tail -n 20 "$HUB/pip-ari-jupyter.log" >&2; die "pip install of ari-jupyter failed"; }
   rm -rf "$src"
   chmod -R a+rX "$SITE"
-  if [ ! -x "$HUB/chp/node_modules/.bin/configurable-http-proxy" ]; then
+  if [ "$(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$HUB/chp/node_modules/configurable-http-proxy/package.json" \
+          2>/dev/null)" != "$CHP_VERSION" ] || [ ! -x "$HUB/chp/node_modules/.bin/configurable-http-proxy" ]; then
     log "installing configurable-http-proxy $CHP_VERSION (npm)"
     npm install -q --prefix "$HUB/chp" "configurable-http-proxy@$CHP_VERSION" >"$HUB/npm.log" 2>&1 \
       || { tail -n 20 "$HUB/npm.log" >&2; die "npm install configurable-http-proxy failed"; }
@@ -127,7 +139,13 @@ install_ari() {  # install_ari REPO: ARI's core from the snapshot, editable as A
     || die "no ARI source: set ARI_SRC to an ARI checkout or snapshot tarball (or ARI_SNAPSHOT_DIR)"
   if [ -f "$src" ]; then stamp=$(sha256sum "$src" | cut -c1-16); else stamp=$(cd "$src" && pwd); fi
   stamp="$stamp mcp<2"   # what is installed besides the source: a change here rebuilds
-  [ "$(cat "$ARI_VENV/.ari-snapshot" 2>/dev/null)" = "$stamp" ] && return 0
+  if [ "$(cat "$ARI_VENV/.ari-snapshot" 2>/dev/null)" = "$stamp" ]; then
+    # `ari viz` (the dashboard the hand-off offers) needs websockets, which ari-core leaves out
+    "$ARI_VENV/bin/python" -c "import websockets" 2>/dev/null \
+      || "$ARI_VENV/bin/pip" install -q --disable-pip-version-check websockets >>"$HUB/pip-ari.log" 2>&1 \
+      || die "pip install websockets into $ARI_VENV failed"
+    return 0
+  fi
   log "installing ARI from $src into $ARI_VENV (Debian python3; ari-core needs >= 3.9)"
   rm -rf "$HUB/ari-src" "$ARI_VENV"
   install -d "$HUB/ari-src"
@@ -137,22 +155,23 @@ install_ari() {  # install_ari REPO: ARI's core from the snapshot, editable as A
   # ari-core imports ari_skill_memory, which is on no index: both editable, memory first;
   # mcp<2 as ARI's skills import mcp.server.fastmcp, which mcp 2 removed
   "$ARI_VENV/bin/pip" install -q --disable-pip-version-check -e "$HUB/ari-src/ari-skill-memory" \
-    -e "$HUB/ari-src/ari-core" "mcp>=1.28.1,<2" >"$HUB/pip-ari.log" 2>&1 \
+    -e "$HUB/ari-src/ari-core" "mcp>=1.28.1,<2" websockets >"$HUB/pip-ari.log" 2>&1 \
     || { tail -n 20 "$HUB/pip-ari.log" >&2; die "pip install of ARI failed"; }
   chmod -R a+rX "$HUB/ari-src" "$ARI_VENV"
   echo "$stamp" >"$ARI_VENV/.ari-snapshot"
 }
 
 # ---- the user and its network home ------------------------------------------------------------
-create_user() {
-  if ! id "$HUB_USER" >/dev/null 2>&1; then
-    log "creating user $HUB_USER (home $HOME_DIR on sshfs)"
-    useradd -M -d "$HOME_DIR" -s /bin/bash -U "$HUB_USER"
-    touch "$HUB/created-user"
-    rm -rf "${EXPORT:?}$HOME_DIR"   # a new user starts with an empty home
+create_user() {  # create_user USER
+  local user=$1 home=/home/$1
+  if ! id "$user" >/dev/null 2>&1; then
+    log "creating user $user (home $home on sshfs)"
+    useradd -M -d "$home" -s /bin/bash -U "$user"
+    echo "$user" >>"$HUB/created-user"
+    rm -rf "${EXPORT:?}$home"   # a new user starts with an empty home
   fi
   # an account with no usable password but not locked: sshd (UsePAM no) refuses locked ones
-  usermod -p '*' "$HUB_USER"
+  usermod -p '*' "$user"
 }
 
 class_names() { local n; for n in $(seq 1 "$CLASS_USERS"); do printf 'ari-class%02d\n' "$n"; done; }
@@ -184,7 +203,9 @@ start_sshd() {
   [ -f "$HUB/host_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$HUB/host_key"
   [ -f "$HUB/client_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$HUB/client_key"
   install -d -m 755 "$HUB/authorized_keys"
-  install -m 644 "$HUB/client_key.pub" "$HUB/authorized_keys/$HUB_USER"
+  local user; for user in "${HUB_USERS[@]}"; do
+    install -m 644 "$HUB/client_key.pub" "$HUB/authorized_keys/$user"
+  done
   cat >"$HUB/sshd_config" <<EOF
 # ari-hub: serves the test user's home over SFTP on 127.0.0.1 only
 Port $SSHD_PORT
@@ -192,7 +213,7 @@ ListenAddress 127.0.0.1
 HostKey $HUB/host_key
 PidFile $HUB/sshd.pid
 AuthorizedKeysFile $HUB/authorized_keys/%u
-AllowUsers $HUB_USER
+AllowUsers ${HUB_USERS[*]}
 # chroot: sshd enters the user's home at login, and that home IS the sshfs mount this session
 # serves; without the chroot it would wait on itself. In the chroot, home/<user> is the export.
 ChrootDirectory $EXPORT
@@ -210,13 +231,15 @@ EOF
   die "sshd wrote no pid file: $(tail -n 5 "$HUB/sshd.log")"
 }
 
-home_mounted() { [ "$(findmnt -n -o FSTYPE --target "$HOME_DIR" 2>/dev/null)" = fuse.sshfs ] \
-                 && [ "$(findmnt -n -o TARGET --target "$HOME_DIR")" = "$HOME_DIR" ]; }
+home_mounted() {  # home_mounted HOME
+  [ "$(findmnt -n -o FSTYPE --target "$1" 2>/dev/null)" = fuse.sshfs ] \
+    && [ "$(findmnt -n -o TARGET --target "$1")" = "$1" ]; }
 
-mount_home() {
+mount_home() {  # mount_home USER
+  local HUB_USER=$1 HOME_DIR=/home/$1
   install -d -m 755 "$EXPORT" "$EXPORT/home"   # root-owned, as ChrootDirectory requires
   install -d -m 700 -o "$HUB_USER" -g "$HUB_USER" "$EXPORT$HOME_DIR"
-  home_mounted && return 0
+  home_mounted "$HOME_DIR" && return 0
   install -d -m 755 -o "$HUB_USER" -g "$HUB_USER" "$HOME_DIR"
   start_sshd
   # allow_other: slurmd (root) and the user's processes use it; default_permissions: the
@@ -225,7 +248,7 @@ mount_home() {
     exec sshfs -p "$SSHD_PORT" -o "IdentityFile=$HUB/client_key,StrictHostKeyChecking=no" \
       -o "UserKnownHostsFile=/dev/null,BatchMode=yes,LogLevel=ERROR,allow_other,default_permissions" \
       "$HUB_USER@127.0.0.1:$HOME_DIR" "$HOME_DIR" ) || die "sshfs mount of $HOME_DIR failed"
-  home_mounted || die "$HOME_DIR is not a fuse.sshfs mount after sshfs"
+  home_mounted "$HOME_DIR" || die "$HOME_DIR is not a fuse.sshfs mount after sshfs"
   log "$HOME_DIR: fuse.sshfs as $HUB_USER from 127.0.0.1:$SSHD_PORT"
 }
 
@@ -249,7 +272,7 @@ c.JupyterHub.cleanup_servers = True
 # a test authenticator: one user, one password (a site uses PAM, LDAP or OAuth)
 c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = "$HUB_PASSWORD"
-c.Authenticator.allowed_users = {"$HUB_USER"$(class_names | sed 's/.*/, "&"/' | tr -d '\n')}
+c.Authenticator.allowed_users = {$(printf '"%s", ' "${HUB_USERS[@]}")$(class_names | sed 's/.*/"&", /' | tr -d '\n')}
 
 # single-user servers as SLURM jobs of the user: 2 nodes, the server in the batch step
 c.JupyterHub.spawner_class = "batchspawner.MultiSlurmSpawner"
@@ -264,6 +287,16 @@ c.Spawner.args = ["--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 120
 c.BatchSpawnerBase.req_srun = ""
+SERVER_IN_A_STEP = {$(printf '"%s", ' "${STEP_USERS[@]}")}
+
+
+def server_in_a_step(spawner):
+    """batchspawner's other mode for these users: the server in a job step (req_srun)."""
+    if spawner.user.name in SERVER_IN_A_STEP:
+        spawner.req_srun = "$STEP_SRUN"
+
+
+c.Spawner.pre_spawn_hook = server_in_a_step
 # "large": "small" caps jobs at 1 h, under which the time-left check warns
 c.BatchSpawnerBase.req_runtime = "01:30:00"
 c.BatchSpawnerBase.req_partition = "large"
@@ -289,7 +322,7 @@ c.BatchSpawnerBase.batch_script = '''#!/bin/bash
 set -euo pipefail
 trap 'echo SIGTERM received' TERM
 {{prologue}}
-{{cmd}}
+{% if srun %}{{srun}} {% endif %}{{cmd}}
 echo "jupyterhub-singleuser ended gracefully"
 '''
 EOF
@@ -317,6 +350,8 @@ export ARI_HUB_URL=http://127.0.0.1:$PUBLIC_PORT
 export ARI_HUB_USER=$HUB_USER
 export ARI_HUB_PASSWORD=$HUB_PASSWORD
 export ARI_HUB_HOME=$HOME_DIR
+export ARI_HUB_USERS="${HUB_USERS[*]}"
+export ARI_HUB_STEP_USERS="${STEP_USERS[*]}"
 export ARI_HUB_SITE=$SITE
 export ARI_HUB_LOG=$HUB/hub.log
 export ARI_HUB_CLASS=$(class_names | paste -sd, -)
@@ -336,9 +371,10 @@ do_start() {
   repo=$(cd "$repo" && pwd)
   install_site "$repo"
   install_ari "$repo"
-  create_user
+  local user
+  for user in "${HUB_USERS[@]}"; do create_user "$user"; done
   create_class
-  mount_home
+  for user in "${HUB_USERS[@]}"; do mount_home "$user"; done
   write_config "$slurm_conf"
   write_env_file
   SLURM_CONF=$slurm_conf start_hub
@@ -346,23 +382,38 @@ do_start() {
 }
 
 do_stop() {
-  local pid
+  local pid user
   if pid=$(pid_of hub); then terminate "$pid"; fi   # cleanup_servers: it stops the servers first
   if pid=$(pid_of proxy); then terminate "$pid"; fi
-  if [ -s "$TESTBED/env.sh" ] && id "$HUB_USER" >/dev/null 2>&1; then
-    ( . "$TESTBED/env.sh"; scancel -u "$HUB_USER" 2>/dev/null || true
-      for _ in $(seq 1 50); do [ -z "$(squeue -h -u "$HUB_USER" 2>/dev/null)" ] && break; sleep 0.2; done )
-  fi
-  if home_mounted; then fusermount3 -u "$HOME_DIR" 2>/dev/null || fusermount -u "$HOME_DIR" 2>/dev/null || umount -l "$HOME_DIR"; fi
+  # the users of this start and those an earlier start created (another ARI_HUB_USERS)
+  # (an empty created-user is an older start's mark for ARI_HUB_USER)
+  if [ -f "$HUB/created-user" ] && [ ! -s "$HUB/created-user" ]; then echo "$HUB_USER" >"$HUB/created-user"; fi
+  local users=("${HUB_USERS[@]}"); [ -f "$HUB/created-user" ] && mapfile -t -O "${#users[@]}" users <"$HUB/created-user"
+  for user in "${users[@]}"; do
+    if [ -s "$TESTBED/env.sh" ] && id "$user" >/dev/null 2>&1; then
+      ( . "$TESTBED/env.sh"; scancel -u "$user" 2>/dev/null || true
+        for _ in $(seq 1 50); do [ -z "$(squeue -h -u "$user" 2>/dev/null)" ] && break; sleep 0.2; done )
+    fi
+    if home_mounted "/home/$user"; then
+      fusermount3 -u "/home/$user" 2>/dev/null || fusermount -u "/home/$user" 2>/dev/null || umount -l "/home/$user"
+    fi
+  done
   if pid=$(pid_of sshd); then terminate "$pid"; fi
-  if id "$HUB_USER" >/dev/null 2>&1; then pkill -KILL -u "$HUB_USER" 2>/dev/null || true; fi
+  for user in "${users[@]}"; do
+    if id "$user" >/dev/null 2>&1; then pkill -KILL -u "$user" 2>/dev/null || true; fi
+  done
   remove_class
   if [ -f "$HUB/created-user" ]; then
-    userdel "$HUB_USER" 2>/dev/null || true
+    while read -r user; do
+      [ -n "$user" ] || continue
+      userdel "$user" 2>/dev/null || true
+      rmdir "/home/$user" 2>/dev/null || true
+    done <"$HUB/created-user"
     rm -f "$HUB/created-user"
-    rmdir "$HOME_DIR" 2>/dev/null || true
   fi
-  rm -f "$HUB/hub.pid" "$HUB/proxy.pid" "$HUB/sshd.pid"
+  # the users are gone: so are their hub records (a spawner's saved user_options would shape
+  # the next start's jobs)
+  rm -f "$HUB/hub.pid" "$HUB/proxy.pid" "$HUB/sshd.pid" "$HUB/state/jupyterhub.sqlite"
   log "stopped"
 }
 

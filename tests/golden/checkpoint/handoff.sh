@@ -84,6 +84,9 @@ module load openmpi/4.1 || {
 # Memory settings inherited from the notebook's own job make srun inside reproduce jobs fail.
 unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE
 
+# Inside a job step (the server's srun), ARI's srun steps share its resources, or they wait for them.
+if [ -n "${SLURM_STEP_ID:-}" ]; then export SLURM_OVERLAP=1; fi
+
 cd /work/alice/ari
 
 if ! command -v ari >/dev/null 2>&1; then
