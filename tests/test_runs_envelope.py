@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from ari_jupyter.ari.resume_rule import resume_command
 from ari_jupyter.cli._runs_text import status_text
 from ari_jupyter.i18n import t
 from ari_jupyter.runs.envelope import Approved, Over, envelope_of, outside
@@ -188,5 +189,5 @@ def test_status_says_interrupted_by_the_time_limit_with_resume(tmp_path):
     assert status["phase"] == "interrupted"
     [limit] = [f for f in status["findings"] if f["rule"] == "run-time-limit"]
     assert "Job 51 of this run reached its SLURM time limit (1:00)" in limit["message"]
-    assert f"`ari resume {ckpt}`" in limit["fix"]
+    assert f"`{resume_command(str(ckpt))}`" in limit["fix"]  # with ARI_CHECKPOINT_DIR: ARI reads the .env
     json.dumps(status)

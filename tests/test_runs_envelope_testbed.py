@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from ari_jupyter.ari.resume_rule import resume_command
+
 from ari_jupyter.runs.localize import status_in_language
 
 from runs_support import copy_case
@@ -147,7 +149,7 @@ def test_job_reaching_its_time_limit_interrupts_the_run_with_resume(testbed_nogr
                           + json.dumps(status(bed, ckpt)["jobs"]))
         assert answer["phase"] == "interrupted"
         [limit] = [f for f in answer["findings"] if f["rule"] == "run-time-limit"]
-        resume = f"ari resume {shlex.quote(str(ckpt))}"
+        resume = resume_command(str(ckpt))
         assert limit["params"] == {"job": job_id, "limit": "1:00", "resume": resume}
         assert limit["message"] == (f"Job {job_id} of this run reached its SLURM time limit (1:00) "
                                     "and SLURM ended it: the run was interrupted by the time limit")

@@ -101,7 +101,8 @@ class RecordedRun:
         for answer in self.queue:
             for row in str(answer.get("stdout", "")).splitlines():
                 fields = row.split(SEP)
-                if len(fields) == len(_SQUEUE_KEYS) and fields[0].strip():
+                # squeue's first fields are these (a newer recording also has the envelope's)
+                if len(fields) >= len(_SQUEUE_KEYS) and fields[0].strip():
                     last[fields[0].strip()] = fields
         for job in self.inside:
             seen = last.get(job["job_id"])

@@ -69,7 +69,8 @@ def queue_rows(stdout: str, workspace: str, user: str) -> str:
     rows = []
     for row in stdout.splitlines():
         fields = row.split(SEP)
-        if len(fields) == len(SQUEUE_FIELDS) and fields[USER_FIELD].strip() == user:
+        # the Runs panel's format, or its first 8 fields (a run recorded before the envelope fields)
+        if len(fields) in (8, len(SQUEUE_FIELDS)) and fields[USER_FIELD].strip() == user:
             fields[USER_FIELD] = USER_TOKEN
         rows.append(placeholders(redact(SEP.join(fields), {}), workspace))
     return "".join(row + "\n" for row in rows)
