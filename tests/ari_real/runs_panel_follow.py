@@ -198,23 +198,34 @@ class PanelFollower(RunFollower):
             return
         for job_id in self.cancel_when(status):
             if job_id not in self.cancelled:
-                self.cancelled[job_id] = self._cancel_in_panel(job_id)
+                self.cancelled[job_id] = self._cancel_in_panel(job_id, status)
 
-    def _cancel_in_panel(self, job_id: str) -> dict:
-        """Cancel as the user does: the job's Cancel, then the dialog's "Cancel jobs"."""
+    def _cancel_in_panel(self, job_id: str, status: dict) -> dict:
+        """Cancel as the user does: the "Cancel job N" the finding about that job offers (a job
+        outside what the user approved), else the job's own Cancel; then "Cancel jobs"."""
         page = self.pages["en"]
         job = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job_id}']")
         job.wait_for(timeout=30_000)
+        offered = page.locator(f"{PANEL} .ari-RunsPanel-findings button", has_text=f"Cancel job {job_id}")
+        try:
+            offered.wait_for(timeout=20_000)
+            via = "finding"
+        except Exception:  # no finding offers it: the test says so
+            via = "job"
         self.shots.mkdir(parents=True, exist_ok=True)
-        page.locator(PANEL).screenshot(path=str(self.shots / "whole-run-before-cancel-en.png"))
+        if not (self.shots / "whole-run-outside-envelope-en.png").exists():
+            page.locator(PANEL).screenshot(path=str(self.shots / "whole-run-outside-envelope-en.png"))
         shown = job.locator("div").first.inner_text()
-        job.locator("button", has_text=re.compile(r"^Cancel$")).click()
+        item = job.inner_text()
+        said = [f for f in status.get("findings", []) if (f.get("params") or {}).get("job") == job_id]
+        (offered if via == "finding" else job.locator("button", has_text=re.compile(r"^Cancel$"))).click()
         dialog = page.locator(".jp-Dialog")
         dialog.wait_for()
-        said = dialog.inner_text()
+        asked = dialog.inner_text()
         dialog.locator("button", has_text="Cancel jobs").click()
         dialog.wait_for(state="detached")
-        done = {"shown": shown, "dialog": said, "seconds": round(time.monotonic() - self._started, 1)}
+        done = {"shown": shown, "item": item, "via": via, "findings": said, "dialog": asked,
+                "seconds": round(time.monotonic() - self._started, 1)}
         page.wait_for_selector(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job_id}']", state="detached",
                                timeout=60_000)
         done["gone_from_panel"] = True

@@ -53,7 +53,8 @@ from wholerun_support import (EXPECTED_MODEL, HOME, MAIN, PHASE_MODELS, REPO, RU
 from runs_panel_follow import PanelFollower, report as panel_report, start_user_lab  # noqa: E402
 
 SHOTS = Path(os.environ.get("ARI_TEST_REPORT_DIR") or REPO / "test-artifacts") / "whole-run"
-DOCS_SHOTS = ("whole-run-reproduce-job-en.png", "whole-run-finished-ja.png")
+DOCS_SHOTS = ("whole-run-outside-envelope-en.png", "whole-run-reproduce-job-ja.png")
+OVER_TIME = "time limit 1:00:00, you approved 00:30:00"  # squeue's %l against the wizard's walltime
 
 
 
@@ -88,8 +89,10 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     bed, user, dest = testbed_nogres, runner, ari_for_users
     started = time.monotonic()
     log = tmp_path / "requests.jsonl"
-    # the agent overreaches: its depth-1 nodes' jobs ask 2 nodes (the user approved 1 for a
-    # BFTS job) and keep them after they measured, until the user cancels them in the Runs panel
+    # the agent overreaches: its depth-1 nodes' jobs ask an hour (the user approved 30 minutes a
+    # job) and keep their 2 nodes after they measured, until the user cancels them in the Runs
+    # panel. (More nodes than approved cannot run here: the run approves 2, all the test bed has;
+    # tests/test_runs_envelope_testbed.py submits that case as ARI's hpc skill does.)
     server = serve(log, options=Options(greedy_depth=1, linger_s=120, status_wait_s=10))
     labs: dict = {}
     follower = None
@@ -303,6 +306,11 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     assert cancelled, f"no job was cancelled from the panel: {follower.jobs_seen}"
     for greedy, done in cancelled.items():
         assert done["gone_from_panel"] and greedy in done["dialog"], done
+        # outside the envelope the user approved (1 node for a BFTS job): flagged in status and
+        # beside the job in the panel, and cancelled through the cancel the flag offers
+        assert [f["rule"] for f in done["findings"]] == ["run-job-outside-envelope"], done["findings"]
+        assert f"Outside what you approved: {OVER_TIME}" in done["item"], done["item"]
+        assert done["via"] == "finding", done
         # the panel showed it on its 2 nodes, running, as a BFTS job
         assert re.search(r"RUNNING · \S+ · 2 nodes n\[1-2\] · bfts", done["shown"]), done
         assert jobs[greedy]["env"].get("SLURM_JOB_NUM_NODES") == "2", jobs[greedy]["env"]

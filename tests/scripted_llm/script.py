@@ -60,11 +60,13 @@ fi
 @dataclass(frozen=True)
 class Options:
     """How the scripted agent behaves beyond the plain run. ``greedy_depth``: the BFTS node at
-    this depth submits its job on ``greedy_nodes`` nodes and holds the allocation ``linger_s``
-    seconds after it printed its metric, as an agent that spends more than the user approved."""
+    this depth submits its job on ``greedy_nodes`` nodes for ``greedy_walltime`` and holds the
+    allocation ``linger_s`` seconds after it printed its metric, as an agent that spends more than
+    the user approved."""
 
     greedy_depth: int | None = None
     greedy_nodes: int = 2
+    greedy_walltime: str = "01:00:00"
     linger_s: int = 900
     status_wait_s: float = 0.0
     """Seconds the agent thinks before it asks a running job's status again: a real model takes
@@ -214,7 +216,7 @@ def react(request: Request, nth: int, options: Options = PLAIN) -> tuple[dict, s
             return _text("slurm_submit is not offered"), "no_submit"
         return _tool_call(nth, "slurm_submit", {
             "script": "#!/bin/bash\nbash run_job.sh\n", "job_name": "triad", "partition": _partition(request),
-            "nodes": options.greedy_nodes if greedy else 1, "walltime": "00:05:00" if not greedy else "00:20:00",
+            "nodes": options.greedy_nodes if greedy else 1, "walltime": options.greedy_walltime if greedy else "00:05:00",
             "work_dir": wd}), "slurm_submit"
     job = _job_id(submits[-1][2])
     statuses = [_result(c[2]).get("status") for c in calls if c[0] == "job_status"]
