@@ -88,6 +88,7 @@ def test_the_readme_install_line_works_on_the_distribution_python(tmp_path):
     exported = subprocess.run([str(venv_python), "-m", "ari_jupyter", "lessons", "export",
                                str(home / "handout")], cwd=home, env=env, capture_output=True, text=True)
     # every lesson in every language, as the package holds them (5 lessons x en/ja/zh)
-    lessons_in_package = len(list((REPO / "ari_jupyter" / "notebooks" / "teaching").rglob("*.ipynb")))
+    lessons_in_package = len([p for p in (REPO / "ari_jupyter" / "notebooks" / "teaching").rglob("*.ipynb")
+                              if ".ipynb_checkpoints" not in p.parts])
     assert lessons_in_package == 15
     assert exported.returncode == 0 and len(list((home / "handout").rglob("*.ipynb"))) == lessons_in_package
