@@ -13,6 +13,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -34,6 +35,9 @@ EMIT_ARGS = ("--title", "terminal", "--goal", "g", "--metric", "m", "--walltime"
 def _controlling_tty() -> None:  # runs in the child, after stdin became the pty's slave
     os.setsid()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    # a terminal user's shell has Ctrl-C's default: a test run started in the background (`cmd &`
+    # in a script ignores SIGINT, and children inherit that) must not hand its deafness on
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def in_pty(argv, env, *, ctrl_c_when=None, timeout: float = 90.0):
