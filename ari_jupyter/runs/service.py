@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -25,9 +26,6 @@ def default_workspace(env: Mapping[str, str] | None = None, site: str | None = N
     the local demo workspace where the wizard starts on a demo site (``ari-jupyter lab`` on a
     laptop), so the runs Write made there are the runs listed. ``site`` names the demo site
     looked at, as ``emit --site`` does (an unknown one raises ``SiteError``)."""
-    import os
-
-
     env = dict(os.environ if env is None else env)
     try:
         config = wizard_config()
@@ -46,8 +44,6 @@ def default_workspace(env: Mapping[str, str] | None = None, site: str | None = N
 def same_workspace(a: str, b: str) -> bool:
     """Whether two spellings name one workspace folder (``~``, a trailing slash, ``x/..``): a
     run written to ``a`` is then among those listed for ``b``."""
-    import os
-
     return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(os.path.expanduser(b))
 
 
@@ -73,8 +69,6 @@ def runs_host(site: str | None = None, env: Mapping[str, str] | None = None) -> 
     wizard would start on one (outside an allocation, ``ARI_JUPYTER_DEMO_SITE`` or
     ``c.AriWizard.demo_site``), so a demo site never reaches this machine's SLURM; else this
     machine. An unknown ``site`` raises ``SiteError``."""
-    import os
-
     env = dict(os.environ if env is None else env)
     if site:
         return select_host(site, config=_config(), env=env)[0]
@@ -88,8 +82,6 @@ def place_recorded_runs(host: Host, env: Mapping[str, str] | None = None) -> lis
     """Copy the demo site's recorded runs into its local demo workspace, once: a checkpoint or
     a file already there is never overwritten. What cannot be written (a read-only home) is
     simply not shown. Returns the checkpoints placed or found."""
-    import os
-
     if not host.is_demo:
         return []
     workspace = _config().demo_workspace_for(host.name, env)
