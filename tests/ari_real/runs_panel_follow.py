@@ -30,9 +30,9 @@ from e2e.lab_helpers import execute_command  # noqa: E402
 
 PANEL = "#ari-jupyter-runs"
 ACTIVE = {"not-started", "starting", "exploring", "paper", "reproduce"}
-# what of the panel's facts and jobs runs past its right edge (hidden from the user), if anything
+# what of the panel's facts, findings and jobs runs past its right edge (hidden from the user), if anything
 PAST_EDGE = """panel => { const edge = panel.getBoundingClientRect().right;
-  return [...panel.querySelectorAll('.ari-RunsPanel-facts *, .ari-RunsPanel-job > div')]
+  return [...panel.querySelectorAll('.ari-RunsPanel-facts *, .ari-RunsPanel-job > div, .ari-RunsPanel-findings li, .ari-RunsPanel-findings li *')]
     .filter(e => e.getBoundingClientRect().right > edge + 0.5)
     .map(e => e.tagName + ' ' + e.textContent.slice(0, 40)); }"""
 AWAKE_ARGS = ["--disable-background-timer-throttling", "--disable-renderer-backgrounding",
@@ -217,6 +217,7 @@ class PanelFollower(RunFollower):
             page.locator(PANEL).screenshot(path=str(self.shots / "whole-run-outside-envelope-en.png"))
         shown = job.locator("div").first.inner_text()
         item = job.inner_text()
+        past_edge = page.eval_on_selector(PANEL, PAST_EDGE)  # the flag and its fix, wrapped
         said = [f for f in status.get("findings", []) if (f.get("params") or {}).get("job") == job_id]
         (offered if via == "finding" else job.locator("button", has_text=re.compile(r"^Cancel$"))).click()
         dialog = page.locator(".jp-Dialog")
@@ -225,6 +226,7 @@ class PanelFollower(RunFollower):
         dialog.locator("button", has_text="Cancel jobs").click()
         dialog.wait_for(state="detached")
         done = {"shown": shown, "item": item, "via": via, "findings": said, "dialog": asked,
+                "past_edge": past_edge,
                 "seconds": round(time.monotonic() - self._started, 1)}
         page.wait_for_selector(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job_id}']", state="detached",
                                timeout=60_000)

@@ -311,6 +311,7 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
         assert [f["rule"] for f in done["findings"]] == ["run-job-outside-envelope"], done["findings"]
         assert f"Outside what you approved: {OVER_TIME}" in done["item"], done["item"]
         assert done["via"] == "finding", done
+        assert done["past_edge"] == [], done["past_edge"]  # the finding's fix wraps in the side panel
         # the panel showed it as a BFTS job on 2 nodes (its queue answer may be up to
         # server/queue_cache.CACHE_SECONDS older than status's: pending there, running here)
         assert re.search(r"(RUNNING|PENDING) · \S+ · 2 nodes \S+ · bfts", done["shown"]), done
