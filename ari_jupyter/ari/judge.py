@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..base.verdict import STATUS_OF_SEVERITY, Finding, rank, worst
 from .run_settings import RunSettings, stage_problems
-from .time_fit import time_fit_finding
+from .time_fit import idle_cull_finding, time_fit_finding
 from . import render
 from .errors import AriError
 from .sbatch import ReproduceArgs, plan_slurm_dispatch
@@ -92,6 +92,8 @@ def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | N
     settings = getattr(state, "run_settings", None) or RunSettings()
     short = time_fit_finding(settings.scope(), state.probe("time_left"))
     findings += [short] if short else []
+    culled = idle_cull_finding(env, state.probe("time_left"))
+    findings += [culled] if culled else []
     unique = list({(f.field, f.rule, f.severity, f.message): f for f in findings}.values())
     return sorted(unique, key=lambda f: rank(f.severity))
 

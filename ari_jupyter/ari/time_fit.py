@@ -19,6 +19,7 @@ from math import ceil
 from typing import Any, Mapping
 
 from ..base.verdict import Finding
+from ..i18n import message, t
 
 
 def search_rounds(scope: Mapping[str, int]) -> int:
@@ -64,3 +65,52 @@ def time_fit_finding(scope: Mapping[str, int], time_left: Any) -> Finding | None
                       needed=clock(needed), left=clock(left), rounds=search_rounds(scope),
                       parallel=scope["parallel"], max_nodes=scope["max_nodes"],
                       node_timeout_min=scope["node_timeout_min"])
+
+
+IDLE_CULL_VARIABLE = "ARI_JUPYTER_IDLE_CULL"
+"""Set by a site's admin in the single-user server's environment (JupyterHub's
+``Spawner.environment``) to the idle culler's ``--timeout`` in seconds: the server cannot learn it
+otherwise (the culler is a hub service, and a server's token may not read the hub's services)."""
+
+
+def idle_cull_seconds(env: Mapping[str, str] | None) -> int | None:
+    """The hub's idle timeout for this server, in seconds; None when the site says none (or says
+    something that is not a positive whole number of seconds)."""
+    raw = (env or {}).get(IDLE_CULL_VARIABLE, "").strip()
+    if not (raw.isascii() and raw.isdigit()) or int(raw) <= 0:
+        return None
+    return int(raw)
+
+
+def idle_duration(seconds: int) -> dict:
+    """The idle timeout as people say it, in the reader's language: ``90 s``, ``10 min``,
+    ``1 h``, ``1 h 30 min`` (a nested message of the finding)."""
+    if seconds < 120:
+        return message("run_settings.duration.s", n=seconds)
+    hours, minutes = divmod(round(seconds / 60), 60)
+    if not hours:
+        return message("run_settings.duration.min", n=minutes)
+    return (message("run_settings.duration.h_min", h=hours, n=minutes) if minutes
+            else message("run_settings.duration.h", h=hours))
+
+
+def idle_text(seconds: int) -> str:
+    """``idle_duration`` in English (the status bar words it the same way, in labextension)."""
+    return t(idle_duration(seconds)["message_id"], "en", **idle_duration(seconds)["params"])
+
+
+def idle_cull_finding(env: Mapping[str, str] | None, time_left: Any) -> Finding | None:
+    """A warning when the hub stops this server once it is idle: an ``ari run`` started in its
+    terminal ends with the server, so the run has the allocation's time left at most, and only
+    while someone uses the server (an open tab polls it; a closed one does not)."""
+    idle = idle_cull_seconds(env)
+    if idle is None:
+        return None
+    left = time_left_seconds(time_left)
+    if left is None:
+        return Finding.of("idle_cull", "warning", "run_settings.idle_cull",
+                          field="run_settings.server", fix_id="run_settings.idle_cull.fix",
+                          idle=idle_duration(idle))
+    return Finding.of("idle_cull", "warning", "run_settings.idle_cull_left",
+                      field="run_settings.server", fix_id="run_settings.idle_cull.fix",
+                      idle=idle_duration(idle), left=clock(left))

@@ -39,7 +39,7 @@ from ..hosts.host import LocalHost
 from ..probes.runner import redacted
 from ..ari.dotenv import read_dotenv
 from ..ari.run_settings import RunSettings, api_key_status, package_llm
-from ..ari.time_fit import clock, search_seconds, time_fit_finding, time_left_seconds
+from ..ari.time_fit import clock, idle_cull_finding, search_seconds, time_fit_finding, time_left_seconds
 from ..wizard.run_settings_view import ari_default_llm
 from ..slurm.allocation import Allocation
 from ..probes import ProbeContext, run_probes
@@ -600,7 +600,9 @@ async def _check_time_fit(host: Any, ckpt: Path, state: Any, timeout: float) -> 
         return _said("time_fit", "unknown", "handoff.check.time_fit.unknown", data=data,
                      needed=needed, why=message(left.message_id, **left.params) if left.message_id
                      else left.summary)
-    short = time_fit_finding(scope, left)
+    # the search longer than the allocation first; else a hub that stops the idle server (the
+    # terminal's environment is the server's): the same findings step 4 shows
+    short = time_fit_finding(scope, left) or idle_cull_finding(host.env, left)
     if short is not None:
         return ProbeResult("time_fit", "warn", short.message, fix=short.fix, data=data,
                            message_id=short.message_id, params=dict(short.params),

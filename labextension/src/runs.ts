@@ -415,6 +415,7 @@ export class RunsPanel extends Widget {
     }
     this.node.replaceChildren(...body);
     this.node.dataset.view = 'list';
+    delete this.node.dataset.runId;
   }
 
   /** Forget a recorded workspace (the server keeps its checkpoints), then list again. */
@@ -498,6 +499,7 @@ export class RunsPanel extends Widget {
     log.scrollTop = log.scrollHeight;
     this.node.dataset.view = 'status';
     this.node.dataset.phase = s.phase;
+    this.node.dataset.runId = s.run_id; // which run the view shows (scripts and tests read it)
   }
 
   /** The cancel a finding offers (a job outside the approved envelope), or nothing. */

@@ -334,19 +334,28 @@ def _shot(page, name: str, docs: bool = False) -> None:
         page.screenshot(path=str(DOCS_SCREENSHOTS / f"hub-{name}.png"))
 
 
-def log_in(page, hub: dict, user: str) -> str:
-    """Log in as ``user`` (out of anyone else first) and wait for the lab the hub spawns;
-    the id of the user's one running job."""
-    base = hub["ARI_HUB_URL"]
-    page.goto(f"{base}/hub/logout")
-    page.goto(f"{base}/hub/login")
+def wait_for_lab(page, user: str) -> None:
+    """The lab the hub spawned for ``user``, once its layout is restored (a user back again
+    gets their tabs, not the launcher)."""
+    page.wait_for_url(re.compile(rf".*/user/{user}/lab.*"), timeout=240_000)
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=120_000)
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
+
+
+def submit_login(page, hub: dict, user: str) -> None:
+    """The hub's login form, filled and sent as ``user``; returns once their lab is up."""
+    page.goto(f"{hub['ARI_HUB_URL']}/hub/login")
     page.fill("#username_input", user)
     page.fill("#password_input", hub["ARI_HUB_PASSWORD"])
     page.click("#login_submit")
-    page.wait_for_url(re.compile(rf".*/user/{user}/lab.*"), timeout=240_000)
-    # the lab is up once its layout is restored (a user back again gets their tabs, not the launcher)
-    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=120_000)
-    page.evaluate("async () => { await window.jupyterapp.restored; }")
+    wait_for_lab(page, user)
+
+
+def log_in(page, hub: dict, user: str) -> str:
+    """Log in as ``user`` (out of anyone else first) and wait for the lab the hub spawns;
+    the id of the user's one running job."""
+    page.goto(f"{hub['ARI_HUB_URL']}/hub/logout")
+    submit_login(page, hub, user)
     jobs = _user_jobs(hub["slurm_env"], user)
     assert len(jobs) == 1, jobs
     job_id, state, nodes, nodelist = jobs[0].split()

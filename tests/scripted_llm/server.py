@@ -35,6 +35,10 @@ class _State:
         self.seq = 0
         self.counters: dict[str, int] = {}
         self.options = PLAIN
+        # open: answer at once; cleared by a test, every request waits until it is set again,
+        # as ARI waits on a model that takes its time (ARI stays alive, its run goes nowhere)
+        self.gate = threading.Event()
+        self.gate.set()
 
     def next(self, stage: str) -> tuple[int, int]:
         """The request's sequence number and how many earlier requests had this stage."""
@@ -111,6 +115,7 @@ class Handler(BaseHTTPRequestHandler):
             self.state.record(entry, body)
             self._send(404, {"error": {"message": f"scripted LLM serves /v1/chat/completions, not {path}"}})
             return
+        self.state.gate.wait()
         request = Request.from_body(body)
         stage = request.stage()
         seq, nth = self.state.next(stage)
@@ -151,6 +156,7 @@ def serve(log: Path, port: int = 0, dump_dir: Path | None = None,
     handler = type("BoundHandler", (Handler,), {"state": state})
     httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
     httpd.daemon_threads = True
+    httpd.gate = state.gate  # clear() holds every answer until set()
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd
 

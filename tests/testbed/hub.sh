@@ -5,6 +5,8 @@
 #   hub.sh start REPO   install what is missing, create the test user, mount its home, start
 #                       the hub (idempotent); REPO is the ari-jupyter tree installed for users
 #   hub.sh stop         stop the hub, cancel the user's jobs, unmount, remove the test user
+#   hub.sh restart      stop the hub process and start it again with the same config and database
+#                       (the servers live on when ARI_HUB_KEEP_SERVERS=1 started it)
 #   hub.sh status       exit 1 when the hub does not answer
 #   hub.sh env          print the path of the env file to source (URL, user, password)
 #
@@ -27,6 +29,15 @@
 #   disk under $ARI_HUB_DIR/class-homes, allowed to log in; stop removes them with their homes.
 # - ARI_HUB_CONFIG_EXTRA names a file of jupyterhub_config.py lines appended to the generated
 #   config (a spawner form from `ari-jupyter site-card --hub-config form`, say).
+# - ARI_HUB_KEEP_SERVERS=1: the hub's cleanup_servers is False, so a restart leaves users'
+#   servers (and what runs in their terminals) running, as a site upgrading its hub wants.
+# - ARI_HUB_CULL_IDLE=SECONDS: jupyterhub-idle-culler runs as a hub service and stops servers idle
+#   that long; the servers are told the timeout (ARI_JUPYTER_IDLE_CULL, docs/admin.md), and
+#   activity is reported every ARI_HUB_ACTIVITY_INTERVAL seconds (default 15; JupyterHub's 300
+#   would let a short timeout cull a server in use).
+# - ARI_HUB_OPTIONS: the servers' sbatch options (default --nodes=2 --ntasks=4);
+#   ARI_HUB_RUNTIME_OF="user=HH:MM:SS ...": a time limit of its own for those users' servers
+#   (a server that reaches its walltime, soon).
 # - Everything lives under $ARI_HUB_DIR (default /tmp/ari-hub) but the user (/etc/passwd), its
 #   mount point /home/<user> and the served home under $ARI_HUB_EXPORT; stop removes the first
 #   two (the served files stay, as a site's home directories do, until the next start).
@@ -57,7 +68,15 @@ HOME_DIR=/home/$HUB_USER
 ENV_FILE=$HUB/env.sh
 ARI_VENV=$HUB/ari                    # ARI from the snapshot, for every user of the site
 # the hub stack pinned to the versions these tests pass with (the newest releases as of 2026-12)
-SITE_PACKAGES=(jupyterhub==6.1.1 batchspawner==1.3.0 jupyterlab ipywidgets ipykernel voila)
+# (ari-jupyter itself goes in with --no-deps, from this tree: its dependencies are listed here,
+# the language packs included, as a site's plain `pip install ari-jupyter` brings them)
+SITE_PACKAGES=(jupyterhub==6.1.1 batchspawner==1.3.0 jupyterhub-idle-culler==2.0.0 jupyterlab ipywidgets
+               ipykernel voila jupyterlab-language-pack-ja-JP jupyterlab-language-pack-zh-CN)
+KEEP_SERVERS=${ARI_HUB_KEEP_SERVERS:-0}
+CULL_IDLE=${ARI_HUB_CULL_IDLE:-0}
+ACTIVITY_INTERVAL=${ARI_HUB_ACTIVITY_INTERVAL:-15}
+JOB_OPTIONS=${ARI_HUB_OPTIONS:---nodes=2 --ntasks=4}
+read -r -a RUNTIME_OF <<<"${ARI_HUB_RUNTIME_OF:-}"  # user=HH:MM:SS ...
 CHP_VERSION=5.3.0
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
@@ -267,7 +286,7 @@ c.ConfigurableHTTPProxy.pid_file = "$HUB/proxy.pid"
 c.JupyterHub.db_url = "sqlite:///$HUB/state/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = "$HUB/state/cookie_secret"
 c.JupyterHub.pid_file = "$HUB/hub.pid"
-c.JupyterHub.cleanup_servers = True
+c.JupyterHub.cleanup_servers = $( [ "$KEEP_SERVERS" = 1 ] && echo False || echo True )
 
 # a test authenticator: one user, one password (a site uses PAM, LDAP or OAuth)
 c.JupyterHub.authenticator_class = "dummy"
@@ -288,19 +307,23 @@ c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 120
 c.BatchSpawnerBase.req_srun = ""
 SERVER_IN_A_STEP = {$(printf '"%s", ' "${STEP_USERS[@]}")}
+RUNTIME_OF = dict(item.split("=", 1) for item in [$(printf '"%s", ' "${RUNTIME_OF[@]}")])
 
 
 def server_in_a_step(spawner):
-    """batchspawner's other mode for these users: the server in a job step (req_srun)."""
+    """batchspawner's other mode for these users: the server in a job step (req_srun); and a
+    time limit of their own for the users in RUNTIME_OF."""
     if spawner.user.name in SERVER_IN_A_STEP:
         spawner.req_srun = "$STEP_SRUN"
+    if spawner.user.name in RUNTIME_OF:
+        spawner.req_runtime = RUNTIME_OF[spawner.user.name]
 
 
 c.Spawner.pre_spawn_hook = server_in_a_step
 # "large": "small" caps jobs at 1 h, under which the time-left check warns
 c.BatchSpawnerBase.req_runtime = "01:30:00"
 c.BatchSpawnerBase.req_partition = "large"
-c.BatchSpawnerBase.req_options = "--nodes=2 --ntasks=4"
+c.BatchSpawnerBase.req_options = "$JOB_OPTIONS"
 c.Spawner.environment = {
     "PATH": "$SITE/bin:$ARI_VENV/bin:/usr/local/bin:/usr/bin:/bin",
     "SLURM_CONF": "$slurm_conf",
@@ -326,6 +349,22 @@ trap 'echo SIGTERM received' TERM
 echo "jupyterhub-singleuser ended gracefully"
 '''
 EOF
+  if [ "$CULL_IDLE" != 0 ]; then
+    cat >>"$HUB/jupyterhub_config.py" <<EOF
+
+# idle culling, as docs/admin.md sets it up: the culler as a hub service with the scopes it
+# needs; the servers are told its timeout (the status bar and step 4 say it) and report their
+# activity often enough for it
+c.JupyterHub.services = [{"name": "idle-culler", "command": [
+    "$SITE/bin/python3", "-m", "jupyterhub_idle_culler", "--timeout=$CULL_IDLE", "--cull-every=10"]}]
+c.JupyterHub.load_roles = [{"name": "idle-culler", "services": ["idle-culler"], "scopes": [
+    "list:users", "read:users:activity", "read:servers", "delete:servers"]}]
+c.JupyterHub.last_activity_interval = $ACTIVITY_INTERVAL
+c.Spawner.environment["ARI_JUPYTER_IDLE_CULL"] = "$CULL_IDLE"
+c.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"] = "$ACTIVITY_INTERVAL"
+c.Spawner.poll_interval = 10
+EOF
+  fi
   if [ -n "${ARI_HUB_CONFIG_EXTRA:-}" ]; then  # a site's own lines: a spawner form, a class
     { printf '\n# from %s\n' "$ARI_HUB_CONFIG_EXTRA"; cat "$ARI_HUB_CONFIG_EXTRA"; } >>"$HUB/jupyterhub_config.py"
   fi
@@ -363,6 +402,11 @@ do_start() {
   local repo=${1:?usage: hub.sh start REPO}
   [ "$(id -u)" = 0 ] || die "root is needed (useradd, FUSE mount, runuser)"
   [[ "$CLASS_USERS" =~ ^[0-9]{1,3}$ ]] || die "ARI_HUB_CLASS_USERS must be a number of learners"
+  [[ "$CULL_IDLE" =~ ^[0-9]{1,6}$ ]] || die "ARI_HUB_CULL_IDLE must be a number of seconds"
+  [[ "$ACTIVITY_INTERVAL" =~ ^[0-9]{1,6}$ ]] || die "ARI_HUB_ACTIVITY_INTERVAL must be a number of seconds"
+  local item; for item in "${RUNTIME_OF[@]}"; do
+    [[ "$item" =~ ^[a-z][a-z0-9-]*=[0-9:-]+$ ]] || die "ARI_HUB_RUNTIME_OF: user=HH:MM:SS, not $item"
+  done
   [ -s "$TESTBED/env.sh" ] || die "the SLURM test bed is not running (slurm-testbed.sh start)"
   local slurm_conf; slurm_conf=$(. "$TESTBED/env.sh" && echo "$SLURM_CONF")
   install -d -m 755 "$HUB"
@@ -379,6 +423,16 @@ do_start() {
   write_env_file
   SLURM_CONF=$slurm_conf start_hub
   echo "$ENV_FILE"
+}
+
+do_restart() {  # the hub process only: its config, database and (kept) servers stay
+  [ "$(id -u)" = 0 ] || die "root is needed"
+  [ -s "$HUB/jupyterhub_config.py" ] || die "no hub to restart: run '$0 start REPO' first"
+  local pid slurm_conf; slurm_conf=$(. "$TESTBED/env.sh" && echo "$SLURM_CONF")
+  if pid=$(pid_of hub); then terminate "$pid"; fi
+  if pid=$(pid_of proxy); then terminate "$pid"; fi   # the hub stops the proxy it started; if not
+  log "hub stopped; starting it again"
+  SLURM_CONF=$slurm_conf start_hub
 }
 
 do_stop() {
@@ -419,8 +473,9 @@ do_stop() {
 
 case "${1:-status}" in
   start) shift; do_start "$@" ;;
+  restart) do_restart ;;
   stop) [ -d "$HUB" ] && do_stop || true ;;
   status) if hub_up; then echo "hub: up on port $PUBLIC_PORT"; else echo "hub: not running"; exit 1; fi ;;
   env) [ -s "$ENV_FILE" ] || die "no env file yet: run '$0 start REPO' first"; echo "$ENV_FILE" ;;
-  *) die "usage: $0 start REPO|stop|status|env" ;;
+  *) die "usage: $0 start REPO|restart|stop|status|env" ;;
 esac
