@@ -18,6 +18,7 @@ import {
   IRunsList,
   groupByWorkspace,
   cancellable,
+  codePieces,
   isOutsideEnvelope,
   jobToCancel,
   jobCountsKnown,
@@ -44,6 +45,11 @@ import {
 /** An answer of the runs endpoints; `lang` asks for the sentences in that language. */
 function runsAPI<T>(path: string, init: RequestInit = {}, lang = ''): Promise<T> {
   return fetchJSON<T>(['ari-jupyter', 'runs', path], init, lang ? { lang } : {});
+}
+
+/** A sentence with its `code spans` as <code> elements (a command reads, and copies, as one). */
+function withCode(text: string): (Node | string)[] {
+  return codePieces(text).map(piece => (piece.code ? el('code', {}, piece.text) : piece.text));
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -459,8 +465,8 @@ export class RunsPanel extends Widget {
               'li',
               { class: `ari-mod-${f.severity}`, 'data-rule': f.rule },
               el('strong', {}, `${severityText(trans, f.severity)}: `),
-              f.message,
-              f.fix ? el('div', { class: 'ari-RunsPanel-fix' }, trans.__('Fix: %1', f.fix)) : '',
+              ...withCode(f.message),
+              f.fix ? el('div', { class: 'ari-RunsPanel-fix' }, ...withCode(trans.__('Fix: %1', f.fix))) : '',
               this.findingCancel(s, f)
             )
           )

@@ -336,3 +336,14 @@ export function firstFreeName(name: string, taken: ReadonlySet<string>, most = M
   }
   return '';
 }
+
+/**
+ * A sentence of the server's catalog cut at its `code spans`: the pieces in order, each marked
+ * code or not, so a command shows as code (not between backticks) where the panel shows it.
+ */
+export function codePieces(text: string): { code: boolean; text: string }[] {
+  return text
+    .split(/`([^`]+)`/)
+    .map((piece, i) => ({ code: i % 2 === 1, text: piece }))
+    .filter(piece => piece.text !== '');
+}

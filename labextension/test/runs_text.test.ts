@@ -6,6 +6,7 @@ import {
   activeRun,
   bestShort,
   bestText,
+  codePieces,
   breakableId,
   firstFreeName,
   cancellable,
@@ -426,4 +427,34 @@ describe('the envelope: a job outside what the user approved, and the cancel its
     assert.deepEqual(jobs.map(isOutsideEnvelope), [false, true, true]);
     assert.equal(isOutsideEnvelope({}), false); // an older answer without the field
   });
+});
+
+describe('codePieces: a finding cut at its code spans', () => {
+  const cases: [string, string, { code: boolean; text: string }[]][] = [
+    ['no span', 'nothing to mark', [{ code: false, text: 'nothing to mark' }]],
+    [
+      'a command in a sentence',
+      'Run `ari resume /w/c` in a new allocation',
+      [
+        { code: false, text: 'Run ' },
+        { code: true, text: 'ari resume /w/c' },
+        { code: false, text: ' in a new allocation' }
+      ]
+    ],
+    [
+      'two commands, one at the start',
+      '`a` then `b c`',
+      [
+        { code: true, text: 'a' },
+        { code: false, text: ' then ' },
+        { code: true, text: 'b c' }
+      ]
+    ],
+    ['an empty span stays text', 'empty `` span', [{ code: false, text: 'empty `` span' }]]
+  ];
+  for (const [name, text, pieces] of cases) {
+    test(name, () => {
+      assert.deepEqual(codePieces(text), pieces);
+    });
+  }
 });

@@ -104,7 +104,7 @@ def hub(_testbed, ari_for_users):
                    stdin=subprocess.DEVNULL, env=env, check=True)
     setup = {"ARI_HUB_USERS": f"{KEEP} {WALL}", "ARI_HUB_KEEP_SERVERS": "1",
              "ARI_HUB_CULL_IDLE": str(CULL_SECONDS), "ARI_HUB_RUNTIME_OF": f"{WALL}={WALLTIME}",
-             # one CPU per node for a server: ARI's BFTS jobs of both users fit beside them
+             # one CPU per node for a server: ARI's BFTS jobs (2 CPUs) of both users fit beside them
              "ARI_HUB_OPTIONS": "--nodes=2 --ntasks=2"}
     started = subprocess.run(["bash", str(HUB_SCRIPT), "start", str(REPO)], capture_output=True,
                              text=True, timeout=1500, stdin=subprocess.DEVNULL, env={**env, **setup})
@@ -193,7 +193,7 @@ def start_run(page, hub: dict, user: str, job_id: str, api_base: str) -> Path:
     """The checkpoint written in the user's job (ARI's openai backend at the scripted LLM), and
     its hand-off run in a terminal of the server, as "Open in terminal" runs it."""
     emitted = in_job(hub, user, job_id, "ari-jupyter", "emit", "--json", "--title", "Triad under the hub",
-                     "--goal", GOAL, "--metric", "triad_mbps", "--partition", "large", "--max-cpus", "1",
+                     "--goal", GOAL, "--metric", "triad_mbps", "--partition", "large", "--max-cpus", "2",
                      "--walltime", "00:10:00", "--workspace", f"/home/{user}/ari-end", "--no-probes",
                      *phase_models_args(api_base), "--max-nodes", "3", "--max-depth", "2",
                      "--parallel", "1", "--max-react", "20", "--node-timeout-min", "10", "--no-review")
@@ -234,7 +234,8 @@ def assert_interrupted_with_its_resume(page, hub: dict, user: str, job_id: str, 
     finding = next(f for f in said["findings"] if f["rule"] == "run-interrupted")
     lines = [finding["params"]["resume"], *([finding["params"]["requeue"]] if "requeue" in finding["params"] else [])]
     assert f"ARI_CHECKPOINT_DIR={checkpoint}" in finding["params"]["resume"] and "ari resume" in lines[0]
-    shown = "\n".join(page.locator(f"{PANEL} .ari-RunsPanel-findings li").all_inner_texts())
+    # each line whole, as code the user copies
+    shown = page.locator(f"{PANEL} .ari-RunsPanel-findings li[data-rule='run-interrupted'] code").all_inner_texts()
     for line in lines:
         assert line in shown, (line, shown)
     page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"hub-{shot}.png"))
@@ -283,9 +284,7 @@ def test_restart_cull_and_walltime_with_a_run_in_the_terminal(hub, browser, tmp_
         open_panel_on(keep, keep_ckpt.name)
         # the run moves on after the restart, and the panel follows: the root's metric arrives
         llm[KEEP].gate.set()
-        keep.wait_for_function(
-            "(el) => /triad_mbps \\d+(\\.\\d+)?/.test(el.textContent)",
-            arg=keep.locator(f"{PANEL} [data-field='best']").element_handle(), timeout=240_000)
+        wait_until_shown(keep.locator(f"{PANEL} [data-field='best']"), r"triad_mbps \d+(\.\d+)? \(node_", 240)
         llm[KEEP].gate.clear()
         _shot(keep, "restart-followed-en")
 

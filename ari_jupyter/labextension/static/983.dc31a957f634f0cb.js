@@ -147,6 +147,15 @@
   color: var(--jp-ui-font-color2);
 }
 
+.ari-RunsPanel-findings code {
+  font-family: var(--jp-code-font-family);
+  font-size: var(--jp-code-font-size);
+  background: var(--jp-layout-color2);
+  color: var(--jp-content-font-color1);
+  padding: 0 2px;
+  word-break: break-all;
+}
+
 .ari-RunsPanel-log,
 .ari-RunsPanel-jobtail {
   max-height: 24em;
