@@ -29,7 +29,9 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
     if result.timed_out:
         return ProbeResult.of(
             "ari", "warn", "probe.ari.version_timeout", fix_id="probe.ari.version_timeout.fix",
-            params={"path": path, "seconds": f"{result.elapsed:.1f}"},
+            # the probe's time limit, not the command's own elapsed time: the path lookup may
+            # have spent most of the budget, and "within 0.0s" would blame ari for it
+            params={"path": path, "seconds": f"{ctx.timeout_for('ari'):.1f}"},
             command=result.command, evidence=evidence, data=data,
         )
     if not result.ok:

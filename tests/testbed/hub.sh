@@ -307,7 +307,8 @@ c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 120
 c.BatchSpawnerBase.req_srun = ""
 SERVER_IN_A_STEP = {$(printf '"%s", ' "${STEP_USERS[@]}")}
-RUNTIME_OF = dict(item.split("=", 1) for item in [$(printf '"%s", ' "${RUNTIME_OF[@]}")])
+# (an empty list prints one "": skipped)
+RUNTIME_OF = dict(item.split("=", 1) for item in [$(printf '"%s", ' "${RUNTIME_OF[@]}")] if item)
 
 
 def server_in_a_step(spawner):
