@@ -132,7 +132,7 @@ def browser():
         chromium.close()
 
 
-def prepare(hub: dict, user: str, api_base: str) -> None:
+def prepare(hub: dict, user: str) -> None:
     """The user's Lab settings (their look) and login profile: the site's ARI on PATH (with the
     library path its relocated Python needs), the key for its openai backend."""
     home = Path("/home") / user
@@ -247,7 +247,7 @@ def test_restart_cull_and_walltime_with_a_run_in_the_terminal(hub, browser, tmp_
     base = {user: f"http://127.0.0.1:{server.server_address[1]}/v1" for user, server in llm.items()}
     uid = {user: pwd.getpwnam(user).pw_uid for user in (KEEP, WALL)}
     for user in (KEEP, WALL):
-        prepare(hub, user, base[user])
+        prepare(hub, user)
     try:
         # the walltime user first: their 7 minutes start with the job
         wall, wall_job = log_in(browser, hub, WALL)
