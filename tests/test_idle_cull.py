@@ -13,10 +13,11 @@ import sys
 import pytest
 
 from ari_jupyter.ari.judge import for_step, judge
-from ari_jupyter.ari.time_fit import idle_cull_finding, idle_cull_seconds, idle_text
+from ari_jupyter.ari.time_fit import idle_cull_finding, idle_cull_seconds, idle_duration
 from ari_jupyter.base.verdict import ProbeResult
 from ari_jupyter.checkpoint.emit import emit_checkpoint
 from ari_jupyter.checkpoint.handoff import check_handoff
+from ari_jupyter.i18n import render_message, say
 from ari_jupyter.server.status import AllocationStatus
 
 from test_handoff import golden_state, site  # noqa: F401  (the fixture)
@@ -36,10 +37,12 @@ def test_no_variable_no_warning():
     assert idle_cull_finding({}, left(600)) is None
 
 
-@pytest.mark.parametrize("seconds,said", [(90, "90 s"), (119, "119 s"), (120, "2 min"),
-                                          (600, "10 min"), (3600, "1 h"), (5400, "1 h 30 min")])
-def test_idle_text(seconds, said):
-    assert idle_text(seconds) == said
+@pytest.mark.parametrize("seconds,en,ja,zh", [
+    (90, "90 s", "90 秒", "90 秒"), (119, "119 s", "119 秒", "119 秒"), (120, "2 min", "2 分", "2 分钟"),
+    (600, "10 min", "10 分", "10 分钟"), (3600, "1 h", "1 時間", "1 小时"),
+    (5400, "1 h 30 min", "1 時間 30 分", "1 小时 30 分钟")])
+def test_the_idle_timeout_as_people_say_it(seconds, en, ja, zh):
+    assert [say(idle_duration(seconds), lang) for lang in ("en", "ja", "zh")] == [en, ja, zh]
 
 
 @pytest.mark.parametrize("time_left,message_id,has_left", [
@@ -90,7 +93,7 @@ def test_check_handoff_says_what_step_4_says(site):  # noqa: F811
 
 
 @pytest.mark.parametrize("env,expected", [
-    ({"SLURM_JOB_ID": "77", "ARI_JUPYTER_IDLE_CULL": "90"}, {"seconds": 90}),
+    ({"SLURM_JOB_ID": "77", "ARI_JUPYTER_IDLE_CULL": "5400"}, (5400, "1 h 30 min")),
     ({"SLURM_JOB_ID": "77"}, None),
     ({"SLURM_JOB_ID": "77", "ARI_JUPYTER_IDLE_CULL": "soon"}, None),
 ])
@@ -99,5 +102,11 @@ def test_the_status_route_carries_it(env, expected):
         return left(600).to_json()
 
     snapshot = asyncio.run(AllocationStatus(env=env, time_left_probe=answered).snapshot())
-    assert snapshot["idle_cull"] == expected
+    idle = snapshot["idle_cull"]
+    if expected is None:
+        assert idle is None
+    else:
+        assert (idle["seconds"], idle["text"]) == expected
+        # the words cross JSON as a message, for the route to say in the bar's language
+        assert render_message(idle["text"], idle, "ja") == "1 時間 30 分"
     assert snapshot["time_left"]["data"]["seconds"] == 600

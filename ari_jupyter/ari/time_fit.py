@@ -19,7 +19,7 @@ from math import ceil
 from typing import Any, Mapping
 
 from ..base.verdict import Finding
-from ..i18n import message, t
+from ..i18n import message
 
 
 def search_rounds(scope: Mapping[str, int]) -> int:
@@ -84,7 +84,7 @@ def idle_cull_seconds(env: Mapping[str, str] | None) -> int | None:
 
 def idle_duration(seconds: int) -> dict:
     """The idle timeout as people say it, in the reader's language: ``90 s``, ``10 min``,
-    ``1 h``, ``1 h 30 min`` (a nested message of the finding)."""
+    ``1 h``, ``1 h 30 min`` (a message: the finding's parameter, the status bar's words)."""
     if seconds < 120:
         return message("run_settings.duration.s", n=seconds)
     hours, minutes = divmod(round(seconds / 60), 60)
@@ -92,11 +92,6 @@ def idle_duration(seconds: int) -> dict:
         return message("run_settings.duration.min", n=minutes)
     return (message("run_settings.duration.h_min", h=hours, n=minutes) if minutes
             else message("run_settings.duration.h", h=hours))
-
-
-def idle_text(seconds: int) -> str:
-    """``idle_duration`` in English (the status bar words it the same way, in labextension)."""
-    return t(idle_duration(seconds)["message_id"], "en", **idle_duration(seconds)["params"])
 
 
 def idle_cull_finding(env: Mapping[str, str] | None, time_left: Any) -> Finding | None:
@@ -107,10 +102,7 @@ def idle_cull_finding(env: Mapping[str, str] | None, time_left: Any) -> Finding 
     if idle is None:
         return None
     left = time_left_seconds(time_left)
-    if left is None:
-        return Finding.of("idle_cull", "warning", "run_settings.idle_cull",
-                          field="run_settings.server", fix_id="run_settings.idle_cull.fix",
-                          idle=idle_duration(idle))
-    return Finding.of("idle_cull", "warning", "run_settings.idle_cull_left",
-                      field="run_settings.server", fix_id="run_settings.idle_cull.fix",
-                      idle=idle_duration(idle), left=clock(left))
+    said = {"idle": idle_duration(idle)} if left is None else {"idle": idle_duration(idle), "left": clock(left)}
+    return Finding.of("idle_cull", "warning",
+                      "run_settings.idle_cull" if left is None else "run_settings.idle_cull_left",
+                      field="run_settings.server", fix_id="run_settings.idle_cull.fix", **said)

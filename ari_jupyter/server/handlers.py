@@ -40,6 +40,9 @@ class AllocationHandler(APIHandler):
         if lang and isinstance(left, dict):
             answer = {**answer, "time_left": {**left, "summary": render_message(
                 left.get("summary", ""), left, lang)}}
+        idle = answer.get("idle_cull")
+        if lang and isinstance(idle, dict):
+            answer = {**answer, "idle_cull": {**idle, "text": render_message(idle["text"], idle, lang)}}
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(answer))
 

@@ -119,16 +119,20 @@ class AllocationStatus:
 
     async def snapshot(self) -> dict[str, Any]:
         """``{"allocation": Allocation.to_json(), "time_left": ProbeResult JSON or None,
-        "idle_cull": {"seconds": the hub's idle timeout} or None}``."""
+        "idle_cull": {"seconds", "text", "message_id", "params"} (the hub's idle timeout) or None}``."""
         from ..base.redact import redact_tree  # cold start: not at the server's start
 
         demo = await self._demo_snapshot() if not self.allocation.inside_allocation else None
         if demo is not None:
             return redact_tree(demo, self.env)
-        from ..ari.time_fit import idle_cull_seconds  # cold start: not at the server's start
+        from ..ari.time_fit import idle_cull_seconds, idle_duration  # cold start: not at the server's start
+        from ..i18n import say  # cold start: not at the server's start
 
         # the hub's idle timeout, when the site says it: a run in this server's terminal ends
-        # with the server, so the status bar says it beside the time left
+        # with the server, so the status bar says it beside the time left (worded as the time
+        # left is: English here, the route's language from message_id and params)
         idle = idle_cull_seconds(self.env)
+        said = idle_duration(idle) if idle else None
         return redact_tree({"allocation": self.allocation.to_json(), "time_left": await self.time_left(),
-                            "idle_cull": {"seconds": idle} if idle else None}, self.env)
+                            "idle_cull": {"seconds": idle, "text": say(said, "en"), **said} if idle else None},
+                           self.env)

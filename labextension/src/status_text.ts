@@ -22,8 +22,8 @@ export interface IAllocationStatus {
   /** Set on a demo site: the allocation is the site's recording, not this server's. */
   demo?: { site: string } | null;
   /** The hub's idle timeout, when the site says it: a run in this server's terminal ends with
-   * the server. */
-  idle_cull?: { seconds: number } | null;
+   * the server. `text` is the server's wording ("90 s", "1 h 30 min"), in the `lang` asked. */
+  idle_cull?: { seconds: number; text: string } | null;
 }
 
 /** Default poll interval; the refreshInterval setting changes it. */
@@ -46,22 +46,6 @@ export function withoutCodeMarks(text: string, trans: IWords): string {
   });
 }
 
-/** The hub's idle timeout as people say it: "90 s", "10 min", "1 h 30 min" (ari/time_fit.py's
- * idle_text, in the UI's language). */
-export function idleText(seconds: number, trans: IWords): string {
-  if (seconds < 120) {
-    return trans.__('%1 s', seconds);
-  }
-  const minutes = Math.round(seconds / 60);
-  const hours = Math.floor(minutes / 60);
-  if (!hours) {
-    return trans.__('%1 min', minutes);
-  }
-  return minutes % 60
-    ? trans.__('%1 h %2 min', hours, minutes % 60)
-    : trans.__('%1 h', hours);
-}
-
 /**
  * Short human text: "SLURM 1234 · 2 nodes n[1-2] · 59:10 left" (squeue's %L), and
  * "stops after 90 s idle" under a hub that culls idle servers; on a demo site
@@ -81,7 +65,7 @@ export function describe(status: IAllocationStatus, trans: IWords): string {
     parts.push(trans.__('%1 left', data.raw));
   }
   if (status.idle_cull && !status.demo) {
-    parts.push(trans.__('stops after %1 idle', idleText(status.idle_cull.seconds, trans)));
+    parts.push(trans.__('stops after %1 idle', status.idle_cull.text));
   }
   return parts.join(' · ');
 }
@@ -106,7 +90,7 @@ export function allocationTitle(status: IAllocationStatus, trans: IWords): strin
     status.idle_cull && !status.demo
       ? trans.__(
           'The hub stops this server after %1 without use, and a run started in its terminal ends with it. An open JupyterLab tab counts as use; a closed one does not.',
-          idleText(status.idle_cull.seconds, trans)
+          status.idle_cull.text
         )
       : ''
   ]
