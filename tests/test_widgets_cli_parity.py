@@ -1,6 +1,7 @@
 """The CLI and the wizard are two views of one core: same verdicts, same files, byte for byte,
 and the same site config (a Jupyter config directory) gives both the same defaults."""
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -114,6 +115,8 @@ def test_emitted_files_are_identical(tmp_path):
 
 
 
+TIMED_OUT_AFTER = re.compile(r"\[timed out after [0-9.]+s\]")
+
 CONFIG = """\
 c.AriWizard.demo_workspace_template = {demo!r}
 c.AriWizard.default_partition = "large"
@@ -174,8 +177,14 @@ def test_a_config_file_gives_both_the_same_defaults(tmp_path, monkeypatch):
     for root in (workspace, from_wizard):
         config = json.loads((root / "checkpoints" / RUN_ID / "launch_config.json").read_text())
         config["ari_jupyter"].pop("written_at")
+        for result in config["ari_jupyter"]["state"]["probe_results"]:
+            # a timed-out command's evidence gives its own share of the probe's budget, which
+            # depends on how long the lookup before it took: a clock reading, not a default
+            result["evidence"] = TIMED_OUT_AFTER.sub("[timed out after …]", result["evidence"])
         written.append(config)
     assert written[0] == written[1]
+    assert sum("[timed out after …]" in r["evidence"]
+               for r in written[0]["ari_jupyter"]["state"]["probe_results"]) == 1
     cli_state = written[0]["ari_jupyter"]["state"]
     assert {r["id"]: r["summary"] for r in cli_state["probe_results"]} == verdicts
 

@@ -131,6 +131,7 @@ class PanelFollower(RunFollower):
         self.problems: list[str] = []
         self.pages: dict = {}
         self.jobs_seen: dict = {}
+        self._reads: dict = {}
         self.ready = threading.Event()
         self._playwright = self._browser = None
 
@@ -192,8 +193,15 @@ class PanelFollower(RunFollower):
     def after_status(self, status: dict) -> None:
         for job in status.get("jobs", {}).get("jobs", []):
             key = (job["job_id"], job["state"])
-            if key not in self.jobs_seen:  # each job in each state, as the panels list it, once
-                self.jobs_seen[key] = self._job_in_panels(job)
+            # each job in each state, as the panels list it: read again while a panel has not
+            # caught up (on a loaded machine one panel's poll can lag the other's by seconds)
+            # (three reads at most: a panel ahead of status, as its cached queue answer may be,
+            # would otherwise cost each poll the wait)
+            seen = self.jobs_seen.get(key)
+            behind = seen is None or any(self._behind(seen.get(lang), job) for lang in self.pages)
+            if behind and self._reads.get(key, 0) < 3:
+                self._reads[key] = self._reads.get(key, 0) + 1
+                self.jobs_seen[key] = self._job_in_panels(job, seen)
         if self.cancel_when is None:
             return
         for job_id in self.cancel_when(status):
@@ -241,19 +249,33 @@ class PanelFollower(RunFollower):
         time.sleep(1)  # the panels' shots of that phase are taken in the follower's own turn
 
 
-    def _job_in_panels(self, job: dict) -> dict:
-        """The job's row in each panel (whatever state the panel shows it in by then)."""
-        seen = {"status": {k: job.get(k) for k in ("name", "kind", "state", "nodes", "where")}}
+    @staticmethod
+    def _behind(row: dict | None, job: dict) -> bool:
+        return row is None or row.get("state") != job.get("state")
+
+    def _job_in_panels(self, job: dict, seen: dict | None = None) -> dict:
+        """The job's row in each panel (in the state ``status`` gives, if the panel shows it so
+        within a few seconds; else whatever it shows by then); a panel already caught up is
+        not read again."""
+        seen = dict(seen or {})
+        seen["status"] = {k: job.get(k) for k in ("name", "kind", "state", "nodes", "where")}
         for lang, page in self.pages.items():
+            if not self._behind(seen.get(lang), job):
+                continue
             row = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job['job_id']}']")
+            in_state = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job['job_id']}']"
+                                    f"[data-state='{job.get('state')}']")
             try:
-                row.wait_for(timeout=10_000)
+                try:
+                    in_state.wait_for(timeout=10_000)
+                except Exception:  # shown in another state (or not yet): take what is there
+                    row.wait_for(timeout=2_000)
                 seen[lang] = {"state": row.get_attribute("data-state"),
                               "text": row.locator("div").first.inner_text()}
                 if job.get("kind") == "reproduce" and seen[lang]["state"] == "RUNNING":
                     page.locator(PANEL).screenshot(path=str(self.shots / f"whole-run-reproduce-job-{lang}.png"))
             except Exception:  # gone before the panel's next poll: a short job
-                seen[lang] = None
+                seen[lang] = seen.get(lang)
         return seen
 
 

@@ -426,12 +426,26 @@ do_start() {
   echo "$ENV_FILE"
 }
 
+stop_services() {
+  # The hub's managed services (the idle culler) can outlive a stopped hub: seen after a
+  # restart and a stop, a culler kept polling the next hub with its old token (403s and
+  # "Connection refused" tracebacks in that hub's log). They run as root from the site venv;
+  # the users' servers, which a restart keeps, do not.
+  pkill -TERM -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler" 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    pgrep -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler" >/dev/null || return 0
+    sleep 0.1
+  done
+  pkill -KILL -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler" 2>/dev/null || true
+}
+
 do_restart() {  # the hub process only: its config, database and (kept) servers stay
   [ "$(id -u)" = 0 ] || die "root is needed"
   [ -s "$HUB/jupyterhub_config.py" ] || die "no hub to restart: run '$0 start REPO' first"
   local pid slurm_conf; slurm_conf=$(. "$TESTBED/env.sh" && echo "$SLURM_CONF")
   if pid=$(pid_of hub); then terminate "$pid"; fi
   if pid=$(pid_of proxy); then terminate "$pid"; fi   # the hub stops the proxy it started; if not
+  stop_services
   log "hub stopped; starting it again"
   SLURM_CONF=$slurm_conf start_hub
 }
@@ -440,6 +454,7 @@ do_stop() {
   local pid user
   if pid=$(pid_of hub); then terminate "$pid"; fi   # cleanup_servers: it stops the servers first
   if pid=$(pid_of proxy); then terminate "$pid"; fi
+  stop_services
   # the users of this start and those an earlier start created (another ARI_HUB_USERS)
   # (an empty created-user is an older start's mark for ARI_HUB_USER)
   if [ -f "$HUB/created-user" ] && [ ! -s "$HUB/created-user" ]; then echo "$HUB_USER" >"$HUB/created-user"; fi
