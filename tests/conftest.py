@@ -99,7 +99,14 @@ def _variant_of(item: pytest.Item) -> str | None:
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    """Run slurm tests last, grouped by variant: one start and at most one switch."""
+    """Run slurm tests last, grouped by variant: one start and at most one switch. A test that
+    uses the test bed is a slurm test whether or not it says so: `bash tests/run` runs the slurm
+    tests in a session of their own, the only one that takes the test bed's lock."""
+    for item in items:
+        uses_testbed = {"_testbed", "testbed_any"} & set(getattr(item, "fixturenames", ()))
+        if uses_testbed and item.get_closest_marker("slurm") is None:
+            item.add_marker(pytest.mark.slurm)
+
     def key(item: pytest.Item) -> tuple[int, int]:
         if item.get_closest_marker("slurm") is None:
             return (0, 0)
