@@ -92,6 +92,26 @@ def test_check_handoff_says_what_step_4_says(site):  # noqa: F811
     assert said["status"] == "warn" and said["summary"] == shown.message
 
 
+@pytest.mark.parametrize("lang,gap", [("en", " "), ("ja", ""), ("zh", "")])
+def test_check_handoff_says_both_when_both_apply(site, lang, gap):  # noqa: F811
+    """A search longer than the job and a hub that stops the idle server: check-handoff says
+    both, as step 4 does, each sentence and each fix in the reader's language."""
+    (site.bin / "squeue").write_text(SQUEUE.format(left="0:20:00"))
+    (site.bin / "squeue").chmod(0o755)
+    state = golden_state(workspace=str(site.workspace), provided_files=[])
+    state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": str(site.workspace)}))
+    result = emit_checkpoint(state)
+    site.host.env.update(SLURM_JOB_ID="77", ARI_JUPYTER_IDLE_CULL="600")
+    [check] = [c for c in check_handoff(result.checkpoint_dir, host=site.host, timeout=30) if c.id == "time_fit"]
+    state.set_probe_result(left(20 * 60))
+    shown = {f.rule: f for f in judge(state, env=site.host.env) if f.rule in ("time_fit_short", "idle_cull")}
+    first, second = shown["time_fit_short"], shown["idle_cull"]
+    assert check.status == "warn"
+    assert check.text(lang) == first.text(lang) + gap + second.text(lang)
+    assert check.fix_text(lang) == first.fix_text(lang) + gap + second.fix_text(lang)
+    assert "0:20:00" in check.text(lang) and "`ari resume`" in check.fix_text(lang)
+
+
 @pytest.mark.parametrize("env,expected", [
     ({"SLURM_JOB_ID": "77", "ARI_JUPYTER_IDLE_CULL": "5400"}, (5400, "1 h 30 min")),
     ({"SLURM_JOB_ID": "77"}, None),

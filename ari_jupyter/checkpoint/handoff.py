@@ -600,13 +600,21 @@ async def _check_time_fit(host: Any, ckpt: Path, state: Any, timeout: float) -> 
         return _said("time_fit", "unknown", "handoff.check.time_fit.unknown", data=data,
                      needed=needed, why=message(left.message_id, **left.params) if left.message_id
                      else left.summary)
-    # the search longer than the allocation first; else a hub that stops the idle server (the
-    # terminal's environment is the server's): the same findings step 4 shows
-    short = time_fit_finding(scope, left) or idle_cull_finding(host.env, left)
-    if short is not None:
+    # the search longer than the allocation, a hub that stops the idle server (the terminal's
+    # environment is the server's), or both: the same findings step 4 shows
+    found = [f for f in (time_fit_finding(scope, left), idle_cull_finding(host.env, left)) if f]
+    if len(found) == 1:
+        [short] = found
         return ProbeResult("time_fit", "warn", short.message, fix=short.fix, data=data,
                            message_id=short.message_id, params=dict(short.params),
                            fix_id=short.fix_id)
+    if found:
+        said = {"first": message(found[0].message_id, **found[0].params),
+                "second": message(found[1].message_id, **found[1].params),
+                "first_fix": message(found[0].fix_id, **found[0].params),
+                "second_fix": message(found[1].fix_id, **found[1].params)}
+        return ProbeResult.of("time_fit", "warn", "handoff.check.time_fit.both",
+                              fix_id="handoff.check.time_fit.both.fix", params=said, data=data)
     return _said("time_fit", "ok", "handoff.check.time_fit.fits", data=data, needed=needed,
                  left=clock(time_left_seconds(left)))
 
