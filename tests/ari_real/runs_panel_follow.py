@@ -275,7 +275,7 @@ class PanelFollower(RunFollower):
                 if job.get("kind") == "reproduce" and seen[lang]["state"] == "RUNNING":
                     page.locator(PANEL).screenshot(path=str(self.shots / f"whole-run-reproduce-job-{lang}.png"))
             except Exception:  # gone before the panel's next poll: a short job
-                seen[lang] = seen.get(lang)
+                seen.setdefault(lang, None)
         return seen
 
 

@@ -431,12 +431,10 @@ stop_services() {
   # restart and a stop, a culler kept polling the next hub with its old token (403s and
   # "Connection refused" tracebacks in that hub's log). They run as root from the site venv;
   # the users' servers, which a restart keeps, do not.
-  pkill -TERM -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler" 2>/dev/null || true
-  for _ in $(seq 1 50); do
-    pgrep -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler" >/dev/null || return 0
-    sleep 0.1
+  local pid
+  for pid in $(pgrep -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler"); do
+    terminate "$pid"
   done
-  pkill -KILL -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler" 2>/dev/null || true
 }
 
 do_restart() {  # the hub process only: its config, database and (kept) servers stay
