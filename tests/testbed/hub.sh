@@ -432,7 +432,8 @@ stop_services() {
   # "Connection refused" tracebacks in that hub's log). They run as root from the site venv;
   # the users' servers, which a restart keeps, do not.
   local pid
-  for pid in $(pgrep -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler"); do
+  # (pgrep finds none: exit 1, which is no failure here)
+  for pid in $(pgrep -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler" || true); do
     terminate "$pid"
   done
 }
