@@ -140,7 +140,7 @@ def placement_on(site: str, profile: Any, *, max_cpus: int | None = None):
     """Where the reproduce job's ranks land on ``site`` and what that means: the wizard's
     step 1 (``judge.placement_verdict``) for its state there with ``profile``."""
     state, host = wizard_state(site, profile, max_cpus=max_cpus)
-    return placement_verdict(state, host.env)
+    return placement_verdict(state.choices(), host.env)
 
 
 def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, max_cpus: int | None = None,
@@ -153,7 +153,7 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, max_cpu
     except ValueError as exc:
         return CheckResult(False, _refusal(exc, lang), _hint("start_from_preset", lang), lang)
     state, host = wizard_state(site, chosen, max_cpus=max_cpus)
-    told = placement_verdict(state, host.env)
+    told = placement_verdict(state.choices(), host.env)
     shape = ", ".join(f"{name}: {count}" for name, count in told.ranks_per_node)
     cause = told.cause
     if told.verdict == "no_plan":
@@ -172,7 +172,7 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, max_cpu
     if told.verdict == "shares_cores":
         return answer(False, "teaching.shares_cores", "fewer_tasks", reason=cause.text(lang),
                       shape=shape)
-    plan, _ = slurm_plan(state, host.env)
+    plan, _ = slurm_plan(state.choices(), host.env)
     return answer(True, "teaching.ranks_ok", shape=shape, line=" ".join(plan.argv[:-1]))
 
 

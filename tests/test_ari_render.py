@@ -19,7 +19,7 @@ from golden_support import assert_matches_golden
 
 from ari_jupyter import __version__
 from ari_jupyter.slurm.allocation import Allocation
-from ari_jupyter.ari import render
+from ari_jupyter.ari import choices, render
 from ari_jupyter.ari.lint_experiment import lint_experiment, parse_experiment
 from ari_jupyter.ari.profile import PRESETS
 from ari_jupyter.ari.run_settings import RunSettings
@@ -81,24 +81,24 @@ def _check_golden(name: str, text: str) -> None:
 
 def _rendered() -> dict[str, str]:
     state = golden_state()
-    experiment = render.render_experiment_md(state)
-    env = render.render_env(state)
+    experiment = render.render_experiment_md(state.choices())
+    env = render.render_env(state.choices())
     files = {"experiment.md": hashlib.sha256(experiment.encode()).hexdigest(),
              ".env": hashlib.sha256(env.encode()).hexdigest()}
     # as emit writes it: the script checks the files' hashes, launch_config.json records its own
-    script = render.render_handoff_script(state, CHECKPOINT, SCRIPT, api_key="OPENAI_API_KEY",
+    script = render.render_handoff_script(state.choices(), CHECKPOINT, SCRIPT, api_key="OPENAI_API_KEY",
                                           ari_jupyter="/opt/ari/venv/bin/ari-jupyter",
                                           files_sha256=files)
     return {
         "experiment.md": experiment,
         "checkpoint.env": env,
         "launch_config.json": render.render_launch_config(
-            state, files=files, written_at=WRITTEN_AT,
+            state.choices(), files=files, written_at=WRITTEN_AT,
             # of the golden handoff.sh (its version normalized), so that the two goldens agree
             handoff_sha256=hashlib.sha256(script.replace(
                 f"ari-jupyter {__version__}", "ari-jupyter @VERSION@").encode()).hexdigest()),
         "handoff.sh": script,
-        "bfts_env.sh": render.render_bfts_env(state),
+        "bfts_env.sh": render.render_bfts_env(state.choices()),
     }
 
 
@@ -110,21 +110,21 @@ def test_rendered_files_match_golden(name):
 
 def test_golden_experiment_md_reads_back_and_lints_clean():
     state = golden_state()
-    text = render.render_experiment_md(state)
+    text = render.render_experiment_md(state.choices())
     parsed = parse_experiment(text)
     assert parsed.partition == "small" and parsed.max_cpus == 4
     assert parsed.primary_metric == "GFlops"
     assert parsed.evaluator_metrics == ("GFlops", "GB/s")
     assert parsed.min_expected_metric == 5
     assert parsed.provided_files == tuple(state.provided_files)
-    findings = lint_experiment(text, partition="small", cpus=4, env=render.env_values(state),
+    findings = lint_experiment(text, partition="small", cpus=4, env=render.env_values(state.choices()).values,
                                check_files=False)
     # Only the goal's own "partition the matrix" is noted (after the Partition line: harmless).
     assert [(f.rule, f.severity) for f in findings] == [("E1", "info")]
 
 
 def test_partition_line_comes_before_every_other_partition_word():
-    text = render.render_experiment_md(golden_state(title="Graph partition benchmark"))
+    text = render.render_experiment_md(golden_state(title="Graph partition benchmark").choices())
     first_line = text.splitlines()[0]
     assert first_line == "Partition: small, Max CPUs: 4"
     assert text.index("Graph partition") > text.index("Partition: small")
@@ -147,26 +147,26 @@ def test_launch_config_without_max_cpus_says_so(max_cpus):
     state = golden_state()
     state.max_cpus = max_cpus
     with pytest.raises(render.RenderError, match="Max CPUs must be a positive integer"):
-        render.render_launch_config(state)
+        render.render_launch_config(state.choices())
 
 
 def test_env_file_is_valid_bash_and_sets_exactly_its_values(tmp_path):
     state = golden_state()
     env_file = tmp_path / "checkpoint.env"
-    env_file.write_text(render.render_env(state))
+    env_file.write_text(render.render_env(state.choices()))
     out = subprocess.run(["bash", "-c", f'set -a; . {env_file}; set +a; env -0'],
                          capture_output=True, text=True, check=True, env={"PATH": os.environ["PATH"]})
     seen = dict(item.split("=", 1) for item in out.stdout.split("\0") if "=" in item)
-    for key, value in render.env_values(state).items():
+    for key, value in render.env_values(state.choices()).values.items():
         assert seen[key] == value
-    for line in render.render_env(state).splitlines():
+    for line in render.render_env(state.choices()).splitlines():
         assert line.startswith("#") or ("=" in line and " " not in line and '"' not in line
                                         and "'" not in line and not line.startswith("export"))
 
 
 def test_env_includes_allow_no_gres_only_when_chosen():
-    assert "ARI_SLURM_ALLOW_NO_GRES" not in render.env_values(golden_state())
-    chosen = render.env_values(golden_state(allow_no_gres=True))
+    assert "ARI_SLURM_ALLOW_NO_GRES" not in render.env_values(golden_state().choices()).values
+    chosen = render.env_values(golden_state(allow_no_gres=True).choices()).values
     assert chosen["ARI_SLURM_ALLOW_NO_GRES"] == "1"
 
 
@@ -176,14 +176,14 @@ def test_env_includes_allow_no_gres_only_when_chosen():
     ('"q"', False), ("~/x", False), ("a#b", False), ("line\nbreak", False), ("", False),
 ])
 def test_env_value_rule(value, ok):
-    assert (render.env_value_problem(value) == "") is ok
+    assert (choices.env_value_problem(value) == "") is ok
 
 
 def test_render_env_refuses_secret_names_and_unsafe_values():
     with pytest.raises(render.RenderError, match="secret"):
-        render.render_env(golden_state(), is_secret_name=lambda key: key == "ARI_SLURM_CPUS")
+        render.render_env(golden_state().choices(), is_secret_name=lambda key: key == "ARI_SLURM_CPUS")
     with pytest.raises(render.RenderError, match="cannot carry"):
-        render.render_env(golden_state(walltime="1 hour"))
+        render.render_env(golden_state(walltime="1 hour").choices())
 
 
 def test_handoff_script_is_bash_n_clean(tmp_path):
@@ -205,7 +205,7 @@ def test_the_handoff_script_speaks_the_runs_language(tmp_path, lang, said):
     checkpoint = workspace / "checkpoints" / "r"
     script = tmp_path / "handoff.sh"
     script.write_text(render.render_handoff_script(
-        golden_state(lang=lang, module_loads=[], workspace=str(workspace), site_name=""),
+        golden_state(lang=lang, module_loads=[], workspace=str(workspace), site_name="").choices(),
         str(checkpoint), str(script)), encoding="utf-8")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -221,7 +221,7 @@ def test_the_handoff_script_speaks_the_runs_language(tmp_path, lang, said):
 def test_the_handoff_scripts_comments_are_in_the_runs_language_too(tmp_path, lang):
     """A researcher reads the script before running it: every comment is in the run's
     language (the command line to run is a command, and stays one), and bash still reads it."""
-    text = render.render_handoff_script(golden_state(lang=lang), CHECKPOINT, SCRIPT,
+    text = render.render_handoff_script(golden_state(lang=lang).choices(), CHECKPOINT, SCRIPT,
                                         api_key="OPENAI_API_KEY")
     comments = [line.strip() for line in text.splitlines()
                 if line.lstrip().startswith("#") and not line.startswith("#!")]
@@ -247,7 +247,7 @@ def test_on_a_demo_site_no_ari_is_where_the_exercise_ends(tmp_path, site, expect
     checkpoint = workspace / "checkpoints" / "r"
     script = tmp_path / "handoff.sh"
     script.write_text(render.render_handoff_script(
-        golden_state(module_loads=[], workspace=str(workspace), site_name=site), str(checkpoint),
+        golden_state(module_loads=[], workspace=str(workspace), site_name=site).choices(), str(checkpoint),
         str(script)), encoding="utf-8")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -275,7 +275,7 @@ def test_the_check_it_names_works_in_a_terminal_whose_path_lost_ari_jupyter(tmp_
         tool.chmod(0o755)
     script = tmp_path / "handoff.sh"
     script.write_text(render.render_handoff_script(
-        golden_state(module_loads=[], workspace=str(workspace), site_name="rccs-cloud"),
+        golden_state(module_loads=[], workspace=str(workspace), site_name="rccs-cloud").choices(),
         str(checkpoint), str(script), ari_jupyter=str(venv_bin / "ari-jupyter")), encoding="utf-8")
     ran = subprocess.run(["/bin/bash", str(script)], capture_output=True, text=True, timeout=30,
                          env={"PATH": str(path_bin), "LANG": "C.UTF-8"})
@@ -308,7 +308,7 @@ def test_on_a_demo_site_a_failed_module_load_is_expected_too(tmp_path, site, exp
     checkpoint = workspace / "checkpoints" / "r"
     script = tmp_path / "handoff.sh"
     script.write_text(render.render_handoff_script(
-        golden_state(module_loads=["openmpi/4.1"], workspace=str(workspace), site_name=site),
+        golden_state(module_loads=["openmpi/4.1"], workspace=str(workspace), site_name=site).choices(),
         str(checkpoint), str(script)), encoding="utf-8")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -342,7 +342,7 @@ def test_the_handoff_stops_before_ari_when_the_backends_key_is_nowhere(tmp_path,
     home.mkdir()
     script = tmp_path / "handoff.sh"
     script.write_text(render.render_handoff_script(
-        golden_state(module_loads=[], workspace=str(workspace), site_name=""), str(checkpoint),
+        golden_state(module_loads=[], workspace=str(workspace), site_name="").choices(), str(checkpoint),
         str(script), api_key="OPENAI_API_KEY"), encoding="utf-8")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -372,10 +372,10 @@ def test_the_handoff_stops_before_ari_when_the_backends_key_is_nowhere(tmp_path,
 
 
 def test_a_backend_without_a_key_gets_no_key_check():
-    script = render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT, api_key="")
+    script = render.render_handoff_script(golden_state().choices(), CHECKPOINT, SCRIPT, api_key="")
     assert "ARI_HANDOFF_WITHOUT_KEY" not in script
     with pytest.raises(render.RenderError):
-        render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT, api_key="X; rm -rf ~")
+        render.render_handoff_script(golden_state().choices(), CHECKPOINT, SCRIPT, api_key="X; rm -rf ~")
 
 
 def test_a_script_sentence_bash_would_expand_is_refused(monkeypatch):
@@ -385,7 +385,7 @@ def test_a_script_sentence_bash_would_expand_is_refused(monkeypatch):
     monkeypatch.setattr(render, "t", lambda key, lang=None, **kw: "costs $5"
                         if key.startswith("handoff.script.no_ari") else real(key, lang, **kw))
     with pytest.raises(render.RenderError, match="double quotes"):
-        render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT)
+        render.render_handoff_script(golden_state().choices(), CHECKPOINT, SCRIPT)
 
 
 def test_every_script_sentence_is_safe_inside_double_quotes():
@@ -399,7 +399,7 @@ def test_every_script_sentence_is_safe_inside_double_quotes():
 
 def test_handoff_quotes_every_value():
     weird = "/work/al ice/$(touch x)/`id`/'q'"
-    text = render.render_handoff_script(golden_state(workspace=weird, module_loads=["a;b", "$(x)"]),
+    text = render.render_handoff_script(golden_state(workspace=weird, module_loads=["a;b", "$(x)"]).choices(),
                                         weird + "/checkpoints/r", weird + "/launch/r.sh")
     assert "cd '/work/al ice/$(touch x)/`id`/'\"'\"'q'\"'\"''" in text
     assert "module load 'a;b' '$(x)'" in text
@@ -414,13 +414,13 @@ def test_handoff_quotes_every_value():
 ])
 def test_experiment_renderer_refuses_what_ari_would_misread(field, value):
     with pytest.raises(render.RenderError):
-        render.render_experiment_md(golden_state(**{field: value}))
+        render.render_experiment_md(golden_state(**{field: value}).choices())
 
 
 @pytest.mark.parametrize("name", ["-v", "", "a b", "a\nb"])
 def test_handoff_refuses_bad_module_names(name):
     with pytest.raises(render.RenderError):
-        render.render_handoff_script(golden_state(module_loads=[name]), CHECKPOINT, SCRIPT)
+        render.render_handoff_script(golden_state(module_loads=[name]).choices(), CHECKPOINT, SCRIPT)
 
 
 def test_goal_headings_ari_would_parse_become_bold_text():
@@ -439,11 +439,11 @@ def test_a_heading_split_over_two_lines_is_neutralized_too():
 
 
 def test_reproduce_inputs_merge_the_profile_as_ari_would():
-    inputs = render.reproduce_inputs(golden_state(profile=PRESETS["mpi_gpu"](), nodes=None))
+    inputs = render.reproduce_inputs(golden_state(profile=PRESETS["mpi_gpu"](), nodes=None).choices())
     assert inputs["sandbox_kind"] == "slurm" and inputs["partition"] == "small"
     assert inputs["nodes"] == 4 and inputs["ntasks"] == 32 and inputs["gpu_type"] == "v100"
     assert inputs["exclusive"] is True and inputs["cpus"] == 4
-    caller_wins = render.reproduce_inputs(golden_state(profile=PRESETS["mpi_gpu"](), nodes=2))
+    caller_wins = render.reproduce_inputs(golden_state(profile=PRESETS["mpi_gpu"](), nodes=2).choices())
     assert caller_wins["nodes"] == 2
 
 
@@ -474,7 +474,7 @@ pipeline:
 
 def test_workflow_yaml_sets_only_the_reproduce_stage_inputs():
     yaml = pytest.importorskip("yaml")
-    out = yaml.safe_load(render.render_workflow_yaml(WORKFLOW, golden_state()))
+    out = yaml.safe_load(render.render_workflow_yaml(WORKFLOW, golden_state().choices()))
     build, run = out["pipeline"]
     assert build["inputs"] == {"sandbox_kind": "auto"}
     assert run["depends_on"] == ["ors_build_reproduce"]
@@ -488,7 +488,7 @@ def test_workflow_yaml_sets_only_the_reproduce_stage_inputs():
 def test_workflow_without_reproduce_stage_is_refused():
     pytest.importorskip("yaml")
     with pytest.raises(render.RenderError, match="ors_run_reproduce"):
-        render.render_workflow_yaml("pipeline: []\n", golden_state())
+        render.render_workflow_yaml("pipeline: []\n", golden_state().choices())
 
 
 def test_bfts_env_file_quotes_every_value_and_puts_the_probed_modulepath_first():
@@ -496,26 +496,26 @@ def test_bfts_env_file_quotes_every_value_and_puts_the_probed_modulepath_first()
     the MODULEPATH they were chosen from first; ARI_ENV_FILE in .env points at it."""
     state = golden_state(module_loads=["openmpi/4.1", "cuda/12.4"])
     state.set_probe_result(ProbeResult("modules", "ok", "lmod", data={"modulepath": "/opt/mod files:/sw/mf"}))
-    text = render.render_bfts_env(state)
+    text = render.render_bfts_env(state.choices())
     assert "MODULEPATH='/opt/mod files:/sw/mf'${MODULEPATH:+:$MODULEPATH}\n" in text
     assert text.rstrip().splitlines()[-1].startswith("module load openmpi/4.1 cuda/12.4 || ")
     assert text.index("MODULEPATH=") < text.index("command -v module")
-    assert f"ARI_ENV_FILE={CHECKPOINT}/bfts_env.sh\n" in render.render_env(state)
+    assert f"ARI_ENV_FILE={CHECKPOINT}/bfts_env.sh\n" in render.render_env(state.choices())
     proc = subprocess.run(["bash", "-n"], input=text, text=True, capture_output=True)
     assert proc.returncode == 0, proc.stderr
     state.run_settings = RunSettings(llm_model="gpt-4o;rm")  # refused by the judge, never written
     with pytest.raises(render.RenderError):
-        render.render_env(state)
+        render.render_env(state.choices())
     without = golden_state(module_loads=[], run_id="")
-    assert "ARI_ENV_FILE" not in render.env_values(without)  # no checkpoint path yet: nothing to point at
-    assert "module load" not in render.render_bfts_env(golden_state(module_loads=[]))
+    assert "ARI_ENV_FILE" not in render.env_values(without.choices()).values  # no checkpoint path yet: nothing to point at
+    assert "module load" not in render.render_bfts_env(golden_state(module_loads=[]).choices())
 
 
 @pytest.mark.parametrize("step_id, exported", [("0", "1"), ("", "unset")])
 def test_the_handoff_overlaps_the_servers_step_only_inside_a_step(step_id, exported):
     """In a job step (batchspawner's srun), ARI's sruns get SLURM_OVERLAP (srun's --overlap) or
     wait for the server's step forever; in the batch script nothing is exported."""
-    text = render.render_handoff_script(golden_state(), CHECKPOINT, SCRIPT, api_key="")
+    text = render.render_handoff_script(golden_state().choices(), CHECKPOINT, SCRIPT, api_key="")
     lines = [line for line in text.splitlines() if "SLURM_OVERLAP" in line]
     assert lines == list(render.STEP_OVERLAP_LINES)
     env = {"PATH": "/usr/bin:/bin", **({"SLURM_STEP_ID": step_id} if step_id else {})}

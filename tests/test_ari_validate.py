@@ -314,8 +314,8 @@ def test_demo_sites_through_the_real_probes(site_name, partition, preset, expect
         assert "Allow GPU requests without GRES" in problems[0].fix and "GPUs (4)" in problems[0].fix
 
 
-def test_validate_state_uses_the_env_the_checkpoint_will_carry():
-    from ari_jupyter.ari.validate import validate_state
+def test_validate_choices_uses_the_env_the_checkpoint_will_carry():
+    from ari_jupyter.ari.validate import validate_choices
     from ari_jupyter.wizard.state import WizardState
 
     state = WizardState()
@@ -323,11 +323,11 @@ def test_validate_state_uses_the_env_the_checkpoint_will_carry():
     state.partition, state.walltime = "small", "00:30:00"
     state.profile = ExecutionProfile(kind="gpu_single", requested_gpus_per_task=1)
     # max_cpus unset: ARI falls back to 8 CPUs per task, more than the test bed's 4.
-    assert {(p.field, p.severity) for p in validate_state(state)} == {
+    assert {(p.field, p.severity) for p in validate_choices(state.choices())} == {
         ("requested_gpus_per_task", "error"), ("max_cpus", "error")}
     state.max_cpus = 4
     state.allow_no_gres = True  # written to .env as ARI_SLURM_ALLOW_NO_GRES=1
-    assert {(p.field, p.severity) for p in validate_state(state)} == {
+    assert {(p.field, p.severity) for p in validate_choices(state.choices())} == {
         ("requested_gpus_per_task", "info")}
 
 

@@ -79,7 +79,7 @@ def test_the_handoff_script_really_unsets_them():
 
     from ari_jupyter.ari import render
 
-    script = render.render_handoff_script(golden_state(), "/work/alice/ari/checkpoints/x",
+    script = render.render_handoff_script(golden_state().choices(), "/work/alice/ari/checkpoints/x",
                                           "/work/alice/ari/launch/x.sh")
     assert "unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE" in script
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.ari import render
+from ari_jupyter.ari import arguments, render
 from ari_jupyter.checkpoint.emit import CheckpointExists, CheckpointInUse, CheckpointLocked, EmitBlocked, EmitError, NodeLocalWorkspace, ari_jupyter_command, emit_checkpoint
 from ari_jupyter.base.files import TMP_MARKER
 from ari_jupyter.checkpoint.load import load_checkpoint
@@ -128,15 +128,15 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
     assert result.handoff_command == f"bash {script}"
     assert result.files == (str(ckpt / "experiment.md"), str(ckpt / ".env"), str(ckpt / "bfts_env.sh"),
                             str(ckpt / "launch_config.json"), str(script))
-    assert (ckpt / "experiment.md").read_text() == render.render_experiment_md(state)
-    assert (ckpt / ".env").read_text() == render.render_env(state)
-    assert (ckpt / "bfts_env.sh").read_text() == render.render_bfts_env(state)
+    assert (ckpt / "experiment.md").read_text() == render.render_experiment_md(state.choices())
+    assert (ckpt / ".env").read_text() == render.render_env(state.choices())
+    assert (ckpt / "bfts_env.sh").read_text() == render.render_bfts_env(state.choices())
     assert f"ARI_ENV_FILE={ckpt}/bfts_env.sh\n" in (ckpt / ".env").read_text()
     import hashlib
     hashes = {name: hashlib.sha256((ckpt / name).read_bytes()).hexdigest()
               for name in ("experiment.md", ".env", "bfts_env.sh")}
     assert script.read_text() == render.render_handoff_script(
-        state, str(ckpt), str(script), api_key=handoff_key_variable(state),
+        state.choices(), str(ckpt), str(script), api_key=handoff_key_variable(state),
         ari_jupyter=ari_jupyter_command(), files_sha256=hashes)
     config = json.loads((ckpt / "launch_config.json").read_text())
     assert config["ari_jupyter"]["files_sha256"] == hashes
@@ -160,7 +160,7 @@ def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(
     assert len(said) == 1 and said[0].startswith("ARI is not installed"), result.notes
     for lang in ("ja", "zh"):
         assert "ARI_ROOT" in in_lang(said[0], lang) and "not installed" not in in_lang(said[0], lang)
-    reproduce = handoff_checklist(state, result.checkpoint_dir, notes=result.notes,
+    reproduce = handoff_checklist(state.choices(), result.checkpoint_dir, notes=result.notes,
                                   files=result.files)[1]
     assert "ARI_ROOT" not in reproduce.detail and "importable" not in reproduce.detail
     assert "workflow.yaml not written" in reproduce.detail
@@ -189,7 +189,7 @@ def test_on_a_demo_site_what_was_looked_at_on_this_machine_says_so(tmp_path, mon
         state.set_probe_result(ProbeResult("ari", site_ari, "ari"))
     result = emit_checkpoint(state)
     assert [getattr(n, "message_id", "") for n in result.notes if "ARI_ROOT" in n] == [ari_note]
-    dashboard = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files)[2]
+    dashboard = handoff_checklist(state.choices(), result.checkpoint_dir, notes=result.notes, files=result.files)[2]
     assert dashboard.detail.message_id == port_note
     if site_name:
         for note in (dashboard.detail, *result.notes):
@@ -607,8 +607,8 @@ def _hashes(state) -> dict[str, str]:
     import hashlib
 
     return {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in (
-        ("experiment.md", render.render_experiment_md(state)), (".env", render.render_env(state)),
-        (render.BFTS_ENV_FILE, render.render_bfts_env(state)))}
+        ("experiment.md", render.render_experiment_md(state.choices())), (".env", render.render_env(state.choices())),
+        (arguments.BFTS_ENV_FILE, render.render_bfts_env(state.choices())))}
 
 
 @pytest.mark.slow
@@ -624,9 +624,9 @@ def test_kill_9_during_emit_leaves_complete_old_or_new_files(tmp_path):
     ckpt = Path(variants[0].checkpoint_dir)
     script = tmp_path / "ws" / "launch" / f"{variants[0].run_id}.sh"
     expected = {
-        "experiment.md": {render.render_experiment_md(s) for s in variants},
-        ".env": {render.render_env(s) for s in variants},
-        script.name: {render.render_handoff_script(s, str(ckpt), str(script),
+        "experiment.md": {render.render_experiment_md(s.choices()) for s in variants},
+        ".env": {render.render_env(s.choices()) for s in variants},
+        script.name: {render.render_handoff_script(s.choices(), str(ckpt), str(script),
                                                    api_key=handoff_key_variable(s),
                                                    ari_jupyter=ari_jupyter_command(),
                                                    files_sha256=_hashes(s))

@@ -308,7 +308,7 @@ def test_cli_says_not_a_checkpoint_once_and_stops(tmp_path, json_flag):
 
 def test_checklist_for_a_written_checkpoint(site):
     state, result = _emit(site)
-    steps = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files,
+    steps = handoff_checklist(state.choices(), result.checkpoint_dir, notes=result.notes, files=result.files,
                               port=9100, env=site.env)
     handoff, reproduce, dashboard = steps  # the run first, the optional dashboard last
     assert dashboard.command == f"ari viz {result.checkpoint_dir} --port 9100"
@@ -325,7 +325,7 @@ def test_checklist_for_a_written_checkpoint(site):
 def test_checklist_lists_the_run_first_and_the_optional_dashboard_last(site):
     """The command that starts the run is step 1; ARI's dashboard is optional and comes last."""
     state, result = _emit(site)
-    steps = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files,
+    steps = handoff_checklist(state.choices(), result.checkpoint_dir, notes=result.notes, files=result.files,
                               port=9100, env=site.env)
     assert [s.id for s in steps] == ["handoff", "reproduce", "dashboard"]
 
@@ -335,10 +335,10 @@ def test_checklist_says_ari_is_running_in_the_checkpoint(site):
     process), not "written" as before it ran."""
     state, result = _emit(site)
     with live_ari(Path(result.checkpoint_dir)) as pid:
-        handoff = handoff_checklist(state, result.checkpoint_dir, files=result.files, port=9100,
+        handoff = handoff_checklist(state.choices(), result.checkpoint_dir, files=result.files, port=9100,
                                     env=site.env)[0]
         assert handoff.state == "running" and str(pid) in handoff.detail
-    handoff = handoff_checklist(state, result.checkpoint_dir, files=result.files, port=9100,
+    handoff = handoff_checklist(state.choices(), result.checkpoint_dir, files=result.files, port=9100,
                                 env=site.env)[0]
     assert handoff.state == "written"
 
@@ -363,7 +363,7 @@ def test_checklist_claims_workflow_yaml_only_when_launch_config_records_it(
     result = emit_checkpoint(ours, ari_workflow=packaged if we_wrote else None)
     if then is not None:
         (Path(result.checkpoint_dir) / "workflow.yaml").write_text(WORKFLOW)
-    reproduce = handoff_checklist(ours, result.checkpoint_dir, notes=result.notes, port=9100,
+    reproduce = handoff_checklist(ours.choices(), result.checkpoint_dir, notes=result.notes, port=9100,
                                   files=result.files if files_from_emit else None, env=site.env)[1]
     assert reproduce.state == state and said in reproduce.detail, reproduce.detail
     assert inputs in reproduce.detail and "ARI_PHASE1_SANDBOX=slurm" in reproduce.detail
@@ -620,7 +620,7 @@ def test_a_demo_checkpoint_is_checked_on_the_site_it_was_written_on(
 def test_with_checks_marks_a_step_not_ready_when_its_command_needs_a_failed_check(
         site, failed, checked, probe_ari, dashboard_state, said):
     state, result = _emit(site)
-    steps = handoff_checklist(state, result.checkpoint_dir, notes=result.notes, files=result.files,
+    steps = handoff_checklist(state.choices(), result.checkpoint_dir, notes=result.notes, files=result.files,
                               port=9100, env=site.env)
     checks = [ProbeResult(check_id, "fail" if check_id in failed else "ok", "x")
               for check_id in CHECK_IDS] if checked else []

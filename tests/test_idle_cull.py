@@ -65,8 +65,8 @@ def test_the_warning_says_how_long_the_run_has(time_left, message_id, has_left):
 def test_step_4_shows_it_from_the_servers_environment(tmp_path):
     state = golden_state(workspace=str(tmp_path / "ws"))
     state.set_probe_result(left(86400 * 3))  # the search fits: only the hub can end the run
-    assert [f.rule for f in judge(state, env={}) if f.rule == "idle_cull"] == []
-    [shown] = [f for f in for_step(judge(state, env={"ARI_JUPYTER_IDLE_CULL": "600"}), "run_settings")
+    assert [f.rule for f in judge(state.choices(), env={}) if f.rule == "idle_cull"] == []
+    [shown] = [f for f in for_step(judge(state.choices(), env={"ARI_JUPYTER_IDLE_CULL": "600"}), "run_settings")
                if f.rule == "idle_cull"]
     assert "3-00:00:00" in shown.message and "10 min" in shown.message
 
@@ -83,7 +83,7 @@ def test_check_handoff_says_what_step_4_says(site):  # noqa: F811
     site.host.env.update(ARI_JUPYTER_IDLE_CULL="600")
     [check] = [c for c in check_handoff(result.checkpoint_dir, host=site.host, timeout=30) if c.id == "time_fit"]
     state.set_probe_result(left(86400 * 3))
-    [shown] = [f for f in judge(state, env=site.host.env) if f.rule == "idle_cull"]
+    [shown] = [f for f in judge(state.choices(), env=site.host.env) if f.rule == "idle_cull"]
     assert (check.status, check.summary, check.fix) == ("warn", shown.message, shown.fix)
     env = {**os.environ, **site.env, "SLURM_JOB_ID": "77", "ARI_JUPYTER_IDLE_CULL": "600"}
     done = subprocess.run([sys.executable, "-m", "ari_jupyter", "check-handoff", "--json", "--site", "",
@@ -104,7 +104,7 @@ def test_check_handoff_says_both_when_both_apply(site, lang, gap):  # noqa: F811
     site.host.env.update(SLURM_JOB_ID="77", ARI_JUPYTER_IDLE_CULL="600")
     [check] = [c for c in check_handoff(result.checkpoint_dir, host=site.host, timeout=30) if c.id == "time_fit"]
     state.set_probe_result(left(20 * 60))
-    shown = {f.rule: f for f in judge(state, env=site.host.env) if f.rule in ("time_fit_short", "idle_cull")}
+    shown = {f.rule: f for f in judge(state.choices(), env=site.host.env) if f.rule in ("time_fit_short", "idle_cull")}
     first, second = shown["time_fit_short"], shown["idle_cull"]
     assert check.status == "warn"
     assert check.text(lang) == first.text(lang) + gap + second.text(lang)

@@ -79,7 +79,7 @@ def test_step_1_and_step_4_show_one_cause_with_one_severity(cause, site, change,
     assert as_shown(told[0].message) in reason or f"{len(for_step(verdict, 'experiment'))}" in reason
     assert told[0] in for_step(verdict, "experiment")
     # the core and the widgets agree: the same list, the same severity
-    assert {(f.rule, f.severity) for f in judge(wizard.state, env=wizard.ctx.host.env)} == \
+    assert {(f.rule, f.severity) for f in judge(wizard.state.choices(), env=wizard.ctx.host.env)} == \
         {(f.rule, f.severity) for f in verdict}
 
 
@@ -126,7 +126,7 @@ def test_the_gres_row_takes_the_severity_of_the_gpu_request(site, change, status
     assert wizard.state.probe_results["gres"].status == "ok"  # the probe: no profile known
     change(wizard.state)
     row = wizard.checks_panel.rows["gres"]
-    assert probe_verdicts(wizard.state, wizard.ctx.problems)["gres"].status == status
+    assert probe_verdicts(wizard.state.choices(), wizard.ctx.problems)["gres"].status == status
     assert row.icon.tooltip == {"ok": "ok", "warn": "warning", "fail": "failed"}[status]
     told = {f.severity for f in wizard.ctx.problems() if f.rule in GRES_CAUSE_RULES}
     assert told == ({severity} if severity else set()), told

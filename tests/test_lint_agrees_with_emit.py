@@ -54,7 +54,7 @@ def _emit(title: str, metrics: list[str], goal: str):
 
 def _lint(text: str, state) -> list:
     return [f for f in lint_experiment(text, partition=state.partition, cpus=state.max_cpus,
-                                       env=render.env_values(state), check_files=False)
+                                       env=render.env_values(state.choices()).values, check_files=False)
             if f.is_error]
 
 

@@ -106,13 +106,13 @@ def test_sbatch_help_on_each_site_tells_which_bind_flags_ari_keeps(name, flags):
 ])
 def test_the_wizard_warns_about_the_bind_flags_a_site_drops(name, dropped):
     from ari_jupyter.ari.profile import ExecutionProfile
-    from ari_jupyter.ari.validate import validate_state
+    from ari_jupyter.ari.validate import validate_choices
     from ari_jupyter.wizard.state import WizardState
 
     state = WizardState()
     state.set_probe_result(probe_site(name, only=["sbatch"])["sbatch"])
     state.profile = ExecutionProfile(cpu_bind="cores", mem_bind="local")
-    warned = {p.field for p in validate_state(state) if p.severity == "warning"}
+    warned = {p.field for p in validate_choices(state.choices()) if p.severity == "warning"}
     assert warned & {"cpu_bind", "mem_bind"} == dropped
 
 

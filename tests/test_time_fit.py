@@ -67,9 +67,9 @@ def test_warns_only_when_it_will_not_fit(time_left, warns):
 
 def test_step_4_shows_the_core_finding(tmp_path):
     state = golden_state(workspace=str(tmp_path / "ws"))
-    assert [f for f in judge(state) if f.rule == "time_fit_short"] == []
+    assert [f for f in judge(state.choices()) if f.rule == "time_fit_short"] == []
     state.set_probe_result(left(3600))
-    [shown] = [f for f in for_step(judge(state), "run_settings") if f.rule == "time_fit_short"]
+    [shown] = [f for f in for_step(judge(state.choices()), "run_settings") if f.rule == "time_fit_short"]
     assert shown.message == time_fit_finding(state.run_settings.scope(), left(3600)).message
     for lang in ("ja", "zh"):
         assert "16:00:00" in shown.text(lang) and "1:00:00" in shown.text(lang)
@@ -92,7 +92,7 @@ def test_check_handoff_says_what_step_4_says(site, time_left, status):  # noqa: 
     assert check.status == status, check.summary
     if status == "warn":
         state.set_probe_result(left(3600))
-        [shown] = [f for f in judge(state) if f.rule == "time_fit_short"]
+        [shown] = [f for f in judge(state.choices()) if f.rule == "time_fit_short"]
         assert (check.summary, check.fix) == (shown.message, shown.fix)
         for lang in ("ja", "zh"):
             assert check.text(lang) == shown.text(lang)

@@ -13,6 +13,8 @@ from typing import Any, Iterable
 from ..base.verdict import Finding
 from ..i18n import LANGUAGES, message
 from . import render
+from .arguments import slurm_log_dir_of
+from .choices import PARTITION_NAME, env_value_problem
 from .expressions import VIRSCI_MARKER
 from .naming import (WorkspaceError, check_workspace, is_short_name, slug_for_title, slug_is_hashed,
                      slug_names_nothing)
@@ -31,7 +33,7 @@ class _Findings(list):
 def partition_problems(partition: str) -> list[Finding]:
     # Empty or unlisted partitions are the validator's (ARI's own precedence decides).
     out = _Findings()
-    if partition and not render.PARTITION_NAME.match(partition):
+    if partition and not PARTITION_NAME.match(partition):
         out.add("partition_bad_chars", "partition", "error", partition=partition)
     return out
 
@@ -43,9 +45,9 @@ def resource_problems(*, max_cpus: int | None, walltime: str, nodes: int | None,
         out.add("max_cpus_unset", "max_cpus", "error")
     elif max_cpus < 1:
         out.add("max_cpus_low", "max_cpus", "error", value=max_cpus)
-    if walltime and render.env_value_problem(walltime):
+    if walltime and env_value_problem(walltime):
         out.add("walltime_unwritable", "walltime", "error", walltime=walltime,
-                detail=render.env_value_problem(walltime))
+                detail=env_value_problem(walltime))
     elif walltime and not walltime.isascii():
         out.add("walltime_non_ascii", "walltime", "error", walltime=walltime)
     if nodes is not None and nodes < 0:  # 0: the profile decides (ARI's "not given")
@@ -143,7 +145,7 @@ def workspace_problems(workspace: str, shared_fs: Any = None) -> list[Finding]:
         check_workspace(workspace)
     except WorkspaceError as exc:
         out.add("workspace_checkpoints", "workspace", "error", detail=str(exc))
-    if not render.slurm_log_dir_of(workspace):
+    if not slurm_log_dir_of(workspace):
         out.add("workspace_no_log_dir", "workspace", "info", fix=None)
     if shared_fs is not None and shared_fs.severity in ("error", "warning"):
         summary = (message(shared_fs.message_id, **shared_fs.params) if shared_fs.message_id

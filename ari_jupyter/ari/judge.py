@@ -1,6 +1,6 @@
-"""One verdict for a wizard state: every finding once, with one severity.
+"""One verdict for the user's choices: every finding once, with one severity.
 
-``judge(state)`` combines the wizard's field checks, the experiment.md lints, the
+``judge(choices)`` combines the field checks, the experiment.md lints, the
 execution-profile validator and the placement of the reproduce job's ranks. A cause that two
 of them see (12 CPUs on a 4-CPU node: the placement's "ranks would share cores" and the
 validator's "sbatch refuses the job") is reported once, by the more precise one, so every
@@ -11,15 +11,20 @@ never judge again.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..base.verdict import STATUS_OF_SEVERITY, Finding, rank, worst
-from .run_settings import RunSettings, stage_problems
+from .run_settings import problems as run_settings_problems, stage_problems
 from .time_fit import idle_cull_finding, time_fit_finding
-from . import render
+from . import fields, render
+from .arguments import caller_args, env_values
+from .choices import Choices
+from .lint_experiment import lint_experiment
+from .validate import validate_choices
+from ..base.verdict import ProbeResult
 from .errors import AriError
-from .sbatch import ReproduceArgs, plan_slurm_dispatch
+from .sbatch import plan_slurm_dispatch
 from .profile import fans_out
 from .placement import plan_placement, request_from_sbatch_argv, shapes_from_allocation
 
@@ -68,34 +73,78 @@ _TOLD_BY_VALIDATOR = {
 }
 
 
-def judge(state: Any, *, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
+def judge(choices: Choices, *, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
           has_sbatch: bool | None = None, workflow_found: bool | None = None) -> list[Finding]:
-    """Every finding about ``state``, each cause once, errors first.
+    """Every finding about ``choices``, each cause once, errors first.
 
     ``env`` is the environment of the machine looked at (the sbatch line ARI would build reads
     it); ``fan_out`` says whether reproduce.sh starts its ranks through srun (default: what the
     profile's kind implies); ``workflow_found`` whether ARI's workflow.yaml can be written on
     the machine that writes the checkpoint (None: not asked).
     """
-    findings = state.field_problems()
+    findings = field_findings(choices)
     if workflow_found is not None:
-        findings += stage_problems(state.run_settings, workflow_found)
-    if state.partition and not any(f.severity == "error" for f in findings):
-        findings += state.lint_problems()
+        findings += stage_problems(choices.run_settings, workflow_found)
+    if choices.partition and not any(f.severity == "error" for f in findings):
+        findings += lint_findings(choices)
     refused = {f.rule for f in findings}
-    validated = [f for f in state.profile_problems()
+    validated = [f for f in validate_choices(choices)
                  if not refused & _FOLLOWS_FROM_FIELD.get(f.rule, set())]
     told = {f.rule for f in validated}
     findings = [f for f in findings if not told & _TOLD_BY_VALIDATOR.get(f.rule, set())]
     findings += validated
-    findings += _placement_findings(state, env, fan_out, has_sbatch, findings)
-    settings = getattr(state, "run_settings", None) or RunSettings()
-    short = time_fit_finding(settings.scope(), state.probe("time_left"))
+    findings += _placement_findings(choices, env, fan_out, has_sbatch, findings)
+    short = time_fit_finding(choices.run_settings.scope(), choices.probe("time_left"))
     findings += [short] if short else []
-    culled = idle_cull_finding(env, state.probe("time_left"))
+    culled = idle_cull_finding(env, choices.probe("time_left"))
     findings += [culled] if culled else []
     unique = list({(f.field, f.rule, f.severity, f.message): f for f in findings}.values())
     return sorted(unique, key=lambda f: rank(f.severity))
+
+
+def field_findings(choices: Choices) -> list[Finding]:
+    """Each field's own rules (``fields``), then the run settings' rules."""
+    shared = choices.probe("shared_fs")
+    has_gres = choices.probe_data("gres", "has_gres")
+    out = [*fields.partition_problems(choices.partition),
+           *fields.resource_problems(max_cpus=choices.max_cpus, walltime=choices.walltime,
+                                     nodes=choices.nodes, mem_gb=choices.mem_gb,
+                                     allow_no_gres=choices.allow_no_gres,
+                                     requests_gpus=choices.allow_no_gres and choices.profile.requests_gpus,
+                                     has_gres=has_gres),
+           *fields.module_problems(choices.module_loads),
+           *fields.text_problems(choices.title, choices.goal),
+           *fields.metric_problems(choices.metrics, choices.min_expected_metric),
+           *fields.file_problems(choices.provided_files),
+           *fields.workspace_problems(choices.workspace, shared if shared is not None
+                                      and probe_is_for(shared, choices.workspace) else None),
+           *fields.run_id_problems(choices.run_id, choices.title)]
+    out += run_settings_problems(choices.run_settings, partition=choices.partition,
+                                 has_gres=has_gres, ui_lang=choices.lang)
+    return out + fields.lang_problems(choices.lang)
+
+
+def lint_findings(choices: Choices) -> list[Finding]:
+    """Lints E1-E8 on the experiment.md that would be written (a renderer self-check)."""
+    try:
+        text = render.render_experiment_md(choices)
+        env = render.written_env_values(choices)
+    except render.RenderError as exc:
+        return [Finding.of("render_failed", "error", "field.render_failed", field="experiment.md",
+                           detail=str(exc))]
+    findings = lint_experiment(text, partition=choices.partition, cpus=choices.max_cpus, env=env,
+                               ari_profile=render.HANDOFF_ARI_PROFILE, check_files=False)
+    return [replace(f, field="experiment.md") for f in findings]
+
+
+def probe_is_for(result: ProbeResult, workspace: str) -> bool:
+    """A shared_fs verdict applies when it judged this workspace (or a path inside it)."""
+    data = result.data or {}
+    judged = data.get("path") or data.get("checkpoint_dir") or data.get("workspace") or ""
+    if not judged:
+        return False
+    workspace = workspace.rstrip("/") or "/"
+    return judged == workspace or judged.startswith(workspace + "/")
 
 
 REQUIRED_FIELDS = {"profile": ("partition",), "experiment": ("title", "goal", "metrics")}
@@ -140,22 +189,16 @@ def for_step(findings: Iterable[Finding], step: str) -> list[Finding]:
     return [f for f in findings if f.field in ("sbatch", "partition", "module_loads", "kind")]
 
 
-def slurm_plan(state: Any, env: Mapping[str, str] | None = None, *,
+def slurm_plan(choices: Choices, env: Mapping[str, str] | None = None, *,
                has_sbatch: bool | None = None, home: str | None = None):
-    """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it for ``state``, or
+    """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it for ``choices``, or
     (None, why not). The wizard's sbatch preview, its placement picture and the judge all
     read this one plan."""
-    args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
-                         walltime=state.walltime or "", nodes=int(state.nodes or 0))
-    try:
-        values = render.env_values(state)
-    except (TypeError, ValueError) as exc:
-        return None, str(exc)
-    if state.max_cpus is None:
-        values.pop("ARI_SLURM_CPUS", None)  # not chosen yet: ARI's default applies
-    checkpoint = state.checkpoint_dir or (
-        f"{(state.workspace or '~').rstrip('/')}/checkpoints/{state.run_id or '<run_id>'}")
-    probes = state.probe_results or {}
+    args = caller_args(choices)
+    values = dict(env_values(choices).values)
+    checkpoint = choices.checkpoint_dir or (
+        f"{(choices.workspace or '~').rstrip('/')}/checkpoints/{choices.run_id or '<run_id>'}")
+    probes = choices.probe_results or {}
     sbatch = probes.get("sbatch")
     if has_sbatch is None:
         has_sbatch = (sbatch.data or {}).get("path") is not None if sbatch is not None else True
@@ -166,34 +209,34 @@ def slurm_plan(state: Any, env: Mapping[str, str] | None = None, *,
             args, {**dict(env or {}), **values}, f"{checkpoint}/repro_sandbox",
             has_gres=bool((gres.data or {}).get("has_gres")) if gres is not None else False,
             bind_flags=True if flags is None else flags, has_sbatch=has_sbatch,
-            profile=state.profile, home=home)
+            profile=choices.profile, home=home)
     except (AriError, ValueError) as exc:
         return None, str(exc)
     return plan, ""
 
 
-def partition_cpus(state: Any) -> int | None:
+def partition_cpus(choices: Choices) -> int | None:
     """CPUs per node of the chosen partition (sinfo): the size of a node the job can get."""
-    result = (state.probe_results or {}).get("partitions")
+    result = (choices.probe_results or {}).get("partitions")
     for entry in ((result.data or {}).get("partitions") or []) if result is not None else []:
-        if entry.get("name") == state.partition and isinstance(entry.get("cpus"), int):
+        if entry.get("name") == choices.partition and isinstance(entry.get("cpus"), int):
             return entry["cpus"]
     return None
 
 
-def placement(state: Any, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
+def placement(choices: Choices, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
               has_sbatch: bool | None = None):
     """Where the reproduce job's ranks land (``placement.Placement``), or None outside an
     allocation or while no sbatch line can be built."""
-    allocation = state.allocation
+    allocation = choices.allocation
     if allocation is None or not allocation.inside_allocation:
         return None
-    plan, _ = slurm_plan(state, env, has_sbatch=has_sbatch)
+    plan, _ = slurm_plan(choices, env, has_sbatch=has_sbatch)
     if plan is None or not plan.argv:
         return None
     if fan_out is None:
-        fan_out = fans_out(state.profile.kind or "")
-    return plan_placement(shapes_from_allocation(allocation, partition_cpus(state)),
+        fan_out = fans_out(choices.profile.kind or "")
+    return plan_placement(shapes_from_allocation(allocation, partition_cpus(choices)),
                           request_from_sbatch_argv(plan.argv), fan_out=fan_out,
                           available_nodes=allocation.num_nodes or None)
 
@@ -240,23 +283,23 @@ class PlacementVerdict:
         return None
 
 
-def placement_verdict(state: Any, env: Mapping[str, str] | None = None,
+def placement_verdict(choices: Choices, env: Mapping[str, str] | None = None,
                       fan_out: bool | None = None, has_sbatch: bool | None = None,
                       findings: Sequence[Finding] | None = None) -> PlacementVerdict:
     """The reproduce job's placement (``placement``: the job's own nodes, as many as it asks
     for, each the size of a node of the chosen partition from sinfo; the allocation's share
     only when sinfo does not tell it) and the verdict on it (``PLACEMENT_VERDICTS``), from the
     one judge. ``findings``: the judge's verdict when the caller has it already."""
-    told = list(judge(state, env=env, fan_out=fan_out, has_sbatch=has_sbatch)
+    told = list(judge(choices, env=env, fan_out=fan_out, has_sbatch=has_sbatch)
                 if findings is None else findings)
     step = tuple(for_step(told, "allocation"))
     kind = tuple(f for f in told if f.rule in KIND_RULES)
-    model = placement(state, env, fan_out, has_sbatch)
+    model = placement(choices, env, fan_out, has_sbatch)
     if model is None:
-        allocation = state.allocation
+        allocation = choices.allocation
         if allocation is None or not allocation.inside_allocation:
             return PlacementVerdict("outside", None, (), kind)  # step 1 draws nothing
-        _, error = slurm_plan(state, env, has_sbatch=has_sbatch)
+        _, error = slurm_plan(choices, env, has_sbatch=has_sbatch)
         return PlacementVerdict("no_plan", None, step, kind, error)
     if any(f.severity == "error" for f in step):
         verdict = "refused"
@@ -273,9 +316,9 @@ def placement_verdict(state: Any, env: Mapping[str, str] | None = None,
     return PlacementVerdict(verdict, model, step, kind)
 
 
-def _placement_findings(state: Any, env, fan_out, has_sbatch,
+def _placement_findings(choices: Choices, env, fan_out, has_sbatch,
                         told: Sequence[Finding]) -> list[Finding]:
-    model = placement(state, env, fan_out, has_sbatch)
+    model = placement(choices, env, fan_out, has_sbatch)
     if model is None:
         return []
     rules = {f.rule for f in told}
@@ -296,21 +339,19 @@ GRES_CAUSE_RULES = frozenset({"no_gres", "partition_no_gres", "no_gres_allowed_s
 """The validator's findings whose cause is the site's missing GRES (the gres check's cause)."""
 
 
-def probe_verdicts(state: Any, findings: Callable[[], Iterable[Finding]] | None = None) -> dict:
-    """The probe results as step 2 shows them for this state: the probe's own verdict, except
+def probe_verdicts(choices: Choices, findings: Callable[[], Iterable[Finding]] | None = None) -> dict:
+    """The probe results as step 2 shows them for these choices: the probe's own verdict, except
     that the gres check takes the validator's severity for the missing-GRES cause once the
     profile asks for GPUs (the probe runs before the profile is chosen: without a GPU request,
     which is the CLI's case, a site without GRES is fine). One cause, one severity, in step 2
     and in Write's checks. ``findings`` gives the judge's verdict when needed (default:
-    ``judge(state)``)."""
-    from dataclasses import replace
-
-    results = dict(state.probe_results or {})
+    ``judge(choices)``)."""
+    results = dict(choices.probe_results or {})
     gres = results.get("gres")
     data = (gres.data or {}) if gres is not None else {}
     if gres is None or (data.get("has_gres") and data.get("partition_has_gres") is not False):
         return results  # GRES is there: nothing for the profile to change
-    findings = judge(state) if findings is None else list(findings())
+    findings = judge(choices) if findings is None else list(findings())
     told = [f for f in findings if f.rule in GRES_CAUSE_RULES]
     if told:
         results["gres"] = replace(gres, status=STATUS_OF_SEVERITY[worst(f.severity for f in told)])

@@ -1,7 +1,7 @@
-"""The text of every checkpoint file, rendered from the wizard state without touching disk.
+"""The text of every checkpoint file, rendered from the user's choices without touching disk.
 
-Each renderer is a pure function of a ``WizardState`` (read by attribute only, so this module
-does not import the model) and returns exactly the bytes ``emit`` writes, which is what the
+Each renderer is a pure function of a ``Choices`` (``choices.py``) and returns exactly the
+bytes ``emit`` writes, which is what the
 wizard previews and what the golden files pin. Values that reach ARI's parsers or a shell are
 checked here too, independently of the model's own validation, so a renderer can never
 produce a file that ARI would misread or a shell would execute.
@@ -17,18 +17,15 @@ from ..base.redact import is_secret_name as secret_name
 from ..base.version import __version__
 from .expressions import R2_SECTION, R8_SECTION, VIRSCI_MARKER
 from .prelude import module_init_lines, module_name_problem
-from .run_settings import (BACKEND_KEY, PACKAGED_LLM, RunSettings, apply_stage_toggles, env_values
-                           as run_env_values, launch_config_keys)
+from .run_settings import BACKEND_KEY, PACKAGED_LLM, apply_stage_toggles, launch_config_keys
 from ..i18n import t
-from .sbatch import ReproduceArgs, merge_with_profile
+from .arguments import env_values, reproduce_args
+from .choices import PARTITION_NAME, Choices
 
 HANDOFF_ARI_PROFILE = "hpc"
 """``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
 HANDOFF_PID_FILE = ".ari_handoff_pid"
 """The hand-off script's own PID, written into the checkpoint just before ``ari run``."""
-
-PARTITION_NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")
-"""What ARI's partition hint can carry (R5 captures ``[\\w-]+``; kept ASCII for the shell)."""
 
 WALLTIME = re.compile(r"^(?:\d+-)?\d{1,3}:\d{2}:\d{2}$")
 """SLURM ``--time`` forms the wizard writes: ``HH:MM:SS`` or ``D-HH:MM:SS``."""
@@ -37,7 +34,6 @@ METRIC_TOKEN = re.compile(r"^[^\s,;/.#][^\s,;#]*(?<![/.])\Z")
 """A metric both parsers return unchanged: no separators, nothing they strip at the ends."""
 
 ENV_KEY = re.compile(r"^[A-Z_][A-Z0-9_]*$")
-_ENV_VALUE_PUNCTUATION = frozenset("._/+@%:,=-")
 
 MAGIC_KEYS = ("min_expected_metric:", "metric_keyword:")
 """Comments ARI reads anywhere in experiment.md (R2, R3, R12); only the wizard writes them."""
@@ -51,22 +47,6 @@ class RenderError(ValueError):
 
 
 # -- shared checks ---------------------------------------------------------------------------
-
-def env_value_problem(value: str) -> str:
-    """Why ``value`` cannot be an unquoted .env value, or "" when it can.
-
-    The checkpoint .env is read by python-dotenv, ARI's GUI parser (no quote stripping) and
-    ``set -a; . .env; set +a`` in bash, so values are limited to letters, digits and
-    ``._/+@%:,=-``: no spaces, quotes, ``$``, back-ticks, ``;``, ``#``, ``~`` or newlines.
-    """
-    if value == "":
-        return "is empty"
-    bad = sorted({ch for ch in value if not (ch.isalnum() or ch in _ENV_VALUE_PUNCTUATION)})
-    if bad:
-        shown = " ".join(repr(ch) for ch in bad)
-        return f"contains characters a .env value cannot carry unquoted: {shown}"
-    return ""
-
 
 def has_control_chars(text: str) -> bool:
     return any(ord(ch) < 32 or ord(ch) == 127 for ch in text)
@@ -125,7 +105,7 @@ def _parsed_as_section(text: str) -> bool:
     return bool(R2_SECTION.search(text) or R8_SECTION.search(text))
 
 
-def render_experiment_md(state: Any) -> str:
+def render_experiment_md(choices: Choices) -> str:
     """experiment.md following spec §1.3, ordered so ARI's first-match parsers read the wizard's lines.
 
     The ``Partition: <p>, Max CPUs: <n>`` line comes first (before the title, so no word in
@@ -133,39 +113,39 @@ def render_experiment_md(state: Any) -> str:
     then the title and the user's goal: whatever the goal says, every parser has already
     matched, and the dashboard's goal extractor finds the goal right under the title.
     """
-    partition = state.partition
+    partition = choices.partition
     _require(bool(PARTITION_NAME.match(partition or "")),
              f"partition {partition!r} must be letters, digits, '_' or '-' (ARI's partition hint "
              "stops at any other character)")
-    _require(isinstance(state.max_cpus, int) and state.max_cpus > 0,
-             f"Max CPUs must be a positive integer, got {state.max_cpus!r}")
-    title = (state.title or "").strip()
+    _require(isinstance(choices.max_cpus, int) and choices.max_cpus > 0,
+             f"Max CPUs must be a positive integer, got {choices.max_cpus!r}")
+    title = (choices.title or "").strip()
     _require(bool(title) and not has_control_chars(title) and "##" not in title,
              "the title must be one non-empty line without '##'")
-    metrics = list(state.metrics)
+    metrics = list(choices.metrics)
     _require(bool(metrics), "at least one metric is required for the 'Metrics:' line")
     for metric in metrics:
         _require(bool(METRIC_TOKEN.match(metric)),
                  f"metric {metric!r} would not be read back unchanged (no spaces, ',', ';', '#', "
                  "and no '.' or '/' at either end)")
-    minimum = state.min_expected_metric
+    minimum = choices.min_expected_metric
     _require(minimum is None or (isinstance(minimum, int) and not isinstance(minimum, bool)
                                  and minimum >= 0),
              f"min_expected_metric must be a non-negative integer, got {minimum!r}")
-    files = list(state.provided_files)
+    files = list(choices.provided_files)
     for path in files:
         _require(path.startswith("/") and "#" not in path and not has_control_chars(path)
                  and path == path.strip(),
                  f"provided file {path!r} must be an absolute path without '#' or control characters")
-    for text in (state.goal or "", title):
+    for text in (choices.goal or "", title):
         _require(VIRSCI_MARKER not in text, f"the text must not contain {VIRSCI_MARKER!r}")
         for key in MAGIC_KEYS:
             _require(key not in text, f"the title and goal must not contain '{key}' (ARI reads "
                      "it anywhere in the file)")
-    goal, _notes = neutralize_goal(state.goal or "")
+    goal, _notes = neutralize_goal(choices.goal or "")
     _require(bool(goal.strip()), "the research goal is empty")
 
-    parts = [f"Partition: {partition}, Max CPUs: {state.max_cpus}", "",
+    parts = [f"Partition: {partition}, Max CPUs: {choices.max_cpus}", "",
              "## Evaluation Metric", f"Metrics: {', '.join(metrics)}"]
     if minimum is not None:
         parts.append(f"<!-- min_expected_metric: {minimum} -->")
@@ -175,74 +155,41 @@ def render_experiment_md(state: Any) -> str:
     # The title directly above the goal: ARI's dashboard starts its goal at any heading naming
     # "goal" (a title "Research goal: ..." too) and stops at the next heading line.
     parts += [f"# {title}", "", "## Research Goal", goal, ""]
-    limits = _hardware_limits(state)
+    limits = _hardware_limits(choices)
     if limits:
         parts += ["## Hardware Limits", *limits, ""]
     return "\n".join(parts)
 
 
-def _hardware_limits(state: Any) -> list[str]:
+def _hardware_limits(choices: Choices) -> list[str]:
     """Prose for the LLM only (no parser reads it); avoids the words ARI's parsers look for."""
     out = []
-    if state.nodes:
-        out.append(f"- Nodes for multi-node jobs: {state.nodes}")
-    out.append(f"- CPUs per task: {state.max_cpus}")
-    if state.walltime:
-        out.append(f"- Walltime per job: {state.walltime}")
-    if getattr(state, "mem_gb", None):
-        out.append(f"- Memory per job: {state.mem_gb} GB")
-    if state.module_loads:
-        out.append(f"- Modules loaded before ARI starts: {', '.join(state.module_loads)}")
+    if choices.nodes:
+        out.append(f"- Nodes for multi-node jobs: {choices.nodes}")
+    out.append(f"- CPUs per task: {choices.max_cpus}")
+    if choices.walltime:
+        out.append(f"- Walltime per job: {choices.walltime}")
+    if choices.mem_gb:
+        out.append(f"- Memory per job: {choices.mem_gb} GB")
+    if choices.module_loads:
+        out.append(f"- Modules loaded before ARI starts: {', '.join(choices.module_loads)}")
     return out
 
 
 # -- .env --------------------------------------------------------------------------------------
 
-def env_values(state: Any) -> dict[str, str]:
-    """The settings that must reach ``ari`` as environment variables (spec §0 items 3-5, §8).
-
-    ``launch_config.json`` configures nothing in ``ari run``; the checkpoint ``.env`` is loaded
-    by ``ari`` itself because the hand-off exports ``ARI_CHECKPOINT_DIR``.
-    """
-    values: dict[str, str] = {
-        "ARI_SLURM_PARTITION": state.partition,
-        "ARI_SLURM_CPUS": str(state.max_cpus),
-    }
-    if state.walltime:
-        values["ARI_SLURM_WALLTIME"] = state.walltime
-    if getattr(state, "mem_gb", None):
-        values["ARI_SLURM_MEM_GB"] = str(state.mem_gb)
-    values["ARI_PHASE1_SANDBOX"] = "slurm"
-    if getattr(state, "allow_no_gres", False):
-        values["ARI_SLURM_ALLOW_NO_GRES"] = "1"
-    values["SLURM_DEFAULT_PARTITION"] = state.partition
-    settings = getattr(state, "run_settings", None)
-    if settings is not None:
-        values.update(run_env_values(settings))
-    log_dir = slurm_log_dir(state)
-    if log_dir:
-        values["SLURM_LOG_DIR"] = log_dir
-    env_file = bfts_env_path(state)
-    if env_file:
-        values["ARI_ENV_FILE"] = env_file
-    return values
+def written_env_values(choices: Choices) -> Mapping[str, str]:
+    """``env_values`` as a file gets them: refused while a value cannot be written, or while
+    Max CPUs (which ARI would otherwise take as 8) is not chosen."""
+    told = env_values(choices)
+    for key, (value, problem) in told.refused.items():
+        raise RenderError(f"{key}={value!r} {problem}")
+    _require("ARI_SLURM_CPUS" in told.values,
+             f"Max CPUs must be a positive integer, got {choices.max_cpus!r}")
+    return told.values
 
 
-BFTS_ENV_FILE = "bfts_env.sh"
-"""The checkpoint file ARI's BFTS jobs source (``ARI_ENV_FILE``)."""
-
-
-def bfts_env_path(state: Any) -> str:
-    """``<checkpoint>/bfts_env.sh``, or "" while the checkpoint path is unknown or cannot be
-    written unquoted into .env."""
-    checkpoint = getattr(state, "checkpoint_dir", "") or ""
-    if not checkpoint:
-        return ""
-    path = f"{checkpoint.rstrip('/')}/{BFTS_ENV_FILE}"
-    return "" if env_value_problem(path) else path
-
-
-def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
+def render_bfts_env(choices: Choices, *, is_secret_name=None) -> str:
     """What every BFTS job sees of this run: the checkpoint's settings and its modules.
 
     ARI's hpc skill submits BFTS jobs with ``sbatch --export=NONE``, resets PATH to
@@ -258,9 +205,9 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
     q = shlex.quote
     lines = [
         "# Sourced by every BFTS job ARI's hpc skill submits (sbatch --export=NONE; ARI_ENV_FILE in .env).",
-        f"# ari-jupyter {__version__}, run {state.run_id}. The job exports what this file sets (set -a).",
+        f"# ari-jupyter {__version__}, run {choices.run_id}. The job exports what this file sets (set -a).",
     ]
-    checkpoint = getattr(state, "checkpoint_dir", "") or ""
+    checkpoint = choices.checkpoint_dir
     if checkpoint:
         lines.append(f"ARI_CHECKPOINT_DIR={q(checkpoint)}")
     lines += [
@@ -269,16 +216,16 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
         "# The job's own environment (this file, the modules below) goes to its steps instead.",
         "SLURM_EXPORT_ENV=ALL",
     ]
-    for key, value in env_values(state).items():
+    for key, value in written_env_values(choices).items():
         _require(bool(ENV_KEY.match(key)), f"variable {key!r} is not a shell variable name")
         _require(not is_secret_name(key), f"{key} looks like a secret; secrets never go into the checkpoint")
         lines.append(f"{key}={q(value)}")
-    modules = list(getattr(state, "module_loads", []) or [])
+    modules = list(choices.module_loads)
     for name in modules:
         problem = module_name_problem(name)
         _require(not problem, f"module {name!r} {problem}")
     if modules:
-        modulepath = _probed_modulepath(state)
+        modulepath = _probed_modulepath(choices)
         lines += ["", "# The run's modules (step 3 / --module), loaded in the job as in the hand-off."]
         if modulepath:
             # first, and kept: a job may start with the site's own MODULEPATH or none at all
@@ -291,60 +238,43 @@ def render_bfts_env(state: Any, *, is_secret_name=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _probed_modulepath(state: Any) -> str:
-    probes = getattr(state, "probe_results", None) or {}
+def _probed_modulepath(choices: Choices) -> str:
+    probes = choices.probe_results or {}
     result = probes.get("modules")
     value = ((result.data or {}).get("modulepath") if result is not None else None) or ""
     return value if isinstance(value, str) and not has_control_chars(value) else ""
 
 
-def slurm_log_dir(state: Any) -> str:
-    """Shared directory for BFTS job logs (``ari`` reads them back with ``cat``), or "" when the
-    workspace path cannot be written unquoted into .env."""
-    return slurm_log_dir_of(state.workspace)
-
-
-def slurm_log_dir_of(workspace: str | None) -> str:
-    """``slurm_log_dir`` of a workspace path."""
-    workspace = (workspace or "").rstrip("/")
-    if not workspace:
-        return ""
-    path = f"{workspace}/slurm_logs"
-    return "" if env_value_problem(path) else path
-
-
-def render_env(state: Any, *, is_secret_name=None) -> str:
+def render_env(choices: Choices, *, is_secret_name=None) -> str:
     """``KEY=value`` lines: no quotes, no ``export``, no inline comments, never a secret."""
     if is_secret_name is None:
         is_secret_name = secret_name
     lines = ["# ARI settings for this checkpoint (loaded by ari because ARI_CHECKPOINT_DIR is exported)."]
-    for key, value in env_values(state).items():
+    for key, value in written_env_values(choices).items():
         _require(bool(ENV_KEY.match(key)), f".env key {key!r} is not a shell variable name")
         _require(not is_secret_name(key), f"{key} looks like a secret; secrets never go into the checkpoint")
-        problem = env_value_problem(value)
-        _require(not problem, f"{key}={value!r} {problem}")
         lines.append(f"{key}={value}")
     return "\n".join(lines) + "\n"
 
 
 # -- launch_config.json ----------------------------------------------------------------------
 
-def launch_config(state: Any, *, files: Mapping[str, str] | None = None,
+def launch_config(choices: Choices, *, files: Mapping[str, str] | None = None,
                   written_at: str = "", handoff_sha256: str = "") -> dict[str, Any]:
     """ARI's keys with ARI's types (spec §2.7) plus the whole wizard state under ``ari_jupyter``.
 
     Only keys whose value the wizard knows are written (ARI's readers treat a missing key like
     its default); ``partition`` is the reproduce step's third-priority source.
     """
-    _require(isinstance(state.max_cpus, int) and state.max_cpus > 0,
-             f"Max CPUs must be a positive integer, got {state.max_cpus!r}")
-    config: dict[str, Any] = {"profile": HANDOFF_ARI_PROFILE, "partition": state.partition,
-                              "hpc_cpus": state.max_cpus}
-    if getattr(state, "mem_gb", None):
-        config["hpc_memory_gb"] = int(state.mem_gb)
-    if state.walltime:
-        config["hpc_walltime"] = state.walltime
-    config.update(launch_config_keys(getattr(state, "run_settings", None) or RunSettings()))
+    _require(isinstance(choices.max_cpus, int) and choices.max_cpus > 0,
+             f"Max CPUs must be a positive integer, got {choices.max_cpus!r}")
+    config: dict[str, Any] = {"profile": HANDOFF_ARI_PROFILE, "partition": choices.partition,
+                              "hpc_cpus": choices.max_cpus}
+    if choices.mem_gb:
+        config["hpc_memory_gb"] = int(choices.mem_gb)
+    if choices.walltime:
+        config["hpc_walltime"] = choices.walltime
+    config.update(launch_config_keys(choices.run_settings))
     section: dict[str, Any] = {"version": __version__}
     if written_at:
         section["written_at"] = written_at
@@ -352,13 +282,13 @@ def launch_config(state: Any, *, files: Mapping[str, str] | None = None,
         section["files_sha256"] = dict(files)
     if handoff_sha256:  # the hand-off script's, so that a swapped script can be told
         section["handoff_sha256"] = handoff_sha256
-    section["state"] = state.to_json()
+    section["state"] = choices.to_json()
     config[LAUNCH_CONFIG_KEY] = section
     return config
 
 
-def render_launch_config(state: Any, **kwargs: Any) -> str:
-    return json.dumps(launch_config(state, **kwargs), indent=2, ensure_ascii=False) + "\n"
+def render_launch_config(choices: Choices, **kwargs: Any) -> str:
+    return json.dumps(launch_config(choices, **kwargs), indent=2, ensure_ascii=False) + "\n"
 
 
 # -- hand-off script -------------------------------------------------------------------------
@@ -372,7 +302,7 @@ is a step inside that step: since SLURM 20.11 it waits until the server's step f
 older than 20.11 ignores it, where an unknown ``--overlap`` flag would be an error. In the batch
 script (``req_srun=''``) no step holds the job's resources and nothing is exported."""
 
-def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
+def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: str,
                           api_key: str | None = None, ari_jupyter: str = "ari-jupyter",
                           files_sha256: Mapping[str, str] | None = None) -> str:
     """The one command for the second terminal: export, load modules, cd, ``ari run`` | tee.
@@ -391,23 +321,23 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     user can write them (``checkpoint/ownership.py``'s rules).
     """
     if api_key is None:
-        settings = getattr(state, "run_settings", None) or RunSettings()
+        settings = choices.run_settings
         api_key = BACKEND_KEY.get(settings.llm_backend or PACKAGED_LLM[0], "")
     located = ari_jupyter != "ari-jupyter"
-    for value, what in ((checkpoint_dir, "checkpoint directory"), (state.workspace, "workspace"),
+    for value, what in ((checkpoint_dir, "checkpoint directory"), (choices.workspace, "workspace"),
                         (script_path, "script path"), *([(ari_jupyter, "ari-jupyter")] * located)):
         _require(value.startswith("/") and not has_control_chars(value),
                  f"{what} {value!r} must be an absolute path without control characters")
-    for name in state.module_loads:
+    for name in choices.module_loads:
         problem = module_name_problem(name)
         _require(not problem, f"module {name!r} {problem}")
     q = shlex.quote
     lines = [
         "#!/usr/bin/env bash",
-        _comment(state, "handoff.comment.title", run=state.run_id, version=__version__),
-        _comment(state, "handoff.comment.run_it"),
+        _comment(choices, "handoff.comment.title", run=choices.run_id, version=__version__),
+        _comment(choices, "handoff.comment.run_it"),
         f"#   bash {q(script_path)}",
-        _comment(state, "handoff.comment.env"),
+        _comment(choices, "handoff.comment.env"),
         "set -eo pipefail",
         "",
         f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}",
@@ -415,42 +345,42 @@ def render_handoff_script(state: Any, checkpoint_dir: str, script_path: str,
     ]
     if located:
         lines += [
-            _comment(state, "handoff.comment.ari_jupyter"),
+            _comment(choices, "handoff.comment.ari_jupyter"),
             f"ari_jupyter=$(command -v ari-jupyter || echo {q(ari_jupyter)})",
             "",
         ]
     said_as = "$ari_jupyter" if located else "ari-jupyter"
     if files_sha256 is not None:  # the script emit writes (a preview shows the rest)
-        lines += _verify_lines(state, checkpoint_dir, files_sha256, said_as)
-    if state.module_loads:
+        lines += _verify_lines(choices, checkpoint_dir, files_sha256, said_as)
+    if choices.module_loads:
         lines += [
-            _comment(state, "handoff.comment.modules"),
+            _comment(choices, "handoff.comment.modules"),
             # module_init_lines' own comment is English: it also goes into ARI's reproduce.sh
-            _comment(state, "handoff.comment.module_init"),
+            _comment(choices, "handoff.comment.module_init"),
             *module_init_lines()[1:],
-            "module load " + " ".join(q(name) for name in state.module_loads) + " || {",
-            f"  echo {_module_load_failed_said(state, said_as)} >&2",
+            "module load " + " ".join(q(name) for name in choices.module_loads) + " || {",
+            f"  echo {_module_load_failed_said(choices, said_as)} >&2",
             "  exit 1",
             "}",
             "",
         ]
     lines += [
-        _comment(state, "handoff.comment.memory"),
+        _comment(choices, "handoff.comment.memory"),
         "unset SLURM_MEM_PER_CPU SLURM_MEM_PER_GPU SLURM_MEM_PER_NODE",
         "",
-        _comment(state, "handoff.comment.overlap"),
+        _comment(choices, "handoff.comment.overlap"),
         *STEP_OVERLAP_LINES,
         "",
-        f"cd {q(state.workspace)}",
+        f"cd {q(choices.workspace)}",
         "",
         "if ! command -v ari >/dev/null 2>&1; then",
-        f"  echo {_no_ari_said(state, said_as)} >&2",
+        f"  echo {_no_ari_said(choices, said_as)} >&2",
         "  exit 127",
         "fi",
-        *_key_check_lines(state, api_key),
+        *_key_check_lines(choices, api_key),
         'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
-        f"echo {_said(state, 'handoff.script.log', log='$log')}",
-        _comment(state, "handoff.comment.pid"),
+        f"echo {_said(choices, 'handoff.script.log', log='$log')}",
+        _comment(choices, "handoff.comment.pid"),
         f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
         f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"',
         "",
@@ -466,7 +396,7 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CHECKPOINT_FILE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*")
 
 
-def _verify_lines(state: Any, checkpoint_dir: str, files_sha256: Mapping[str, str],
+def _verify_lines(choices: Choices, checkpoint_dir: str, files_sha256: Mapping[str, str],
                   said_as: str) -> list[str]:
     """Stop before anything runs when another user could have changed what runs: the
     workspace and the folders above it (as written and resolved) owned by the user or root and
@@ -475,18 +405,18 @@ def _verify_lines(state: Any, checkpoint_dir: str, files_sha256: Mapping[str, st
     its sha256. The same rules as ``checkpoint/ownership.py`` (``check-handoff``). Commands by
     ``command -p`` (the system's standard PATH), not whatever the terminal's PATH finds first."""
     q = shlex.quote
-    workspace = state.workspace.rstrip("/") or "/"
+    workspace = choices.workspace.rstrip("/") or "/"
     for name, digest in files_sha256.items():
         _require(bool(_CHECKPOINT_FILE.fullmatch(name)) and bool(_SHA256.fullmatch(digest)),
                  f"checkpoint file {name!r} or its sha256 {digest!r} cannot go into the script")
-    stop = {why: _said(state, f"handoff.script.unsafe_{why}", path="$2", owner="$owner",
+    stop = {why: _said(choices, f"handoff.script.unsafe_{why}", path="$2", owner="$owner",
                        mode="$mode") for why in ("owner", "writable", "missing")}
     lines = [
-        _comment(state, "handoff.comment.verify"),
+        _comment(choices, "handoff.comment.verify"),
         "ari_uid=$(command -p id -u)",
         "ari_stop() {",
         '  echo "$1" >&2',
-        f"  echo {_said(state, 'handoff.script.unsafe_fix', ari_jupyter=said_as, checkpoint='$ARI_CHECKPOINT_DIR')} >&2",
+        f"  echo {_said(choices, 'handoff.script.unsafe_fix', ari_jupyter=said_as, checkpoint='$ARI_CHECKPOINT_DIR')} >&2",
         "  exit 3",
         "}",
         "ari_own_group() {",
@@ -529,7 +459,7 @@ def _verify_lines(state: Any, checkpoint_dir: str, files_sha256: Mapping[str, st
         "done",
     ]
     if files_sha256:
-        changed = _said(state, "handoff.script.unsafe_changed", path="$ari_path")
+        changed = _said(choices, "handoff.script.unsafe_changed", path="$ari_path")
         lines += [
             "while read -r ari_sum ari_name; do",
             '  ari_path=$ARI_CHECKPOINT_DIR/$ari_name',
@@ -544,7 +474,7 @@ def _verify_lines(state: Any, checkpoint_dir: str, files_sha256: Mapping[str, st
     return lines
 
 
-def _key_check_lines(state: Any, variable: str) -> list[str]:
+def _key_check_lines(choices: Choices, variable: str) -> list[str]:
     """Stop before ``ari run`` when the backend's key is nowhere ``ari`` looks: the shell, then
     the .env files it loads (api_key_status's order). Only whether a line sets it non-empty
     is looked at; the value is never printed."""
@@ -552,50 +482,50 @@ def _key_check_lines(state: Any, variable: str) -> list[str]:
         return []
     _require(bool(_KEY_VARIABLE.fullmatch(variable)), f"key variable {variable!r} is not a name")
     return [
-        _comment(state, "handoff.comment.key"),
+        _comment(choices, "handoff.comment.key"),
         f'if [ -z "${{{variable}:-}}" ] && ! grep -qsE '
         f"'^[[:space:]]*(export[[:space:]]+)?{variable}[[:space:]]*=[[:space:]]*[^[:space:]#]' \\",
         '    "$ARI_CHECKPOINT_DIR/.env" ${ARI_ROOT:+"$ARI_ROOT/.env" "$ARI_ROOT/ari-core/.env"} "$HOME/.env"; then',
-        f"  echo {_said(state, 'handoff.script.no_key', variable=variable)} >&2",
+        f"  echo {_said(choices, 'handoff.script.no_key', variable=variable)} >&2",
         '  if [ "${ARI_HANDOFF_WITHOUT_KEY:-}" != 1 ]; then exit 2; fi',
         "fi",
     ]
 
 
-def _module_load_failed_said(state: Any, ari_jupyter: str) -> str:
+def _module_load_failed_said(choices: Choices, ari_jupyter: str) -> str:
     """``module load`` failed: on a demo site that is expected (its modules are only in its
     recording, and a teacher's class met a red Lmod error with nothing saying so)."""
-    site = getattr(state, "site_name", "") or ""
+    site = choices.site_name
     if _SITE_NAME.fullmatch(site):
-        return _said(state, "handoff.script.module_load_failed_demo", site=site,
+        return _said(choices, "handoff.script.module_load_failed_demo", site=site,
                      checkpoint="$ARI_CHECKPOINT_DIR", ari_jupyter=ari_jupyter)
-    return _said(state, "handoff.script.module_load_failed", checkpoint="$ARI_CHECKPOINT_DIR",
+    return _said(choices, "handoff.script.module_load_failed", checkpoint="$ARI_CHECKPOINT_DIR",
                  ari_jupyter=ari_jupyter)
 
 
-def _no_ari_said(state: Any, ari_jupyter: str) -> str:
+def _no_ari_said(choices: Choices, ari_jupyter: str) -> str:
     """No ``ari`` in the terminal: on a demo site that is where the exercise ends (the site's
     ARI is only in its recording), and the sentence says so instead of reading as a fault."""
-    site = getattr(state, "site_name", "") or ""
+    site = choices.site_name
     if _SITE_NAME.fullmatch(site):
-        return _said(state, "handoff.script.no_ari_demo", site=site, checkpoint="$ARI_CHECKPOINT_DIR",
+        return _said(choices, "handoff.script.no_ari_demo", site=site, checkpoint="$ARI_CHECKPOINT_DIR",
                      ari_jupyter=ari_jupyter)
-    return _said(state, "handoff.script.no_ari")
+    return _said(choices, "handoff.script.no_ari")
 
 
-def _comment(state: Any, message_id: str, **variables: str) -> str:
+def _comment(choices: Choices, message_id: str, **variables: str) -> str:
     """A comment line of the script's in the run's language (a person reads the script before
     running it); one line, or bash would run the rest."""
-    sentence = t(message_id, getattr(state, "lang", None) or "en", **variables)
+    sentence = t(message_id, choices.lang or "en", **variables)
     _require(not has_control_chars(sentence), f"comment {message_id!r} must be one line: {sentence!r}")
     return f"# {sentence}"
 
 
-def _said(state: Any, message_id: str, **variables: str) -> str:
+def _said(choices: Choices, message_id: str, **variables: str) -> str:
     """A sentence of the script's in the run's language, inside double quotes so that its
     ``$name`` parameters expand. The catalogs' sentences hold nothing else bash would read
     inside double quotes (a test keeps them so); this refuses one that would."""
-    sentence = t(message_id, getattr(state, "lang", None) or "en", **variables)
+    sentence = t(message_id, choices.lang or "en", **variables)
     bare = sentence
     for variable in variables.values():
         bare = bare.replace(variable, "")
@@ -612,25 +542,15 @@ def handoff_command(script_path: str) -> str:
 
 REPRODUCE_STAGE = "ors_run_reproduce"
 
-def reproduce_args(state: Any):
-    """The run_reproduce caller arguments the wizard's choices amount to (profile merged in).
-
-    The same object the sbatch preview is built from, so workflow.yaml and the preview agree.
-    """
-    caller = ReproduceArgs(partition=state.partition, cpus=int(state.max_cpus or 0),
-                           walltime=state.walltime or "", nodes=int(state.nodes or 0))
-    return merge_with_profile(caller, state.profile)
-
-
-def reproduce_inputs(state: Any) -> dict[str, Any]:
+def reproduce_inputs(choices: Choices) -> dict[str, Any]:
     """Literal ``ors_run_reproduce`` inputs: caller arguments beat the rubric's profile.
 
     Only non-default values are set (ARI treats 0/""/[] as "take it from the rubric").
     """
-    return {"sandbox_kind": "slurm", **reproduce_args(state).to_json()}
+    return {"sandbox_kind": "slurm", **reproduce_args(choices).to_json()}
 
 
-def render_workflow_yaml(package_yaml: str, state: Any) -> str:
+def render_workflow_yaml(package_yaml: str, choices: Choices) -> str:
     """ARI's packaged workflow with the reproduce stage's inputs set (spec §2.8, §3.4.2)."""
     import yaml  # ARI's own dependency; imported only when ARI is present
 
@@ -639,7 +559,7 @@ def render_workflow_yaml(package_yaml: str, state: Any) -> str:
     stage = next((s for s in stages if isinstance(s, dict) and s.get("stage") == REPRODUCE_STAGE), None)
     _require(stage is not None, f"ARI's workflow.yaml has no {REPRODUCE_STAGE} stage")
     inputs = dict(stage.get("inputs") or {})
-    inputs.update(reproduce_inputs(state))
+    inputs.update(reproduce_inputs(choices))
     stage["inputs"] = inputs
-    apply_stage_toggles(document, getattr(state, "run_settings", None) or RunSettings())
+    apply_stage_toggles(document, choices.run_settings)
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)

@@ -111,7 +111,7 @@ STAGE_GROUPS: dict[str, frozenset[str]] = {
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.:/@+=,-]+\Z")
 _PARTITION = re.compile(r"^[A-Za-z0-9_-]+\Z")
 _API_BASE = re.compile(r"^https?://[A-Za-z0-9.:_-]+(/[A-Za-z0-9._~/-]*)?\Z")
-"""What the .env can carry unquoted (``render.env_value_problem``): an IPv6 literal's brackets
+"""What the .env can carry unquoted (``choices.env_value_problem``): an IPv6 literal's brackets
 cannot, so the form refuses ``http://[::1]:8080/v1`` as Write does (a host name works)."""
 
 

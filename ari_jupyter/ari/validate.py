@@ -24,7 +24,9 @@ from .sbatch import (
     BIND_FLAGS, ReproduceArgs, ari_thinks_shared, effective_cpus, max_runtime_sec, merge_with_profile,
     walltime_str,
 )
-from . import render
+from .arguments import caller_args, env_values
+from .choices import Choices
+from .prelude import module_name_problem
 from ..slurm.parsers import parse_gres_spec, parse_slurm_duration
 
 # Flags ARI always sets; repeating them in extra_sbatch_args silently overrides ARI's value.
@@ -114,22 +116,15 @@ def validate(profile: ExecutionProfile | None, args: ReproduceArgs | None = None
     return sorted(ctx.problems, key=lambda p: rank(p.severity))
 
 
-def validate_state(state: Any) -> list[Finding]:
-    """``validate`` for a wizard state: the caller arguments and the .env values it will write."""
-    args = ReproduceArgs(partition=state.partition or "", cpus=int(state.max_cpus or 0),
-                         walltime=state.walltime or "", nodes=int(state.nodes or 0))
-    try:
-        env = render.env_values(state)
-    except (ValueError, TypeError):
-        env = {}
-    if state.max_cpus is None:
-        env.pop("ARI_SLURM_CPUS", None)  # not chosen yet: ARI's default (8) applies
-    probes = list((state.probe_results or {}).values())
-    sbatch = (state.probe_results or {}).get("sbatch")
-    bind_flags = (sbatch.data or {}).get("bind_flags") if sbatch is not None else None
-    return validate(state.profile, args, probes=probes, allocation=state.allocation, env=env,
-                    partition=state.partition or None, modules=list(state.module_loads or ()),
-                    bind_flags=bind_flags, site=getattr(state, "site_name", "") or "")
+def validate_choices(choices: Choices) -> list[Finding]:
+    """``validate`` for the user's choices, as ARI will see the run: their caller arguments,
+    the settings the checkpoint .env carries and the modules the hand-off loads."""
+    args = caller_args(choices)
+    return validate(choices.profile, args, probes=choices.probe_list(),
+                    allocation=choices.allocation, env=dict(env_values(choices).values),
+                    partition=args.partition or None,
+                    modules=[m for m in choices.module_loads if not module_name_problem(m)],
+                    bind_flags=choices.probe_data("sbatch", "bind_flags"), site=choices.site_name)
 
 
 def blocking(problems: Iterable[Finding]) -> list[Finding]:

@@ -36,7 +36,10 @@ from typing import Any, Iterable, Mapping
 from ..ari import render
 from ..ari.install import NO_ARI, find_ari_workflow
 from ..i18n import message, message_of, text
-from ..wizard.state import WizardState, _probe_is_for
+from ..wizard.state import WizardState
+from ..ari.arguments import BFTS_ENV_FILE, slurm_log_dir_of
+from ..ari.choices import Choices
+from ..ari.judge import probe_is_for
 from ..base.files import Target, remove_stale_temps, write_all
 from ..base.redact import redact_tree
 from ..hosts.host import LocalHost
@@ -197,7 +200,7 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             remove_stale_temps(launch_fd, (script.name,))  # launch/ is shared with other run ids
             if "workflow.yaml" in existing and "workflow.yaml" not in contents:
                 os.unlink("workflow.yaml", dir_fd=ckpt_fd)
-            log_dir = render.slurm_log_dir(state)
+            log_dir = slurm_log_dir_of(state.workspace)
             if log_dir:
                 tree.open(Path(log_dir).relative_to(workspace).parts, create=True)
 
@@ -210,7 +213,7 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
                 written[target.name] = hashlib.sha256(data).hexdigest()
             # launch_config.json last: it names the hashes of the checkpoint files written before it.
             config = render.launch_config(
-                state, files={k: v for k, v in written.items() if k != script.name},
+                state.choices(), files={k: v for k, v in written.items() if k != script.name},
                 written_at=now.isoformat(timespec="seconds"),
                 handoff_sha256=written.get(script.name, ""))
             data = (json.dumps(redact_tree(config), indent=2, ensure_ascii=False)
@@ -253,14 +256,15 @@ def _refuse_a_running_checkpoint(checkpoint: Path) -> None:
 
 def _render_all(state: WizardState, checkpoint: str, script: str,
                 ari_workflow: str | Path | None, notes: list[str]) -> dict[str, tuple[bytes, int]]:
+    choices = state.choices()
     try:
         contents: dict[str, tuple[bytes, int]] = {
-            "experiment.md": (render.render_experiment_md(state).encode("utf-8"), FILE_MODE),
-            ".env": (render.render_env(state).encode("utf-8"), ENV_MODE),
-            render.BFTS_ENV_FILE: (render.render_bfts_env(state).encode("utf-8"), ENV_MODE),
+            "experiment.md": (render.render_experiment_md(choices).encode("utf-8"), FILE_MODE),
+            ".env": (render.render_env(choices).encode("utf-8"), ENV_MODE),
+            BFTS_ENV_FILE: (render.render_bfts_env(choices).encode("utf-8"), ENV_MODE),
         }
         said = len(notes)
-        workflow = _render_workflow(state, ari_workflow, notes)
+        workflow = _render_workflow(choices, ari_workflow, notes)
         if workflow is not None:
             contents["workflow.yaml"] = (workflow.encode("utf-8"), FILE_MODE)
         elif state.run_settings.disabled_stages():
@@ -270,8 +274,8 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
                                  notes=[message_of(n) or n for n in notes[said:]]))
 
         hashes = {name: hashlib.sha256(data).hexdigest() for name, (data, _) in contents.items()}
-        script_text = render.render_handoff_script(state, checkpoint, script,
-                                                   api_key=handoff_key_variable(state),
+        script_text = render.render_handoff_script(choices, checkpoint, script,
+                                                   api_key=handoff_key_variable(choices),
                                                    ari_jupyter=ari_jupyter_command(),
                                                    files_sha256=hashes)
         contents["handoff"] = (script_text.encode("utf-8"), SCRIPT_MODE)
@@ -298,16 +302,16 @@ def ari_jupyter_command() -> str:
     return os.path.abspath(found) if found else "ari-jupyter"
 
 
-def _no_ari_note(state: WizardState) -> str:
+def _no_ari_note(choices: Choices) -> str:
     """The note's id: this machine, a demo site whose recording found ARI, or one without it."""
-    if not state.site_name:
+    if not choices.site_name:
         return "emit.note.no_ari"
-    ari = (state.probe_results or {}).get("ari")
+    ari = choices.probe("ari")
     return "emit.note.no_ari_demo_site_lacks" if ari is not None and ari.status != "ok" \
         else "emit.note.no_ari_demo"  # found, or not asked (--no-probes)
 
 
-def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
+def _render_workflow(choices: Choices, ari_workflow: str | Path | None,
                      notes: list[str]) -> str | None:
     if ari_workflow is not None:
         source, how = Path(ari_workflow), text("emit.how.given")
@@ -316,19 +320,19 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
     if source is None:
         if how == NO_ARI:  # the usual case on a laptop or a demo site: not a fault
             # On a demo site "here" would read as the site: say whether its recording has ARI.
-            notes.append(text(_no_ari_note(state)))
+            notes.append(text(_no_ari_note(choices)))
         else:
             notes.append(text("emit.note.no_workflow", why=how))
         return None
     try:
-        text_ = render.render_workflow_yaml(source.read_text(encoding="utf-8"), state)
+        text_ = render.render_workflow_yaml(source.read_text(encoding="utf-8"), choices)
     except ImportError:
         notes.append(text("emit.note.no_workflow", why=message("emit.why.no_yaml")))
         return None
     except Exception as exc:  # unreadable file, yaml.YAMLError, RenderError: say so, write the rest
         notes.append(text("emit.note.no_workflow", why=f"{source}: {exc}"))
         return None
-    inputs = render.reproduce_inputs(state)
+    inputs = render.reproduce_inputs(choices)
     shown = ", ".join(f"{k}={v}" for k, v in inputs.items())
     notes.append(text("emit.note.workflow", source=str(source), how=how, inputs=shown))
     return text_
@@ -337,7 +341,7 @@ def _render_workflow(state: WizardState, ari_workflow: str | Path | None,
 def _shared_fs_verdict(state: WizardState, checkpoint: str, host: Any):
     """The shared_fs verdict for this workspace: the state's own, else a fresh probe run."""
     result = state.probe("shared_fs")
-    if result is not None and result.status != "unknown" and _probe_is_for(result, state.workspace):
+    if result is not None and result.status != "unknown" and probe_is_for(result, state.workspace):
         return result
     host = host or LocalHost()
     allocation = state.allocation or Allocation.from_env(host.env)

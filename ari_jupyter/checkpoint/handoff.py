@@ -38,7 +38,8 @@ from .load import load_checkpoint
 from ..hosts.host import LocalHost
 from ..probes.runner import redacted
 from ..ari.dotenv import read_dotenv
-from ..ari.run_settings import RunSettings, api_key_status, package_llm
+from ..ari.choices import Choices
+from ..ari.run_settings import api_key_status, package_llm
 from ..ari.time_fit import clock, idle_cull_finding, search_seconds, time_fit_finding, time_left_seconds
 from ..wizard.run_settings_view import ari_default_llm
 from ..slurm.allocation import Allocation
@@ -116,7 +117,7 @@ def dashboard_warning(node: str, port: int) -> str:
     return text("handoff.dashboard.warning", node=node, port=port, ws_port=port + 1)
 
 
-def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] = (),
+def handoff_checklist(choices: Choices, checkpoint_dir: str, *, notes: Sequence[str] = (),
                       port: int | None = None, env: Mapping[str, str] | None = None,
                       files: Sequence[str] | None = None) -> list[ChecklistItem]:
     """The three steps of the hosted-notebook flow for this checkpoint, each with its state.
@@ -127,7 +128,7 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     env = os.environ if env is None else env
     ckpt = Path(os.path.abspath(checkpoint_dir))
     port = port or free_port()
-    allocation = getattr(state, "allocation", None)
+    allocation = choices.allocation
     node = (allocation.first_node if allocation is not None else None) or socket.gethostname()
     login = env.get("SLURM_SUBMIT_HOST", "").strip()
     user = env.get("USER", "").strip()
@@ -138,7 +139,7 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
         id="dashboard", title=text("handoff.step.dashboard"), state="ready",
         command=dashboard_command(str(ckpt), port),
         # the port was found free on this machine; on a demo site the site's nodes were not asked
-        detail=text("handoff.dashboard.detail_demo" if getattr(state, "site_name", "")
+        detail=text("handoff.dashboard.detail_demo" if choices.site_name
                     else "handoff.dashboard.detail", port=port, ws_port=port + 1),
         warning=dashboard_warning(node, port),
         extra_commands=(ssh_tunnel_command(node, port, login, user),
@@ -156,12 +157,12 @@ def handoff_checklist(state: Any, checkpoint_dir: str, *, notes: Sequence[str] =
     )
     env_file = ckpt / ".env"
     workflow = ckpt / "workflow.yaml"
-    inputs = render.reproduce_inputs(state) if getattr(state, "partition", "") else {}
+    inputs = render.reproduce_inputs(choices) if choices.partition else {}
     why_not = next((n for n in notes if n.startswith("workflow.yaml not written")), "")
     why_not = why_not if isinstance(why_not, Text) else text("handoff.reproduce.no_workflow")
     parts = []
     if str(env_file) in present or env_file.is_file():
-        parts.append(text("handoff.reproduce.env", partition=state.partition))
+        parts.append(text("handoff.reproduce.env", partition=choices.partition))
     owner = _workflow_owner(ckpt) if str(workflow) in present or workflow.is_file() else ""
     if owner == "ours":
         parts.append(text("handoff.reproduce.workflow", inputs=_shown_inputs(inputs)))
@@ -292,25 +293,25 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
     not_one = not_a_checkpoint(ckpt)
     if not_one is not None:
         return [not_one]  # every other check would only repeat that there is nothing here
-    state = None
+    choices = None
     try:
-        state = load_checkpoint(ckpt)
+        choices = load_checkpoint(ckpt).choices()
     except (EmitError, ValueError) as exc:
         results["checkpoint"] = _said("checkpoint", "fail", "handoff.check.checkpoint.unreadable",
                                       "handoff.check.checkpoint.unreadable.fix", error=str(exc))
-    if state is not None:
+    if choices is not None:
         results["checkpoint"] = _check_files(ckpt)
     results["script"] = _check_script(script, ckpt)
     results["checkpoint_env"] = _check_exported(script, ckpt)
     results["env_overrides"] = _check_overrides(ckpt, env)
 
     pending = {
-        "shared_fs": _probe(host, "shared_fs", ckpt, state, timeout),
-        "ari": _check_ari(host, state, timeout),
-        "sbatch": _probe(host, "sbatch", ckpt, state, timeout) if state is not None else _skip(
+        "shared_fs": _probe(host, "shared_fs", ckpt, choices, timeout),
+        "ari": _check_ari(host, choices, timeout),
+        "sbatch": _probe(host, "sbatch", ckpt, choices, timeout) if choices is not None else _skip(
             "sbatch", "handoff.check.sbatch.unread"),
-        "modules": _check_modules(host, state, timeout),
-        "time_fit": _check_time_fit(host, ckpt, state, timeout),
+        "modules": _check_modules(host, choices, timeout),
+        "time_fit": _check_time_fit(host, ckpt, choices, timeout),
     }
     assert tuple(pending) == SLOW_CHECK_IDS
 
@@ -325,7 +326,7 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
     results.update(dict(zip(pending, answers)))
     # after the ari check: with no backend chosen, the terminal's own ARI decides which key is
     # needed (its packaged workflow.yaml), not whatever ARI this process could import
-    results["api_key"] = _check_api_key(state, ckpt, env,
+    results["api_key"] = _check_api_key(choices, ckpt, env,
                                         config_root=results["ari"].data.get("config_root"))
     # Login shells and module inits print what they like (a ~/.bash_profile echoing a token):
     # every verdict is masked with the secrets of both environments, as the probes' are.
@@ -541,13 +542,13 @@ def _check_overrides(ckpt: Path, env: Mapping[str, str]) -> ProbeResult:
     return _said("env_overrides", "ok", "handoff.check.env_overrides.ok")
 
 
-def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
+def _check_api_key(choices: Choices | None, ckpt: Path, env: Mapping[str, str],
                    config_root: str | None = None) -> ProbeResult:
     """The key the chosen backend needs: set or not in the terminal or ARI's .env files (never
     the value). ``config_root`` is where the terminal's ``ari`` keeps its packaged config."""
-    if state is None:
+    if choices is None:
         return _said("api_key", "skip", "handoff.check.api_key.unread")
-    settings = getattr(state, "run_settings", None) or RunSettings()
+    settings = choices.run_settings
     # The wizard's answer for "nothing chosen": ARI's packaged workflow.yaml's llm section.
     default = ari_default_llm(env)[0]
     workflow = Path(config_root) / "workflow.yaml" if config_root else None
@@ -567,9 +568,11 @@ def _check_api_key(state: Any, ckpt: Path, env: Mapping[str, str],
                        data={"variable": status.variable, "set": False, "source": ""})
 
 
-async def _probe(host: Any, probe_id: str, ckpt: Path, state: Any, timeout: float) -> ProbeResult:
-    allocation = getattr(state, "allocation", None) or Allocation.from_env(host.env)
-    ctx = ProbeContext(allocation=allocation, partition=getattr(state, "partition", None) or None,
+async def _probe(host: Any, probe_id: str, ckpt: Path, choices: Choices | None,
+                 timeout: float) -> ProbeResult:
+    allocation = (choices.allocation if choices is not None else None) or Allocation.from_env(host.env)
+    ctx = ProbeContext(allocation=allocation, partition=(choices.partition if choices is not None
+                                                         else None) or None,
                        checkpoint_dir=str(ckpt), timeout=timeout, only=[probe_id])
     return await _first_probe(host, ctx, probe_id)
 
@@ -580,12 +583,13 @@ async def _first_probe(host: Any, ctx: ProbeContext, probe_id: str) -> ProbeResu
     return _said(probe_id, "unknown", "handoff.check.no_answer")
 
 
-async def _check_time_fit(host: Any, ckpt: Path, state: Any, timeout: float) -> ProbeResult:
+async def _check_time_fit(host: Any, ckpt: Path, choices: Choices | None,
+                          timeout: float) -> ProbeResult:
     """The allocation's time left against what the chosen scope may need (``ari.time_fit``):
     the same finding step 4 of the wizard shows."""
-    if state is None:
+    if choices is None:
         return _said("time_fit", "skip", "handoff.check.time_fit.unread")
-    scope = (getattr(state, "run_settings", None) or RunSettings()).scope()
+    scope = choices.run_settings.scope()
     needed = clock(search_seconds(scope))
     # The terminal's own allocation is the one `ari run` lives in (none: a login node's shell).
     ctx = ProbeContext(allocation=Allocation.from_env(host.env), timeout=timeout, only=["time_left"])
@@ -619,9 +623,9 @@ async def _check_time_fit(host: Any, ckpt: Path, state: Any, timeout: float) -> 
                  left=clock(time_left_seconds(left)))
 
 
-async def _check_ari(host: Any, state: Any, timeout: float) -> ProbeResult:
+async def _check_ari(host: Any, choices: Choices | None, timeout: float) -> ProbeResult:
     """``ari`` on PATH in a login shell, after the modules the hand-off loads."""
-    modules = list(getattr(state, "module_loads", []) or [])
+    modules = list(choices.module_loads) if choices is not None else []
     load = f"{_MODULE_INIT}; module load {' '.join(map(shlex.quote, modules))} >/dev/null 2>&1; " \
         if modules else ""
     script = load + "command -v ari"
@@ -677,13 +681,13 @@ async def _ari_packaged_config(host: Any, load: str, timeout: float) -> tuple[di
     return (answer if isinstance(answer, dict) and "root" in answer else None), command
 
 
-async def _check_modules(host: Any, state: Any, timeout: float) -> ProbeResult:
+async def _check_modules(host: Any, choices: Choices | None, timeout: float) -> ProbeResult:
     """Modules load in a non-interactive bash: the hand-off's (with its init) and the profile's
     (as reproduce.sh runs them, where only BASH_ENV can define ``module``)."""
-    if state is None:
+    if choices is None:
         return _said("modules", "skip", "handoff.check.modules.unread")
-    handoff = list(state.module_loads)
-    profile = [m for m in state.profile.module_loads if m not in handoff]
+    handoff = list(choices.module_loads)
+    profile = [m for m in choices.profile.module_loads if m not in handoff]
     if not handoff and not profile:
         return _said("modules", "skip", "handoff.check.modules.none")
     runs = []

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return _not_a_checkpoint(checks[0], args.json, lang)
     try:
         steps = [] if state is None else with_checks(
-            handoff_checklist(state, args.checkpoint, port=args.port, env=host.env), checks,
+            handoff_checklist(state.choices(), args.checkpoint, port=args.port, env=host.env), checks,
             state.probe_list())  # as the wizard's checklist does
     except (EmitError, ValueError):
         steps = []

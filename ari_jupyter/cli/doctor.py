@@ -58,7 +58,7 @@ def _checkpoint_options(checkpoint: str | None) -> dict:
     ARI wrote alone): the same options the wizard's Doctor step gives its state."""
     import os
 
-    from ..doctor import options_from_state  # cold start: not at every command's start
+    from ..doctor import options_from_choices  # cold start: not at every command's start
     from ..checkpoint.emit import EmitError
     from ..checkpoint.load import load_checkpoint  # cold start: not at every command's start
 
@@ -68,7 +68,7 @@ def _checkpoint_options(checkpoint: str | None) -> dict:
         state = load_checkpoint(checkpoint)
     except (EmitError, TypeError, ValueError):
         return {}
-    return options_from_state(state, os.environ)
+    return options_from_choices(state.choices(), os.environ)
 
 
 def _default_nodes() -> int | None:

@@ -106,15 +106,13 @@ def _with_checkpoint_env(launch_config: str, env: dict[str, str]) -> dict[str, s
 
 
 def _wizard_caller(state: dict) -> Any:
-    """The run_reproduce arguments the wizard's preview uses for these choices."""
-    from ..ari.sbatch import ReproduceArgs  # cold start: not at every command's start
+    """The run_reproduce arguments the wizard's preview uses for these choices (the one
+    conversion, ``ari.arguments.caller_args``); a saved state that does not read raises
+    ``StateError``, a ValueError."""
+    from ..ari.arguments import caller_args  # cold start: only a checkpoint's preview needs them
+    from ..wizard.state import WizardState
 
-    def number(key: str) -> int:
-        value = state.get(key)
-        return value if isinstance(value, int) and value > 0 else 0
-
-    return ReproduceArgs(partition=str(state.get("partition") or ""), cpus=number("max_cpus"),
-                         walltime=str(state.get("walltime") or ""), nodes=number("nodes"))
+    return caller_args(WizardState.from_json(state).choices())
 
 
 def probe_has_gres(host) -> bool:

@@ -16,7 +16,8 @@ from .catalog import CATALOG, RULES, Signature, scan
 from .detect import KINDS, detect_kind
 from .files import checkpoint_files
 from ..base.verdict import SEVERITIES, Finding, sort_findings
-from ..ari import render
+from ..ari.arguments import env_values
+from ..ari.choices import Choices
 from .reproduce_lint import lint_reproduce, node_count, profile_dict
 from .log_checks import (checkpoint_from_log_path, checkpoint_ignored, handoff_without_checkpoint,
                          ranks_on_one_node, skill_import_failed)
@@ -26,26 +27,23 @@ from . import proposals
 from ..base.bounded_read import read_window
 
 __all__ = ["CATALOG", "KINDS", "RULES", "SEVERITIES", "Finding", "Signature", "checkpoint_files",
-           "detect_kind", "diagnose_file", "diagnose_text", "has_errors", "options_from_state"]
+           "detect_kind", "diagnose_file", "diagnose_text", "has_errors", "options_from_choices"]
 
 _SCRIPT_RULES = ("viz-host-flag",)
 """Catalog entries that also make sense inside a script (a command the user will run)."""
 
 
-def options_from_state(state, env: Mapping[str, str]) -> dict[str, Any]:
-    """What a run's state changes in a verdict - its profile, nodes, the gres probe's answer,
+def options_from_choices(choices: Choices, env: Mapping[str, str]) -> dict[str, Any]:
+    """What a run's choices change in a verdict - its profile, nodes, the gres probe's answer,
     ARI_SLURM_ALLOW_NO_GRES and the .env values over ``env`` - as keyword arguments of
-    ``diagnose_text``. The wizard's Doctor step passes its state; ``ari-jupyter doctor
+    ``diagnose_text``. The wizard's Doctor step passes its choices; ``ari-jupyter doctor
     --checkpoint`` the checkpoint's: the same file gets the same findings from both."""
-    gres = state.probe_results.get("gres")
+    gres = choices.probe("gres")
     gres_data = (gres.data or {}) if gres is not None else {}
-    try:
-        env = {**env, **render.env_values(state)}
-    except (TypeError, ValueError):
-        env = dict(env)
-    return {"profile": state.profile, "nodes": state.job_nodes(),
+    return {"profile": choices.profile, "nodes": choices.job_nodes(),
             "has_gres": gres_data.get("has_gres") if "has_gres" in gres_data else None,
-            "allow_no_gres": bool(state.allow_no_gres), "env": env}
+            "allow_no_gres": choices.allow_no_gres,
+            "env": {**env, **env_values(choices).values}}
 
 
 def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, nodes: Any = None,

@@ -97,7 +97,7 @@ class ChecksPanel(Panel, widgets.VBox):
         return self.ctx.runner.start()
 
     def refresh(self) -> None:
-        results = probe_verdicts(self.state, self.ctx.problems)
+        results = probe_verdicts(self.state.choices(), self.ctx.problems)
         running = set(self.ctx.runner.running)
         self.intro.value = (f'<div class="ari-help">'
                             f'{esc(self.tr("checks_intro", site=self.ctx.site_name))}</div>')

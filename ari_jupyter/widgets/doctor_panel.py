@@ -13,7 +13,7 @@ from pathlib import Path
 import ipywidgets as widgets
 
 from ._base import Panel, code_block, esc, rich
-from ..doctor import checkpoint_files, detect_kind, diagnose_file, diagnose_text, options_from_state
+from ..doctor import checkpoint_files, detect_kind, diagnose_file, diagnose_text, options_from_choices
 from ..doctor.detect import unrecognized
 from ..base.bounded_read import read_window
 
@@ -167,8 +167,8 @@ class DoctorPanel(Panel, widgets.VBox):
         self.refresh()
 
     def _options(self) -> dict:
-        """What the wizard knows that changes a verdict (the core's options_from_state)."""
-        return options_from_state(self.state, self.ctx.host.env)
+        """What the wizard knows that changes a verdict (the core's options_from_choices)."""
+        return options_from_choices(self.state.choices(), self.ctx.host.env)
 
     # -- rendering -------------------------------------------------------------------------------
     def refresh(self) -> None:

@@ -294,7 +294,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         titles = ["experiment.md", ".env", "launch_config.json", self.tr("exp_preview_handoff")]
         for index, title in enumerate(titles):
             self.previews.set_title(index, title)
-        s = self.state
+        s = self.state.choices()
         renderers = (
             lambda: ari_render.render_experiment_md(s),
             lambda: ari_render.render_env(s),
@@ -488,7 +488,7 @@ class ExperimentPanel(Panel, widgets.VBox):
             return ""
         if self._checklist is None or self._checklist[0] is not emitted:
             # computed once per Write: it picks a free dashboard port on this host
-            items = handoff.handoff_checklist(self.state, emitted.checkpoint_dir, notes=emitted.notes,
+            items = handoff.handoff_checklist(self.state.choices(), emitted.checkpoint_dir, notes=emitted.notes,
                                               files=emitted.files, env=self.ctx.host.env)
             self._checklist = (emitted, items)
         # a step whose command needs a failed check is not ready: step 2's verdict until the

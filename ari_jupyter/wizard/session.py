@@ -118,20 +118,20 @@ class WizardContext(HasTraits):
         # ARI judges the path on the machine itself; a demo site's paths are only judged by
         # its shared_fs probe (through the site's recorded mounts/symlinks).
         home = None if getattr(self.host, "is_demo", False) else self.host.home
-        return slurm_plan(self.state, self.host.env, has_sbatch=has_sbatch, home=home)
+        return slurm_plan(self.state.choices(), self.host.env, has_sbatch=has_sbatch, home=home)
 
     def placement(self):
         """Where the reproduce job's ranks land (None outside an allocation)."""
         from ..ari.judge import placement  # cold start: not at the wizard's first step
 
-        return placement(self.state, self.host.env, self.fan_out, self._has_sbatch())
+        return placement(self.state.choices(), self.host.env, self.fan_out, self._has_sbatch())
 
     def placement_verdict(self):
         """Step 1's picture and findings, and what they mean (``judge.placement_verdict``,
         the function the lessons' check asks too)."""
         from ..ari.judge import placement_verdict  # cold start: step 1's figure comes after the loop turns
 
-        return placement_verdict(self.state, self.host.env, self.fan_out, self._has_sbatch(),
+        return placement_verdict(self.state.choices(), self.host.env, self.fan_out, self._has_sbatch(),
                                  findings=self.problems())
 
     def _has_sbatch(self) -> bool | None:
@@ -156,7 +156,7 @@ class WizardContext(HasTraits):
         from ..ari.judge import judge  # cold start: not at the wizard's first step
 
         stages_off = bool(self.state.run_settings.disabled_stages())
-        return judge(self.state, env=self.host.env, fan_out=self.fan_out,
+        return judge(self.state.choices(), env=self.host.env, fan_out=self.fan_out,
                      has_sbatch=self._has_sbatch(),
                      workflow_found=self.workflow_found if stages_off else None)
 

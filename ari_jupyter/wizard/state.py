@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 from traitlets import Bool, Dict, HasTraits, Instance, Int, List, Unicode
@@ -21,6 +20,13 @@ from ..probes import PROBE_IDS
 from ..ari.partition import resolve_partition
 from ..ari.profile import ExecutionProfile, ProfileError
 from ..i18n import text
+from ..ari.choices import STATE_SCHEMA, Choices
+
+_CHOICE_FIELDS = ("allocation", "probe_results", "site_name", "partition", "partition_source",
+                  "profile", "module_loads", "max_cpus", "walltime", "nodes", "mem_gb",
+                  "allow_no_gres", "run_settings", "title", "goal", "metrics",
+                  "min_expected_metric", "provided_files", "workspace", "run_id", "lang")
+"""Every trait the user's choices are made of (``Choices``' fields)."""
 
 if TYPE_CHECKING:
     from ..base.verdict import ProbeResult
@@ -49,8 +55,6 @@ class _LazyInstance(Instance):
         return super().make_dynamic_default()
 
 
-STATE_SCHEMA = 1
-"""Version of the ``to_json`` layout; bumped when a key changes meaning."""
 
 """ARI's run id: 14-digit timestamp, '_', a slug of [A-Za-z0-9_-] (R10); a pattern for
 ``re.fullmatch``, compiled at its first use."""
@@ -147,23 +151,12 @@ class WizardState(HasTraits):
             self.nodes = int(self.allocation.num_nodes)
 
     # -- serialisation --------------------------------------------------------------------
-    _SCALARS = ("site_name", "partition", "partition_source", "max_cpus", "walltime", "nodes",
-                "mem_gb", "allow_no_gres", "title", "goal", "min_expected_metric", "workspace",
-                "run_id", "lang")
-    _LISTS = ("module_loads", "metrics", "provided_files")
+    _SCALARS = Choices.SCALARS
+    _LISTS = Choices.LISTS
 
     def to_json(self) -> dict[str, Any]:
         """The complete state as JSON-ready data (``from_json`` gives an equal state back)."""
-        data: dict[str, Any] = {"schema": STATE_SCHEMA}
-        data["allocation"] = self.allocation.to_json() if self.allocation is not None else None
-        data["probe_results"] = [r.to_json() for r in self.probe_list()]
-        data["profile"] = self.profile.to_json()
-        data["run_settings"] = self.run_settings.to_json()
-        for name in self._SCALARS:
-            data[name] = getattr(self, name)
-        for name in self._LISTS:
-            data[name] = list(getattr(self, name))
-        return data
+        return self.choices().to_json()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "WizardState":
@@ -238,106 +231,34 @@ class WizardState(HasTraits):
         return type(self).from_json(self.to_json())
 
     # -- validation -----------------------------------------------------------------------
+    def choices(self) -> Choices:
+        """The user's choices as the one frozen value ARI's rules take (``ari.choices``)."""
+        return Choices.of(**{name: getattr(self, name) for name in _CHOICE_FIELDS})
+
     def job_nodes(self):
-        """The nodes the reproduce job asks for, as ARI merges them: Nodes when given, else
-        (0) the profile's requested_nodes; nothing decided yet (None): the allocation (its
-        ``num_nodes``), or None."""
-        if self.nodes:
-            return self.nodes
-        if self.nodes == 0 and self.profile.requested_nodes:
-            return self.profile.requested_nodes
-        return self.allocation
+        """The nodes the reproduce job asks for (``Choices.job_nodes``)."""
+        return self.choices().job_nodes()
 
     def problems(self, env: Mapping[str, str] | None = None, fan_out: bool | None = None,
                  workflow_found: bool | None = None) -> list:
-        """Every finding about this state, each cause once (``judge.judge``): fields,
+        """Every finding about these choices, each cause once (``judge.judge``): fields,
         experiment.md lints, the profile against the site and the ranks' placement.
 
-        Each item is an ``ari.finding.Finding`` (rule, field, severity error|warning|info,
-        message id and parameters, English message and fix); errors block Write.
+        Each item is a ``Finding`` (rule, field, severity error|warning|info, message id and
+        parameters, English message and fix); errors block Write.
         """
-        from ..ari.judge import judge  # cold start: not at the wizard's first step
+        from ..ari.judge import judge  # cold start: the judge loads ARI's rules, not at step 1
 
-        return judge(self, env=env, fan_out=fan_out, workflow_found=workflow_found)
+        return judge(self.choices(), env=env, fan_out=fan_out, workflow_found=workflow_found)
 
     def blocking_problems(self, workflow_found: bool | None = None) -> list:
         return [p for p in self.problems(workflow_found=workflow_found) if p.severity == "error"]
 
     def field_problems(self) -> list:
-        """Each field's own rules (``ari.fields``), then the run settings' rules."""
-        from ..ari import fields, run_settings  # cold start: not at the wizard's first step
+        """Each field's own rules, then the run settings' rules (``judge.field_findings``)."""
+        from ..ari.judge import field_findings  # cold start: the judge loads ARI's rules
 
-        shared = self.probe("shared_fs")
-        out = [*fields.partition_problems(self.partition),
-               *fields.resource_problems(max_cpus=self.max_cpus, walltime=self.walltime,
-                                         nodes=self.nodes, mem_gb=self.mem_gb,
-                                         allow_no_gres=self.allow_no_gres,
-                                         requests_gpus=self.allow_no_gres and self.profile.requests_gpus,
-                                         has_gres=self._probe_data("gres", "has_gres")),
-               *fields.module_problems(self.module_loads),
-               *fields.text_problems(self.title, self.goal),
-               *fields.metric_problems(self.metrics, self.min_expected_metric),
-               *fields.file_problems(self.provided_files),
-               *fields.workspace_problems(self.workspace, shared if shared is not None
-                                          and _probe_is_for(shared, self.workspace) else None),
-               *fields.run_id_problems(self.run_id, self.title)]
-        out += run_settings.problems(self.run_settings, partition=self.partition,
-                                     has_gres=self._probe_data("gres", "has_gres"), ui_lang=self.lang)
-        return out + fields.lang_problems(self.lang)
-
-    def lint_problems(self) -> list:
-        """Lints E1-E8 on the experiment.md that would be written (a renderer self-check)."""
-        from ..ari import render  # cold start: not at the wizard's first step
-        from ..base.verdict import Finding
-        # cold start: not at the wizard's first step
-        from ..ari.lint_experiment import lint_experiment
-
-        try:
-            text = render.render_experiment_md(self)
-            env = render.env_values(self)
-        except render.RenderError as exc:
-            return [Finding.of("render_failed", "error", "field.render_failed", field="experiment.md",
-                               detail=str(exc))]
-        findings = lint_experiment(text, partition=self.partition, cpus=self.max_cpus, env=env,
-                                   ari_profile=render.HANDOFF_ARI_PROFILE, check_files=False)
-        return [replace(f, field="experiment.md") for f in findings]
-
-    def profile_problems(self) -> list:
-        """The execution-profile validator's verdict against this site (``ari.validate``).
-
-        It sees the run as ARI will: the wizard's caller arguments, the settings the
-        checkpoint .env carries, and the modules the hand-off loads.
-        """
-        from ..ari import render  # cold start: not at the wizard's first step
-
-        from ..ari.sbatch import ReproduceArgs  # cold start: not at the wizard's first step
-        from ..ari.validate import validate
-
-        args = ReproduceArgs(partition=self.partition if render.PARTITION_NAME.match(self.partition) else "",
-                             cpus=self.max_cpus if (self.max_cpus or 0) > 0 else 0,
-                             walltime=self.walltime, nodes=self.nodes if (self.nodes or 0) > 0 else 0)
-        return validate(self.profile, args, probes=self.probe_list(), allocation=self.allocation,
-                        env=self.ari_env(), partition=args.partition or None,
-                        modules=[m for m in self.module_loads if not render.module_name_problem(m)],
-                        site=self.site_name)
-
-    def ari_env(self) -> dict[str, str]:
-        """The variables the checkpoint .env gives ``ari`` (only values that can be written)."""
-        from ..ari import render  # cold start: not at the wizard's first step
-
-        values = {}
-        if render.PARTITION_NAME.match(self.partition):
-            values["ARI_SLURM_PARTITION"] = self.partition
-        if self.max_cpus is not None and self.max_cpus > 0:
-            values["ARI_SLURM_CPUS"] = str(self.max_cpus)
-        if self.walltime and not render.env_value_problem(self.walltime):
-            values["ARI_SLURM_WALLTIME"] = self.walltime
-        if self.mem_gb is not None and self.mem_gb > 0:
-            values["ARI_SLURM_MEM_GB"] = str(self.mem_gb)
-        values["ARI_PHASE1_SANDBOX"] = "slurm"
-        if self.allow_no_gres:
-            values["ARI_SLURM_ALLOW_NO_GRES"] = "1"
-        return values
+        return field_findings(self.choices())
 
     # -- helpers ---------------------------------------------------------------------------
     def _probe_data(self, probe_id: str, key: str) -> Any:
@@ -374,13 +295,3 @@ def min_expected_metric_of(typed: str) -> int | None:
     if re.fullmatch(r"[0-9]+\.[0-9]*", value):
         raise ValueError(text("field.min_metric_fraction", value=value, agent=value.split(".")[0]))
     raise ValueError(text("field.min_metric_not_number", value=value))
-
-
-def _probe_is_for(result: ProbeResult, workspace: str) -> bool:
-    """A shared_fs verdict applies when it judged this workspace (or a path inside it)."""
-    data = result.data or {}
-    judged = data.get("path") or data.get("checkpoint_dir") or data.get("workspace") or ""
-    if not judged:
-        return False
-    workspace = workspace.rstrip("/") or "/"
-    return judged == workspace or judged.startswith(workspace + "/")

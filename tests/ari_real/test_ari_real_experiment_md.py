@@ -94,7 +94,7 @@ def check(case: str, state: WizardState, found: dict) -> list[str]:
 
 def test_aris_parsers_read_back_what_the_user_entered(ari_env, tmp_path):
     states = {case: _state(**overrides) for case, overrides in CASES.items()}
-    texts = {case: render.render_experiment_md(state) for case, state in states.items()}
+    texts = {case: render.render_experiment_md(state.choices()) for case, state in states.items()}
     (tmp_path / "texts.json").write_text(json.dumps(texts))
     env = {k: v for k, v in ari_env.env.items() if not k.startswith("ARI_SLURM")}
     proc = ari_env.run(DRIVER.read_text(), ari_env.root, tmp_path / "texts.json", cwd=tmp_path,

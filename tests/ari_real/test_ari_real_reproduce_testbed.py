@@ -52,7 +52,7 @@ def _state(profile: dict, choices: dict, workspace: Path) -> WizardState:
 def _stage_inputs(ari_env, state: WizardState, checkpoint: Path) -> dict:
     """The ors_run_reproduce inputs of the workflow.yaml we write, as ARI's pipeline fills them."""
     package = (ari_env.root / "ari-core" / "config" / "workflow.yaml").read_text()
-    document = yaml.safe_load(render.render_workflow_yaml(package, state))
+    document = yaml.safe_load(render.render_workflow_yaml(package, state.choices()))
     stage = next(s for s in document["pipeline"] if s.get("stage") == render.REPRODUCE_STAGE)
     return {k: v.replace("{{checkpoint_dir}}", str(checkpoint)) if isinstance(v, str) else v
             for k, v in stage["inputs"].items()}

@@ -125,9 +125,9 @@ def check_rendered(state) -> dict[str, str]:
     checkpoint = state.checkpoint_dir
     script = f"{state.workspace.rstrip('/')}/launch/{state.run_id}.sh"
     texts = {
-        "experiment.md": render.render_experiment_md(state),
-        ".env": render.render_env(state),
-        "handoff": render.render_handoff_script(state, checkpoint, script),
+        "experiment.md": render.render_experiment_md(state.choices()),
+        ".env": render.render_env(state.choices()),
+        "handoff": render.render_handoff_script(state.choices(), checkpoint, script),
     }
     values = env_lines_are_inert(texts[".env"])
     assert values["ARI_SLURM_PARTITION"] == state.partition

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from _hypothesis_profiles import PROFILE
-from ari_jupyter.ari import render
+from ari_jupyter.ari import arguments, render
 from ari_jupyter.checkpoint.emit import DIR_MODE, ENV_MODE, FILE_MODE, SCRIPT_MODE, EmitError, ari_jupyter_command, emit_checkpoint
 from ari_jupyter.base.files import TMP_MARKER
 from ari_jupyter.checkpoint.handoff import _check_files
@@ -47,9 +47,9 @@ def _variants(tmp: Path):
 def _expected(state) -> dict[str, bytes]:
     ckpt = state.checkpoint_dir
     script = f"{state.workspace}/launch/{state.run_id}.sh"
-    return {"experiment.md": render.render_experiment_md(state).encode(),
-            ".env": render.render_env(state).encode(),
-            "handoff": render.render_handoff_script(state, ckpt, script,
+    return {"experiment.md": render.render_experiment_md(state.choices()).encode(),
+            ".env": render.render_env(state.choices()).encode(),
+            "handoff": render.render_handoff_script(state.choices(), ckpt, script,
                                                     ari_jupyter=ari_jupyter_command(),
                                                     files_sha256=_hashes(state)).encode()}
 
@@ -57,8 +57,8 @@ def _expected(state) -> dict[str, bytes]:
 def _hashes(state) -> dict[str, str]:
     """The checkpoint files' sha256, which the hand-off script emit writes checks."""
     return {name: hashlib.sha256(text.encode()).hexdigest() for name, text in (
-        ("experiment.md", render.render_experiment_md(state)), (".env", render.render_env(state)),
-        (render.BFTS_ENV_FILE, render.render_bfts_env(state)))}
+        ("experiment.md", render.render_experiment_md(state.choices())), (".env", render.render_env(state.choices())),
+        (arguments.BFTS_ENV_FILE, render.render_bfts_env(state.choices())))}
 
 
 def _check_set(state, allowed: list[dict[str, bytes]], states_json: list[dict]) -> tuple[int, bool]:
