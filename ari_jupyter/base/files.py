@@ -140,3 +140,47 @@ def _process_alive(pid: int) -> bool:
     except (PermissionError, OverflowError):
         return pid < 2 ** 31
     return True
+
+
+class NotARegularFile(OSError):
+    """``copy_entry`` met something other than a file or a symlink (``changed``: it was a file
+    when looked at, and is not one when opened)."""
+
+    def __init__(self, name: str, changed: bool = False):
+        super().__init__(f"{name}: not a regular file" + (" any more" if changed else ""))
+        self.changed = changed
+
+
+def copy_entry(dir_fd: int, name: str, target_fd: int, mode: int | None = None) -> None:
+    """Copy ``name`` in ``dir_fd`` to a new ``name`` in ``target_fd`` as it is: a symlink as the
+    same symlink (never its target's content), a regular file with its mode (``mode`` when
+    given) and times, created ``O_EXCL``; anything else raises ``NotARegularFile``."""
+    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    if stat.S_ISLNK(info.st_mode):
+        os.symlink(os.readlink(name, dir_fd=dir_fd), name, dir_fd=target_fd)
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise NotARegularFile(name)
+    source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        info = os.fstat(source)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile(name, changed=True)
+        mode = stat.S_IMODE(info.st_mode) & 0o777 if mode is None else mode
+        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                      mode, dir_fd=target_fd)
+        try:
+            os.fchmod(out, mode)
+            while True:
+                chunk = os.read(source, 1 << 20)
+                if not chunk:
+                    break
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(out, view):]
+            os.utime(out, ns=(info.st_atime_ns, info.st_mtime_ns))
+            os.fsync(out)
+        finally:
+            os.close(out)
+    finally:
+        os.close(source)

@@ -40,7 +40,7 @@ from ..wizard.state import WizardState
 from ..ari.arguments import BFTS_ENV_FILE, slurm_log_dir_of
 from ..ari.choices import Choices
 from ..ari.judge import probe_is_for
-from ..base.files import Target, remove_stale_temps, write_all
+from ..base.files import NotARegularFile, Target, copy_entry, remove_stale_temps, write_all
 from ..base.redact import redact_tree
 from ..hosts.host import LocalHost
 from ..probes import ProbeContext, run_probes_sync
@@ -565,32 +565,9 @@ def _backup(tree: _Tree, sources: list[tuple[int, Path, str]], run_id: str, now:
 
 
 def _copy_entry(dir_fd: int, where: Path, name: str, target_fd: int) -> None:
-    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    if stat.S_ISLNK(info.st_mode):
-        os.symlink(os.readlink(name, dir_fd=dir_fd), name, dir_fd=target_fd)
-        return
-    if not stat.S_ISREG(info.st_mode):
-        raise EmitError(text("emit.error.backup_not_regular", path=str(where)))
-    source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    """One entry into the backup (``base.files.copy_entry``); what is not a file is refused."""
     try:
-        info = os.fstat(source)
-        if not stat.S_ISREG(info.st_mode):
-            raise EmitError(text("emit.error.backup_changed", path=str(where)))
-        mode = ENV_MODE if name == ".env" else stat.S_IMODE(info.st_mode) & 0o777
-        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                      mode, dir_fd=target_fd)
-        try:
-            os.fchmod(out, mode)
-            while True:
-                chunk = os.read(source, 1 << 20)
-                if not chunk:
-                    break
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(out, view):]
-            os.utime(out, ns=(info.st_atime_ns, info.st_mtime_ns))
-            os.fsync(out)
-        finally:
-            os.close(out)
-    finally:
-        os.close(source)
+        copy_entry(dir_fd, name, target_fd, mode=ENV_MODE if name == ".env" else None)
+    except NotARegularFile as exc:
+        raise EmitError(text("emit.error.backup_changed" if exc.changed
+                             else "emit.error.backup_not_regular", path=str(where))) from None

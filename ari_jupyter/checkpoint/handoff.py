@@ -301,7 +301,7 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
                                       "handoff.check.checkpoint.unreadable.fix", error=str(exc))
     if choices is not None:
         results["checkpoint"] = _check_files(ckpt)
-    results["script"] = _check_script(script, ckpt)
+    results["script"] = await _check_script(script, ckpt, timeout)
     results["checkpoint_env"] = _check_exported(script, ckpt)
     results["env_overrides"] = _check_overrides(ckpt, env)
 
@@ -375,10 +375,9 @@ def _checkpoints_under(path: Path, limit: int = 3) -> list[Path]:
 
 def _said(check_id: str, status: str, message_id: str, fix_id: str = "", *,
           command: str = "", data: dict | None = None, **params) -> ProbeResult:
-    """A verdict whose English is the catalog's (messages/handoff.json): it renders in ja/zh."""
-    return ProbeResult(check_id, status, t(message_id, "en", **params), command=command,
-                       fix=t(fix_id, "en", **params) if fix_id else "", data=data or {},
-                       message_id=message_id, params=params, fix_id=fix_id)
+    """``ProbeResult.of`` with the sentence's parameters as keywords, as the checks read best."""
+    return ProbeResult.of(check_id, status, message_id, fix_id=fix_id, params=params,
+                          command=command, data=data or {})
 
 
 def _key_message(status: Any, backend: str) -> dict:
@@ -427,7 +426,9 @@ def _check_files(ckpt: Path) -> ProbeResult:
     return _said("checkpoint", "ok", "handoff.check.checkpoint.ok", ckpt=str(ckpt))
 
 
-def _check_script(script: Path, ckpt: Path) -> ProbeResult:
+async def _check_script(script: Path, ckpt: Path, timeout: float) -> ProbeResult:
+    """The hand-off script is there, readable, safe and bash can parse it (``bash -n`` on this
+    machine, where the file is, whichever host the other checks look at)."""
     if not script.is_file():
         return _said("script", "fail", "handoff.check.script.missing", "handoff.check.script.missing.fix",
                      script=str(script))
@@ -439,10 +440,8 @@ def _check_script(script: Path, ckpt: Path) -> ProbeResult:
     if unsafe:
         return _said("script", "fail", "handoff.check.safety.unsafe", "handoff.check.safety.fix",
                      script=str(script), problems=unsafe)
-    import subprocess
-
-    check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
-    if check.returncode != 0:
+    check = await LocalHost().run(["bash", "-n", str(script)], timeout=timeout)
+    if check.returncode != 0 or check.timed_out:
         return replace(_said("script", "fail", "handoff.check.script.invalid",
                              "handoff.check.script.invalid.fix", script=str(script),
                              error=check.stderr.strip(), command=f"bash -n {script}"),

@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from ..base.verdict import ProbeResult
 
 
+def _rules():
+    """ARI's rules (``ari.judge``, with everything they read): loaded when a step first asks."""
+    from ..ari import judge  # cold start: ARI's rules wait until a step asks, after the first draw
+
+    return judge
+
+
 class WizardContext(HasTraits):
     """Shared by all panels: the state, the site config, the machine looked at, the language.
 
@@ -111,27 +118,21 @@ class WizardContext(HasTraits):
 
     def slurm_plan(self):
         """(SlurmPlan, "") as ARI's reproduce dispatcher would decide it, or (None, why not)."""
-        from ..ari.judge import slurm_plan  # cold start: not at the wizard's first step
-
         sbatch = self.state.probe_results.get("sbatch")
         has_sbatch = None if sbatch is not None else self.host.which("sbatch") is not None
         # ARI judges the path on the machine itself; a demo site's paths are only judged by
         # its shared_fs probe (through the site's recorded mounts/symlinks).
         home = None if getattr(self.host, "is_demo", False) else self.host.home
-        return slurm_plan(self.state.choices(), self.host.env, has_sbatch=has_sbatch, home=home)
+        return _rules().slurm_plan(self.state.choices(), self.host.env, has_sbatch=has_sbatch, home=home)
 
     def placement(self):
         """Where the reproduce job's ranks land (None outside an allocation)."""
-        from ..ari.judge import placement  # cold start: not at the wizard's first step
-
-        return placement(self.state.choices(), self.host.env, self.fan_out, self._has_sbatch())
+        return _rules().placement(self.state.choices(), self.host.env, self.fan_out, self._has_sbatch())
 
     def placement_verdict(self):
         """Step 1's picture and findings, and what they mean (``judge.placement_verdict``,
         the function the lessons' check asks too)."""
-        from ..ari.judge import placement_verdict  # cold start: step 1's figure comes after the loop turns
-
-        return placement_verdict(self.state.choices(), self.host.env, self.fan_out, self._has_sbatch(),
+        return _rules().placement_verdict(self.state.choices(), self.host.env, self.fan_out, self._has_sbatch(),
                                  findings=self.problems())
 
     def _has_sbatch(self) -> bool | None:
@@ -153,10 +154,8 @@ class WizardContext(HasTraits):
 
     def problems(self) -> list:
         """The one verdict (``judge.judge``) every step filters."""
-        from ..ari.judge import judge  # cold start: not at the wizard's first step
-
         stages_off = bool(self.state.run_settings.disabled_stages())
-        return judge(self.state.choices(), env=self.host.env, fan_out=self.fan_out,
+        return _rules().judge(self.state.choices(), env=self.host.env, fan_out=self.fan_out,
                      has_sbatch=self._has_sbatch(),
                      workflow_found=self.workflow_found if stages_off else None)
 
@@ -176,16 +175,12 @@ class WizardContext(HasTraits):
         self._workflow_found = found
 
     def step_problems(self, step: str) -> list:
-        from ..ari.judge import for_step  # cold start: not at the wizard's first step
-
-        return for_step(self.problems(), step)
+        return _rules().for_step(self.problems(), step)
 
     def awaiting(self, findings) -> list:
         """Of ``findings``, the ones a form holds back for now (``judge.awaiting_input``): an
         untouched required field still empty, before Write was pressed."""
-        from ..ari.judge import awaiting_input  # cold start: not at the wizard's first step
-
-        return awaiting_input(findings, self.touched, self.write_attempted)
+        return _rules().awaiting_input(findings, self.touched, self.write_attempted)
 
     def touch(self, field: str) -> None:
         """The user edited required field ``field``: its errors show from now on."""

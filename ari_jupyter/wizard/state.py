@@ -60,6 +60,13 @@ class _LazyInstance(Instance):
 ``re.fullmatch``, compiled at its first use."""
 
 
+def _rules():
+    """ARI's rules (``ari.judge``): loaded when a verdict is first asked for."""
+    from ..ari import judge  # cold start: ARI's rules wait until a verdict is asked for
+
+    return judge
+
+
 class StateError(ValueError):
     """Invalid state JSON; ``messages`` names each bad key."""
 
@@ -247,18 +254,14 @@ class WizardState(HasTraits):
         Each item is a ``Finding`` (rule, field, severity error|warning|info, message id and
         parameters, English message and fix); errors block Write.
         """
-        from ..ari.judge import judge  # cold start: the judge loads ARI's rules, not at step 1
-
-        return judge(self.choices(), env=env, fan_out=fan_out, workflow_found=workflow_found)
+        return _rules().judge(self.choices(), env=env, fan_out=fan_out, workflow_found=workflow_found)
 
     def blocking_problems(self, workflow_found: bool | None = None) -> list:
         return [p for p in self.problems(workflow_found=workflow_found) if p.severity == "error"]
 
     def field_problems(self) -> list:
         """Each field's own rules, then the run settings' rules (``judge.field_findings``)."""
-        from ..ari.judge import field_findings  # cold start: the judge loads ARI's rules
-
-        return field_findings(self.choices())
+        return _rules().field_findings(self.choices())
 
     # -- helpers ---------------------------------------------------------------------------
     def _probe_data(self, probe_id: str, key: str) -> Any:
