@@ -230,14 +230,6 @@ def _check_profile_flags(args: argparse.Namespace) -> None:
             raise _BadInput(Text(message, {"flag": flag, "value": str(value)}))
 
 
-def _with_overrides(profile: Any, overrides: dict[str, Any]) -> Any:
-    """A copy of ``profile`` with the profile flags' values (the state notices a new profile)."""
-    changed = profile.copy()
-    for key, value in overrides.items():
-        setattr(changed, key, value)
-    return changed
-
-
 def _config():
     """The wizard's site config (Jupyter config path); a bad value is named and left out."""
     from ._config import command_config  # cold start: not at every command's start
@@ -255,39 +247,6 @@ def _host(args: argparse.Namespace, config):
         raise _BadInput(*exc.args) from None
 
 
-def _probe(state, host, config, args: argparse.Namespace) -> None:
-    """Every site probe, with the config's timeouts unless --probe-timeout overrides them."""
-    from ..wizard.config import probe_context  # cold start: not at every command's start
-    from ..probes import run_probes_sync
-
-    from ..probes import selected_ids  # cold start: not at every command's start
-    from ._progress import LiveChecks, wants_live_line  # cold start: not at every command's start
-
-    lang = output_lang(args)
-    ctx = probe_context(state, config, timeout=args.probe_timeout)
-    live = LiveChecks(selected_ids(ctx.only), enabled=wants_live_line(sys.stderr, args.json),
-                      label=t("cli.live.probing_for_emit", lang),
-                      name_of=lambda pid: check_name(pid, lang))
-    with live:
-        for result in run_probes_sync(host, ctx, on_result=lambda r: live.done(r.id)):
-            state.set_probe_result(result)
-
-
-def _node_local_workspace(state, host) -> bool:
-    """Judge the workspace first, from the mount table alone: a node-local workspace is
-    refused at once (by ``emit_checkpoint``, with its own message), without waiting for the
-    other probes and a controller that may not answer."""
-    from ..probes import ProbeContext, run_probes_sync  # cold start: not at every command's start
-
-    if not state.workspace:
-        return False
-    ctx = ProbeContext(allocation=state.allocation, workspace=state.workspace, only=["shared_fs"])
-    for result in run_probes_sync(host, ctx):
-        state.set_probe_result(result)
-        return result.status == "fail"
-    return False
-
-
 def _demo_way_out(host: Any, lang: str) -> str:
     """On a demo site without SLURM (the laptop) no checkpoint can be written, whatever is
     fixed: the wizard's way out (another demo site), said for the command line."""
@@ -301,8 +260,9 @@ def _demo_way_out(host: Any, lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..wizard.site_defaults import seed_defaults  # cold start: not at every command's start
+    from ..wizard.session import settle_for_write  # cold start: not at every command's start
     from ..checkpoint.emit import EmitBlocked, EmitError, emit_checkpoint
+    from ._progress import LiveChecks, wants_live_line
     from ..wizard.state import StateError, WizardState  # cold start: not at every command's start
     from ._flags import speak
 
@@ -316,17 +276,14 @@ def run(args: argparse.Namespace) -> int:
         host = _host(args, config)
         if args.site:
             state.site_name = getattr(host, "name", args.site)
-        profile_given = bool(args.from_json or args.preset or args.profile)
-        seed_defaults(state, config, host, keep_profile=profile_given)
-        overrides = _profile_overrides(args)
-        if overrides:  # on the profile given, else on the site's default, as edited in step 3
-            state.profile = _with_overrides(state.profile, overrides)
-            profile_given = True
-            seed_defaults(state, config, host, keep_profile=True)  # Max CPUs fits, as after a preset
-        node_local = not args.force and _node_local_workspace(state, host)
-        if not args.no_probes and not node_local:
-            _probe(state, host, config, args)
-            seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
+        lang = output_lang(args)
+        live = (lambda ids: LiveChecks(ids, enabled=wants_live_line(sys.stderr, args.json),
+                                       label=t("cli.live.probing_for_emit", lang),
+                                       name_of=lambda pid: check_name(pid, lang)))
+        settle_for_write(state, config, host,
+                         profile_given=bool(args.from_json or args.preset or args.profile),
+                         profile_edits=_profile_overrides(args), probes=not args.no_probes,
+                         force=args.force, probe_timeout=args.probe_timeout, progress=live)
         result = emit_checkpoint(state, force=args.force, host=host)
     except EmitBlocked as exc:
         lang = output_lang(args)

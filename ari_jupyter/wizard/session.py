@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from traitlets import Any as AnyTrait, HasTraits, List, Unicode, observe
 
@@ -431,3 +431,53 @@ def kept_in_this_kernel() -> WizardContext | None:
     """The session of the last wizard made in this kernel, while it lives; None outside a kernel."""
     ref = _LATEST["context"]
     return ref() if ref is not None and in_a_kernel() else None
+
+
+class _Quiet:
+    """A progress line that says nothing (``settle_for_write`` without one)."""
+
+    def __enter__(self) -> "_Quiet":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def done(self, probe_id: str) -> None:
+        return None
+
+
+def settle_for_write(state, config, host, *, profile_given: bool,
+                     profile_edits: Mapping[str, Any] | None = None, probes: bool = True,
+                     force: bool = False, probe_timeout: float | None = None,
+                     progress: Callable[[Iterable[str]], Any] | None = None) -> None:
+    """The steps a wizard takes from its first look to Write, for a caller without a kernel
+    loop (``ari-jupyter emit``): the site's defaults (``seed_site``, ``seed_defaults``, as
+    ``WizardContext.seed_soon`` gives a new run), the profile's edits as step 3 makes them (Max
+    CPUs then fits, as after a preset), the workspace judged first from the mount table (a
+    node-local one is refused by Write at once, without waiting for a controller that may not
+    answer), every probe under the config's timeouts (``probe_timeout`` overrides them), and
+    the defaults the probes' answers settle (``WizardContext._follow_site_defaults``).
+    ``progress(ids)`` gives a context with ``done(probe_id)``: a live line of the probes."""
+    from ..probes import ProbeContext, run_probes_sync, selected_ids  # cold start: probes load when asked
+
+    seed_defaults(state, config, host, keep_profile=profile_given)
+    if profile_edits:  # on the profile given, else on the site's default, as edited in step 3
+        changed = state.profile.copy()
+        for key, value in profile_edits.items():
+            setattr(changed, key, value)
+        state.profile, profile_given = changed, True
+        seed_defaults(state, config, host, keep_profile=True)
+    if not force and state.workspace:
+        judged = ProbeContext(allocation=state.allocation, workspace=state.workspace,
+                              only=["shared_fs"])
+        for result in run_probes_sync(host, judged):
+            state.set_probe_result(result)
+            if result.status == "fail":
+                return  # node-local: Write refuses it with its own message
+    if not probes:
+        return
+    ctx = probe_context(state, config, timeout=probe_timeout)
+    with (progress or (lambda ids: _Quiet()))(selected_ids(ctx.only)) as live:
+        for result in run_probes_sync(host, ctx, on_result=lambda r: live.done(r.id)):
+            state.set_probe_result(result)
+    seed_defaults(state, config, host, keep_profile=profile_given)  # what the probes told
