@@ -21,7 +21,7 @@ import pytest
 from ari_jupyter.ari.run_settings import RunSettings
 from ari_jupyter.checkpoint.emit import emit_checkpoint
 from ari_jupyter.base.verdict import ProbeResult
-from test_emit import make_state
+from unit.checkpoint.test_emit import make_state
 
 pytestmark = pytest.mark.ari
 

@@ -26,7 +26,7 @@ from ari_jupyter.ari.validate import blocking, validate
 from ari_jupyter.wizard.state import WizardState
 
 from test_ari_real_sbatch import DRIVER, record_counts
-from test_ari_sbatch_testbed import site_facts
+from testbed.test_ari_sbatch_testbed import site_facts
 
 pytestmark = [pytest.mark.ari, pytest.mark.slurm]
 

@@ -92,7 +92,7 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     # the agent overreaches: its depth-1 nodes' jobs ask an hour (the user approved 30 minutes a
     # job) and keep their 2 nodes after they measured, until the user cancels them in the Runs
     # panel. (More nodes than approved cannot run here: the run approves 2, all the test bed has;
-    # tests/test_runs_envelope_testbed.py submits that case as ARI's hpc skill does.)
+    # tests/testbed/test_runs_envelope_testbed.py submits that case as ARI's hpc skill does.)
     server = serve(log, options=Options(greedy_depth=1, linger_s=120, status_wait_s=10))
     labs: dict = {}
     follower = None

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from test_runs_envelope_testbed import approved_checkpoint, in_queue, status, submit_bfts
+from testbed.test_runs_envelope_testbed import approved_checkpoint, in_queue, status, submit_bfts
 
 from .conftest import ARTIFACTS, LAB_ARGS, LAB_SETTINGS, lab_env
 from .jupyter_process import start_jupyter

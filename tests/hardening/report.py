@@ -129,9 +129,9 @@ def render(data: dict) -> str:
     if known:
         lines.append("")
     lines += ["Covered elsewhere: a slurmctld that is stopped or hangs while the probes ask it "
-              "(`tests/test_testbed_slurm.py::test_probes_unknown_while_controller_is_out`, on "
+              "(`tests/testbed/test_testbed_slurm.py::test_probes_unknown_while_controller_is_out`, on "
               "the real two-node test bed); hostlists and the allocation "
-              "(`tests/test_properties_hostlist_allocation.py`).", ""]
+              "(`tests/unit/slurm/test_properties_hostlist_allocation.py`).", ""]
     return "\n".join(lines)
 
 

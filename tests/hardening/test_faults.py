@@ -4,7 +4,7 @@ Each fault is real: a script on PATH (or removed from it) run by ``LocalHost`` a
 probes. Each must end in a verdict within its timeout, and nothing the test started may still
 run afterwards — checked by scanning /proc for a marker variable every child inherits, not
 by trusting the code's own bookkeeping. (A slurmctld stopped or hung while the probes ask it
-is covered on the real test bed: tests/test_testbed_slurm.py::
+is covered on the real test bed: tests/testbed/test_testbed_slurm.py::
 test_probes_unknown_while_controller_is_out.)
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The jupyter_server endpoint against odd requests (beyond tests/test_server_extension.py):
+"""The jupyter_server endpoint against odd requests (beyond tests/unit/server/test_extension.py):
 other methods, odd and oversized paths, tokens in the wrong place, and secrets in the
 server's environment or in squeue's output, which the endpoint must never return."""
 from __future__ import annotations
