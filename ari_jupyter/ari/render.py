@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from ..base.redact import is_secret_name as secret_name
 from ..base.version import __version__
+from . import contracts
 from .expressions import R2_SECTION, R8_SECTION, VIRSCI_MARKER
 from .prelude import module_init_lines, module_name_problem
 from .run_settings import (BACKEND_KEY, PACKAGED_LLM, RunSettings, apply_stage_toggles, env_values
@@ -192,7 +193,8 @@ def _hardware_limits(state: Any) -> list[str]:
     if getattr(state, "mem_gb", None):
         out.append(f"- Memory per job: {state.mem_gb} GB")
     if state.module_loads:
-        out.append(f"- Modules loaded before ARI starts: {', '.join(state.module_loads)}")
+        out.append(contracts.module_limit_line(state)  # the newer ARI: only the agent loads them
+                   or f"- Modules loaded before ARI starts: {', '.join(state.module_loads)}")
     return out
 
 
@@ -225,6 +227,8 @@ def env_values(state: Any) -> dict[str, str]:
     env_file = bfts_env_path(state)
     if env_file:
         values["ARI_ENV_FILE"] = env_file
+    values.update({key: value for key, value in contracts.contract_env_values(state).items()
+                   if not env_value_problem(value)})  # {} for the reference (e41c806)
     return values
 
 
