@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from ..base.verdict import Finding
 from ..i18n import message, text
-from .install import ari_package_of_command
+from .install import ari_package_of_command, environment_of
 
 REFERENCE = "e41c806"
 TYPED_HPC_V1 = "typed-hpc-v1"
@@ -74,9 +74,7 @@ def installed_contract(env: Mapping[str, str] | None = None) -> str | None:
     env = os.environ if env is None else env
     command = ari_package_of_command(env.get("PATH", ""))
     if command is not None:
-        program = Path(command[0])
-        prefix = _prefix_of(program)
-        found = contract_of_package(command[1], prefix)
+        found = contract_of_package(command[1], environment_of(command[0]))
         if found:
             return found
     try:
@@ -89,16 +87,6 @@ def installed_contract(env: Mapping[str, str] | None = None) -> str | None:
             return found
     root = env.get("ARI_ROOT", "").strip()
     return contract_of_root(Path(root)) if root else None
-
-
-def _prefix_of(program: Path) -> Path | None:
-    try:
-        with open(program, "rb") as handle:
-            first = handle.readline(4096)
-    except OSError:
-        return None
-    words = first[2:].split() if first.startswith(b"#!") else []
-    return Path(os.fsdecode(words[0])).parent.parent if words else None
 
 
 # -- the state's contract ----------------------------------------------------------------------
