@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
+from . import contracts
 from .choices import PARTITION_NAME, Choices, env_value_problem
 from .run_settings import env_values as run_env_values
 from .sbatch import ReproduceArgs, merge_with_profile
@@ -77,6 +78,7 @@ def env_values(choices: Choices) -> EnvValues:
     env_file = bfts_env_path(choices)
     if env_file:
         wanted["ARI_ENV_FILE"] = env_file
+    wanted.update(contracts.contract_env_values(choices))  # {} for the reference (e41c806)
     values: dict[str, str] = {}
     refused: dict[str, tuple[str, str]] = {}
     for key, value in wanted.items():

@@ -31,15 +31,9 @@ def ari_package_of_command(search_path: str) -> tuple[str, Path] | None:
     program = shutil.which("ari", path=search_path) if search_path else None
     if program is None:
         return None
-    try:
-        with open(program, "rb") as handle:
-            first = handle.readline(4096)
-    except OSError:
+    prefix = environment_of(program)
+    if prefix is None:
         return None
-    words = first[2:].split() if first.startswith(b"#!") else []
-    if not words or Path(os.fsdecode(words[0])).name == "env":
-        return None  # not a console script naming its interpreter
-    prefix = Path(os.fsdecode(words[0])).parent.parent
     for site in sorted(prefix.glob("lib/python3*/site-packages")):
         for dist in importlib.metadata.distributions(name="ari-core", path=[str(site)]):
             try:
@@ -51,6 +45,20 @@ def ari_package_of_command(search_path: str) -> tuple[str, Path] | None:
                 return program, Path(unquote(url.path)) / "ari"
             return program, Path(str(dist.locate_file("ari")))
     return None
+
+
+def environment_of(program: str | Path) -> Path | None:
+    """The environment (``<prefix>``) of a console script whose first line names its Python
+    (``#!<prefix>/bin/python``); None for anything else (``#!/usr/bin/env``, not a script)."""
+    try:
+        with open(program, "rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return None
+    words = first[2:].split() if first.startswith(b"#!") else []
+    if not words or Path(os.fsdecode(words[0])).name == "env":
+        return None  # not a console script naming its interpreter
+    return Path(os.fsdecode(words[0])).parent.parent
 
 
 def find_ari_workflow(env: Mapping[str, str] | None = None) -> tuple[Path | None, str]:

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from ..base.redact import is_secret_name as secret_name
 from ..base.version import __version__
+from . import contracts
 from .expressions import R2_SECTION, R8_SECTION, VIRSCI_MARKER
 from .prelude import module_init_lines, module_name_problem
 from .run_settings import BACKEND_KEY, PACKAGED_LLM, apply_stage_toggles, launch_config_keys
@@ -172,7 +173,8 @@ def _hardware_limits(choices: Choices) -> list[str]:
     if choices.mem_gb:
         out.append(f"- Memory per job: {choices.mem_gb} GB")
     if choices.module_loads:
-        out.append(f"- Modules loaded before ARI starts: {', '.join(choices.module_loads)}")
+        out.append(contracts.module_limit_line(choices)  # the newer ARI: only the agent loads them
+                   or f"- Modules loaded before ARI starts: {', '.join(choices.module_loads)}")
     return out
 
 

@@ -34,6 +34,7 @@ from ..i18n import Text, message, message_of, t, text
 from ..base.verdict import ProbeResult
 from ..ari.markers import live_process
 from .emit import CHECKPOINT_FILES, EmitError
+from .contract_step import contract_steps
 from .load import load_checkpoint
 from ..hosts.host import LocalHost
 from ..probes.runner import redacted
@@ -185,8 +186,8 @@ def handoff_checklist(choices: Choices, checkpoint_dir: str, *, notes: Sequence[
         state=reproduce_state,
         detail=text("handoff.reproduce.two", first=parts[0], second=parts[1]) if len(parts) == 2
         else parts[0])
-    # the run first; the dashboard is optional, and last
-    return [handoff, reproduce, dashboard]
+    # the run first; the dashboard is optional, and last; a newer ARI's differences after them
+    return [handoff, reproduce, dashboard, *contract_steps(choices, ChecklistItem)]
 
 
 _SHOWN_INPUTS = ("sandbox_kind", "partition", "nodes", "cpus")

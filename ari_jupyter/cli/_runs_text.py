@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ._columns import columns
+from ._ledger_text import ledger_lines
 from ..i18n import render_message, say, t
 from ..slurm.parsers import gpus_per_node
 
@@ -146,6 +147,7 @@ def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -
     lines += [t("runs.status.note", lang, note=_in_lang(note, message, lang))
               for note, message in zip(status["notes"], notes)]
     lines += jobs_text(status["jobs"], lang=lang, envelope=status.get("envelope"))
+    lines += ledger_lines(status.get("ledger"), lang)  # the newer ARI's submission ledger
     if status["findings"]:
         lines.append(t("runs.status.findings", lang))
         lines += findings_text(status["findings"], lang)

@@ -144,6 +144,8 @@ def probe_bind_flags(host) -> frozenset[str]:
 
 def run(args) -> int:
     from ..ari.errors import AriError  # cold start: not at every command's start
+    # cold start: not at every command's start
+    from ..ari.contracts import REFERENCE, TYPED_HPC_V1, contract_of_written, preview_note
     from ..ari.profile import ExecutionProfile, ProfileError, ari_dispatch_reading
     # cold start: not at every command's start
     from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
@@ -194,6 +196,9 @@ def run(args) -> int:
                            "partition": plan.partition, "warnings": [*coerced, *plan.warnings]}
     if plan.local_fallback:
         out["local_fallback"] = plan.local_fallback
+    note = preview_note(contract_of_written(written, env))  # None for ARI e41c806
+    if note is not None:
+        out.update(shows=REFERENCE, contract=TYPED_HPC_V1, note=str(note))
     if args.json:
         print(json.dumps(out))
         return 0
@@ -209,4 +214,6 @@ def run(args) -> int:
         print(t("cli.preview.no_sbatch", lang, why=render(plan.local_fallback, lang)), file=sys.stderr)
     for warning in out["warnings"]:
         print(t("cli.preview.warning", lang, warning=render(warning, lang)), file=sys.stderr)
+    if note is not None:
+        print(render(note, lang), file=sys.stderr)
     return 0

@@ -6,6 +6,7 @@ from ..base.plain_text import plain
 from .context import ProbeContext, evidence_of, first_line, run_command
 from .parsers import parse_version
 from ..base.verdict import ProbeResult
+from ..ari.contracts import TYPED_HPC_V1, installed_contract
 
 
 async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
@@ -24,7 +25,10 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
                                env={**host.env, "NO_COLOR": "1", "TERM": "dumb"})
     output = plain(result.output)
     version = parse_version(output) if result.ok else None
-    data = {"path": path, "version": version}
+    # which hand-off contract its installed code speaks (read from its files, as the hand-off's
+    # `ari run` would find them); a demo site's ARI is only a recording: not asked
+    contract = None if host.is_demo else installed_contract(host.env)
+    data = {"path": path, "version": version, "contract": contract}
     evidence = evidence_of(host, result)
     if result.timed_out:
         return ProbeResult.of(
@@ -45,6 +49,12 @@ async def probe_ari(host: Host, ctx: ProbeContext) -> ProbeResult:
         return ProbeResult.of(
             "ari", "warn", "probe.ari.broken", fix_id="probe.ari.install.fix",
             params={"path": path, "answer": answer},
+            command=result.command, evidence=evidence, data=data,
+        )
+    if contract == TYPED_HPC_V1:
+        return ProbeResult.of(
+            "ari", "warn", "probe.ari.ok_typed", fix_id="probe.ari.ok_typed.fix",
+            params={"version": version or "?", "path": path, "contract": contract},
             command=result.command, evidence=evidence, data=data,
         )
     return ProbeResult("ari", "ok", f"ari {version or '(version unknown)'} at {path}",

@@ -25,6 +25,7 @@ from ..i18n import message, message_of, text
 from ..ari.lint_experiment import parse_experiment
 from .findings import run_findings
 from .envelope import Envelope, compared, read_envelope
+from .ledger import Ledger, read_ledger, with_ledger
 from ..hosts.host import LocalHost
 from ..hosts.recorded_run import recording_of
 
@@ -64,6 +65,8 @@ class RunStatus:
     notes: tuple[str, ...] = field(default=())
     envelope: Envelope | None = None
     """What the user approved in the wizard per job kind (None: not the wizard's checkpoint)."""
+    ledger: Ledger | None = None
+    """The newer ARI's submission ledger (None: none kept, as ARI e41c806 keeps none)."""
 
     @property
     def active(self) -> bool:
@@ -81,7 +84,8 @@ class RunStatus:
                 "jobs": self.jobs.to_json(), "updated_at": self.updated_at,
                 "notes": list(self.notes),
                 "note_messages": [message_of(note) for note in self.notes],
-                "envelope": self.envelope.to_json() if self.envelope else None}
+                "envelope": self.envelope.to_json() if self.envelope else None,
+                **({"ledger": self.ledger.to_json()} if self.ledger is not None else {})}
 
     def summary_json(self) -> dict[str, Any]:
         """The row of ``ari-jupyter runs`` and of the Runs panel's list."""
@@ -149,7 +153,8 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
         raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
     jobs = jobs or JobsView(scheduler="not-asked")
     envelope = read_envelope(path)
-    jobs = replace(jobs, jobs=tuple(compared(jobs.jobs, envelope)))
+    ledger = read_ledger(path)  # the newer ARI's record of every job it submitted
+    jobs = replace(jobs, jobs=tuple(compared(with_ledger(jobs.jobs, ledger), envelope)))
     has_ari = any((path / name).exists() for name in markers.ARI_FILES)
     handoff = markers.handoff_logs(path)
     has_wizard = any((path / name).is_file() for name in markers.WIZARD_FILES)
@@ -230,7 +235,7 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
         nodes=tree.counts, best_metric=tree.best, stage=stage if phase in ACTIVE_PHASES else "",
         alive=alive, process=process.why, log_file=log_file, log_tail=log_lines,
         findings=tuple(sort_findings(findings)), jobs=jobs, updated_at=_iso(max(mtimes, default=0.0)),
-        notes=tuple(notes), envelope=envelope)
+        notes=tuple(notes), envelope=envelope, ledger=ledger)
 
 
 def _mtime(path: Path) -> float:

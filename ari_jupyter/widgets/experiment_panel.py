@@ -537,7 +537,8 @@ def _copy_button(text: str, label: str, done: str) -> str:
 
 CHECKLIST_LOOK = {"ready": "ari-sev-info", "not ready": "ari-sev-error", "written": "ari-sev-ok",
                   "running": "ari-sev-ok",
-                  "env only": "ari-sev-warning", "not written": "ari-sev-error"}
+                  "env only": "ari-sev-warning", "not written": "ari-sev-error",
+                  "differs": "ari-sev-warning"}  # a newer ARI (checkpoint/contract_step)
 
 
 def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:

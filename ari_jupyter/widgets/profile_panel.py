@@ -14,6 +14,7 @@ import re
 import ipywidgets as widgets
 from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
+from ..ari.contracts import contract_of, preview_note
 from ..ari.profile import PRESETS, PROFILE_KEYS
 from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
 from ..i18n import catalog, listed, render, sentence_gap
@@ -566,6 +567,9 @@ class ProfilePanel(Panel, widgets.VBox):
                      f'<div class="ari-text {"ari-sev-info" if demo else "ari-sev-warning"} '
                      f'ari-no-workflow">'
                      f'{rich(self.tr("preview_no_workflow_demo" if demo else "preview_no_workflow"))}</div>')
+        shows = preview_note(contract_of(self.state.choices()))  # which ARI's reproduce: a newer one's differs
+        unwritten += (f'<div class="ari-text ari-sev-warning ari-preview-contract">'
+                      f'{rich(render(shows, self.ctx.lang))}</div>' if shows is not None else "")
         self.sbatch_title.value = (f'<h4 class="ari-heading">{esc(self.tr("preview_sbatch"))}</h4>'
                                    f'<div class="ari-help">'
                                    f'{esc(self.tr("preview_sbatch_help"))}</div>{unwritten}')
