@@ -6,16 +6,13 @@ import { Widget } from '@lumino/widgets';
 import { fetchJSON } from './fetch_json';
 import { VisiblePoll } from './visibility';
 import { bundle } from './i18n';
+import { IFinding, IJob, IRunStatus, IRunsList } from './payloads';
 import {
   activeRun,
   bestShort,
   bestText,
   breakableId,
   breakablePath,
-  IFinding,
-  IJob,
-  IRunStatus,
-  IRunsList,
   groupByWorkspace,
   cancellable,
   codePieces,
