@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..base.redact import is_secret_name as secret_name
 from ..base.version import __version__
@@ -22,6 +22,9 @@ from .run_settings import BACKEND_KEY, PACKAGED_LLM, apply_stage_toggles, launch
 from ..i18n import t
 from .arguments import env_values, reproduce_args
 from .choices import PARTITION_NAME, Choices
+
+if TYPE_CHECKING:
+    from .decided import Decided
 
 HANDOFF_ARI_PROFILE = "hpc"
 """``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
@@ -41,6 +44,8 @@ MAGIC_KEYS = ("min_expected_metric:", "metric_keyword:")
 
 LAUNCH_CONFIG_KEY = "ari_jupyter"
 """Namespaced key in launch_config.json holding the wizard state (ignored by ARI's readers)."""
+DECIDED_KEY = "decided"
+"""The key in that section of what was decided per job kind (``ari.decided``)."""
 
 
 class RenderError(ValueError):
@@ -262,8 +267,10 @@ def render_env(choices: Choices, *, is_secret_name=None) -> str:
 # -- launch_config.json ----------------------------------------------------------------------
 
 def launch_config(choices: Choices, *, files: Mapping[str, str] | None = None,
-                  written_at: str = "", handoff_sha256: str = "") -> dict[str, Any]:
-    """ARI's keys with ARI's types (spec §2.7) plus the whole wizard state under ``ari_jupyter``.
+                  written_at: str = "", handoff_sha256: str = "",
+                  decided: Decided | None = None) -> dict[str, Any]:
+    """ARI's keys with ARI's types (spec §2.7) plus the whole wizard state under ``ari_jupyter``
+    (and ``decided``, what was decided per job kind, ``ari.decided``, when emit gives it).
 
     Only keys whose value the wizard knows are written (ARI's readers treat a missing key like
     its default); ``partition`` is the reproduce step's third-priority source.
@@ -284,6 +291,8 @@ def launch_config(choices: Choices, *, files: Mapping[str, str] | None = None,
         section["files_sha256"] = dict(files)
     if handoff_sha256:  # the hand-off script's, so that a swapped script can be told
         section["handoff_sha256"] = handoff_sha256
+    if decided is not None:
+        section[DECIDED_KEY] = decided.to_json()
     section["state"] = choices.to_json()
     config[LAUNCH_CONFIG_KEY] = section
     return config

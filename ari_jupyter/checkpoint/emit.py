@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..ari import render
+from ..ari.decided import decide
 from ..ari.install import NO_ARI, find_ari_workflow
 from ..i18n import message, message_of, text
 from ..wizard.state import WizardState
@@ -215,7 +216,7 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             config = render.launch_config(
                 state.choices(), files={k: v for k, v in written.items() if k != script.name},
                 written_at=now.isoformat(timespec="seconds"),
-                handoff_sha256=written.get(script.name, ""))
+                handoff_sha256=written.get(script.name, ""), decided=decide(state.choices()))
             data = (json.dumps(redact_tree(config), indent=2, ensure_ascii=False)
                     + "\n").encode("utf-8")
             items.append((Target(ckpt_fd, "launch_config.json", checkpoint / "launch_config.json"),

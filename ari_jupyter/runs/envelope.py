@@ -1,25 +1,10 @@
 """The envelope the user approved in the wizard, and the run's jobs that ask for more.
 
 Users fear an agent that spends their allocation: every job of a run is compared with what
-the checkpoint's ``launch_config.json`` says the user approved, per job kind, because ARI
-submits the two kinds from different settings (spec §3.3, §3.4.3):
-
-============  =======================================  ========================================
-              BFTS job (``ari-skill-hpc`` ``submit``)  reproduce job (``ari-ors``)
-============  =======================================  ========================================
-partition     the wizard's partition                   the wizard's partition
-nodes         the wizard's Nodes (the most one job of  the wizard's Nodes, else the profile's
-              the run may take; 1 when not set; the    ``requested_nodes`` (what ARI merges)
-              LLM picks ``nodes``, default 1)
-CPUs per node Max CPUs (``--cpus-per-task``, one task  Max CPUs × the profile's
-              per node)                                ``ntasks_per_node`` (1 when not set)
-GPUs per node GPUs per job (``ARI_SLURM_GPUS`` →       the profile's ``gpu_type`` count or
-              ``--gres=gpu:N`` on every BFTS job)      ``requested_gpus_per_node``; 0 with
-                                                       "no GRES"
-walltime      the wizard's Walltime (the job time      the wizard's Walltime
-              limit); not compared when empty (the
-              LLM picks it, default 01:00:00)
-============  =======================================  ========================================
+was decided at Write, per job kind, because ARI submits the two kinds from different
+settings (spec §3.3, §3.4.3). ``emit`` records it in the checkpoint's ``launch_config.json``
+(``ari_jupyter.decided``, ``ari.decided.Decided``: its table says where each value comes
+from); this module reads that record and compares, it works out nothing of ARI's itself.
 
 What squeue prints is compared: ``%P`` partition, ``%D`` nodes, ``%c`` CPUs per node, ``%b``
 TRES per node (GPUs asked with ``--gpus-per-task`` are not in it), ``%l`` time limit.
@@ -30,6 +15,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..ari.decided import Decided, DecidedError, JobDecision
+from ..ari.render import DECIDED_KEY, LAUNCH_CONFIG_KEY
 from ..i18n import message
 from ..slurm.parsers import gpus_per_node, parse_count, parse_time_limit
 from .jobs import Job
@@ -91,10 +78,33 @@ def _int(value: Any) -> int | None:
 
 
 def envelope_of(config: Mapping[str, Any]) -> Envelope | None:
-    """The approvals in a ``launch_config.json`` the wizard wrote (None for another's: ARI's
-    GUI writes the file without the wizard's state, and nothing was approved in the wizard)."""
-    section = config.get("ari_jupyter")
-    state = section.get("state") if isinstance(section, Mapping) else None
+    """The approvals in a ``launch_config.json`` the wizard wrote: its decided record. None for
+    another's (ARI's GUI writes the file without the wizard's section: nothing was approved in
+    the wizard), and for a record this version cannot read (a newer one's schema): nothing is
+    compared rather than guessed."""
+    section = config.get(LAUNCH_CONFIG_KEY)
+    if not isinstance(section, Mapping):
+        return None
+    if DECIDED_KEY not in section:
+        return _envelope_before_the_record(config, section)
+    try:
+        decided = Decided.from_json(section[DECIDED_KEY])
+    except DecidedError:
+        return None
+    return Envelope(_approved(decided.bfts), _approved(decided.reproduce))
+
+
+def _approved(job: JobDecision) -> Approved:
+    return Approved(job.kind, job.partition, job.nodes, job.cpus_per_node, job.gpus_per_node,
+                    job.time_limit)
+
+
+def _envelope_before_the_record(config: Mapping[str, Any],
+                                section: Mapping[str, Any]) -> Envelope | None:
+    """For a checkpoint written before the decided record existed (ari-jupyter 0.1.0 without
+    ``ari_jupyter.decided``) only: ARI's merge worked out again from the saved wizard state, as
+    those versions did. A checkpoint written since carries the record, and this is not used."""
+    state = section.get("state")
     if not isinstance(state, Mapping):
         return None
     profile = state.get("profile") if isinstance(state.get("profile"), Mapping) else {}

@@ -6,39 +6,28 @@ import { Widget } from '@lumino/widgets';
 import { fetchJSON } from './fetch_json';
 import { VisiblePoll } from './visibility';
 import { bundle } from './i18n';
+import { IFinding, IJob, IRunStatus, IRunsList } from './payloads';
+import { IGroupView, IListView, INoteView, IRowView, jobLine, listView, logHeading, noLogText } from './runs_view';
 import {
   activeRun,
-  bestShort,
   bestText,
   breakableId,
   breakablePath,
-  IFinding,
-  IJob,
-  IRunStatus,
-  IRunsList,
-  groupByWorkspace,
   cancellable,
   codePieces,
   isOutsideEnvelope,
   jobToCancel,
-  jobCountsKnown,
   newestNewRun,
   nextDelay,
-  nodesText,
   phaseText,
   pollDelay,
   POLL_FIRST_MS,
-  runLabel,
   runPhaseText,
   runPhaseTitle,
-  severalWorkspaces,
   severityText,
-  sharedTitles,
-  startedAt,
   WATCH_MS,
   wizardNotebookName,
   wizardSource,
-  workspaceName,
   workspacesText
 } from './runs_text';
 
@@ -73,6 +62,16 @@ function el<K extends keyof HTMLElementTagNameMap>(
 
 function phaseBadge(trans: TranslationBundle, phase: string): HTMLElement {
   return el('span', { class: `ari-RunPhase ari-mod-${phase}`, 'data-phase': phase }, phaseText(trans, phase));
+}
+
+const NOTE_CLASS: Record<INoteView['kind'], string> = {
+  legend: 'ari-RunsPanel-note ari-RunsPanel-legend',
+  jobsnote: 'ari-RunsPanel-note ari-RunsPanel-jobsnote',
+  jobserror: 'ari-RunsPanel-error ari-RunsPanel-jobsnote'
+};
+
+function listNote(note: INoteView): HTMLElement {
+  return el('p', { class: NOTE_CLASS[note.kind] }, note.text);
 }
 
 /**
@@ -292,72 +291,36 @@ export class RunsPanel extends Widget {
   }
 
   private renderList(list: IRunsList): void {
+    const view = listView(this._trans, list);
+    // runs written to another workspace (step 4's Workspace field) are listed too, each under
+    // its workspace; one that is not on this machine (the server lists it last) is marked
+    const body: HTMLElement[] = [
+      this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
+      el('p', { class: 'ari-RunsPanel-workspace' }, workspacesText(this._trans, list))
+    ];
+    if (list.skipped_text) {
+      // entries of the workspace this user cannot read (another user's run): left out, said once
+      body.push(el('p', { class: 'ari-RunsPanel-skipped' }, list.skipped_text));
+    }
+    if (view.table) {
+      body.push(this.runsTable(view));
+    }
+    if (view.empty) {
+      body.push(el('p', {}, view.empty));
+    }
+    body.push(...view.notes.map(listNote));
+    this.node.replaceChildren(...body);
+    this.node.dataset.view = 'list';
+    delete this.node.dataset.runId;
+  }
+
+  /** The run list's table: one body, or (several workspaces) a body per workspace. */
+  private runsTable(view: IListView): HTMLElement {
     const trans = this._trans;
-    // without squeue's answer no count is known: '?' (as the run's own view says unknown), never 0;
-    // its tooltip and the note under the table say why
-    const jobsKnown = jobCountsKnown(list.scheduler);
-    const jobsUnknown =
-      list.scheduler === 'absent'
-        ? trans.__('unknown: squeue is not available here')
-        : trans.__('unknown: squeue did not answer');
-    // two runs with one title (a title whose words cannot go into its run id) differ by the
-    // time their id starts with: shown under such titles only, the side panel is narrow
-    const shared = sharedTitles(list.runs);
-    const rows = list.runs.map(run => {
-      const row = el(
-        'tr',
-        { class: 'ari-RunsPanel-row', 'data-run-id': run.run_id, 'data-workspace': run.workspace, tabindex: '0' },
-        // four columns fit the default side panel: the phase sits above the run's title
-        el(
-          'td',
-          { class: 'ari-RunsPanel-title', title: run.checkpoint_dir },
-          phaseBadge(trans, run.phase),
-          el('div', {}, ...breakableId(runLabel(run))),
-          ...(shared.has(runLabel(run)) ? [el('div', { class: 'ari-RunsPanel-started' }, startedAt(run.run_id))] : [])
-        ),
-        el('td', { title: this._trans.__('done/failed/running/total') }, nodesText(run.nodes)),
-        // and the best metric's node is its tooltip (the run's own view shows it)
-        el(
-          'td',
-          { class: 'ari-RunsPanel-best', title: bestText(run.best_metric) },
-          bestShort(run.best_metric)
-        ),
-        jobsKnown ? el('td', {}, String(run.jobs)) : el('td', { title: jobsUnknown }, '?')
-      );
-      const open = () => {
-        this._pinned = true; // the user's choice: a run written later does not replace it
-        void this.select(run.run_id);
-      };
-      row.addEventListener('click', open);
-      row.addEventListener('keydown', event => {
-        if (event.key === 'Enter') {
-          open();
-        }
-      });
-      return row;
-    });
-    // several workspaces: each is a group of its own, headed by its path (and, unless it is
-    // the default one, a button that forgets it), not one wall of runs from everywhere
-    const several = severalWorkspaces(list);
-    const named = (w: string) => workspaceName(trans, list, w);
-    const bodies = several
-      ? groupByWorkspace(list.workspaces, list.runs).map(([workspace, runs]) => {
-          const head = el('th', { colspan: '4', scope: 'rowgroup' },
-            el('span', { class: 'ari-RunsPanel-groupname' }, ...breakablePath(named(workspace))),
-            ' ',
-            el('span', { class: 'ari-RunsPanel-groupcount' }, trans._n('%1 run', '%1 runs', runs.length)));
-          if (workspace !== list.workspace) {
-            const forget = this.button(trans.__('Forget'), () => void this.forget(workspace),
-              'ari-RunsPanel-forget');
-            forget.title = trans.__('Stop listing this workspace here (its runs stay on disk)');
-            head.append(' ', forget);
-          }
-          return el('tbody', { class: 'ari-RunsPanel-group', 'data-workspace': workspace },
-            el('tr', { class: 'ari-RunsPanel-grouphead' }, head),
-            ...runs.map(run => rows[list.runs.indexOf(run)]));
-        })
-      : [el('tbody', {}, ...rows)];
-    const table = el(
+    const bodies = view.groups
+      ? view.groups.map(group => this.groupBody(group))
+      : [el('tbody', {}, ...view.rows.map(row => this.runRow(row)))];
+    return el(
       'table',
       { class: 'ari-RunsPanel-table' },
       el(
@@ -375,53 +338,59 @@ export class RunsPanel extends Widget {
       ),
       ...bodies
     );
-    // runs written to another workspace (step 4's Workspace field) are listed too, each under
-    // its workspace; one that is not on this machine (the server lists it last) is marked
-    const body: (HTMLElement | string)[] = [
-      this.header(this.button(this._trans.__('Refresh'), () => void this.refreshList())),
+  }
+
+  /** A workspace's group, headed by its path (and, unless it is the default one, a button
+   * that forgets it): not one wall of runs from everywhere. */
+  private groupBody(group: IGroupView): HTMLElement {
+    const trans = this._trans;
+    const head = el('th', { colspan: '4', scope: 'rowgroup' },
+      el('span', { class: 'ari-RunsPanel-groupname' }, ...breakablePath(group.name)),
+      ' ',
+      el('span', { class: 'ari-RunsPanel-groupcount' }, group.count));
+    if (group.forgettable) {
+      const forget = this.button(trans.__('Forget'), () => void this.forget(group.workspace),
+        'ari-RunsPanel-forget');
+      forget.title = trans.__('Stop listing this workspace here (its runs stay on disk)');
+      head.append(' ', forget);
+    }
+    return el('tbody', { class: 'ari-RunsPanel-group', 'data-workspace': group.workspace },
+      el('tr', { class: 'ari-RunsPanel-grouphead' }, head),
+      ...group.rows.map(row => this.runRow(row)));
+  }
+
+  /** A run's row; a click or Enter opens the run. */
+  private runRow(row: IRowView): HTMLElement {
+    const run = row.run;
+    const tr = el(
+      'tr',
+      { class: 'ari-RunsPanel-row', 'data-run-id': run.run_id, 'data-workspace': run.workspace, tabindex: '0' },
+      // four columns fit the default side panel: the phase sits above the run's title
       el(
-        'p',
-        { class: 'ari-RunsPanel-workspace' },
-        workspacesText(this._trans, list)
-      )
-    ];
-    if (list.skipped_text) {
-      // entries of the workspace this user cannot read (another user's run): left out, said once
-      body.push(el('p', { class: 'ari-RunsPanel-skipped' }, list.skipped_text));
-    }
-    const none = several
-      ? this._trans.__('No runs in these workspaces yet.')
-      : this._trans.__('No runs in this workspace yet.');
-    if (rows.length || several) {
-      body.push(table);
-    }
-    if (!rows.length) {
-      body.push(el('p', {}, none));
-    }
-    if (rows.length) {
-      // the Nodes cells' legend, seen without hovering (a tooltip is lost on a touch screen)
-      body.push(
-        el(
-          'p',
-          { class: 'ari-RunsPanel-note ari-RunsPanel-legend' },
-          trans.__('Nodes: done/failed/running/total')
-        )
-      );
-    }
-    if (list.scheduler === 'absent') {
-      body.push(
-        el('p', { class: 'ari-RunsPanel-note ari-RunsPanel-jobsnote' },
-          trans.__('Jobs ?: unknown, squeue is not available here (no SLURM on this machine).'))
-      );
-    } else if (list.scheduler === 'error') {
-      body.push(
-        el('p', { class: 'ari-RunsPanel-error ari-RunsPanel-jobsnote' },
-          trans.__('Jobs ?: unknown, squeue did not answer: %1', list.problem ?? ''))
-      );
-    }
-    this.node.replaceChildren(...body);
-    this.node.dataset.view = 'list';
-    delete this.node.dataset.runId;
+        'td',
+        { class: 'ari-RunsPanel-title', title: run.checkpoint_dir },
+        phaseBadge(this._trans, run.phase),
+        el('div', {}, ...breakableId(row.label)),
+        ...(row.started ? [el('div', { class: 'ari-RunsPanel-started' }, row.started)] : [])
+      ),
+      el('td', { title: this._trans.__('done/failed/running/total') }, row.nodes),
+      // and the best metric's node is its tooltip (the run's own view shows it)
+      el('td', { class: 'ari-RunsPanel-best', title: row.bestTitle }, row.best),
+      // without squeue's answer no count is known: '?' (as the run's own view says unknown),
+      // never 0; its tooltip and the note under the table say why
+      row.jobsTitle === null ? el('td', {}, row.jobs) : el('td', { title: row.jobsTitle }, row.jobs)
+    );
+    const open = () => {
+      this._pinned = true; // the user's choice: a run written later does not replace it
+      void this.select(run.run_id);
+    };
+    tr.addEventListener('click', open);
+    tr.addEventListener('keydown', event => {
+      if (event.key === 'Enter') {
+        open();
+      }
+    });
+    return tr;
   }
 
   /** Forget a recorded workspace (the server keeps its checkpoints), then list again. */
@@ -483,13 +452,7 @@ export class RunsPanel extends Widget {
     // no log yet: a sentence, not an empty box
     const log = s.log_tail.length
       ? el('pre', { class: 'ari-RunsPanel-log', 'aria-label': trans.__('log tail') }, s.log_tail.join('\n'))
-      : el(
-          'p',
-          { class: 'ari-RunsPanel-note ari-RunsPanel-nolog' },
-          s.phase === 'not-started' || s.active
-            ? trans.__('No log yet: ARI writes one when the run starts.')
-            : trans.__('This run left no log in its checkpoint.')
-        );
+      : el('p', { class: 'ari-RunsPanel-note ari-RunsPanel-nolog' }, noLogText(trans, s));
     this.node.replaceChildren(
       this.header(this.button(trans.__('All runs'), () => void this.refreshList())),
       el('h3', { class: 'ari-RunsPanel-title', title: s.checkpoint_dir }, ...breakableId(s.title || s.run_id)),
@@ -499,7 +462,7 @@ export class RunsPanel extends Widget {
       findings,
       jobs,
       actions,
-      el('h4', {}, s.log_file ? trans.__('Log (%1)', s.log_file.split('/').pop() ?? '') : trans.__('Log')),
+      el('h4', {}, logHeading(trans, s.log_file)),
       log
     );
     log.scrollTop = log.scrollHeight;
@@ -539,9 +502,7 @@ export class RunsPanel extends Widget {
           'div',
           {},
           el('strong', {}, `${job.job_id} ${job.name}`),
-          ' ' +
-            trans._n('%2 · %3 · %1 node %4 · %5', '%2 · %3 · %1 nodes %4 · %5', Number(job.nodes) || 0,
-              job.state, job.elapsed, job.where, job.kind)
+          ' ' + jobLine(trans, job)
         )
       );
       if (isOutsideEnvelope(job)) {

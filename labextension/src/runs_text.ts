@@ -1,89 +1,10 @@
 /**
- * The Runs panel's pure helpers: the JSON it reads, when it looks again, and the text and
- * names it shows. Nothing here imports JupyterLab, so ../test checks it under node alone.
+ * The Runs panel's pure helpers: when it looks again, and the text and names it shows (the
+ * JSON it reads is typed in payloads.ts). Nothing here imports JupyterLab, so ../test checks
+ * it under node alone.
  */
+import { IFinding, IJob, IRunRow, IRunsList, OUTSIDE_ENVELOPE_RULE } from './payloads';
 import { IWords } from './words';
-
-/** The JSON of GET /ari-jupyter/runs (the same as `ari-jupyter runs --json`). */
-export interface IRunRow {
-  run_id: string;
-  checkpoint_dir: string;
-  title: string;
-  phase: string;
-  nodes: { total: number; done: number; failed: number; running: number };
-  best_metric: { name: string; value: number; node_id: string } | null;
-  updated_at: string;
-  jobs: number;
-  /** the workspace the run is in (one of the list's `workspaces`) */
-  workspace: string;
-}
-
-export interface IRunsList {
-  /** the default workspace */
-  workspace: string;
-  /** every workspace listed: the default one, then each one a checkpoint was written to; the
-   * ones not on this machine last */
-  workspaces: string[];
-  /** the listed workspaces that do not exist on this machine */
-  missing_workspaces?: string[];
-  /** what of the workspaces this user cannot read, said once in the panel's language (left out) */
-  skipped_text?: string;
-  runs: IRunRow[];
-  scheduler: string;
-  accounting: string;
-  /** why squeue failed (scheduler 'error'): no run's job count is known */
-  problem?: string;
-}
-
-export interface IJob {
-  job_id: string;
-  name: string;
-  state: string;
-  elapsed: string;
-  nodes: string;
-  where: string;
-  kind: string;
-  output: string;
-  tail: string[];
-  /** 'squeue', 'sacct', or 'recording' (a demo site's recorded run: nothing is in a queue) */
-  source?: string;
-  /** what the job asks beyond what the user approved in the wizard (empty: it fits) */
-  outside?: { what: string; asked: string; approved: string }[];
-  /** the same, said in the panel's language ('' when it fits) */
-  outside_text?: string;
-}
-
-export interface IFinding {
-  rule: string;
-  severity: string;
-  message: string;
-  fix: string;
-  params?: Record<string, unknown>;
-}
-
-/** The rule of the finding about a job outside the envelope the user approved. */
-export const OUTSIDE_ENVELOPE_RULE = 'run-job-outside-envelope';
-
-/** The JSON of GET /ari-jupyter/runs/<id> (the same as `ari-jupyter status --json`). */
-export interface IRunStatus extends Omit<IRunRow, 'jobs'> {
-  active: boolean;
-  stage: string;
-  alive: boolean;
-  process: string;
-  log_file: string;
-  log_tail: string[];
-  findings: IFinding[];
-  notes: string[];
-  wizard: boolean;
-  /** the run's workspace as a contents path ('' the lab's root); null: the lab cannot open it */
-  lab_folder?: string | null;
-  jobs: {
-    jobs: IJob[];
-    scheduler: string;
-    problem: string;
-    accounting: string;
-  };
-}
 
 /** squeue states of a job that is still queued or running: it can be cancelled. */
 export const ACTIVE_JOB_STATES = new Set([

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 /** The modules these tests run under node: each imports only others of this list. */
-const PURE = ['runs_text', 'status_text', 'terminal_request', 'settings_values', 'words', 'visibility'];
+const PURE = ['payloads', 'runs_text', 'runs_view', 'status_text', 'terminal_request', 'settings_values', 'words', 'visibility'];
 
 /** The extension's sources (the tests run from lib-test/test). */
 const SRC = join(__dirname, '..', '..', 'src');

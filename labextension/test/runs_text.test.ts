@@ -10,12 +10,10 @@ import {
   breakableId,
   firstFreeName,
   cancellable,
-  IRunRow,
   isActiveJobState,
   isOutsideEnvelope,
   jobCountsKnown,
   jobToCancel,
-  OUTSIDE_ENVELOPE_RULE,
   newestNewRun,
   nextDelay,
   nodesText,
@@ -34,6 +32,7 @@ import {
   workspaceName,
   workspacesText
 } from '../src/runs_text';
+import { IJob, IRunRow, OUTSIDE_ENVELOPE_RULE } from '../src/payloads';
 import { english, marked, withFakeDocument } from './helpers';
 
 describe('nextDelay: start fast, double while nothing changes, reset on a change', () => {
@@ -408,7 +407,7 @@ describe("firstFreeName: a run's notebook name no file of the folder has", () =>
 
 
 describe('the envelope: a job outside what the user approved, and the cancel its finding offers', () => {
-  const jobs = [
+  const jobs: Pick<IJob, 'job_id' | 'state' | 'outside'>[] = [
     { job_id: '41', state: 'RUNNING', outside: [] },
     { job_id: '42', state: 'PENDING (Resources)', outside: [{ what: 'nodes', asked: '3', approved: '2' }] },
     { job_id: '43', state: 'TIMEOUT', outside: [{ what: 'nodes', asked: '3', approved: '2' }] }

@@ -21,6 +21,7 @@ from golden_support import assert_matches_golden
 from ari_jupyter import __version__
 from ari_jupyter.slurm.allocation import Allocation
 from ari_jupyter.ari import choices, render
+from ari_jupyter.ari.decided import decide
 from ari_jupyter.ari.lint_experiment import lint_experiment, parse_experiment
 from ari_jupyter.ari.profile import PRESETS
 from ari_jupyter.ari.run_settings import RunSettings
@@ -97,7 +98,8 @@ def _rendered() -> dict[str, str]:
             state.choices(), files=files, written_at=WRITTEN_AT,
             # of the golden handoff.sh (its version normalized), so that the two goldens agree
             handoff_sha256=hashlib.sha256(script.replace(
-                f"ari-jupyter {__version__}", "ari-jupyter @VERSION@").encode()).hexdigest()),
+                f"ari-jupyter {__version__}", "ari-jupyter @VERSION@").encode()).hexdigest(),
+            decided=decide(state.choices())),  # as emit gives it
         "handoff.sh": script,
         "bfts_env.sh": render.render_bfts_env(state.choices()),
     }

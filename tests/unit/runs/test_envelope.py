@@ -4,6 +4,7 @@ time limit (table-driven; the real-SLURM side is in test_runs_envelope_testbed.p
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,11 @@ from ari_jupyter.runs.localize import status_in_language
 from ari_jupyter.runs.status import read_status
 from ari_jupyter.slurm.parsers import gpus_per_node, parse_count, parse_time_limit
 
+from ari_jupyter.base.verdict import ProbeResult
+from ari_jupyter.checkpoint.emit import emit_checkpoint
+
 from runs_support import copy_case
+from unit.ari.test_render import golden_state
 
 
 @pytest.mark.parametrize("raw,seconds", [
@@ -191,3 +196,58 @@ def test_status_says_interrupted_by_the_time_limit_with_resume(tmp_path):
     assert "Job 51 of this run reached its SLURM time limit (1:00)" in limit["message"]
     assert f"`{resume_command(str(ckpt))}`" in limit["fix"]  # with ARI_CHECKPOINT_DIR: ARI reads the .env
     json.dumps(status)
+
+
+def _emitted(tmp_path):
+    """A checkpoint ``emit`` wrote (Nodes 2, Max CPUs 4, 01:00:00; mpi: 2 x 4 ranks)."""
+    workspace = str(tmp_path / "ws")
+    state = golden_state(workspace=workspace, provided_files=[])
+    state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": workspace}))
+    return Path(emit_checkpoint(state).checkpoint_dir)
+
+
+def _set_record(ckpt, **nodes_of_kind):
+    """Rewrite the decided record's nodes per kind (``...``: remove the record, or ``schema``),
+    leaving the saved wizard state as emit wrote it."""
+    path = ckpt / "launch_config.json"
+    config = json.loads(path.read_text())
+    section = config["ari_jupyter"]
+    for kind, nodes in nodes_of_kind.items():
+        if kind == "record":
+            del section["decided"]
+        elif kind == "schema":
+            section["decided"]["schema"] = nodes
+        else:
+            section["decided"][kind]["nodes"] = nodes
+    path.write_text(json.dumps(config))
+
+
+def _reproduce_job(ckpt, job_id, nodes, cpus="16"):
+    return Job(job_id, "ari-ors", "RUNNING", nodes=nodes, user="alice",
+               work_dir=str(ckpt / "repro_sandbox"), kind="reproduce", partition="small",
+               cpus_per_node=cpus, tres_per_node="N/A", time_limit="1:00:00")
+
+
+# the record as rewritten, then the jobs flagged as {job id: nodes approved} (job 61: a BFTS
+# job on 3 nodes, 62: the reproduce job on 3 nodes); the saved state says Nodes 2 throughout
+@pytest.mark.parametrize("record,flagged", [
+    ({}, {"61": "2", "62": "2"}),                        # as emit wrote it
+    ({"bfts": 3}, {"62": "2"}),
+    ({"bfts": 1, "reproduce": 3}, {"61": "1"}),
+    ({"reproduce": None}, {"61": "2"}),                  # no --nodes decided: not compared
+    ({"record": ...}, {"61": "2", "62": "2"}),           # written before the record: the state
+    ({"schema": 99}, {}),                                # a newer record: nothing guessed
+], ids=["as-emitted", "bfts-3", "bfts-1-reproduce-3", "reproduce-not-set", "no-record", "schema-99"])
+def test_the_envelope_is_the_decided_record(tmp_path, record, flagged):
+    ckpt = _emitted(tmp_path)
+    _set_record(ckpt, **record)
+    jobs = JobsView((_bfts_job(ckpt, "61", "RUNNING", "3"), _reproduce_job(ckpt, "62", "3")),
+                    accounting="no")
+    status = read_status(ckpt, jobs).to_json()
+    said = {j["job_id"]: [o["approved"] for o in j["outside"] if o["what"] == "nodes"]
+            for j in status["jobs"]["jobs"]}
+    assert {job: approved[0] for job, approved in said.items() if approved} == flagged
+    rules = [f["params"]["job"] for f in status["findings"] if f["rule"] == "run-job-outside-envelope"]
+    assert sorted(rules) == sorted(flagged)
+    if "record" not in record and "schema" not in record:
+        assert status["envelope"]["bfts"]["nodes"] == record.get("bfts", 2)

@@ -1,0 +1,321 @@
+/**
+ * What the server extension's Runs routes answer, as the lab extension reads it: the rule ids
+ * and the wire shapes, in this one file (as jupyterlab-git keeps its tokens.ts). Each shape is
+ * an interface and a runtime guard declared against it, so the compiler holds the guard to
+ * every key of the interface. A real answer of the routes is recorded by the Python tests
+ * (tests/test_runs_payload.py writes tests/fixtures/runs_payload.json from a running jupyter
+ * server); test/payloads.test.ts checks that recording against these guards and rule ids.
+ * Nothing here imports JupyterLab.
+ */
+
+/** The rule of the finding about a job outside the envelope the user approved. */
+export const OUTSIDE_ENVELOPE_RULE = 'run-job-outside-envelope';
+
+/** The run-level findings' rules (ari_jupyter/runs/findings.py); the doctor's catalog adds its
+ * own rules to a run's findings too. */
+export const RUN_RULES: readonly string[] = [
+  'run-interrupted',
+  'run-no-successful-node',
+  'run-pipeline-ended',
+  OUTSIDE_ENVELOPE_RULE,
+  'run-time-limit',
+  'run-jobs-unknown'
+];
+
+/** What of a value does not have its shape: one line each, naming where (empty: it has it). */
+export type Guard<T> = ((value: unknown, at: string) => string[]) & { readonly shape?: T };
+
+/** The problems `guard` finds in `value` (the whole answer is `$`). */
+export function problemsOf<T>(guard: Guard<T>, value: unknown): string[] {
+  return guard(value, '$');
+}
+
+/** Whether `value` has the shape `guard` checks. */
+export function isShaped<T>(guard: Guard<T>, value: unknown): value is T {
+  return problemsOf(guard, value).length === 0;
+}
+
+function typed<T>(name: string, test: (value: unknown) => boolean): Guard<T> {
+  return (value, at) => (test(value) ? [] : [`${at}: not ${name} (${JSON.stringify(value)})`]);
+}
+
+const str = typed<string>('a string', v => typeof v === 'string');
+const num = typed<number>('a number', v => typeof v === 'number' && Number.isFinite(v));
+const bool = typed<boolean>('true or false', v => typeof v === 'boolean');
+const anything = typed<unknown>('anything', () => true);
+
+function nullable<T>(guard: Guard<T>): Guard<T | null> {
+  return (value, at) => (value === null ? [] : guard(value, at));
+}
+
+/** A key the answer may leave out. */
+function optional<T>(guard: Guard<T>): Guard<T> {
+  return (value, at) => (value === undefined ? [] : guard(value, at));
+}
+
+function oneOf<T extends string>(...values: T[]): Guard<T> {
+  return typed<T>(`one of ${values.join(', ')}`, v => values.includes(v as T));
+}
+
+function arrayOf<T>(guard: Guard<T>): Guard<T[]> {
+  return (value, at) =>
+    Array.isArray(value) ? value.flatMap((item, i) => guard(item, `${at}[${i}]`)) : [`${at}: not a list`];
+}
+
+function recordOf<T>(guard: Guard<T>): Guard<Record<string, T>> {
+  return (value, at) =>
+    isObject(value)
+      ? Object.entries(value).flatMap(([key, item]) => guard(item, `${at}.${key}`))
+      : [`${at}: not an object`];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An object with every key of `T` checked (keys the server adds beyond them are let be). */
+function object<T>(fields: { [K in keyof T]-?: Guard<T[K]> }): Guard<T> {
+  return (value, at) => {
+    if (!isObject(value)) {
+      return [`${at}: not an object`];
+    }
+    return Object.entries(fields).flatMap(([key, guard]) =>
+      (guard as Guard<unknown>)(value[key], `${at}.${key}`)
+    );
+  };
+}
+
+/** A run's node counts. */
+export interface INodeCounts {
+  total: number;
+  done: number;
+  failed: number;
+  running: number;
+}
+
+export interface IBestMetric {
+  name: string;
+  value: number;
+  node_id: string;
+}
+
+/** A row of GET /ari-jupyter/runs (the same as `ari-jupyter runs --json`). */
+export interface IRunRow {
+  run_id: string;
+  checkpoint_dir: string;
+  title: string;
+  phase: string;
+  nodes: INodeCounts;
+  best_metric: IBestMetric | null;
+  updated_at: string;
+  jobs: number;
+  /** the workspace the run is in (one of the list's `workspaces`) */
+  workspace: string;
+}
+
+/** The JSON of GET /ari-jupyter/runs. */
+export interface IRunsList {
+  /** the default workspace */
+  workspace: string;
+  /** every workspace listed: the default one, then each one a checkpoint was written to; the
+   * ones not on this machine last */
+  workspaces: string[];
+  /** the listed workspaces that do not exist on this machine */
+  missing_workspaces?: string[];
+  /** what of the workspaces this user cannot read, said once in the panel's language (left out) */
+  skipped_text?: string;
+  runs: IRunRow[];
+  /** 'ok', 'absent' (no squeue here), 'error' (squeue failed), 'recording' (a demo site),
+   * 'not-asked' (no run to ask about) */
+  scheduler: string;
+  accounting: string;
+  /** why squeue failed (scheduler 'error'): no run's job count is known */
+  problem?: string;
+}
+
+/** The JSON of GET /ari-jupyter/runs/ids: the panel's cheap watch for a new run. */
+export interface IRunIds {
+  run_ids: string[];
+}
+
+/** One thing a job asks beyond what the user approved. */
+export interface IOver {
+  what: 'partition' | 'nodes' | 'cpus' | 'gpus' | 'walltime';
+  asked: string;
+  approved: string;
+}
+
+export interface IJob {
+  job_id: string;
+  name: string;
+  state: string;
+  elapsed: string;
+  nodes: string;
+  where: string;
+  kind: string;
+  output: string;
+  tail: string[];
+  /** 'squeue', 'sacct', or 'recording' (a demo site's recorded run: nothing is in a queue) */
+  source?: string;
+  /** what the job asks beyond what the user approved in the wizard (empty: it fits) */
+  outside?: IOver[];
+  /** the same, said in the panel's language ('' when it fits) */
+  outside_text?: string;
+}
+
+export interface IFinding {
+  rule: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+  fix: string;
+  params?: Record<string, unknown>;
+}
+
+/** What the user approved for one kind of job (the checkpoint's decided record); null where
+ * nothing was approved. */
+export interface IApproved {
+  kind: 'bfts' | 'reproduce';
+  partition: string;
+  nodes: number | null;
+  cpus_per_node: number | null;
+  gpus_per_node: number | null;
+  walltime: string;
+}
+
+export interface IEnvelope {
+  bfts: IApproved;
+  reproduce: IApproved;
+}
+
+export interface IJobsView {
+  jobs: IJob[];
+  scheduler: string;
+  problem: string;
+  accounting: string;
+}
+
+/** The JSON of GET /ari-jupyter/runs/<id> (the same as `ari-jupyter status --json`). */
+export interface IRunStatus extends Omit<IRunRow, 'jobs' | 'workspace'> {
+  workspace?: string;
+  active: boolean;
+  stage: string;
+  alive: boolean;
+  process: string;
+  log_file: string;
+  log_tail: string[];
+  findings: IFinding[];
+  notes: string[];
+  wizard: boolean;
+  /** the run's workspace as a contents path ('' the lab's root); null: the lab cannot open it */
+  lab_folder?: string | null;
+  jobs: IJobsView;
+  /** what the user approved per job kind; null for a run the wizard did not write */
+  envelope: IEnvelope | null;
+}
+
+/** One job's outcome of POST /ari-jupyter/runs/<id>/cancel. */
+export interface ICancelOutcome {
+  job_id: string;
+  result: 'cancelled' | 'gone' | 'refused' | 'invalid' | 'recording' | 'error';
+  message: string;
+}
+
+/** The JSON of POST /ari-jupyter/runs/<id>/cancel: each job's outcome, the run after it. */
+export interface ICancelAnswer {
+  outcomes: ICancelOutcome[];
+  status: IRunStatus;
+}
+
+const nodeCounts = object<INodeCounts>({ total: num, done: num, failed: num, running: num });
+const bestMetric = object<IBestMetric>({ name: str, value: num, node_id: str });
+
+const runRowFields = {
+  run_id: str,
+  checkpoint_dir: str,
+  title: str,
+  phase: str,
+  nodes: nodeCounts,
+  best_metric: nullable(bestMetric),
+  updated_at: str
+};
+
+export const runRow = object<IRunRow>({ ...runRowFields, jobs: num, workspace: str });
+
+export const runsList = object<IRunsList>({
+  workspace: str,
+  workspaces: arrayOf(str),
+  missing_workspaces: optional(arrayOf(str)),
+  skipped_text: optional(str),
+  runs: arrayOf(runRow),
+  scheduler: str,
+  accounting: str,
+  problem: optional(str)
+});
+
+export const runIds = object<IRunIds>({ run_ids: arrayOf(str) });
+
+const over = object<IOver>({
+  what: oneOf('partition', 'nodes', 'cpus', 'gpus', 'walltime'),
+  asked: str,
+  approved: str
+});
+
+export const job = object<IJob>({
+  job_id: str,
+  name: str,
+  state: str,
+  elapsed: str,
+  nodes: str,
+  where: str,
+  kind: str,
+  output: str,
+  tail: arrayOf(str),
+  source: optional(oneOf('squeue', 'sacct', 'recording')),
+  outside: optional(arrayOf(over)),
+  outside_text: optional(str)
+});
+
+export const finding = object<IFinding>({
+  rule: str,
+  severity: oneOf('error', 'warning', 'info'),
+  message: str,
+  fix: str,
+  params: optional(recordOf(anything))
+});
+
+const approved = object<IApproved>({
+  kind: oneOf('bfts', 'reproduce'),
+  partition: str,
+  nodes: nullable(num),
+  cpus_per_node: nullable(num),
+  gpus_per_node: nullable(num),
+  walltime: str
+});
+
+export const runStatus = object<IRunStatus>({
+  ...runRowFields,
+  workspace: optional(str),
+  active: bool,
+  stage: str,
+  alive: bool,
+  process: str,
+  log_file: str,
+  log_tail: arrayOf(str),
+  findings: arrayOf(finding),
+  notes: arrayOf(str),
+  wizard: bool,
+  lab_folder: optional(nullable(str)),
+  jobs: object<IJobsView>({ jobs: arrayOf(job), scheduler: str, problem: str, accounting: str }),
+  envelope: nullable(object<IEnvelope>({ bfts: approved, reproduce: approved }))
+});
+
+export const cancelAnswer = object<ICancelAnswer>({
+  outcomes: arrayOf(
+    object<ICancelOutcome>({
+      job_id: str,
+      result: oneOf('cancelled', 'gone', 'refused', 'invalid', 'recording', 'error'),
+      message: str
+    })
+  ),
+  status: runStatus
+});

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import {
+  cancelAnswer,
+  Guard,
+  isShaped,
+  IRunStatus,
+  OUTSIDE_ENVELOPE_RULE,
+  problemsOf,
+  RUN_RULES,
+  runIds,
+  runsList,
+  runStatus
+} from '../src/payloads';
+import { isOutsideEnvelope, jobToCancel } from '../src/runs_text';
+
+/**
+ * A real answer of the Runs routes, recorded by the Python tests from a running jupyter server
+ * (tests/test_runs_payload.py): the same file the server is held to there. The tests run from
+ * lib-test/test.
+ */
+const RECORDED = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', 'tests', 'fixtures', 'runs_payload.json'), 'utf-8')
+);
+
+describe('the recorded server answer has the payload types’ shapes', () => {
+  const cases: [string, Guard<unknown>, unknown][] = [
+    ['GET /ari-jupyter/runs', runsList, RECORDED.runs],
+    ['GET /ari-jupyter/runs/ids', runIds, RECORDED.run_ids],
+    ['GET /ari-jupyter/runs/<id>', runStatus, RECORDED.status],
+    ['POST /ari-jupyter/runs/<id>/cancel', cancelAnswer, RECORDED.cancel]
+  ];
+  for (const [route, guard, answer] of cases) {
+    test(route, () => assert.deepEqual(problemsOf(guard, answer), []));
+  }
+});
+
+describe('the recorded findings use the rule ids of payloads.ts', () => {
+  const status = RECORDED.status as IRunStatus;
+  test('every run-level rule is known', () => {
+    const runLevel = status.findings.map(f => f.rule).filter(rule => rule.startsWith('run-'));
+    assert.ok(runLevel.length > 0);
+    assert.deepEqual(runLevel.filter(rule => !RUN_RULES.includes(rule)), []);
+  });
+  test('the job outside the envelope is flagged, and its finding offers its cancel', () => {
+    const [flag] = status.findings.filter(f => f.rule === OUTSIDE_ENVELOPE_RULE);
+    assert.ok(flag, 'no finding with the outside-envelope rule');
+    assert.equal(jobToCancel(flag, status.jobs.jobs)?.job_id, '61');
+    assert.deepEqual(status.jobs.jobs.map(isOutsideEnvelope), [true, false]);
+    assert.equal(status.envelope?.bfts.nodes, 2);
+  });
+});
+
+/** The recorded answer with one change made by `change` (on a deep copy). */
+function changed(answer: unknown, change: (copy: any) => void): unknown {
+  const copy = JSON.parse(JSON.stringify(answer));
+  change(copy);
+  return copy;
+}
+
+describe('a guard names what does not have its shape', () => {
+  const status = RECORDED.status;
+  const cases: [string, Guard<unknown>, unknown, string[]][] = [
+    ['a run row without its phase', runsList, changed(RECORDED.runs, a => delete a.runs[0].phase),
+      ['$.runs[0].phase: not a string (undefined)']],
+    ['a job count as text', runsList, changed(RECORDED.runs, a => (a.runs[0].jobs = '2')),
+      ['$.runs[0].jobs: not a number ("2")']],
+    ['a best metric without its value', runsList,
+      changed(RECORDED.runs, a => (a.runs[0].best_metric = { name: 'GFlops', node_id: 'n1' })),
+      ['$.runs[0].best_metric.value: not a number (undefined)']],
+    ['ids not a list', runIds, { run_ids: 'x' }, ['$.run_ids: not a list']],
+    ['a severity the panel has no word for', runStatus,
+      changed(status, s => (s.findings[0].severity = 'fatal')),
+      ['$.findings[0].severity: not one of error, warning, info ("fatal")']],
+    ['an envelope without its reproduce job', runStatus, changed(status, s => delete s.envelope.reproduce),
+      ['$.envelope.reproduce: not an object']],
+    ['approved nodes as text', runStatus, changed(status, s => (s.envelope.bfts.nodes = '2')),
+      ['$.envelope.bfts.nodes: not a number ("2")']],
+    ['an unknown thing outside', runStatus,
+      changed(status, s => (s.jobs.jobs[0].outside[0].what = 'memory')),
+      ['$.jobs.jobs[0].outside[0].what: not one of partition, nodes, cpus, gpus, walltime ("memory")']],
+    ['a job tail that is not lines', runStatus, changed(status, s => (s.jobs.jobs[1].tail = [1])),
+      ['$.jobs.jobs[1].tail[0]: not a string (1)']],
+    ['an unknown cancel result', cancelAnswer, changed(RECORDED.cancel, c => (c.outcomes[0].result = 'done')),
+      ['$.outcomes[0].result: not one of cancelled, gone, refused, invalid, recording, error ("done")']],
+    ['no answer at all', runStatus, null, ['$: not an object']]
+  ];
+  for (const [name, guard, answer, problems] of cases) {
+    test(name, () => {
+      assert.deepEqual(problemsOf(guard, answer), problems);
+      assert.equal(isShaped(guard, answer), false);
+    });
+  }
+  test('left out where the server may leave it out: lab_folder, params, source', () => {
+    const older = changed(status, s => {
+      delete s.lab_folder;
+      delete s.findings[0].params;
+      delete s.jobs.jobs[0].source;
+    });
+    assert.deepEqual(problemsOf(runStatus, older), []);
+  });
+  test('a run the wizard did not write has no envelope', () => {
+    assert.equal(isShaped(runStatus, changed(status, s => (s.envelope = null))), true);
+  });
+});

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { IRunRow, IRunsList } from '../src/payloads';
+import {
+  groupViews,
+  jobLine,
+  jobsUnknownText,
+  listNotes,
+  listView,
+  logHeading,
+  noLogText,
+  rowView
+} from '../src/runs_view';
+import { english, marked } from './helpers';
+
+function run(id: string, changes: Partial<IRunRow> = {}): IRunRow {
+  return {
+    run_id: id,
+    checkpoint_dir: `/w/checkpoints/${id}`,
+    title: 'Stream triad',
+    phase: 'exploring',
+    nodes: { total: 5, done: 2, failed: 1, running: 1 },
+    best_metric: { name: 'GFlops', value: 12.5, node_id: 'node_3' },
+    updated_at: '2026-12-04T23:13:00+00:00',
+    jobs: 2,
+    workspace: '/w',
+    ...changes
+  };
+}
+
+function list(changes: Partial<IRunsList> = {}): IRunsList {
+  return { workspace: '/w', workspaces: ['/w'], runs: [], scheduler: 'ok', accounting: 'yes', ...changes };
+}
+
+describe('rowView: what a run row shows', () => {
+  const cases: [string, IRunRow, Set<string>, string, Record<string, unknown>][] = [
+    ['counts known', run('20261204231300_a'), new Set(), '',
+      { label: 'Stream triad', started: null, nodes: '2/1/1/5', best: 'GFlops 12.5',
+        bestTitle: 'GFlops 12.5 (node_3)', jobs: '2', jobsTitle: null }],
+    ['a title another run shares: when it started, under it', run('20261204231300_a'), new Set(['Stream triad']), '',
+      { started: '2026-12-04 23:13' }],
+    ['no title: the id, never a shared title', run('20261204231300_a', { title: '' }), new Set(['Stream triad']), '',
+      { label: '20261204231300_a', started: null }],
+    ['no best metric yet', run('20261204231300_a', { best_metric: null }), new Set(), '',
+      { best: '–', bestTitle: '–' }],
+    ['squeue did not answer: ?, never 0, and why as its tooltip', run('20261204231300_a', { jobs: 0 }), new Set(),
+      'unknown: squeue did not answer', { jobs: '?', jobsTitle: 'unknown: squeue did not answer' }],
+    ['no jobs, and that is known', run('20261204231300_a', { jobs: 0 }), new Set(), '', { jobs: '0', jobsTitle: null }]
+  ];
+  for (const [name, row, shared, unknown, expected] of cases) {
+    test(name, () => {
+      const view = rowView(row, shared, unknown) as unknown as Record<string, unknown>;
+      for (const [key, value] of Object.entries(expected)) {
+        assert.deepEqual(view[key], value, key);
+      }
+      assert.equal(view.run, row);
+      assert.equal(view.workspace, row.workspace);
+    });
+  }
+});
+
+describe('jobsUnknownText: why no job count is known', () => {
+  const cases: [string, string][] = [
+    ['ok', ''],
+    ['recording', ''],
+    ['not-asked', ''],
+    ['absent', '⟨unknown: squeue is not available here⟩'],
+    ['error', '⟨unknown: squeue did not answer⟩']
+  ];
+  for (const [scheduler, expected] of cases) {
+    test(`${scheduler} → ${JSON.stringify(expected)}`, () => assert.equal(jobsUnknownText(marked, scheduler), expected));
+  }
+});
+
+describe('listNotes: the paragraphs under the list', () => {
+  const cases: [string, Partial<IRunsList>, boolean, [string, string][]][] = [
+    ['runs, squeue answered: the legend only', { scheduler: 'ok' }, true,
+      [['legend', 'Nodes: done/failed/running/total']]],
+    ['no runs: no legend', { scheduler: 'ok' }, false, []],
+    ['no SLURM here', { scheduler: 'absent' }, true,
+      [['legend', 'Nodes: done/failed/running/total'],
+        ['jobsnote', 'Jobs ?: unknown, squeue is not available here (no SLURM on this machine).']]],
+    ['squeue failed: why, as an error', { scheduler: 'error', problem: 'timed out' }, false,
+      [['jobserror', 'Jobs ?: unknown, squeue did not answer: timed out']]]
+  ];
+  for (const [name, changes, hasRows, expected] of cases) {
+    test(name, () =>
+      assert.deepEqual(listNotes(english, list(changes), hasRows).map(n => [n.kind, n.text]), expected));
+  }
+});
+
+describe('listView: the list as a whole', () => {
+  test('one workspace: one list, the table, no empty sentence', () => {
+    const view = listView(english, list({ runs: [run('20261204231300_b'), run('20261204231200_a')] }));
+    assert.equal(view.groups, null);
+    assert.equal(view.table, true);
+    assert.equal(view.empty, null);
+    assert.deepEqual(view.rows.map(r => r.started), ['2026-12-04 23:13', '2026-12-04 23:12']); // one title
+  });
+  test('one workspace without runs: no table, the sentence', () => {
+    const view = listView(english, list());
+    assert.deepEqual([view.table, view.empty, view.notes], [false, 'No runs in this workspace yet.', []]);
+  });
+  test('several workspaces without runs: the groups stay, each empty', () => {
+    const view = listView(english, list({ workspaces: ['/w', '/scratch'] }));
+    assert.deepEqual([view.table, view.empty], [true, 'No runs in these workspaces yet.']);
+    assert.deepEqual(view.groups?.map(g => [g.workspace, g.count, g.rows.length]), [['/w', '0 runs', 0], ['/scratch', '0 runs', 0]]);
+  });
+});
+
+describe('groupViews: each workspace a group, in the list’s order', () => {
+  const runs = [run('3_c', { workspace: '/scratch' }), run('2_b'), run('1_a', { workspace: '/scratch' })];
+  const all = list({ workspaces: ['/w', '/scratch', '/gone'], missing_workspaces: ['/gone'], runs });
+  const groups = groupViews(english, all, runs.map(r => rowView(r, new Set(), '')));
+  test('the rows by workspace, each group keeping the list’s order', () =>
+    assert.deepEqual(groups.map(g => [g.workspace, g.rows.map(r => r.run.run_id)]),
+      [['/w', ['2_b']], ['/scratch', ['3_c', '1_a']], ['/gone', []]]));
+  test('named, counted, forgettable but for the default one; a missing one marked', () =>
+    assert.deepEqual(groups.map(g => [g.name, g.count, g.forgettable]), [
+      ['/w', '1 run', false],
+      ['/scratch', '2 runs', true],
+      ['/gone (does not exist here)', '0 runs', true]
+    ]));
+});
+
+describe('a job’s line, the log’s heading and the sentence without a log', () => {
+  const job = { nodes: '3', state: 'RUNNING', elapsed: '0:42', where: 'n[1-3]', kind: 'bfts' };
+  const cases: [string, string, string][] = [
+    ['a job on 3 nodes', jobLine(english, job), 'RUNNING · 0:42 · 3 nodes n[1-3] · bfts'],
+    ['a job on one node', jobLine(english, { ...job, nodes: '1', where: 'n1' }), 'RUNNING · 0:42 · 1 node n1 · bfts'],
+    ['nodes not a number: 0', jobLine(english, { ...job, nodes: 'N/A' }), 'RUNNING · 0:42 · 0 nodes n[1-3] · bfts'],
+    ['the log file by its name', logHeading(english, '/w/c/ari_run_20261204.log'), 'Log (ari_run_20261204.log)'],
+    ['no log file', logHeading(english, ''), 'Log'],
+    ['not started', noLogText(english, { phase: 'not-started', active: false }),
+      'No log yet: ARI writes one when the run starts.'],
+    ['active', noLogText(english, { phase: 'exploring', active: true }), 'No log yet: ARI writes one when the run starts.'],
+    ['ended', noLogText(english, { phase: 'failed', active: false }), 'This run left no log in its checkpoint.']
+  ];
+  for (const [name, actual, expected] of cases) {
+    test(name, () => assert.equal(actual, expected));
+  }
+});
