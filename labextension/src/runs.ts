@@ -7,7 +7,17 @@ import { fetchJSON } from './fetch_json';
 import { VisiblePoll } from './visibility';
 import { bundle } from './i18n';
 import { IFinding, IJob, IRunStatus, IRunsList } from './payloads';
-import { IGroupView, IListView, INoteView, IRowView, jobLine, listView, logHeading, noLogText } from './runs_view';
+import {
+  IGroupView,
+  IListView,
+  INoteView,
+  IRowView,
+  jobLine,
+  listView,
+  logHeading,
+  noLogText,
+  recordedView
+} from './runs_view';
 import {
   activeRun,
   bestText,
@@ -505,6 +515,17 @@ export class RunsPanel extends Widget {
           ' ' + jobLine(trans, job)
         )
       );
+      const recorded = recordedView(trans, job, s.ledger);
+      if (recorded) {
+        item.dataset.source = job.source ?? '';
+        if (recorded.forgotten) {
+          item.append(el('div', { class: 'ari-RunsPanel-forgotten ari-RunsPanel-note' }, recorded.forgotten));
+        }
+        item.append(
+          el('div', { class: 'ari-RunsPanel-recorded' }, recorded.request),
+          el('div', { class: 'ari-RunsPanel-handle' }, recorded.handle)
+        );
+      }
       if (isOutsideEnvelope(job)) {
         item.dataset.outside = 'yes';
         item.append(
