@@ -16,7 +16,8 @@ import {
   listView,
   logHeading,
   noLogText,
-  recordedView
+  recordedView,
+  shownJobs
 } from './runs_view';
 import {
   activeRun,
@@ -26,6 +27,7 @@ import {
   cancellable,
   codePieces,
   isOutsideEnvelope,
+  jobCountsKnown,
   jobToCancel,
   newestNewRun,
   nextDelay,
@@ -492,19 +494,19 @@ export class RunsPanel extends Widget {
   private renderJobs(s: IRunStatus): HTMLElement {
     const trans = this._trans;
     const box = el('section', { class: 'ari-RunsPanel-jobs' }, el('h4', {}, trans.__('SLURM jobs')));
+    const jobs = shownJobs(s.jobs);
     if (s.jobs.scheduler === 'absent') {
       box.append(el('p', {}, trans.__('No SLURM on this machine.')));
-      return box;
-    }
-    if (s.jobs.scheduler === 'error') {
+    } else if (s.jobs.scheduler === 'error') {
       box.append(el('p', { class: 'ari-RunsPanel-error' }, s.jobs.problem));
-      return box;
-    }
-    if (!s.jobs.jobs.length) {
+    } else if (!jobs.length) {
       box.append(el('p', {}, trans.__('None of this run’s jobs is in the queue.')));
     }
-    const active = s.jobs.jobs.filter(cancellable);
-    for (const job of s.jobs.jobs) {
+    if (!jobCountsKnown(s.jobs.scheduler) && !jobs.length) {
+      return box;
+    }
+    const active = jobs.filter(cancellable);
+    for (const job of jobs) {
       const item = el(
         'div',
         { class: 'ari-RunsPanel-job', 'data-job-id': job.job_id, 'data-state': job.state },
@@ -522,7 +524,12 @@ export class RunsPanel extends Widget {
           item.append(el('div', { class: 'ari-RunsPanel-forgotten ari-RunsPanel-note' }, recorded.forgotten));
         }
         item.append(
-          el('div', { class: 'ari-RunsPanel-recorded' }, recorded.request),
+          el(
+            'div',
+            { class: 'ari-RunsPanel-recorded' },
+            recorded.requestLabel,
+            ...recorded.request.flatMap((part, i) => [i ? ' · ' : ' ', el('span', {}, part)])
+          ),
           el('div', { class: 'ari-RunsPanel-handle' }, recorded.handle)
         );
       }

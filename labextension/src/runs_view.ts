@@ -5,7 +5,16 @@
  * only turns these into elements and binds their clicks. Nothing here imports JupyterLab, so
  * ../test checks it under node alone.
  */
-import { IJob, ILedger, ILedgerEntry, IRequestResources, IRunRow, IRunsList, IRunStatus } from './payloads';
+import {
+  IJob,
+  IJobsView,
+  ILedger,
+  ILedgerEntry,
+  IRequestResources,
+  IRunRow,
+  IRunsList,
+  IRunStatus
+} from './payloads';
 import {
   bestShort,
   bestText,
@@ -170,8 +179,11 @@ export function noLogText(trans: IWords, status: Pick<IRunStatus, 'phase' | 'act
 
 /** What ARI's submission ledger recorded of a job, as the panel shows it under the job's line. */
 export interface IRecordedView {
-  /** the request's few fields a user checks: "Recorded request: partition small · 2 nodes · …" */
-  request: string;
+  /** "Recorded request:", before the request's parts */
+  requestLabel: string;
+  /** the request's few fields a user checks, one phrase each: "partition small", "2 nodes", …
+   * (the panel keeps each phrase on one line) */
+  request: string[];
   /** the handle ARI got back from sbatch: "Handle: SLURM job 4102" */
   handle: string;
   /** the mark of a job SLURM has forgotten (known only from the ledger); null while SLURM lists it */
@@ -189,7 +201,7 @@ function given(value: number | null | undefined): value is number {
 
 /** A recorded request's partition, nodes, CPUs, GPUs, time limit and launcher, each as ARI
  * recorded it (a field ARI left null is left out; no GPU is said). */
-export function requestText(trans: IWords, res: IRequestResources): string {
+export function requestParts(trans: IWords, res: IRequestResources): string[] {
   const parts: string[] = [];
   if (res.partition) {
     parts.push(trans.__('partition %1', res.partition));
@@ -213,7 +225,7 @@ export function requestText(trans: IWords, res: IRequestResources): string {
   if (res.launcher) {
     parts.push(trans.__('launcher %1', res.launcher));
   }
-  return parts.join(' · ');
+  return parts;
 }
 
 /** What the run's ledger recorded of `job`; null when the ledger holds no record of it. */
@@ -227,11 +239,18 @@ export function recordedView(
     return null;
   }
   return {
-    request: trans.__('Recorded request: %1', requestText(trans, entry.request.resources ?? {})),
+    requestLabel: trans.__('Recorded request:'),
+    request: requestParts(trans, entry.request.resources ?? {}),
     handle: trans.__('Handle: SLURM job %1', entry.job_id),
     forgotten:
       job.source === 'ledger'
         ? trans.__('Known only from ARI’s submission ledger: SLURM no longer lists this job.')
         : null
   };
+}
+
+/** The jobs a run's view lists: all SLURM and the ledger gave; with SLURM absent or not
+ * answering, the ledger's still (what ARI recorded needs no SLURM to be read). */
+export function shownJobs<J extends Pick<IJob, 'source'>>(view: { jobs: J[]; scheduler: IJobsView['scheduler'] }): J[] {
+  return jobCountsKnown(view.scheduler) ? view.jobs : view.jobs.filter(job => job.source === 'ledger');
 }

@@ -15,8 +15,9 @@ import {
   ledgerEntryOf,
   noLogText,
   recordedView,
-  requestText,
-  rowView
+  requestParts,
+  rowView,
+  shownJobs
 } from '../src/runs_view';
 import { english, marked } from './helpers';
 
@@ -181,7 +182,7 @@ function ledgerOf(...entries: ILedgerEntry[]): ILedger {
   return { path: '/w/c/hpc-jobs-v1.json', schema_version: 'ari.hpc.submission-ledger/v1', problem: null, entries };
 }
 
-describe('requestText: the recorded request’s fields a user checks', () => {
+describe('requestParts: the recorded request’s fields a user checks', () => {
   const cases: [string, IRequestResources, string][] = [
     ['partition, nodes, CPUs, no GPU, time limit, launcher', BRIDGE,
       'partition small · 2 nodes · 8 CPUs per task · no GPU · time limit 02:00:00 · launcher auto'],
@@ -195,22 +196,23 @@ describe('requestText: the recorded request’s fields a user checks', () => {
     ['nothing recorded', {}, 'no GPU']
   ];
   for (const [name, resources, expected] of cases) {
-    test(name, () => assert.equal(requestText(english, resources), expected));
+    test(name, () => assert.equal(requestParts(english, resources).join(' · '), expected));
   }
   test('each field goes through the translation', () => {
-    assert.equal(requestText(marked, BRIDGE),
-      '⟨partition small⟩ · ⟨2 nodes⟩ · ⟨8 CPUs per task⟩ · ⟨no GPU⟩ · ⟨time limit 02:00:00⟩ · ⟨launcher auto⟩');
+    assert.deepEqual(requestParts(marked, BRIDGE),
+      ['⟨partition small⟩', '⟨2 nodes⟩', '⟨8 CPUs per task⟩', '⟨no GPU⟩', '⟨time limit 02:00:00⟩', '⟨launcher auto⟩']);
   });
 });
 
 describe('recordedView: what the ledger recorded of a job', () => {
-  const request = 'Recorded request: partition small · 2 nodes · 8 CPUs per task · no GPU · time limit 02:00:00 · launcher auto';
+  const requestLabel = 'Recorded request:';
+  const request = ['partition small', '2 nodes', '8 CPUs per task', 'no GPU', 'time limit 02:00:00', 'launcher auto'];
   const forgotten = 'Known only from ARI’s submission ledger: SLURM no longer lists this job.';
   const cases: [string, { job_id: string; source?: string }, ILedger | undefined, unknown][] = [
     ['a job SLURM forgot: its request, its handle, and marked', { job_id: '4102', source: 'ledger' },
-      ledgerOf(entry('4101'), entry('4102')), { request, handle: 'Handle: SLURM job 4102', forgotten }],
+      ledgerOf(entry('4101'), entry('4102')), { requestLabel, request, handle: 'Handle: SLURM job 4102', forgotten }],
     ['a job squeue still lists: its request and handle, not marked', { job_id: '61', source: 'squeue' },
-      ledgerOf(entry('61')), { request, handle: 'Handle: SLURM job 61', forgotten: null }],
+      ledgerOf(entry('61')), { requestLabel, request, handle: 'Handle: SLURM job 61', forgotten: null }],
     ['a job the ledger does not hold', { job_id: '62', source: 'squeue' }, ledgerOf(entry('61')), null],
     ['a run without a ledger (ARI e41c806)', { job_id: '61', source: 'squeue' }, undefined, null],
     ['a claim without a job id matches no job', { job_id: '', source: 'squeue' }, ledgerOf(entry('')), null]
@@ -221,7 +223,8 @@ describe('recordedView: what the ledger recorded of a job', () => {
   test('through the translation', () => {
     const view = recordedView(marked, { job_id: '4102', source: 'ledger' }, ledgerOf(entry('4102')));
     assert.equal(view?.handle, '⟨Handle: SLURM job 4102⟩');
-    assert.match(view?.request ?? '', /^⟨Recorded request: ⟨partition small⟩ · /);
+    assert.equal(view?.requestLabel, '⟨Recorded request:⟩');
+    assert.equal(view?.request[0], '⟨partition small⟩');
     assert.equal(view?.forgotten, `⟨${forgotten}⟩`);
   });
   test('ledgerEntryOf finds the record by its handle’s job id', () => {
@@ -240,8 +243,23 @@ describe('the recorded server answer’s ledger jobs, as the panel shows them', 
   });
   test('the reproduce job: its srun launcher and time limit as recorded', () => {
     const view = recordedView(english, { job_id: '4107', source: 'ledger' }, status.ledger);
-    assert.match(view?.request ?? '', /launcher srun/);
+    assert.deepEqual(view?.request.slice(-2), ['time limit 01:00:00', 'launcher srun']);
     assert.equal(view?.handle, 'Handle: SLURM job 4107');
     assert.ok(view?.forgotten);
   });
+});
+
+describe('shownJobs: the jobs a run’s view lists', () => {
+  const queued = { job_id: '61', source: 'squeue' };
+  const forgotten = { job_id: '4102', source: 'ledger' };
+  const cases: [string, string, { job_id: string; source: string }[], string[]][] = [
+    ['squeue answered: every job', 'ok', [queued, forgotten], ['61', '4102']],
+    ['a recording: every job', 'recording', [queued], ['61']],
+    ['no SLURM here: the ledger’s jobs still', 'absent', [forgotten], ['4102']],
+    ['squeue did not answer: the ledger’s jobs still, nothing else', 'error', [queued, forgotten], ['4102']],
+    ['no SLURM and no ledger: none', 'absent', [], []]
+  ];
+  for (const [name, scheduler, jobs, expected] of cases) {
+    test(name, () => assert.deepEqual(shownJobs({ jobs, scheduler }).map(j => j.job_id), expected));
+  }
 });
