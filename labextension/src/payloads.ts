@@ -3,7 +3,7 @@
  * and the wire shapes, in this one file (as jupyterlab-git keeps its tokens.ts). Each shape is
  * an interface and a runtime guard declared against it, so the compiler holds the guard to
  * every key of the interface. A real answer of the routes is recorded by the Python tests
- * (tests/test_runs_payload.py writes tests/fixtures/runs_payload.json from a running jupyter
+ * (tests/unit/server/test_runs_payload.py writes tests/fixtures/runs_payload.json from a running jupyter
  * server); test/payloads.test.ts checks that recording against these guards and rule ids.
  * Nothing here imports JupyterLab.
  */
@@ -155,7 +155,8 @@ export interface IJob {
   kind: string;
   output: string;
   tail: string[];
-  /** 'squeue', 'sacct', or 'recording' (a demo site's recorded run: nothing is in a queue) */
+  /** 'squeue', 'sacct', 'recording' (a demo site's recorded run: nothing is in a queue) or
+   * 'ledger' (known only from ARI's submission ledger: SLURM no longer lists it) */
   source?: string;
   /** what the job asks beyond what the user approved in the wizard (empty: it fits) */
   outside?: IOver[];
@@ -194,6 +195,52 @@ export interface IJobsView {
   accounting: string;
 }
 
+/** What a recorded request asks (``resources`` of ARI's `ari.hpc.job-request/v1`, also in a
+ * script-bridge payload): the fields the panel shows; ARI writes null where nothing is asked. */
+export interface IRequestResources {
+  partition?: string | null;
+  nodes?: number | null;
+  tasks?: number | null;
+  tasks_per_node?: number | null;
+  cpus_per_task?: number | null;
+  gpus_per_node?: number | null;
+  gpus_per_task?: number | null;
+  walltime?: string | null;
+  /** 'auto', 'srun' or 'none' */
+  launcher?: string | null;
+}
+
+/** A recorded request: a job request or a script-bridge payload (`schema_version` says which). */
+export interface ILedgerRequest {
+  schema_version: string;
+  job_name?: string;
+  resources?: IRequestResources;
+}
+
+/** One record of ARI's submission ledger (ari_jupyter/runs/ledger.py, LedgerEntry.to_json). */
+export interface ILedgerEntry {
+  request_digest: string;
+  /** 'claim' (written before sbatch) or 'submitted' */
+  state: string;
+  /** the handle's job id; '' while only claimed */
+  job_id: string;
+  kind: string;
+  claimed_at: string;
+  committed_at: string;
+  request: ILedgerRequest;
+  /** ARI's `ari.hpc.job-handle/v1`; null while only claimed */
+  handle: Record<string, unknown> | null;
+}
+
+/** ARI's submission ledger of a run (the newer ARI's; left out when the run has none). */
+export interface ILedger {
+  path: string;
+  schema_version: string;
+  /** why it could not be read (a sentence as data); null when it was */
+  problem: Record<string, unknown> | null;
+  entries: ILedgerEntry[];
+}
+
 /** The JSON of GET /ari-jupyter/runs/<id> (the same as `ari-jupyter status --json`). */
 export interface IRunStatus extends Omit<IRunRow, 'jobs' | 'workspace'> {
   workspace?: string;
@@ -211,6 +258,8 @@ export interface IRunStatus extends Omit<IRunRow, 'jobs' | 'workspace'> {
   jobs: IJobsView;
   /** what the user approved per job kind; null for a run the wizard did not write */
   envelope: IEnvelope | null;
+  /** ARI's submission ledger, when the run keeps one (the newer ARI's) */
+  ledger?: ILedger;
 }
 
 /** One job's outcome of POST /ari-jupyter/runs/<id>/cancel. */
@@ -270,7 +319,7 @@ export const job = object<IJob>({
   kind: str,
   output: str,
   tail: arrayOf(str),
-  source: optional(oneOf('squeue', 'sacct', 'recording')),
+  source: optional(oneOf('squeue', 'sacct', 'recording', 'ledger')),
   outside: optional(arrayOf(over)),
   outside_text: optional(str)
 });
@@ -292,6 +341,43 @@ const approved = object<IApproved>({
   walltime: str
 });
 
+const maybeNum = optional(nullable(num));
+const maybeStr = optional(nullable(str));
+
+export const requestResources = object<IRequestResources>({
+  partition: maybeStr,
+  nodes: maybeNum,
+  tasks: maybeNum,
+  tasks_per_node: maybeNum,
+  cpus_per_task: maybeNum,
+  gpus_per_node: maybeNum,
+  gpus_per_task: maybeNum,
+  walltime: maybeStr,
+  launcher: maybeStr
+});
+
+export const ledgerEntry = object<ILedgerEntry>({
+  request_digest: str,
+  state: str,
+  job_id: str,
+  kind: str,
+  claimed_at: str,
+  committed_at: str,
+  request: object<ILedgerRequest>({
+    schema_version: str,
+    job_name: optional(str),
+    resources: optional(requestResources)
+  }),
+  handle: nullable(recordOf(anything))
+});
+
+export const ledger = object<ILedger>({
+  path: str,
+  schema_version: str,
+  problem: nullable(recordOf(anything)),
+  entries: arrayOf(ledgerEntry)
+});
+
 export const runStatus = object<IRunStatus>({
   ...runRowFields,
   workspace: optional(str),
@@ -306,7 +392,8 @@ export const runStatus = object<IRunStatus>({
   wizard: bool,
   lab_folder: optional(nullable(str)),
   jobs: object<IJobsView>({ jobs: arrayOf(job), scheduler: str, problem: str, accounting: str }),
-  envelope: nullable(object<IEnvelope>({ bfts: approved, reproduce: approved }))
+  envelope: nullable(object<IEnvelope>({ bfts: approved, reproduce: approved })),
+  ledger: optional(ledger)
 });
 
 export const cancelAnswer = object<ICancelAnswer>({

@@ -7,7 +7,18 @@ import { fetchJSON } from './fetch_json';
 import { VisiblePoll } from './visibility';
 import { bundle } from './i18n';
 import { IFinding, IJob, IRunStatus, IRunsList } from './payloads';
-import { IGroupView, IListView, INoteView, IRowView, jobLine, listView, logHeading, noLogText } from './runs_view';
+import {
+  IGroupView,
+  IListView,
+  INoteView,
+  IRowView,
+  jobLine,
+  listView,
+  logHeading,
+  noLogText,
+  recordedView,
+  shownJobs
+} from './runs_view';
 import {
   activeRun,
   bestText,
@@ -16,6 +27,7 @@ import {
   cancellable,
   codePieces,
   isOutsideEnvelope,
+  jobCountsKnown,
   jobToCancel,
   newestNewRun,
   nextDelay,
@@ -482,19 +494,19 @@ export class RunsPanel extends Widget {
   private renderJobs(s: IRunStatus): HTMLElement {
     const trans = this._trans;
     const box = el('section', { class: 'ari-RunsPanel-jobs' }, el('h4', {}, trans.__('SLURM jobs')));
+    const jobs = shownJobs(s.jobs);
     if (s.jobs.scheduler === 'absent') {
       box.append(el('p', {}, trans.__('No SLURM on this machine.')));
-      return box;
-    }
-    if (s.jobs.scheduler === 'error') {
+    } else if (s.jobs.scheduler === 'error') {
       box.append(el('p', { class: 'ari-RunsPanel-error' }, s.jobs.problem));
-      return box;
-    }
-    if (!s.jobs.jobs.length) {
+    } else if (!jobs.length) {
       box.append(el('p', {}, trans.__('None of this run’s jobs is in the queue.')));
     }
-    const active = s.jobs.jobs.filter(cancellable);
-    for (const job of s.jobs.jobs) {
+    if (!jobCountsKnown(s.jobs.scheduler) && !jobs.length) {
+      return box;
+    }
+    const active = jobs.filter(cancellable);
+    for (const job of jobs) {
       const item = el(
         'div',
         { class: 'ari-RunsPanel-job', 'data-job-id': job.job_id, 'data-state': job.state },
@@ -505,6 +517,22 @@ export class RunsPanel extends Widget {
           ' ' + jobLine(trans, job)
         )
       );
+      const recorded = recordedView(trans, job, s.ledger);
+      if (recorded) {
+        item.dataset.source = job.source ?? '';
+        if (recorded.forgotten) {
+          item.append(el('div', { class: 'ari-RunsPanel-forgotten ari-RunsPanel-note' }, recorded.forgotten));
+        }
+        item.append(
+          el(
+            'div',
+            { class: 'ari-RunsPanel-recorded' },
+            recorded.requestLabel,
+            ...recorded.request.flatMap((part, i) => [i ? ' · ' : ' ', el('span', {}, part)])
+          ),
+          el('div', { class: 'ari-RunsPanel-handle' }, recorded.handle)
+        );
+      }
       if (isOutsideEnvelope(job)) {
         item.dataset.outside = 'yes';
         item.append(

@@ -1,10 +1,20 @@
 /**
  * What the Runs panel shows, decided without the DOM: each row of the run list, the groups of
- * several workspaces, the notes under the list, a job's line and the log's heading. runs.ts
+ * several workspaces, the notes under the list, a job's line, what ARI's submission ledger
+ * recorded of a job and the log's heading. runs.ts
  * only turns these into elements and binds their clicks. Nothing here imports JupyterLab, so
  * ../test checks it under node alone.
  */
-import { IJob, IRunRow, IRunsList, IRunStatus } from './payloads';
+import {
+  IJob,
+  IJobsView,
+  ILedger,
+  ILedgerEntry,
+  IRequestResources,
+  IRunRow,
+  IRunsList,
+  IRunStatus
+} from './payloads';
 import {
   bestShort,
   bestText,
@@ -142,8 +152,15 @@ export function listView(trans: IWords, list: IRunsList): IListView {
   };
 }
 
-/** A job's line after its id and name: "RUNNING · 0:42 · 3 nodes n[1-3] · bfts". */
-export function jobLine(trans: IWords, job: Pick<IJob, 'nodes' | 'state' | 'elapsed' | 'where' | 'kind'>): string {
+/** A job's line after its id and name: "RUNNING · 0:42 · 3 nodes n[1-3] · bfts"; for a job
+ * known only from the ledger (no time, no nodes of its own), "state unknown · bfts". */
+export function jobLine(
+  trans: IWords,
+  job: Pick<IJob, 'nodes' | 'state' | 'elapsed' | 'where' | 'kind' | 'source'>
+): string {
+  if (job.source === 'ledger') {
+    return trans.__('state unknown · %1', job.kind);
+  }
   return trans._n('%2 · %3 · %1 node %4 · %5', '%2 · %3 · %1 nodes %4 · %5', Number(job.nodes) || 0,
     job.state, job.elapsed, job.where, job.kind);
 }
@@ -158,4 +175,82 @@ export function noLogText(trans: IWords, status: Pick<IRunStatus, 'phase' | 'act
   return status.phase === 'not-started' || status.active
     ? trans.__('No log yet: ARI writes one when the run starts.')
     : trans.__('This run left no log in its checkpoint.');
+}
+
+/** What ARI's submission ledger recorded of a job, as the panel shows it under the job's line. */
+export interface IRecordedView {
+  /** "Recorded request:", before the request's parts */
+  requestLabel: string;
+  /** the request's few fields a user checks, one phrase each: "partition small", "2 nodes", …
+   * (the panel keeps each phrase on one line) */
+  request: string[];
+  /** the handle ARI got back from sbatch: "Handle: SLURM job 4102" */
+  handle: string;
+  /** the mark of a job SLURM has forgotten (known only from the ledger); null while SLURM lists it */
+  forgotten: string | null;
+}
+
+/** The ledger's record of job `jobId` (a claim that never got a job id matches none). */
+export function ledgerEntryOf(ledger: ILedger | undefined, jobId: string): ILedgerEntry | undefined {
+  return jobId ? ledger?.entries.find(entry => entry.job_id === jobId) : undefined;
+}
+
+function given(value: number | null | undefined): value is number {
+  return typeof value === 'number';
+}
+
+/** A recorded request's partition, nodes, CPUs, GPUs, time limit and launcher, each as ARI
+ * recorded it (a field ARI left null is left out; no GPU is said). */
+export function requestParts(trans: IWords, res: IRequestResources): string[] {
+  const parts: string[] = [];
+  if (res.partition) {
+    parts.push(trans.__('partition %1', res.partition));
+  }
+  if (given(res.nodes)) {
+    parts.push(trans._n('%1 node', '%1 nodes', res.nodes));
+  }
+  if (given(res.cpus_per_task)) {
+    parts.push(trans._n('%1 CPU per task', '%1 CPUs per task', res.cpus_per_task));
+  }
+  if (given(res.gpus_per_node) && res.gpus_per_node > 0) {
+    parts.push(trans._n('%1 GPU per node', '%1 GPUs per node', res.gpus_per_node));
+  } else if (given(res.gpus_per_task) && res.gpus_per_task > 0) {
+    parts.push(trans._n('%1 GPU per task', '%1 GPUs per task', res.gpus_per_task));
+  } else {
+    parts.push(trans.__('no GPU'));
+  }
+  if (res.walltime) {
+    parts.push(trans.__('time limit %1', res.walltime));
+  }
+  if (res.launcher) {
+    parts.push(trans.__('launcher %1', res.launcher));
+  }
+  return parts;
+}
+
+/** What the run's ledger recorded of `job`; null when the ledger holds no record of it. */
+export function recordedView(
+  trans: IWords,
+  job: Pick<IJob, 'job_id' | 'source'>,
+  ledger: ILedger | undefined
+): IRecordedView | null {
+  const entry = ledgerEntryOf(ledger, job.job_id);
+  if (!entry) {
+    return null;
+  }
+  return {
+    requestLabel: trans.__('Recorded request:'),
+    request: requestParts(trans, entry.request.resources ?? {}),
+    handle: trans.__('Handle: SLURM job %1', entry.job_id),
+    forgotten:
+      job.source === 'ledger'
+        ? trans.__('Known only from ARI’s submission ledger: SLURM no longer lists this job.')
+        : null
+  };
+}
+
+/** The jobs a run's view lists: all SLURM and the ledger gave; with SLURM absent or not
+ * answering, the ledger's still (what ARI recorded needs no SLURM to be read). */
+export function shownJobs<J extends Pick<IJob, 'source'>>(view: { jobs: J[]; scheduler: IJobsView['scheduler'] }): J[] {
+  return jobCountsKnown(view.scheduler) ? view.jobs : view.jobs.filter(job => job.source === 'ledger');
 }

@@ -19,7 +19,7 @@ import { isOutsideEnvelope, jobToCancel } from '../src/runs_text';
 
 /**
  * A real answer of the Runs routes, recorded by the Python tests from a running jupyter server
- * (tests/test_runs_payload.py): the same file the server is held to there. The tests run from
+ * (tests/unit/server/test_runs_payload.py): the same file the server is held to there. The tests run from
  * lib-test/test.
  */
 const RECORDED = JSON.parse(
@@ -49,7 +49,8 @@ describe('the recorded findings use the rule ids of payloads.ts', () => {
     const [flag] = status.findings.filter(f => f.rule === OUTSIDE_ENVELOPE_RULE);
     assert.ok(flag, 'no finding with the outside-envelope rule');
     assert.equal(jobToCancel(flag, status.jobs.jobs)?.job_id, '61');
-    assert.deepEqual(status.jobs.jobs.map(isOutsideEnvelope), [true, false]);
+    // the queue's 61 and 62, then the ledger's 4101, 4102 (asking more than approved), 4107
+    assert.deepEqual(status.jobs.jobs.map(isOutsideEnvelope), [true, false, false, true, false]);
     assert.equal(status.envelope?.bfts.nodes, 2);
   });
 });
@@ -86,6 +87,15 @@ describe('a guard names what does not have its shape', () => {
       ['$.jobs.jobs[1].tail[0]: not a string (1)']],
     ['an unknown cancel result', cancelAnswer, changed(RECORDED.cancel, c => (c.outcomes[0].result = 'done')),
       ['$.outcomes[0].result: not one of cancelled, gone, refused, invalid, recording, error ("done")']],
+    ['a job source the panel has no word for', runStatus, changed(status, s => (s.jobs.jobs[2].source = 'memory')),
+      ['$.jobs.jobs[2].source: not one of squeue, sacct, recording, ledger ("memory")']],
+    ['a recorded request asking nodes as text', runStatus,
+      changed(status, s => (s.ledger.entries[0].request.resources.nodes = '2')),
+      ['$.ledger.entries[0].request.resources.nodes: not a number ("2")']],
+    ['a ledger record without its job id', runStatus, changed(status, s => delete s.ledger.entries[1].job_id),
+      ['$.ledger.entries[1].job_id: not a string (undefined)']],
+    ['a handle that is not an object', runStatus, changed(status, s => (s.ledger.entries[0].handle = '4101')),
+      ['$.ledger.entries[0].handle: not an object']],
     ['no answer at all', runStatus, null, ['$: not an object']]
   ];
   for (const [name, guard, answer, problems] of cases) {
@@ -101,6 +111,13 @@ describe('a guard names what does not have its shape', () => {
       delete s.jobs.jobs[0].source;
     });
     assert.deepEqual(problemsOf(runStatus, older), []);
+  });
+  test('a run without a ledger (ARI e41c806 keeps none) has none in its answer', () => {
+    assert.equal(isShaped(runStatus, changed(status, s => delete s.ledger)), true);
+  });
+  test('the recording holds the ledger’s jobs SLURM no longer lists', () => {
+    const fromLedger = (status as IRunStatus).jobs.jobs.filter(j => j.source === 'ledger').map(j => j.job_id);
+    assert.deepEqual(fromLedger, ['4101', '4102', '4107']);
   });
   test('a run the wizard did not write has no envelope', () => {
     assert.equal(isShaped(runStatus, changed(status, s => (s.envelope = null))), true);

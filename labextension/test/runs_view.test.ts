@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { IRunRow, IRunsList } from '../src/payloads';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { ILedger, ILedgerEntry, IRequestResources, IRunRow, IRunsList, IRunStatus } from '../src/payloads';
 import {
   groupViews,
   jobLine,
@@ -9,8 +12,12 @@ import {
   listNotes,
   listView,
   logHeading,
+  ledgerEntryOf,
   noLogText,
-  rowView
+  recordedView,
+  requestParts,
+  rowView,
+  shownJobs
 } from '../src/runs_view';
 import { english, marked } from './helpers';
 
@@ -130,6 +137,9 @@ describe('a job’s line, the log’s heading and the sentence without a log', (
     ['a job on 3 nodes', jobLine(english, job), 'RUNNING · 0:42 · 3 nodes n[1-3] · bfts'],
     ['a job on one node', jobLine(english, { ...job, nodes: '1', where: 'n1' }), 'RUNNING · 0:42 · 1 node n1 · bfts'],
     ['nodes not a number: 0', jobLine(english, { ...job, nodes: 'N/A' }), 'RUNNING · 0:42 · 0 nodes n[1-3] · bfts'],
+    ['known only from the ledger: no time, no nodes of its own',
+      jobLine(english, { nodes: '2', state: 'UNKNOWN', elapsed: '', where: '', kind: 'reproduce', source: 'ledger' }),
+      'state unknown · reproduce'],
     ['the log file by its name', logHeading(english, '/w/c/ari_run_20261204.log'), 'Log (ari_run_20261204.log)'],
     ['no log file', logHeading(english, ''), 'Log'],
     ['not started', noLogText(english, { phase: 'not-started', active: false }),
@@ -139,5 +149,117 @@ describe('a job’s line, the log’s heading and the sentence without a log', (
   ];
   for (const [name, actual, expected] of cases) {
     test(name, () => assert.equal(actual, expected));
+  }
+});
+
+/** ARI's bridge request as the ledger fixture records it (tests/fixtures/ari_typed_hpc_v1). */
+const BRIDGE: IRequestResources = {
+  partition: 'small',
+  nodes: 2,
+  tasks: 1,
+  tasks_per_node: null,
+  cpus_per_task: 8,
+  gpus_per_node: 0,
+  gpus_per_task: 0,
+  walltime: '02:00:00',
+  launcher: 'auto'
+};
+
+function entry(jobId: string, resources: IRequestResources = BRIDGE): ILedgerEntry {
+  return {
+    request_digest: `sha256:${jobId || 'claim'}`,
+    state: jobId ? 'submitted' : 'claim',
+    job_id: jobId,
+    kind: 'bfts',
+    claimed_at: '2026-12-06T10:31:00Z',
+    committed_at: jobId ? '2026-12-06T10:31:02Z' : '',
+    request: { schema_version: 'ari.hpc.script-bridge/v1', job_name: 'triad_n2', resources },
+    handle: jobId ? { schema_version: 'ari.hpc.job-handle/v1', job_id: jobId } : null
+  };
+}
+
+function ledgerOf(...entries: ILedgerEntry[]): ILedger {
+  return { path: '/w/c/hpc-jobs-v1.json', schema_version: 'ari.hpc.submission-ledger/v1', problem: null, entries };
+}
+
+describe('requestParts: the recorded request’s fields a user checks', () => {
+  const cases: [string, IRequestResources, string][] = [
+    ['partition, nodes, CPUs, no GPU, time limit, launcher', BRIDGE,
+      'partition small · 2 nodes · 8 CPUs per task · no GPU · time limit 02:00:00 · launcher auto'],
+    ['GPUs per node, one node, one CPU', { ...BRIDGE, nodes: 1, cpus_per_task: 1, gpus_per_node: 4 },
+      'partition small · 1 node · 1 CPU per task · 4 GPUs per node · time limit 02:00:00 · launcher auto'],
+    ['GPUs per task when none per node', { ...BRIDGE, gpus_per_task: 1, launcher: 'srun' },
+      'partition small · 2 nodes · 8 CPUs per task · 1 GPU per task · time limit 02:00:00 · launcher srun'],
+    ['what ARI left null is left out (the default partition, no time limit)',
+      { ...BRIDGE, partition: null, walltime: null, launcher: null, cpus_per_task: null },
+      '2 nodes · no GPU'],
+    ['nothing recorded', {}, 'no GPU']
+  ];
+  for (const [name, resources, expected] of cases) {
+    test(name, () => assert.equal(requestParts(english, resources).join(' · '), expected));
+  }
+  test('each field goes through the translation', () => {
+    assert.deepEqual(requestParts(marked, BRIDGE),
+      ['⟨partition small⟩', '⟨2 nodes⟩', '⟨8 CPUs per task⟩', '⟨no GPU⟩', '⟨time limit 02:00:00⟩', '⟨launcher auto⟩']);
+  });
+});
+
+describe('recordedView: what the ledger recorded of a job', () => {
+  const requestLabel = 'Recorded request:';
+  const request = ['partition small', '2 nodes', '8 CPUs per task', 'no GPU', 'time limit 02:00:00', 'launcher auto'];
+  const forgotten = 'Known only from ARI’s submission ledger: SLURM no longer lists this job.';
+  const cases: [string, { job_id: string; source?: string }, ILedger | undefined, unknown][] = [
+    ['a job SLURM forgot: its request, its handle, and marked', { job_id: '4102', source: 'ledger' },
+      ledgerOf(entry('4101'), entry('4102')), { requestLabel, request, handle: 'Handle: SLURM job 4102', forgotten }],
+    ['a job squeue still lists: its request and handle, not marked', { job_id: '61', source: 'squeue' },
+      ledgerOf(entry('61')), { requestLabel, request, handle: 'Handle: SLURM job 61', forgotten: null }],
+    ['a job the ledger does not hold', { job_id: '62', source: 'squeue' }, ledgerOf(entry('61')), null],
+    ['a run without a ledger (ARI e41c806)', { job_id: '61', source: 'squeue' }, undefined, null],
+    ['a claim without a job id matches no job', { job_id: '', source: 'squeue' }, ledgerOf(entry('')), null]
+  ];
+  for (const [name, job, ledger, expected] of cases) {
+    test(name, () => assert.deepEqual(recordedView(english, job, ledger), expected));
+  }
+  test('through the translation', () => {
+    const view = recordedView(marked, { job_id: '4102', source: 'ledger' }, ledgerOf(entry('4102')));
+    assert.equal(view?.handle, '⟨Handle: SLURM job 4102⟩');
+    assert.equal(view?.requestLabel, '⟨Recorded request:⟩');
+    assert.equal(view?.request[0], '⟨partition small⟩');
+    assert.equal(view?.forgotten, `⟨${forgotten}⟩`);
+  });
+  test('ledgerEntryOf finds the record by its handle’s job id', () => {
+    assert.equal(ledgerEntryOf(ledgerOf(entry('4101'), entry('4102')), '4102')?.request_digest, 'sha256:4102');
+  });
+});
+
+describe('the recorded server answer’s ledger jobs, as the panel shows them', () => {
+  const status: IRunStatus = JSON.parse(
+    readFileSync(join(__dirname, '..', '..', '..', 'tests', 'fixtures', 'runs_payload.json'), 'utf-8')
+  ).status;
+  const shown = status.jobs.jobs.map(job => [job.job_id, recordedView(english, job, status.ledger)]);
+  test('the queue’s jobs have no record; each ledger job its request, handle and mark', () => {
+    assert.deepEqual(shown.map(([id, view]) => [id, view !== null]),
+      [['61', false], ['62', false], ['4101', true], ['4102', true], ['4107', true]]);
+  });
+  test('the reproduce job: its srun launcher and time limit as recorded', () => {
+    const view = recordedView(english, { job_id: '4107', source: 'ledger' }, status.ledger);
+    assert.deepEqual(view?.request.slice(-2), ['time limit 01:00:00', 'launcher srun']);
+    assert.equal(view?.handle, 'Handle: SLURM job 4107');
+    assert.ok(view?.forgotten);
+  });
+});
+
+describe('shownJobs: the jobs a run’s view lists', () => {
+  const queued = { job_id: '61', source: 'squeue' };
+  const forgotten = { job_id: '4102', source: 'ledger' };
+  const cases: [string, string, { job_id: string; source: string }[], string[]][] = [
+    ['squeue answered: every job', 'ok', [queued, forgotten], ['61', '4102']],
+    ['a recording: every job', 'recording', [queued], ['61']],
+    ['no SLURM here: the ledger’s jobs still', 'absent', [forgotten], ['4102']],
+    ['squeue did not answer: the ledger’s jobs still, nothing else', 'error', [queued, forgotten], ['4102']],
+    ['no SLURM and no ledger: none', 'absent', [], []]
+  ];
+  for (const [name, scheduler, jobs, expected] of cases) {
+    test(name, () => assert.deepEqual(shownJobs({ jobs, scheduler }).map(j => j.job_id), expected));
   }
 });

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from ari_jupyter.ari.contracts import LEDGER_FILE
 from ari_jupyter.ari.sbatch import ReproduceArgs, build_sbatch_argv, wrapper_script
 
 from runs_support import copy_case, finished_with_success, live_ari, live_handoff
 
 from .conftest import ARTIFACTS, LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env
-from .jupyter_process import start_jupyter
+from .jupyter_process import REPO, start_jupyter
 from .lab_helpers import THEMES, execute_command, measure_laid_out, open_lab, set_theme
 
 pytestmark = [pytest.mark.e2e]
@@ -773,6 +774,57 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
         set_theme(page, "light")
         page.unroute_all(behavior="wait")
         assert_no_console_errors(page)
+
+
+LEDGER = REPO / "tests" / "fixtures" / "ari_typed_hpc_v1" / "hpc-jobs-v1.json"
+# What of the jobs' section is cut at the panel's edge (its width at the side panel's default).
+_PAST_EDGE = """panel => { const edge = panel.getBoundingClientRect().right;
+  return [...panel.querySelectorAll('.ari-RunsPanel-jobs *')]
+    .filter(e => e.getBoundingClientRect().right > edge + 0.5 || e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.tagName + '.' + e.className); }"""
+LEDGER_SHOWN = {
+    "en": ("Recorded request: partition small · 2 nodes · 4 CPUs per task · no GPU · "
+           "time limit 01:00:00 · launcher srun", "Handle: SLURM job 4107",
+           "Known only from ARI’s submission ledger: SLURM no longer lists this job."),
+    "ja": ("記録された要求: パーティション small · 2 ノード · タスクあたり 4 CPU · GPU なし · "
+           "時間制限 01:00:00 · ランチャー srun", "ハンドル: SLURM ジョブ 4107",
+           "ARI の投入台帳でのみ分かるジョブです: SLURM はこのジョブをもう表示しません。"),
+}
+
+
+def test_a_run_with_a_ledger_shows_each_jobs_recorded_request_and_handle(lab_in_each_language, page):
+    """A checkpoint of the newer ARI keeps its submission ledger; on a machine without SLURM the
+    run's view still lists every job the ledger holds a handle for, each with the request ARI
+    recorded and its job id, marked as known only from the ledger; the claim that never got a
+    job id is not listed. Pictured: English in Light, 日本語 in Dark."""
+    lang, server, runs = lab_in_each_language
+    theme = {"en": "light", "ja": "dark"}[lang]
+    run = runs["failed"]
+    (run / LEDGER_FILE).write_bytes(LEDGER.read_bytes())  # ARI's default place for it
+    page.goto(server.url("/lab?reset"))
+    page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run.name}']",
+                           timeout=60_000)
+    open_run(page, run.name)
+    reproduce = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='4107']")
+    reproduce.locator(".ari-RunsPanel-recorded").wait_for(timeout=30_000)
+    jobs = page.locator(f"{PANEL} .ari-RunsPanel-job")
+    assert jobs.evaluate_all("js => js.map(j => [j.dataset.jobId, j.dataset.source])") == \
+        [["4101", "ledger"], ["4102", "ledger"], ["4107", "ledger"]]
+    request, handle, forgotten = LEDGER_SHOWN[lang]
+    assert reproduce.locator(".ari-RunsPanel-recorded").inner_text() == request
+    assert reproduce.locator(".ari-RunsPanel-handle").inner_text() == handle
+    assert page.locator(f"{PANEL} .ari-RunsPanel-forgotten").all_inner_texts() == [forgotten] * 3
+    set_theme(page, theme)
+    section = page.locator(f"{PANEL} .ari-RunsPanel-jobs")
+    section.scroll_into_view_if_needed()
+    assert page.eval_on_selector(PANEL, _PAST_EDGE) == []  # nothing cut at the panel's edge
+    shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or ARTIFACTS)
+    shots.mkdir(parents=True, exist_ok=True)
+    section.screenshot(path=str(shots / f"runs-panel-ledger-{lang}-{theme}.png"))
+    set_theme(page, "light")
+    assert_no_console_errors(page)
 
 
 def test_without_the_server_extension_the_panel_says_how_to_enable_it(tmp_path, page):

@@ -1,7 +1,9 @@
 """The answers of the Runs routes the lab extension reads, recorded from a real jupyter server.
 
-A checkpoint ``emit`` wrote (its decided record: Nodes 2), a queue holding one BFTS job of the
-run on 3 nodes and its reproduce job, and the server's answers to the panel's requests (the
+A checkpoint ``emit`` wrote (its decided record: Nodes 2) with the newer ARI's submission ledger
+(``tests/fixtures/ari_typed_hpc_v1/hpc-jobs-v1.json``: jobs SLURM no longer lists, each with its
+recorded request and handle), a queue holding one BFTS job of the run on 3 nodes and its
+reproduce job, and the server's answers to the panel's requests (the
 list, the ids, the run, a cancel) recorded in ``tests/fixtures/runs_payload.json``. This test
 holds the server to the recording's shape (every key, every JSON type, in every list item);
 ``labextension/test/payloads.test.ts`` holds the same file to the TypeScript payload types'
@@ -14,11 +16,13 @@ from repo_paths import REPO, TESTS
 import json
 import os
 import re
+import shutil
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from ari_jupyter.ari.contracts import LEDGER_FILE
 from ari_jupyter.base.verdict import ProbeResult
 from ari_jupyter.checkpoint.emit import emit_checkpoint
 from ari_jupyter.runs.jobs import SEP, current_user
@@ -27,6 +31,7 @@ from golden_support import updating
 from unit.ari.test_render import golden_state
 
 FIXTURE = TESTS / "fixtures" / "runs_payload.json"
+LEDGER = TESTS / "fixtures" / "ari_typed_hpc_v1" / "hpc-jobs-v1.json"
 PAYLOADS_TS = REPO / "labextension" / "src" / "payloads.ts"
 FINDINGS_PY = REPO / "ari_jupyter" / "runs" / "findings.py"
 PLACEHOLDER = "/srv/lab"
@@ -72,6 +77,7 @@ def answers(tmp_path_factory) -> dict:
     state = golden_state(workspace=str(workspace), provided_files=[])
     state.set_probe_result(ProbeResult("shared_fs", "ok", "shared", data={"path": str(workspace)}))
     ckpt = Path(emit_checkpoint(state).checkpoint_dir)
+    shutil.copyfile(LEDGER, ckpt / LEDGER_FILE)  # ARI's default place for it
     (tmp / "config").mkdir()
     (tmp / "config" / "ari_jupyter_config.json").write_text(
         json.dumps({"AriWizard": {"workspace_template": str(workspace)}}))
@@ -116,8 +122,13 @@ def test_the_server_answers_as_recorded(answers):
     # what the panel acts on, as recorded: the job outside, the finding offering its cancel
     status = answers["status"]
     assert [f["rule"] for f in status["findings"]] == [f["rule"] for f in recorded["status"]["findings"]]
-    assert [(j["job_id"], [o["what"] for o in j["outside"]]) for j in status["jobs"]["jobs"]] == \
-        [("61", ["nodes"]), ("62", [])]
+    # the queue's two jobs, then the ledger's three SLURM no longer lists (its claim has no job)
+    assert [(j["job_id"], j["source"], [o["what"] for o in j["outside"]])
+            for j in status["jobs"]["jobs"]] == \
+        [("61", "squeue", ["nodes"]), ("62", "squeue", []), ("4101", "ledger", []),
+         ("4102", "ledger", ["cpus", "walltime"]), ("4107", "ledger", [])]
+    assert [e["job_id"] for e in status["ledger"]["entries"]] == ["4101", "4102", "4107", ""]
+    assert status["ledger"] == recorded["status"]["ledger"]
     assert status["envelope"] == recorded["status"]["envelope"]
     assert status["lab_folder"] == "ari"
     assert answers["run_ids"] == {"run_ids": [status["run_id"]]}
