@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..checkpoint.ownership import foreign_output
 from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
@@ -210,7 +211,8 @@ class RunScope:
 
 
 def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> list[Job]:
-    """The jobs that are this run's, with their kind, output file and its tail."""
+    """The jobs that are this run's, with their kind, output file and its tail (none when the
+    file is not the user's own: ``ownership.foreign_output``)."""
     mine = []
     for job in jobs:
         kind = scope.kind_of(job)
@@ -218,7 +220,9 @@ def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> lis
             continue
         job = replace(job, kind=kind)
         output = scope.output_of(job)
-        lines = tail(Path(output), tail_lines).lines if output else ()
+        # another user's text (a planted file, a folder he can write) is never shown as the job's
+        shown = output and tail_lines and foreign_output(output) is None
+        lines = tail(Path(output), tail_lines).lines if shown else ()
         mine.append(replace(job, output=output, tail=lines))
     return mine
 
