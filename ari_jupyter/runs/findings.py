@@ -16,7 +16,7 @@ from ..i18n import Text, message
 from .jobs import Job, JobsView
 from ..ari.markers import Process, log_text
 from ..ari.resume_rule import RESUME_CONFIG, requeue_command, resume_command
-from .reading import tail
+from .reading import redaction_env, tail
 from .tree import TreeSummary
 from ..doctor.catalog import CATALOG, scan
 
@@ -101,7 +101,8 @@ def _interrupted(checkpoint: Path, tree: TreeSummary, **params) -> Finding:
 def _catalog(checkpoint: Path, log_lines: Sequence[str], tree: TreeSummary) -> list[Finding]:
     texts = [log_text(line) for line in log_lines[-200:]]
     texts += [error for _, error in tree.errors]
-    texts += list(tail(checkpoint / "repro_sandbox" / "reproduce.log", 100).lines)
+    texts += list(tail(checkpoint / "repro_sandbox" / "reproduce.log", 100,
+                       env=redaction_env(checkpoint)).lines)
     symptoms = {sig.rule: sig.symptom for sig in CATALOG}
     # Line numbers of a joined window of several files mean nothing to the reader: the
     # doctor's verdict is kept (rule, severity, cause, fix), said without them.

@@ -29,7 +29,7 @@ from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
 from ..probes.context import is_unconfigured
-from .reading import read_small_text, tail
+from .reading import read_small_text, redaction_env, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
 SEP = "\x1f"
@@ -214,6 +214,7 @@ def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> lis
     """The jobs that are this run's, with their kind, output file and its tail (none when the
     file is not the user's own: ``ownership.foreign_output``)."""
     mine = []
+    secrets = redaction_env(Path(scope.checkpoint))  # the checkpoint's own .env keys too
     for job in jobs:
         kind = scope.kind_of(job)
         if not kind:
@@ -222,7 +223,7 @@ def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> lis
         output = scope.output_of(job)
         # another user's text (a planted file, a folder he can write) is never shown as the job's
         shown = output and tail_lines and foreign_output(output) is None
-        lines = tail(Path(output), tail_lines).lines if shown else ()
+        lines = tail(Path(output), tail_lines, env=secrets).lines if shown else ()
         mine.append(replace(job, output=output, tail=lines))
     return mine
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..ari import markers
 from .jobs import JobsView, run_jobs
-from .reading import read_json, read_small_text, tail
+from .reading import read_json, read_small_text, redaction_env, tail
 from .tree import BestMetric, NodeCounts, read_tree
 from ..base.verdict import Finding, sort_findings
 from ..i18n import message, message_of, text
@@ -173,8 +173,9 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
 
     if tree.run_id and tree.run_id != path.name:
         notes.append(text("runs.note.renamed", tree_run=tree.run_id, run_id=path.name))
-    ari_log = tail(path / "ari.log", LOG_TAIL_LINES, MARKER_WINDOW)
-    handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW) if handoff else None
+    secrets = redaction_env(path)  # the checkpoint's own .env keys too
+    ari_log = tail(path / "ari.log", LOG_TAIL_LINES, MARKER_WINDOW, secrets)
+    handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW, secrets) if handoff else None
     process = markers.ari_process(path)
     handoff_process = markers.handoff_process(path)
     jobs_alive = any(job.active for job in jobs.jobs)
