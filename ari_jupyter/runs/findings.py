@@ -46,7 +46,7 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
                                    fix_id="runs.finding.pipeline_ended.fix", end=end_line[:300]))
     findings += [_outside_envelope(checkpoint, job) for job in jobs.jobs if job.outside and job.active]
     findings += [_time_limit(job, resume) for job in jobs.jobs if ended_by_time_limit(job)]
-    if jobs.scheduler == "error":
+    if jobs.scheduler in ("error", "partial"):  # a partial answer may have lost a live job
         findings.append(Finding.of("run-jobs-unknown", "warning", "runs.finding.jobs_unknown",
                                    fix_id="runs.finding.jobs_unknown.fix", problem=jobs.problem))
     findings += _catalog(checkpoint, log_lines, tree)

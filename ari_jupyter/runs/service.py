@@ -161,7 +161,7 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
         answer["skipped"] = sorted(skipped, reverse=True)
         answer["skipped_message"] = message_of(text("runs.skipped", count=len(skipped),
                                                      paths=", ".join(answer["skipped"])))
-    if first is not None and first.scheduler == "error":  # every run's job count is unknown
+    if first is not None and first.scheduler in ("error", "partial"):  # every run's count unknown
         answer.update({key: value for key, value in first.to_json().items()
                        if key in ("problem", "problem_message")})
     return answer
