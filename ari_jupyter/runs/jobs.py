@@ -29,7 +29,7 @@ from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
 from ..probes.context import is_unconfigured
-from .reading import read_small_text, redaction_env, tail
+from .reading import linked_out, read_small_text, redaction_env, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
 SEP = "\x1f"
@@ -386,6 +386,9 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
     the queue; ``scancel --user`` keeps even a race from touching another user's job."""
     if host.is_demo or recording_of(checkpoint) is not None:  # nothing of it is in a queue
         return [CancelOutcome("", "recording", text("runs.cancel.recording", run_id=Path(checkpoint).name))]
+    target = linked_out(checkpoint)
+    if target:  # its jobs would be whatever runs where the link points
+        return [CancelOutcome("", "refused", text("runs.linked_out", path=str(checkpoint), target=target))]
     scope = RunScope.of(checkpoint, user)
     outcomes: list[CancelOutcome] = []
     wanted: list[str] = []

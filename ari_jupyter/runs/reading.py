@@ -74,6 +74,16 @@ class Tail:
     exists: bool = False
 
 
+def linked_out(path: str | Path) -> str:
+    """Where ``checkpoints/<run_id>`` leads when that is outside ``checkpoints/`` ('' when it is
+    not a run folder of a ``checkpoints/`` or stays inside it)."""
+    path = Path(path).expanduser()
+    if path.parent.name != "checkpoints":
+        return ""
+    real = os.path.realpath(path)
+    return "" if os.path.dirname(real) == os.path.realpath(path.parent) else real
+
+
 def redaction_env(checkpoint: Path) -> Mapping[str, str]:
     """What a run's shown text is redacted with: this process's environment and the
     checkpoint's own ``.env`` (a key set only there, printed by an LLM client into the run's

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..ari import markers
 from .jobs import JobsView, run_jobs
-from .reading import read_json, read_small_text, redaction_env, tail
+from .reading import linked_out, read_json, read_small_text, redaction_env, tail
 from .tree import BestMetric, NodeCounts, read_tree
 from ..base.verdict import Finding, sort_findings
 from ..i18n import message, message_of, text
@@ -43,6 +43,19 @@ class NotACheckpoint(ValueError):
 
 class UnreadableCheckpoint(NotACheckpoint):
     """The directory (or what it holds) cannot be read by this user: another user's run."""
+
+
+class LinkedCheckpoint(UnreadableCheckpoint):
+    """A run folder of a workspace's ``checkpoints/`` that is a link to a folder outside it:
+    anyone who can write the workspace could point it at the user's own files (his home), which
+    would then be listed as a run, with jobs of his attributed to it and cancelled with it."""
+
+
+def refuse_linked_out(path: str | Path) -> None:
+    """Raise ``LinkedCheckpoint`` for a run folder that leads out of its ``checkpoints/``."""
+    target = linked_out(path)
+    if target:
+        raise LinkedCheckpoint(text("runs.linked_out", path=str(path), target=target))
 
 
 @dataclass(frozen=True)
@@ -136,6 +149,7 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
     """The status from the files (and the jobs, when given); never raises but NotACheckpoint
     (``UnreadableCheckpoint`` for a folder or file this user may not read)."""
     path = Path(checkpoint).expanduser()
+    refuse_linked_out(path)
     try:
         if path.is_dir() and not os.access(path, os.R_OK | os.X_OK):
             raise PermissionError(path)
