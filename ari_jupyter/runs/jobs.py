@@ -292,6 +292,37 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[l
     return kept, "ok", ""
 
 
+WORK_DIRS_FORMAT = SEP.join(("%i", "%Z"))
+"""The narrow question asked when the user's whole queue is longer than the output cap."""
+
+
+async def _squeue_of_runs(host: Host, user: str,
+                          scopes: Sequence["RunScope"]) -> tuple[list[Job], str, str]:
+    """``_squeue``, and when the user's queue is too long to be read whole: only the jobs
+    whose work dir is one of these runs' (their ids found from ids and work dirs alone, a
+    tenth of a row each), asked for by id. Still 'partial' when even that cannot be read."""
+    queued, scheduler, problem = await _squeue(host, user)
+    if scheduler != "partial" or not scopes:
+        return queued, scheduler, problem
+    argv = ["squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", WORK_DIRS_FORMAT]
+    result = await host.run(argv, timeout=COMMAND_TIMEOUT)
+    if not result.ok or result.truncated:
+        return queued, scheduler, problem
+    ids = []
+    for line in result.stdout.split("\n"):
+        job_id, sep, work_dir = line.partition(SEP)
+        if not sep or not _ROW_HEAD.match(job_id + SEP):
+            if line.strip():
+                return queued, scheduler, problem  # a row it cannot read: no better answer
+            continue
+        work = _real(work_dir.strip()) if work_dir.strip() else ""
+        if work and any(_inside(work, s.experiments) or _inside(work, s.checkpoint) for s in scopes):
+            ids.append(job_id.strip())
+    if not ids:
+        return [], "ok", ""
+    return await _squeue(host, user, ids)
+
+
 async def _sacct(host: Host, user: str, since: str) -> tuple[list[Job], str]:
     argv = ["sacct", "-u", user, "-X", "--noheader", "--parsable2", f"--format={SACCT_FORMAT}"]
     if since:
@@ -342,7 +373,7 @@ def _recorded_view(checkpoint: Path, user: str) -> JobsView | None:
 
 async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
                         with_accounting: bool, user: str) -> dict[str, JobsView]:
-    queue_task = _squeue(host, user)
+    queue_task = _squeue_of_runs(host, user, [RunScope.of(Path(c), user) for c in checkpoints])
     if with_accounting:
         (queued, scheduler, problem), (finished, accounting) = await asyncio.gather(
             queue_task, _sacct(host, user, since))
@@ -399,7 +430,7 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
         else:
             outcomes.append(CancelOutcome(job_id, "invalid", text("runs.cancel.invalid", job=job_id)))
     if job_ids is None:
-        queued, scheduler, problem = await _squeue(host, scope.user)
+        queued, scheduler, problem = await _squeue_of_runs(host, scope.user, [scope])
         if scheduler != "ok":
             return [CancelOutcome("", "error", problem)]
         wanted = [j.job_id for j in attribute(queued, scope, 0) if j.active]

@@ -38,6 +38,8 @@ argv = sys.argv[1:]
 if "-j" in argv:
     wanted = argv[argv.index("-j") + 1].split(",")
     rows = [r for r in rows if r.split("\\x1f", 1)[0] in wanted]
+if argv[argv.index("-o") + 1] == "%i\\x1f%Z":  # ids and work dirs only
+    rows = [r.split("\\x1f")[0] + "\\x1f" + r.split("\\x1f")[7] for r in rows if r]
 sys.stdout.write("".join(r + "\\n" for r in rows if r))
 """
 FAKE_SCANCEL = """#!/bin/sh
@@ -85,29 +87,58 @@ def _tree_status(ckpt: Path) -> str:
     return json.loads((ckpt / "tree.json").read_text())["nodes"][0]["status"]
 
 
-def test_a_queue_cut_at_the_output_cap_is_said_and_requeue_and_cancel_refuse_it(cut, tmp_path):
-    others = [_row(f"5000_{i}", "lr_sweep", "RUNNING",
-                   f"/home/u/projects/hyperparameter_sweeps/2026-12/config_{i:05d}/work",
-                   current_user()) for i in range(8000)]
-    rows = others + [_run_job_row(cut)]
-    assert len("\n".join(rows).encode()) > DEFAULT_OUTPUT_CAP  # the answer is really cut
+def _others(count: int) -> list[str]:
+    return [_row(f"5000_{i}", "lr_sweep", "RUNNING",
+                 f"/home/u/projects/hyperparameter_sweeps/2026-12/config_{i:05d}/work",
+                 current_user()) for i in range(count)]
+
+
+def test_a_queue_longer_than_the_output_cap_is_asked_again_for_the_runs_jobs_only(cut, tmp_path):
+    """8,000 other rows: the user-wide answer is cut, so only the run's jobs are asked for (by
+    their ids, found from ids and work dirs alone): the RUNNING job is seen, requeue refuses,
+    cancel --all cancels it and nothing else."""
+    rows = _others(8000) + [_run_job_row(cut)]
+    assert len("\n".join(rows).encode()) > DEFAULT_OUTPUT_CAP  # the whole answer would be cut
     host = _host(tmp_path, rows)
 
     view = asyncio.run(run_jobs(cut, host))
+    outcome = asyncio.run(requeue(cut, host))
+    kept = _tree_status(cut) == "running" and not (cut / BACKUP).exists()
+    cancelled = asyncio.run(cancel_jobs(cut, host, settle=0))
+    record("Attacks", "a queue longer than the output cap (the run's job last): the run's "
+           "jobs found, or the answer said partial and requeue and cancel refuse", cases=1,
+           survived=int(kept), lost=int(not kept), unit="queues")
+    assert (view.scheduler, [(j.job_id, j.state) for j in view.jobs]) == ("ok", [(RUN_JOB, "RUNNING")])
+    assert (outcome.result, outcome.message_id) == ("refused", "runs.requeue.alive"), outcome
+    assert kept
+    assert [(c.job_id, c.result) for c in cancelled] == [(RUN_JOB, "cancelled")]
+    assert (tmp_path / "scancelled").read_text().split() == ["--user", current_user(), RUN_JOB]
+
+
+def test_a_queue_too_long_even_for_the_narrow_question_is_said_and_refused(cut, tmp_path):
+    """100,000 other rows: even ids and work dirs are cut. Said as partial (status names it),
+    requeue and cancel refuse, nothing is cancelled or marked."""
+    rows = _others(100_000) + [_run_job_row(cut)]
+    host = _host(tmp_path, rows)
+
+    started = time.monotonic()
+    view = asyncio.run(run_jobs(cut, host))
+    asked = time.monotonic() - started
     status = asyncio.run(run_status(cut, host))
     cancelled = asyncio.run(cancel_jobs(cut, host, settle=0))
     outcome = asyncio.run(requeue(cut, host))
     kept = (_tree_status(cut) == "running" and not (cut / BACKUP).exists()
             and not (tmp_path / "scancelled").exists())
-    record("Attacks", "a queue longer than the output cap (8,000 rows, the run's job last): "
-           "said as partial, requeue and cancel refuse", cases=1, survived=int(kept),
-           lost=int(not kept), unit="queues")
+    record("Attacks", "a queue longer than the output cap (the run's job last): the run's "
+           "jobs found, or the answer said partial and requeue and cancel refuse", cases=1,
+           survived=int(kept), lost=int(not kept), unit="queues")
     assert (view.scheduler, view.problem.message_id) == ("partial", "runs.squeue.cut"), view
     assert "jobs of this run may be missing" in str(view.problem)
     assert "run-jobs-unknown" in [f.rule for f in status.findings]
     assert [(c.result, c.message.message_id) for c in cancelled] == [("error", "runs.squeue.cut")]
     assert (outcome.result, outcome.message_id) == ("refused", "runs.requeue.queue_unknown"), outcome
     assert kept
+    assert asked < 10, asked  # two squeue calls of a 100,000-row queue, the rest drained
 
 
 NAMES = {
