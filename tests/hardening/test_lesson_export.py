@@ -18,16 +18,15 @@ from ari_jupyter.cli import main
 from ari_jupyter.wizard import lesson_copies
 
 from .figures import record
+from test_lesson_copies import home  # noqa: F401  (the fixture: a HOME of the test's own)
 
 EDITED = '{"cells": [], "metadata": {}, "note": "the teacher\'s own edits"}\n'
 
 
 @pytest.fixture
-def teacher(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+def teacher(home):
+    """The teacher's own edited Japanese copies, and the class's shared hand-out folder."""
+    tmp_path = home.parent
     copies = lesson_copies.copies_folder("ja", teacher=True)
     copies.mkdir(parents=True)
     for name in ("01_allocation_and_hostlists.ipynb", "02_site_probes_on_demo_sites.ipynb",

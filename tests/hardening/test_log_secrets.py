@@ -74,10 +74,9 @@ def test_every_key_shape_is_masked_by_the_one_redactor():
     assert leaked == {}
 
 
-def test_a_runs_log_tail_never_shows_a_key(tmp_path):
-    ckpt = _checkpoint(tmp_path)
-    env = {**os.environ, "PATH": "/usr/bin:/bin", "SLURM_CONF": str(tmp_path / "none")}
-    shown = {
+def _shown_by_status(ckpt: Path, env: dict) -> dict[str, str]:
+    """What the status route, ``status`` and ``status --json`` show of the run."""
+    return {
         "status_json (the Runs panel's route)": json.dumps(asyncio.run(status_json(ckpt))),
         "ari-jupyter status": subprocess.run(
             [sys.executable, "-m", "ari_jupyter", "status", str(ckpt)], capture_output=True,
@@ -86,6 +85,12 @@ def test_a_runs_log_tail_never_shows_a_key(tmp_path):
             [sys.executable, "-m", "ari_jupyter", "status", "--json", str(ckpt)],
             capture_output=True, text=True, env=env, timeout=60).stdout,
     }
+
+
+def test_a_runs_log_tail_never_shows_a_key(tmp_path):
+    ckpt = _checkpoint(tmp_path)
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "SLURM_CONF": str(tmp_path / "none")}
+    shown = _shown_by_status(ckpt, env)
     assert "bfts started" in shown["ari-jupyter status --json"]  # the tail is there
     leaks = {where: secrets_in(text, _secrets()) for where, text in shown.items()}
     lost = sum(len(found) for found in leaks.values())
@@ -152,17 +157,9 @@ def test_a_key_of_the_checkpoints_own_env_never_reaches_status_or_a_job_tail(tmp
     scope = RunScope.of(ckpt)
     job = Job("12", "node_1", "RUNNING", user=scope.user,
               work_dir=str(tmp_path / "ws" / "experiments" / ckpt.name / "node_1"))
-    shown = {
-        "status_json (the Runs panel's route)": json.dumps(asyncio.run(status_json(ckpt))),
-        "ari-jupyter status": subprocess.run(
-            [sys.executable, "-m", "ari_jupyter", "status", str(ckpt)], capture_output=True,
-            text=True, env=env, timeout=60).stdout,
-        "ari-jupyter status --json": subprocess.run(
-            [sys.executable, "-m", "ari_jupyter", "status", "--json", str(ckpt)],
-            capture_output=True, text=True, env=env, timeout=60).stdout,
-        "a job's output tail": "\n".join(line for found in attribute([job], scope)
-                                         for line in found.tail),
-    }
+    shown = {**_shown_by_status(ckpt, env),
+             "a job's output tail": "\n".join(line for found in attribute([job], scope)
+                                              for line in found.tail)}
     assert "client configured" in shown["ari-jupyter status --json"]  # the tail is there
     assert "node_1: client configured" in shown["a job's output tail"]
     leaks = {where: secrets_in(text, {"env-only": ENV_ONLY_KEY}) for where, text in shown.items()}
