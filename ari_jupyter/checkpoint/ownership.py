@@ -35,7 +35,7 @@ from typing import Iterable
 from ..ari.naming import WORKSPACE_FOLDERS
 
 __all__ = ["Unsafe", "folder_on_the_way", "ours", "chain", "first_unsafe_on_the_way",
-           "owner_name", "WORKSPACE_FOLDERS", "unsafe_workspace_folders"]
+           "owner_name", "WORKSPACE_FOLDERS", "unsafe_workspace_folders", "foreign_output"]
 
 
 @dataclass(frozen=True)
@@ -187,11 +187,14 @@ def foreign_output(path: str | Path, uid: int | None = None) -> Unsafe | None:
         folder = os.stat(where.parent)
     except OSError:
         return None
-    problem = ours(where, info, uid)
-    if problem is None and not stat.S_ISREG(info.st_mode):
-        problem = Unsafe(str(where), "not_regular", owner_name(info.st_uid), _mode(info))
-    if problem is None and folder.st_uid != uid:
-        problem = Unsafe(str(where.parent), "owner", owner_name(folder.st_uid), _mode(folder))
-    if problem is None and _others_can_write(folder, uid):
-        problem = Unsafe(str(where.parent), "writable", owner_name(folder.st_uid), _mode(folder))
-    return problem
+    if stat.S_ISLNK(info.st_mode):
+        return Unsafe(str(where), "link", owner_name(info.st_uid), _mode(info))
+    if not stat.S_ISREG(info.st_mode):
+        return Unsafe(str(where), "not_regular", owner_name(info.st_uid), _mode(info))
+    # the job's umask decides the modes: written by the user's own private group is his alone
+    for place, of in ((where, info), (where.parent, folder)):
+        if of.st_uid != uid:
+            return Unsafe(str(place), "owner", owner_name(of.st_uid), _mode(of))
+        if _others_can_write(of, uid):
+            return Unsafe(str(place), "writable", owner_name(of.st_uid), _mode(of))
+    return None

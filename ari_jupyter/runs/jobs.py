@@ -300,7 +300,7 @@ async def _squeue_of_runs(host: Host, user: str,
                           scopes: Sequence["RunScope"]) -> tuple[list[Job], str, str]:
     """``_squeue``, and when the user's queue is too long to be read whole: only the jobs
     whose work dir is one of these runs' (their ids found from ids and work dirs alone, a
-    tenth of a row each), asked for by id. Still 'partial' when even that cannot be read."""
+    fraction of each row), asked for by id. Still 'partial' when even that cannot be read."""
     queued, scheduler, problem = await _squeue(host, user)
     if scheduler != "partial" or not scopes:
         return queued, scheduler, problem
