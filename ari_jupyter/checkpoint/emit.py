@@ -48,7 +48,8 @@ from ..ari.naming import is_short_name, make_run_id, slug_is_hashed, slug_names_
 from .known_workspaces import record_workspace
 from ..ari.markers import live_process
 from ..wizard.run_settings_view import handoff_key_variable
-from .ownership import WORKSPACE_FOLDERS, Unsafe, first_unsafe_on_the_way, folder_on_the_way, ours
+from .ownership import (WORKSPACE_FOLDERS, Unsafe, first_unsafe_on_the_way, folder_on_the_way,
+                        only_own_group_writes, ours)
 
 
 DIR_MODE = 0o750
@@ -177,7 +178,7 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
         opened = {}
         for parts in (*((name,) for name in WORKSPACE_FOLDERS), ("checkpoints", state.run_id)):
             opened[parts] = tree.open(parts, create=True)
-            _refuse_unsafe(ours(workspace.joinpath(*parts), os.fstat(opened[parts])))
+            _refuse_unsafe(_ours_made_private(workspace.joinpath(*parts), opened[parts]))
         ckpt_fd, launch_fd = opened[("checkpoints", state.run_id)], opened[("launch",)]
         with _exclusive_lock(launch_fd, launch_dir / f".{state.run_id}.lock", state.run_id):
             existing = [name for name in CHECKPOINT_FILES if _lexists(ckpt_fd, name)]
@@ -233,7 +234,17 @@ def _refuse_foreign_folders(tree: "_Tree", workspace: Path) -> None:
             fd = tree.open((name,), create=False)
         except FileNotFoundError:
             continue
-        _refuse_unsafe(ours(workspace / name, os.fstat(fd)))
+        _refuse_unsafe(_ours_made_private(workspace / name, fd))
+
+
+def _ours_made_private(path: Path, fd: int) -> Unsafe | None:
+    """``ours`` of an opened folder, after making 0750 one that only the user's own private
+    group could write besides him (``experiments/`` made by ARI under umask 002)."""
+    info = os.fstat(fd)
+    if only_own_group_writes(info):
+        os.fchmod(fd, DIR_MODE)
+        info = os.fstat(fd)
+    return ours(path, info)
 
 
 def _refuse_unsafe(problem: Unsafe | None) -> None:

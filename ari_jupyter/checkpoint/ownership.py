@@ -198,3 +198,12 @@ def foreign_output(path: str | Path, uid: int | None = None) -> Unsafe | None:
         if _others_can_write(of, uid):
             return Unsafe(str(place), "writable", owner_name(of.st_uid), _mode(of))
     return None
+
+
+def only_own_group_writes(info: os.stat_result, uid: int | None = None) -> bool:
+    """A folder of the user's that only his own private group can write besides him (ARI made
+    ``experiments/`` under umask 002): his alone, and safe to make 0750 like the rest."""
+    uid = os.geteuid() if uid is None else uid
+    mode = info.st_mode
+    return (info.st_uid == uid and stat.S_ISDIR(mode) and not mode & stat.S_IWOTH
+            and bool(mode & stat.S_IWGRP) and _private_group(info.st_gid, uid))
