@@ -26,6 +26,15 @@ SLUG_MAX = 40
 RUN_ID_RE = re.compile(r"^(?P<stamp>\d{14})_(?P<slug>[A-Za-z0-9_-]{1,80})$")
 DASHBOARD_RE = re.compile(r"^[0-9]{8,14}_")
 
+WORKSPACE_FOLDERS = ("checkpoints", "launch", "slurm_logs", "experiments")
+"""Every folder a run writes or reads at the workspace root: ``checkpoints/`` and ``launch/``
+(the checkpoint and the hand-off script), ``slurm_logs/`` (``SLURM_LOG_DIR``: slurmstepd opens a
+BFTS job's ``slurm_job_<id>.out`` as the user, truncating it) and ``experiments/`` (ARI's node
+work dirs, ``experiments/<run_id>/<node_id>``, where each job runs its ``run_job.sh``). ARI's
+resolver also names ``staging/``, ``paper_registry/`` and ``runs/`` there, which ``ari run``
+neither writes nor reads (its dashboard's uploads and PaperBench; the bucketed layout is
+read by no caller at ARI e41c806)."""
+
 
 class WorkspaceError(ValueError):
     """A workspace (or checkpoint) path ARI would misplace files for."""

@@ -25,6 +25,7 @@ from .choices import PARTITION_NAME, Choices
 
 if TYPE_CHECKING:
     from .decided import Decided
+from .naming import WORKSPACE_FOLDERS
 
 HANDOFF_ARI_PROFILE = "hpc"
 """``ari run --profile hpc``: HPC parsing on, hpc-skill loaded (spec §9 item 30)."""
@@ -328,7 +329,7 @@ def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: st
     is not found by name in the terminal (``emit.ari_jupyter_command``). ``files_sha256``: the
     checkpoint files written with the script (name -> sha256), given by emit; then before it
     runs anything the script stops unless each still has its hash, and unless the workspace, the folders above
-    it, ``checkpoints/``, ``launch/``, the checkpoint and its files are the user's and no other
+    it, the run's folders at its root (``naming.WORKSPACE_FOLDERS``), the checkpoint and its files are the user's and no other
     user can write them (``checkpoint/ownership.py``'s rules).
     """
     if api_key is None:
@@ -411,7 +412,8 @@ def _verify_lines(choices: Choices, checkpoint_dir: str, files_sha256: Mapping[s
                   said_as: str) -> list[str]:
     """Stop before anything runs when another user could have changed what runs: the
     workspace and the folders above it (as written and resolved) owned by the user or root and
-    writable by no one else unless sticky; ``checkpoints/``, ``launch/``, the checkpoint, its
+    writable by no one else unless sticky; the run's folders at the workspace root
+    (``checkpoints/``, ``launch/``, ``slurm_logs/``, ``experiments/``), the checkpoint, its
     files and this script the user's own and writable by no one else; each recorded file with
     its sha256. The same rules as ``checkpoint/ownership.py`` (``check-handoff``). Commands by
     ``command -p`` (the system's standard PATH), not whatever the terminal's PATH finds first."""
@@ -464,8 +466,8 @@ def _verify_lines(choices: Choices, checkpoint_dir: str, files_sha256: Mapping[s
         "}",
         f"ari_way {q(workspace)}",
         f'ari_way "$(cd -P -- {q(workspace)} && pwd -P)"',
-        f"for ari_path in {q(workspace + '/checkpoints')} {q(workspace + '/launch')} "
-        '"$ARI_CHECKPOINT_DIR" "${BASH_SOURCE[0]}"; do',
+        "for ari_path in " + " ".join(q(f"{workspace}/{name}") for name in WORKSPACE_FOLDERS)
+        + ' "$ARI_CHECKPOINT_DIR" "${BASH_SOURCE[0]}"; do',
         '  ari_check ours "$ari_path"',
         "done",
     ]

@@ -38,6 +38,8 @@ class CommandResult(NamedTuple):
     timed_out: bool = False
     elapsed: float = 0.0
     not_found: bool = False
+    truncated: bool = False
+    """stdout was longer than the host's output cap: what is kept is its beginning only."""
 
     @property
     def ok(self) -> bool:
@@ -229,6 +231,7 @@ async def run_in_group(argv: tuple[str, ...], executable: str, env: Mapping[str,
         stderr=err.text(),
         timed_out=timed_out,
         elapsed=time.monotonic() - started,
+        truncated=bool(out.dropped),
     )
 
 

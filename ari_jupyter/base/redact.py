@@ -12,7 +12,9 @@ Secrets are found three ways:
   whose name looks secret, also nested (``X=token=...``);
 - by value, whatever the name: credentials in URLs (``https://user:pw@host``, ``?api_key=``),
   ``Authorization: Bearer ...``, netrc ``password ...``, and known token shapes (``sk-``,
-  ``ghp_``, ``github_pat_``, ``glpat-``, ``AIza``, ``AKIA``, JWTs, private-key blocks...).
+  ``ghp_``, ``github_pat_``, ``glpat-``, ``AIza``, ``AKIA``, JWTs, private-key blocks, the keys
+  of the providers LiteLLM reaches: Groq ``gsk_``, Perplexity ``pplx-``, Replicate ``r8_``,
+  Fireworks ``fw_``, Cerebras ``csk-``...), and a quoted key after "Invalid key".
 """
 from __future__ import annotations
 
@@ -56,6 +58,16 @@ _TOKEN_SHAPES = tuple((literal, re.compile(shape)) for literal, shape in (
     ("npm_", r"\bnpm_[A-Za-z0-9]{36}\b"),  # npm
     ("pypi-", r"\bpypi-[A-Za-z0-9_\-]{50,}"),  # PyPI
     ("eyJ", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),  # JWT
+    # The other providers LiteLLM reaches:
+    ("gsk_", r"\bgsk_[A-Za-z0-9]{20,}"),  # Groq
+    ("pplx-", r"\bpplx-[A-Za-z0-9]{20,}"),  # Perplexity
+    ("r8_", r"\br8_[A-Za-z0-9]{20,}"),  # Replicate
+    ("fw_", r"\bfw_[A-Za-z0-9]{20,}"),  # Fireworks
+    ("csk-", r"\bcsk-[A-Za-z0-9]{20,}"),  # Cerebras
+    # A bare quoted key a provider echoes back: "Invalid key 'abc...'" (the quotes go too)
+    ("nvalid", r"(?:(?<=[Ii]nvalid key )|(?<=[Ii]nvalid key: )|(?<=[Ii]nvalid key=)"
+               r"|(?<=[Ii]nvalid API key )|(?<=[Ii]nvalid API key: ))"
+               r"(?P<q>['\"`])[A-Za-z0-9_.\-]{12,}(?P=q)"),
 ))
 # A line is searched for secret pairs only when it holds one of these (lower case).
 _LINE_WORDS = ("token", "secret", "pass", "pwd", "key", "auth", "credential", "cookie",

@@ -38,7 +38,7 @@ from ..ari.decided import decide
 from ..ari.install import NO_ARI, find_ari_workflow
 from ..i18n import message, message_of, text
 from ..wizard.state import WizardState
-from ..ari.arguments import BFTS_ENV_FILE, slurm_log_dir_of
+from ..ari.arguments import BFTS_ENV_FILE
 from ..ari.choices import Choices
 from ..ari.judge import probe_is_for
 from ..base.files import NotARegularFile, Target, copy_entry, remove_stale_temps, write_all
@@ -52,7 +52,8 @@ from ..ari.naming import is_short_name, make_run_id, slug_is_hashed, slug_names_
 from .known_workspaces import record_workspace
 from ..ari.markers import live_process
 from ..wizard.run_settings_view import handoff_key_variable
-from .ownership import Unsafe, first_unsafe_on_the_way, folder_on_the_way, ours
+from .ownership import (WORKSPACE_FOLDERS, Unsafe, first_unsafe_on_the_way, folder_on_the_way,
+                        only_own_group_writes, ours)
 
 
 DIR_MODE = 0o750
@@ -173,12 +174,15 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
     _make_dirs(workspace)
     with _Tree(workspace) as tree:
         _refuse_unsafe(folder_on_the_way(workspace, os.fstat(tree.root_fd)))
-        # checkpoints/ and launch/ are this user's, made by this emit or checked before anything
-        # is made in them: one another user made first (a world-writable sticky workspace) is refused
+        # The run's folders at the workspace root (checkpoints/, launch/, slurm_logs/,
+        # experiments/) are this user's, made by this emit or checked before anything is made
+        # in them: one another user made first (a world-writable sticky workspace) is refused,
+        # and before any of them is made.
+        _refuse_foreign_folders(tree, workspace)
         opened = {}
-        for parts in (("checkpoints",), ("launch",), ("checkpoints", state.run_id)):
+        for parts in (*((name,) for name in WORKSPACE_FOLDERS), ("checkpoints", state.run_id)):
             opened[parts] = tree.open(parts, create=True)
-            _refuse_unsafe(ours(workspace.joinpath(*parts), os.fstat(opened[parts])))
+            _refuse_unsafe(_ours_made_private(workspace.joinpath(*parts), opened[parts]))
         ckpt_fd, launch_fd = opened[("checkpoints", state.run_id)], opened[("launch",)]
         with _exclusive_lock(launch_fd, launch_dir / f".{state.run_id}.lock", state.run_id):
             existing = [name for name in CHECKPOINT_FILES if _lexists(ckpt_fd, name)]
@@ -201,9 +205,6 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             remove_stale_temps(launch_fd, (script.name,))  # launch/ is shared with other run ids
             if "workflow.yaml" in existing and "workflow.yaml" not in contents:
                 os.unlink("workflow.yaml", dir_fd=ckpt_fd)
-            log_dir = slurm_log_dir_of(state.workspace)
-            if log_dir:
-                tree.open(Path(log_dir).relative_to(workspace).parts, create=True)
 
             written: dict[str, str] = {}
             items: list[tuple[Target, bytes, int]] = []
@@ -227,6 +228,27 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             files.append(str(script))
 
     return files, written, backup_dir
+
+
+def _refuse_foreign_folders(tree: "_Tree", workspace: Path) -> None:
+    """Refuse when one of the run's folders at the workspace root is there already and is not
+    this user's alone (checked before emit makes the missing ones)."""
+    for name in WORKSPACE_FOLDERS:
+        try:
+            fd = tree.open((name,), create=False)
+        except FileNotFoundError:
+            continue
+        _refuse_unsafe(_ours_made_private(workspace / name, fd))
+
+
+def _ours_made_private(path: Path, fd: int) -> Unsafe | None:
+    """``ours`` of an opened folder, after making 0750 one that only the user's own private
+    group could write besides him (``experiments/`` made by ARI under umask 002)."""
+    info = os.fstat(fd)
+    if only_own_group_writes(info):
+        os.fchmod(fd, DIR_MODE)
+        info = os.fstat(fd)
+    return ours(path, info)
 
 
 def _refuse_unsafe(problem: Unsafe | None) -> None:

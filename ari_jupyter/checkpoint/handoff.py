@@ -45,7 +45,7 @@ from ..ari.time_fit import clock, idle_cull_finding, search_seconds, time_fit_fi
 from ..wizard.run_settings_view import ari_default_llm
 from ..slurm.allocation import Allocation
 from ..probes import ProbeContext, run_probes
-from .ownership import Unsafe, first_unsafe_on_the_way, ours, unsafe_entries
+from .ownership import Unsafe, first_unsafe_on_the_way, ours, unsafe_entries, unsafe_workspace_folders
 
 
 CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "api_key", "shared_fs",
@@ -454,14 +454,15 @@ async def _check_script(script: Path, ckpt: Path, timeout: float) -> ProbeResult
 def unsafe_handoff(script: Path, ckpt: Path) -> list[dict]:
     """What lets another user change what the hand-off runs, as messages (none: safe). The
     rules the script itself checks before it runs anything (``checkpoint/ownership.py``): the
-    workspace and the folders above it, ``checkpoints/``, ``launch/``, the checkpoint, its
+    workspace and the folders above it, the run's folders at its root (``WORKSPACE_FOLDERS``), the checkpoint, its
     files and the script; and the script's sha256 against the one launch_config.json records."""
     workspace = ckpt.parent.parent
     problems: list[Unsafe] = []
     way = first_unsafe_on_the_way(workspace)
     if way is not None:
         problems.append(way)
-    for path in (workspace / "checkpoints", workspace / "launch", ckpt):
+    problems += unsafe_workspace_folders(workspace)  # checkpoints/, launch/, slurm_logs/, experiments/
+    for path in (ckpt,):
         try:
             problem = ours(path, os.lstat(path))
         except OSError:

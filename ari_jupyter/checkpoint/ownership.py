@@ -15,6 +15,11 @@ A group-shared workspace without the sticky bit (mode 2770) lets any member rena
 ``launch/`` and put his own script where the hand-off command points; a world-writable sticky
 one (1777) lets him make ``launch/`` or ``checkpoints/`` before the user's first Write. Both
 are refused with how to fix the workspace.
+
+The folders of ours at the workspace root are every one the run writes or reads there
+(``ari/naming.WORKSPACE_FOLDERS``: ``checkpoints/``, ``launch/``, ``slurm_logs/``,
+``experiments/``); another user's ``slurm_logs/`` lets him plant a job's output as a link to the
+user's file (slurmstepd truncates it) or its text, his ``experiments/`` a node's ``run_job.sh``.
 """
 from __future__ import annotations
 
@@ -27,8 +32,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
+from ..ari.naming import WORKSPACE_FOLDERS
+
 __all__ = ["Unsafe", "folder_on_the_way", "ours", "chain", "first_unsafe_on_the_way",
-           "owner_name"]
+           "owner_name", "WORKSPACE_FOLDERS", "unsafe_workspace_folders", "foreign_output"]
 
 
 @dataclass(frozen=True)
@@ -152,3 +159,51 @@ def unsafe_entries(directory: str | Path, names: Iterable[str], uid: int | None 
         if problem is not None:
             out.append(problem)
     return out
+
+
+def unsafe_workspace_folders(workspace: str | Path, uid: int | None = None) -> list[Unsafe]:
+    """The folders of ``WORKSPACE_FOLDERS`` in ``workspace`` that break the rule for ours, a
+    symbolic link among them (missing: fine, emit makes them)."""
+    out = []
+    for name in WORKSPACE_FOLDERS:
+        where = Path(workspace) / name
+        try:
+            problem = ours(where, os.lstat(where), uid)
+        except OSError:
+            continue
+        if problem is not None:
+            out.append(problem)
+    return out
+
+
+def foreign_output(path: str | Path, uid: int | None = None) -> Unsafe | None:
+    """Why a job's output file is not the user's own to show (None: it is): a link, not a
+    regular file, another user's, or in a folder another user owns or can write (he could
+    have put any text there). A missing file is None (nothing to show)."""
+    uid = os.geteuid() if uid is None else uid
+    where = Path(path)
+    try:
+        info = os.lstat(where)
+        folder = os.stat(where.parent)
+    except OSError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return Unsafe(str(where), "link", owner_name(info.st_uid), _mode(info))
+    if not stat.S_ISREG(info.st_mode):
+        return Unsafe(str(where), "not_regular", owner_name(info.st_uid), _mode(info))
+    # the job's umask decides the modes: written by the user's own private group is his alone
+    for place, of in ((where, info), (where.parent, folder)):
+        if of.st_uid != uid:
+            return Unsafe(str(place), "owner", owner_name(of.st_uid), _mode(of))
+        if _others_can_write(of, uid):
+            return Unsafe(str(place), "writable", owner_name(of.st_uid), _mode(of))
+    return None
+
+
+def only_own_group_writes(info: os.stat_result, uid: int | None = None) -> bool:
+    """A folder of the user's that only his own private group can write besides him (ARI made
+    ``experiments/`` under umask 002): his alone, and safe to make 0750 like the rest."""
+    uid = os.geteuid() if uid is None else uid
+    mode = info.st_mode
+    return (info.st_uid == uid and stat.S_ISDIR(mode) and not mode & stat.S_IWOTH
+            and bool(mode & stat.S_IWGRP) and _private_group(info.st_gid, uid))

@@ -25,7 +25,7 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
     names = _HEADER if len(workspaces) == 1 else (*_HEADER[:-1], "workspace", _HEADER[-1])
     header = tuple(t(f"runs.header.{name}", lang) for name in names)
     # without an answer from squeue no count is known: "?" as `status` says "unknown", never 0
-    known = answer.get("scheduler") not in ("absent", "error")
+    known = answer.get("scheduler") not in ("absent", "error", "partial")
     body = [(r["run_id"], phase_text(r["phase"], lang),
              f"{r['nodes']['done']}/{r['nodes']['failed']}/{r['nodes']['running']}/{r['nodes']['total']}",
              best_text(r["best_metric"]), str(r["jobs"]) if known else "?", r["updated_at"][:19],
@@ -36,8 +36,9 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
              + "  " + row[-1] for row in [header, *body]]
     if answer.get("scheduler") == "absent":
         lines.append(t("runs.no_slurm", lang))
-    elif answer.get("scheduler") == "error":
-        lines.append(t("runs.squeue_failed", lang, problem=_in_lang(
+    elif answer.get("scheduler") in ("error", "partial"):
+        lines.append(t(f"runs.squeue_{'failed' if answer['scheduler'] == 'error' else 'partial'}",
+                       lang, problem=_in_lang(
             answer.get("problem", ""), answer.get("problem_message"), lang)))
     return "\n".join(lines)
 
@@ -76,12 +77,13 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en",
     lines = []
     if jobs["scheduler"] == "absent" and not jobs.get("problem"):
         lines.append(t("runs.jobs.no_squeue", lang))
-    elif jobs["scheduler"] in ("absent", "error"):  # why: squeue missing, unconfigured, failing
+    elif jobs["scheduler"] in ("absent", "error", "partial"):  # why: squeue missing, failing, cut
         lines.append(t("runs.jobs.error", lang,
                        problem=_in_lang(jobs["problem"], jobs.get("problem_message"), lang)))
-    elif not jobs["jobs"]:
+    listed = jobs["scheduler"] not in ("absent", "error")  # a partial answer lists what it read
+    if listed and not jobs["jobs"] and jobs["scheduler"] != "partial":
         lines.append(t("runs.jobs.demo_none" if jobs["scheduler"] == "recording" else "runs.jobs.none", lang))
-    else:
+    elif listed and jobs["jobs"]:
         lines.append(t("runs.jobs.recorded_header" if jobs["scheduler"] == "recording"
                        else "runs.jobs.header", lang))
         for job in jobs["jobs"]:

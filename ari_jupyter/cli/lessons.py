@@ -96,17 +96,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(directory, teacher: bool, lang: str) -> int:
-    from ..i18n import LANGUAGES, t  # cold start: not at every command's start
-    from ..wizard.lessons import packaged_lessons  # cold start: not at every command's start
+    from ..i18n import t  # cold start: not at every command's start
     # cold start: not at every command's start
-    from ..wizard.lesson_copies import _dump, _write, as_placed
+    from ..wizard.lesson_copies import ExportRefused, LessonsRefused, export_lessons
 
-    count = 0
-    for notebook_lang in LANGUAGES:
-        folder = directory if notebook_lang == "en" else directory / notebook_lang
-        for source in packaged_lessons(notebook_lang):
-            _write(folder / source.name, _dump(as_placed(source, teacher)), exclusive=False)
-            count += 1
+    try:
+        count = export_lessons(directory, teacher)
+    except LessonsRefused as exc:
+        print("ari-jupyter lessons: " + t("cli.lab.lessons_in_git", lang, folder=str(exc.folder),
+                                            tree=str(exc.tree)), file=sys.stderr)
+        return 1
+    except ExportRefused as exc:
+        print("ari-jupyter lessons: " + t(f"cli.lessons.export_refused.{exc.why}", lang,
+                                            folder=str(exc.folder), owner=exc.owner), file=sys.stderr)
+        return 1
     version = t("cli.lessons.version_teacher" if teacher else "cli.lessons.version_student", lang)
     print(t("cli.lessons.exported", lang, count=count, version=version, folder=str(directory)))
     return 0

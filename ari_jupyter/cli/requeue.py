@@ -20,6 +20,9 @@ def register(subparsers) -> None:
         "command that continues the run is printed. Nothing is "
         "changed while ARI or a job of the run is alive, or for a run that is not yours.")
     parser.add_argument("checkpoint", metavar="CHECKPOINT")
+    parser.add_argument("--force", action="store_true",
+                        help="requeue although the run's files changed in the last minutes or its "
+                        ".ari_pid names a pid not running here (after checking that it no longer runs)")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.set_defaults(handler=run)
 
@@ -28,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from ..runs.requeue import requeue  # cold start: not at every command's start
 
     lang = output_lang(args)
-    outcome = asyncio.run(requeue(args.checkpoint))
+    outcome = asyncio.run(requeue(args.checkpoint, force=args.force))
     said = t(outcome.message_id, lang, **outcome.params)
     if args.json:
         print(json.dumps({**outcome.to_json(), "message": t(outcome.message_id, "en", **outcome.params)},

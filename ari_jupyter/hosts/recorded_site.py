@@ -213,4 +213,5 @@ class RecordedSite(Host):
             stdout=cap_text(recorded.stdout, self.output_cap),
             stderr=cap_text(recorded.stderr, self.output_cap),
             elapsed=time.monotonic() - started,
+            truncated=len(recorded.stdout.encode("utf-8", errors="replace")) > self.output_cap,
         )

@@ -16,7 +16,7 @@ from ..i18n import Text, message
 from .jobs import Job, JobsView
 from ..ari.markers import Process, log_text
 from ..ari.resume_rule import RESUME_CONFIG, requeue_command, resume_command
-from .reading import tail
+from .reading import redaction_env, tail
 from .tree import TreeSummary
 from ..doctor.catalog import CATALOG, scan
 
@@ -46,7 +46,7 @@ def run_findings(checkpoint: Path, *, phase: str, tree: TreeSummary, process: Pr
                                    fix_id="runs.finding.pipeline_ended.fix", end=end_line[:300]))
     findings += [_outside_envelope(checkpoint, job) for job in jobs.jobs if job.outside and job.active]
     findings += [_time_limit(job, resume) for job in jobs.jobs if ended_by_time_limit(job)]
-    if jobs.scheduler == "error":
+    if jobs.scheduler in ("error", "partial"):  # a partial answer may have lost a live job
         findings.append(Finding.of("run-jobs-unknown", "warning", "runs.finding.jobs_unknown",
                                    fix_id="runs.finding.jobs_unknown.fix", problem=jobs.problem))
     findings += _catalog(checkpoint, log_lines, tree)
@@ -101,7 +101,8 @@ def _interrupted(checkpoint: Path, tree: TreeSummary, **params) -> Finding:
 def _catalog(checkpoint: Path, log_lines: Sequence[str], tree: TreeSummary) -> list[Finding]:
     texts = [log_text(line) for line in log_lines[-200:]]
     texts += [error for _, error in tree.errors]
-    texts += list(tail(checkpoint / "repro_sandbox" / "reproduce.log", 100).lines)
+    texts += list(tail(checkpoint / "repro_sandbox" / "reproduce.log", 100,
+                       env=redaction_env(checkpoint)).lines)
     symptoms = {sig.rule: sig.symptom for sig in CATALOG}
     # Line numbers of a joined window of several files mean nothing to the reader: the
     # doctor's verdict is kept (rule, severity, cause, fix), said without them.

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..checkpoint.ownership import foreign_output
 from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
 from ..probes.context import is_unconfigured
-from .reading import read_small_text, tail
+from .reading import linked_out, read_small_text, redaction_env, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
 SEP = "\x1f"
@@ -98,8 +99,11 @@ class JobsView:
 
     jobs: tuple[Job, ...] = ()
     scheduler: str = "ok"
-    """'ok', 'absent' (no squeue here), 'error' (squeue failed: ``problem`` says why) or
-    'recording' (a demo site or a recorded run: the jobs are the recording's, SLURM not asked)."""
+    """'ok', 'absent' (no squeue here), 'error' (squeue failed: ``problem`` says why),
+    'partial' (squeue answered, but not all of it could be read: its output was cut at the
+    output cap, or rows could not be read; the jobs listed are the ones read, others of the run
+    may be missing, ``problem`` says why) or 'recording' (a demo site or a recorded run: the
+    jobs are the recording's, SLURM not asked)."""
     problem: str = ""
     accounting: str = "unknown"
     """'yes' (sacct answered), 'no' (no accounting storage: finished jobs are not listed)."""
@@ -121,18 +125,53 @@ def current_user() -> str:
 
 def parse_squeue(text: str) -> list[Job]:
     """Rows of ``squeue -h -o SQUEUE_FORMAT`` (or its first 8 fields, as recorded before the
-    envelope's were added); malformed rows are skipped."""
+    envelope's were added); rows that cannot be read are skipped (``read_squeue`` counts them)."""
+    return read_squeue(text)[0]
+
+
+_ROW_HEAD = re.compile(r"[0-9]+(?:_[0-9]+|_\[[^\x1f\n]*\])?\x1f")
+"""How a row starts: a job id (an array's task, or its pending tasks collapsed) and the separator."""
+_STATE = re.compile(r"[A-Z][A-Z_]*(?: .*)?")
+
+
+def read_squeue(text: str) -> tuple[list[Job], int]:
+    """``parse_squeue``'s jobs and how many rows could not be read. A job name is free text:
+    one holding the separator keeps its row (the other fields are counted from both ends), one
+    holding a line break keeps it too (a line that does not start a row continues the one
+    before; only ``\\n`` ends a line, so a ``\\r`` never does). A row still unreadable is counted,
+    never silently dropped: a caller must not take the answer for the whole queue."""
+    rows: list[str] = []
+    unreadable = 0
+    for line in text.split("\n"):
+        if _ROW_HEAD.match(line):
+            rows.append(line)
+        elif rows and line:
+            rows[-1] += "\n" + line
+        elif line.strip():
+            unreadable += 1
     jobs = []
-    for line in text.splitlines():
-        parts = [p.strip() for p in line.split(SEP)]
-        if len(parts) not in (8, len(SQUEUE_FIELDS)) or not _JOB_ID.match(parts[0]):
-            continue
-        job_id, name, state, elapsed, nodes, where, user, work_dir = parts[:8]
-        partition, cpus, tres, limit = parts[8:] or ("", "", "", "")
-        jobs.append(Job(job_id, name, state, elapsed, nodes, where, user, work_dir,
-                        partition=partition, cpus_per_node=cpus, tres_per_node=tres,
-                        time_limit=limit))
-    return jobs
+    for row in rows:
+        job = _job_of_row(row.split(SEP))
+        if job is None:
+            unreadable += 1
+        elif _JOB_ID.match(job.job_id):  # a collapsed array of pending tasks is left out, as before
+            jobs.append(job)
+    return jobs, unreadable
+
+
+def _job_of_row(parts: list[str]) -> Job | None:
+    width = len(SQUEUE_FIELDS) if len(parts) >= len(SQUEUE_FIELDS) else 8
+    if len(parts) < 8:
+        return None
+    extra = len(parts) - width  # separators inside the job name
+    name = SEP.join(parts[1:2 + extra])
+    job_id, state, elapsed, nodes, where, user, work_dir = (
+        p.strip() for p in (parts[0], *parts[2 + extra:8 + extra]))
+    if not _STATE.fullmatch(state):
+        return None
+    partition, cpus, tres, limit = (p.strip() for p in parts[8 + extra:]) if width > 8 else ("",) * 4
+    return Job(job_id, name.strip(), state, elapsed, nodes, where, user, work_dir,
+               partition=partition, cpus_per_node=cpus, tres_per_node=tres, time_limit=limit)
 
 
 def parse_sacct(text: str) -> list[Job]:
@@ -210,15 +249,19 @@ class RunScope:
 
 
 def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> list[Job]:
-    """The jobs that are this run's, with their kind, output file and its tail."""
+    """The jobs that are this run's, with their kind, output file and its tail (none when the
+    file is not the user's own: ``ownership.foreign_output``)."""
     mine = []
+    secrets = redaction_env(Path(scope.checkpoint))  # the checkpoint's own .env keys too
     for job in jobs:
         kind = scope.kind_of(job)
         if not kind:
             continue
         job = replace(job, kind=kind)
         output = scope.output_of(job)
-        lines = tail(Path(output), tail_lines).lines if output else ()
+        # another user's text (a planted file, a folder he can write) is never shown as the job's
+        shown = output and tail_lines and foreign_output(output) is None
+        lines = tail(Path(output), tail_lines, env=secrets).lines if shown else ()
         mine.append(replace(job, output=output, tail=lines))
     return mine
 
@@ -240,8 +283,44 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[l
             return [], "ok", ""  # the job has left the queue
         last = said.splitlines()[-1] if said else f"exit {result.returncode}"
         return [], "error", text("runs.squeue.failed", output=last[-300:])
-    return [job for job in parse_squeue(result.stdout)
-            if job.active or (job.state.split() or [""])[0] in ENDED_KEPT], "ok", ""
+    jobs, unreadable = read_squeue(result.stdout)
+    kept = [job for job in jobs if job.active or (job.state.split() or [""])[0] in ENDED_KEPT]
+    if result.truncated:
+        return kept, "partial", text("runs.squeue.cut", rows=len(jobs))
+    if unreadable:
+        return kept, "partial", text("runs.squeue.unreadable_rows", count=unreadable)
+    return kept, "ok", ""
+
+
+WORK_DIRS_FORMAT = SEP.join(("%i", "%Z"))
+"""The narrow question asked when the user's whole queue is longer than the output cap."""
+
+
+async def _squeue_of_runs(host: Host, user: str,
+                          scopes: Sequence["RunScope"]) -> tuple[list[Job], str, str]:
+    """``_squeue``, and when the user's queue is too long to be read whole: only the jobs
+    whose work dir is one of these runs' (their ids found from ids and work dirs alone, a
+    fraction of each row), asked for by id. Still 'partial' when even that cannot be read."""
+    queued, scheduler, problem = await _squeue(host, user)
+    if scheduler != "partial" or not scopes:
+        return queued, scheduler, problem
+    argv = ["squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", WORK_DIRS_FORMAT]
+    result = await host.run(argv, timeout=COMMAND_TIMEOUT)
+    if not result.ok or result.truncated:
+        return queued, scheduler, problem
+    ids = []
+    for line in result.stdout.split("\n"):
+        job_id, sep, work_dir = line.partition(SEP)
+        if not sep or not _ROW_HEAD.match(job_id + SEP):
+            if line.strip():
+                return queued, scheduler, problem  # a row it cannot read: no better answer
+            continue
+        work = _real(work_dir.strip()) if work_dir.strip() else ""
+        if work and any(_inside(work, s.experiments) or _inside(work, s.checkpoint) for s in scopes):
+            ids.append(job_id.strip())
+    if not ids:
+        return [], "ok", ""
+    return await _squeue(host, user, ids)
 
 
 async def _sacct(host: Host, user: str, since: str) -> tuple[list[Job], str]:
@@ -294,7 +373,7 @@ def _recorded_view(checkpoint: Path, user: str) -> JobsView | None:
 
 async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
                         with_accounting: bool, user: str) -> dict[str, JobsView]:
-    queue_task = _squeue(host, user)
+    queue_task = _squeue_of_runs(host, user, [RunScope.of(Path(c), user) for c in checkpoints])
     if with_accounting:
         (queued, scheduler, problem), (finished, accounting) = await asyncio.gather(
             queue_task, _sacct(host, user, since))
@@ -338,6 +417,9 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
     the queue; ``scancel --user`` keeps even a race from touching another user's job."""
     if host.is_demo or recording_of(checkpoint) is not None:  # nothing of it is in a queue
         return [CancelOutcome("", "recording", text("runs.cancel.recording", run_id=Path(checkpoint).name))]
+    target = linked_out(checkpoint)
+    if target:  # its jobs would be whatever runs where the link points
+        return [CancelOutcome("", "refused", text("runs.linked_out", path=str(checkpoint), target=target))]
     scope = RunScope.of(checkpoint, user)
     outcomes: list[CancelOutcome] = []
     wanted: list[str] = []
@@ -348,7 +430,7 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
         else:
             outcomes.append(CancelOutcome(job_id, "invalid", text("runs.cancel.invalid", job=job_id)))
     if job_ids is None:
-        queued, scheduler, problem = await _squeue(host, scope.user)
+        queued, scheduler, problem = await _squeue_of_runs(host, scope.user, [scope])
         if scheduler != "ok":
             return [CancelOutcome("", "error", problem)]
         wanted = [j.job_id for j in attribute(queued, scope, 0) if j.active]
@@ -361,7 +443,11 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
                                                 and "Invalid job id" not in result.output):
         return outcomes + [CancelOutcome(j, "error", text("runs.cancel.squeue_silent"))
                            for j in wanted]
-    current = {j.job_id: j for j in parse_squeue(result.stdout if result.returncode == 0 else "")}
+    rows, unreadable = read_squeue(result.stdout if result.returncode == 0 else "")
+    if result.truncated or unreadable:
+        return outcomes + [CancelOutcome(j, "error", text("runs.cancel.squeue_partial"))
+                           for j in wanted]
+    current = {j.job_id: j for j in rows}
     to_cancel = []
     for job_id in wanted:
         job = current.get(job_id)

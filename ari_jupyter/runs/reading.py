@@ -11,8 +11,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
-from typing import Any
+from typing import Any, Mapping
 
+from ..ari.dotenv import read_dotenv
 from ..base.redact import redact
 
 JSON_CAP = 256 * 1024 * 1024
@@ -73,15 +74,34 @@ class Tail:
     exists: bool = False
 
 
-def tail(path: Path, max_lines: int = 40, max_bytes: int = TAIL_BYTES) -> Tail:
+def linked_out(path: str | Path) -> str:
+    """Where ``checkpoints/<run_id>`` leads when that is outside ``checkpoints/`` ('' when it is
+    not a run folder of a ``checkpoints/`` or stays inside it)."""
+    path = Path(path).expanduser()
+    if path.parent.name != "checkpoints":
+        return ""
+    real = os.path.realpath(path)
+    return "" if os.path.dirname(real) == os.path.realpath(path.parent) else real
+
+
+def redaction_env(checkpoint: Path) -> Mapping[str, str]:
+    """What a run's shown text is redacted with: this process's environment and the
+    checkpoint's own ``.env`` (a key set only there, printed by an LLM client into the run's
+    log or a job's output, is masked by its value whatever its shape)."""
+    return {**os.environ, **read_dotenv(Path(checkpoint) / ".env")}
+
+
+def tail(path: Path, max_lines: int = 40, max_bytes: int = TAIL_BYTES,
+         env: Mapping[str, str] | None = None) -> Tail:
     """The last ``max_lines`` complete lines within the last ``max_bytes`` of ``path``.
 
     Reads from the end only, so a 2 GB log costs the same as a small one. A line cut at the
     start of the window is dropped; undecodable bytes are replaced; NUL runs (a sparse or
     preallocated file) are skipped. Only a regular file is read (a FIFO named like a log never
     blocks). The lines pass through the one redactor (``redact``, with this process's
-    environment): a key an LLM client printed ("Incorrect API key provided: sk-...") or an
-    ``Authorization:`` header never reaches ``status``, its JSON or the Runs panel.
+    environment, or ``env``: ``redaction_env``): a key an LLM client printed ("Incorrect API
+    key provided: sk-...") or an ``Authorization:`` header never reaches ``status``, its JSON
+    or the Runs panel.
     """
     try:
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
@@ -103,7 +123,7 @@ def tail(path: Path, max_lines: int = 40, max_bytes: int = TAIL_BYTES) -> Tail:
         lines = lines[:-1]
     cleaned = [line.rstrip("\r") for line in lines if line.strip("\x00 \r")]
     shown = "\n".join(line.replace("\x00", "") for line in cleaned[-max_lines:])
-    return Tail(tuple(redact(shown, os.environ).split("\n")) if shown else (),
+    return Tail(tuple(redact(shown, os.environ if env is None else env).split("\n")) if shown else (),
                 stat.st_size, stat.st_mtime, True)
 
 

@@ -7,23 +7,33 @@ nodes failed the way ARI does, in tree.json, crash-safely, keeping the tree as i
 (``resume.yaml``: ARI's resume would otherwise explore with its defaults). It refuses, changing nothing, while anything of the run is alive
 (ARI's process, the hand-off, a job of the run in the queue, or a queue it cannot ask), and for a
 run this user cannot read or does not own (the checkpoint's ownership rules).
+
+What this machine cannot see may still run: ``ari run`` on the allocation's node (its ``.ari_pid``
+names a pid that is not running here, and ARI removes that file when it exits), or a job the
+queue did not show at that moment. So it also refuses while the run's files changed in the last
+``RECENT_SECONDS`` or its ``.ari_pid`` names a pid not running here, saying the evidence, unless
+the user confirms (``force``: ``ari-jupyter requeue --force``).
 """
 from __future__ import annotations
 
 import json
 import os
+import socket
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ..ari.dotenv import read_dotenv
+from ..ari.markers import PID_FILE, ari_process
 from ..ari.resume_rule import (RESUME_CONFIG, bfts_scope, left_running, mark_left_running_failed,
-                               resume_command, resume_config)
+                               requeue_command, resume_command, resume_config)
 from ..base.files import write_all
 from ..checkpoint.ownership import ours, unsafe_entries
 from ..hosts.host import Host, LocalHost
-from ..i18n import message_of
+from ..i18n import message, message_of
+from .jobs import workspace_root
 from .reading import read_json, read_small_text
 from .status import NotACheckpoint, run_status
 
@@ -31,6 +41,10 @@ TREE = "tree.json"
 BACKUP = "tree.json.before-requeue"
 TREE_CAP = 64 * 1024 * 1024
 WORKFLOW_CAP = 4 * 1024 * 1024
+RECENT_SECONDS = 300
+"""A run whose files changed this recently may still be running where this machine cannot see."""
+SCAN_LIMIT = 4096
+"""How many entries of the run's folders are looked at for the newest change."""
 
 
 @dataclass(frozen=True)
@@ -79,9 +93,53 @@ def _scope_config(path: Path) -> list[tuple[Path, bytes, int]]:
     return [(path / RESUME_CONFIG, config.encode(), 0o600)]
 
 
+def _newest_change(path: Path) -> tuple[str, float]:
+    """The entry of the checkpoint or of the run's node work dirs (``experiments/<run_id>/`` and
+    each node's folder) changed last, and when; links are not followed, at most SCAN_LIMIT."""
+    newest, when, seen = "", 0.0, 0
+    node_dirs = workspace_root(path) / "experiments" / path.name
+    folders = [path, node_dirs]
+    while folders and seen < SCAN_LIMIT:
+        folder = folders.pop(0)
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if seen > SCAN_LIMIT:
+                    break
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if info.st_mtime > when:
+                    newest, when = entry.path, info.st_mtime
+                if folder == node_dirs and entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+    return newest, when
+
+
+def still_running_evidence(path: Path, now: float | None = None) -> list[dict]:
+    """Why the run may still be running where this machine cannot see (none: no such sign)."""
+    now = time.time() if now is None else now
+    evidence = []
+    newest, when = _newest_change(path)
+    if newest and now - when < RECENT_SECONDS:
+        evidence.append(message("runs.requeue.evidence.recent", path=newest,
+                                seconds=max(0, int(now - when)), minutes=RECENT_SECONDS // 60))
+    process = ari_process(path)
+    if process.pid is not None and not process.alive:
+        evidence.append(message("runs.requeue.evidence.pid", path=str(path / PID_FILE),
+                                pid=process.pid, host=socket.gethostname() or "localhost"))
+    return evidence
+
+
 async def requeue(checkpoint: str | Path, host: Host | None = None,
-                  now: datetime | None = None) -> Requeue:
-    """Mark the run's nodes left ``running`` failed, or say why not; see the module's doc."""
+                  now: datetime | None = None, *, force: bool = False) -> Requeue:
+    """Mark the run's nodes left ``running`` failed, or say why not; see the module's doc.
+    ``force``: the user confirmed, with the evidence shown, that the run no longer runs."""
     path = Path(checkpoint).expanduser().absolute()
     tree_unreadable = (path / TREE).exists() and not os.access(path / TREE, os.R_OK)
     if not os.access(path, os.R_OK | os.X_OK) or tree_unreadable:
@@ -99,6 +157,10 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
     live = [job.job_id for job in status.jobs.jobs if job.active]
     if status.alive or status.active or live:
         return _refused(path, "runs.requeue.alive", phase=status.phase, jobs=", ".join(live) or "-")
+    evidence = [] if force else still_running_evidence(path)
+    if evidence:
+        return _refused(path, "runs.requeue.maybe_running", evidence=evidence,
+                        command=f"{requeue_command(str(path))} --force")
     read = read_json(path / TREE, TREE_CAP)
     if read.problem == "missing":
         return _refused(path, "runs.requeue.no_tree", path=str(path / TREE))

@@ -13,7 +13,9 @@ from typing import Any, Mapping, Sequence
 from ..hosts.host import Host, LocalHost, SiteError
 from ..hosts.recorded_run import RecordedRun
 from .jobs import cancel_jobs, current_user, jobs_of_runs
-from .status import NotACheckpoint, UnreadableCheckpoint, is_checkpoint, read_status
+from .reading import linked_out
+from .status import (NotACheckpoint, UnreadableCheckpoint, is_checkpoint, read_status,
+                     refuse_linked_out)
 from .workspace import RUN_ID, checkpoint_dirs, is_dir, readable
 from ..wizard.config import AriWizard, select_host, wizard_config
 from ..checkpoint.known_workspaces import recorded_workspaces
@@ -128,7 +130,9 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
                    key=lambda pair: pair[0].name, reverse=True)
     # what this user cannot read (another user's 0700 run, a link to a folder he cannot open)
     # is left out and named once in the answer; the rest is listed
-    skipped = [str(path) for path, _root in found if not readable(path)]
+    # and a run folder that is a link out of checkpoints/ (someone who can write the workspace
+    # could point it at this user's own files)
+    skipped = [str(path) for path, _root in found if not readable(path) or linked_out(path)]
     found = [(path, root) for path, root in found if str(path) not in skipped]
     paths = [path for path, _root in found]
     views = await jobs_of_runs(paths, host) if paths else {}
@@ -161,7 +165,7 @@ async def runs_json(workspaces: str | Path | Sequence[str | Path],
         answer["skipped"] = sorted(skipped, reverse=True)
         answer["skipped_message"] = message_of(text("runs.skipped", count=len(skipped),
                                                      paths=", ".join(answer["skipped"])))
-    if first is not None and first.scheduler == "error":  # every run's job count is unknown
+    if first is not None and first.scheduler in ("error", "partial"):  # every run's count unknown
         answer.update({key: value for key, value in first.to_json().items()
                        if key in ("problem", "problem_message")})
     return answer
@@ -182,6 +186,7 @@ async def status_json(checkpoint: str | Path, host: Host | None = None) -> dict[
     host = host or _local_host()
     await asyncio.to_thread(place_recorded_runs, host)
     path = Path(checkpoint).expanduser()
+    refuse_linked_out(path)  # before its jobs are asked for
     if not is_dir(path):
         if path.is_symlink() or not is_dir(path.parent) or not readable(path.parent):
             raise UnreadableCheckpoint(text("runs.unreadable", path=str(path)))

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..ari import markers
 from .jobs import JobsView, run_jobs
-from .reading import read_json, read_small_text, tail
+from .reading import linked_out, read_json, read_small_text, redaction_env, tail
 from .tree import BestMetric, NodeCounts, read_tree
 from ..base.verdict import Finding, sort_findings
 from ..i18n import message, message_of, text
@@ -44,6 +44,19 @@ class NotACheckpoint(ValueError):
 
 class UnreadableCheckpoint(NotACheckpoint):
     """The directory (or what it holds) cannot be read by this user: another user's run."""
+
+
+class LinkedCheckpoint(UnreadableCheckpoint):
+    """A run folder of a workspace's ``checkpoints/`` that is a link to a folder outside it:
+    anyone who can write the workspace could point it at the user's own files (his home), which
+    would then be listed as a run, with jobs of his attributed to it and cancelled with it."""
+
+
+def refuse_linked_out(path: str | Path) -> None:
+    """Raise ``LinkedCheckpoint`` for a run folder that leads out of its ``checkpoints/``."""
+    target = linked_out(path)
+    if target:
+        raise LinkedCheckpoint(text("runs.linked_out", path=str(path), target=target))
 
 
 @dataclass(frozen=True)
@@ -140,6 +153,7 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStat
     """The status from the files (and the jobs, when given); never raises but NotACheckpoint
     (``UnreadableCheckpoint`` for a folder or file this user may not read)."""
     path = Path(checkpoint).expanduser()
+    refuse_linked_out(path)
     try:
         if path.is_dir() and not os.access(path, os.R_OK | os.X_OK):
             raise PermissionError(path)
@@ -178,8 +192,9 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
 
     if tree.run_id and tree.run_id != path.name:
         notes.append(text("runs.note.renamed", tree_run=tree.run_id, run_id=path.name))
-    ari_log = tail(path / "ari.log", LOG_TAIL_LINES, MARKER_WINDOW)
-    handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW) if handoff else None
+    secrets = redaction_env(path)  # the checkpoint's own .env keys too
+    ari_log = tail(path / "ari.log", LOG_TAIL_LINES, MARKER_WINDOW, secrets)
+    handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW, secrets) if handoff else None
     process = markers.ari_process(path)
     handoff_process = markers.handoff_process(path)
     jobs_alive = any(job.active for job in jobs.jobs)

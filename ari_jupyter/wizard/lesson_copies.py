@@ -12,18 +12,28 @@ fingerprint of its cells, recorded when it was placed, still matches) and this v
 lesson differs (a newer ari-jupyter); an edited one is kept as it is.
 ``ari-jupyter lessons reset`` puts the packaged lesson back over an edited one, after moving
 the edited one to a hidden ``.reset/`` folder beside it (nothing a learner wrote is lost).
+
+``ari-jupyter lessons export DIR`` (``export_lessons``) writes every lesson, in every language,
+to a hand-out folder, often one the class can write: it writes only into folders the user owns,
+each opened without following a link (a student's ``ja -> <the teacher's own copies>`` is
+refused, never written through), and the teacher's version (the solutions) never into a git
+work tree, as the copies.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import pwd
+import stat
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from ..base.files import Target, write_all
+from ..i18n import LANGUAGES
 from . import assignment
 from .lessons import packaged_lessons
 
@@ -37,6 +47,15 @@ class LessonsRefused(Exception):
     def __init__(self, folder: Path, tree: Path) -> None:
         super().__init__(f"{folder} is inside the git work tree {tree}")
         self.folder, self.tree = folder, tree
+
+
+class ExportRefused(Exception):
+    """A folder the export would write into is a link (``why`` "link"), not a folder ("not_a_folder")
+    or another user's ("owner", ``owner`` names him)."""
+
+    def __init__(self, folder: Path, why: str, owner: str = "") -> None:
+        super().__init__(f"{folder}: {why} {owner}".strip())
+        self.folder, self.why, self.owner = folder, why, owner
 
 
 @dataclass
@@ -196,3 +215,61 @@ def reset_lessons(lang: str, teacher: bool = False, env: Mapping[str, str] | Non
         _write(target, _dump(as_placed(source, teacher)), exclusive=False)
         done.append((target, kept))
     return done
+
+
+_EXPORT_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _own_folder(parent_fd: int | None, folder: Path) -> int:
+    """The descriptor of ``folder`` (made 0755 when missing), opened without following a link
+    (relative to ``parent_fd`` when given): refused unless it is a folder this user owns."""
+    name = folder.name if parent_fd is not None else str(folder)
+    if parent_fd is None:
+        folder.parent.mkdir(parents=True, exist_ok=True)  # the path above, as the user gave it
+    try:
+        os.mkdir(name, 0o755, dir_fd=parent_fd)
+    except FileExistsError:
+        pass
+    try:
+        fd = os.open(name, _EXPORT_DIR_FLAGS, dir_fd=parent_fd)
+    except OSError as exc:
+        try:
+            is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode)
+        except OSError:
+            raise exc from None
+        raise ExportRefused(folder, "link" if is_link else "not_a_folder") from None
+    info = os.fstat(fd)
+    if info.st_uid != os.geteuid():
+        os.close(fd)
+        try:
+            owner = pwd.getpwuid(info.st_uid).pw_name
+        except (KeyError, OverflowError):
+            owner = str(info.st_uid)
+        raise ExportRefused(folder, "owner", owner)
+    return fd
+
+
+def export_lessons(directory: Path, teacher: bool = False) -> int:
+    """Write every lesson, in every language, to ``directory`` (English) and its ``ja``/``zh``
+    folders; returns how many. Raises ``ExportRefused`` (see the module doc) or, for the
+    teacher's version in a git work tree, ``LessonsRefused``; nothing is written then."""
+    directory = Path(os.path.abspath(directory))
+    if teacher:
+        _refuse_git(directory)
+    root = _own_folder(None, directory)
+    fds = [root]
+    try:
+        folders = {"en": root}
+        for lang in LANGUAGES:
+            if lang != "en":
+                folders[lang] = _own_folder(root, directory / lang)
+                fds.append(folders[lang])
+        items = [(Target(folders[lang], source.name, directory / source.name if lang == "en"
+                         else directory / lang / source.name),
+                  _dump(as_placed(source, teacher)), 0o644)
+                 for lang in LANGUAGES for source in packaged_lessons(lang)]
+        write_all(items)
+        return len(items)
+    finally:
+        for fd in fds:
+            os.close(fd)

@@ -36,9 +36,13 @@ AREAS = {
     "Server": "The jupyter_server endpoint against odd methods, paths and tokens.",
     "Attacks": "A second member of a group-shared workspace plants symlinks where emit takes its "
                "lock, opens its directories and makes its backups, and files named like its temps; "
-               "option-like values where names are expected. Two real unprivileged users for the "
-               "shared-workspace case. \"lost\" counts outside files changed, links written "
-               "through, user files deleted and option-like values let through.",
+               "option-like values where names are expected; another user's slurm_logs/ and "
+               "experiments/ in a sticky workspace, run folders linked out of checkpoints/, "
+               "planted links in a lessons hand-out folder; a queue longer than the output cap, "
+               "job names holding separators, requeue while the run runs elsewhere. Two real "
+               "unprivileged users for the shared-workspace case. \"lost\" counts outside files "
+               "changed, links written through, user files deleted, option-like values let "
+               "through, and live runs or jobs acted on.",
 }
 """Known areas, in page order, with what they cover. A test may record figures under any other
 area (``record("Hostlists", ...)``): it gets its own section after these, titled by its name,

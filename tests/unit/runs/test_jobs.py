@@ -6,6 +6,7 @@ test_runs_testbed.py submits the same job for real).
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,3 +224,37 @@ def test_a_job_id_found_in_a_file_is_not_trusted(ckpt):
     outcomes = asyncio.run(cancel_jobs(ckpt, host, None, user=ME, settle=0))
     assert "14" not in [o.job_id for o in outcomes]
     assert all(call[-1] != "14" for call in host.calls if call[0] == "scancel")
+
+
+@pytest.mark.parametrize("change, shown", [
+    (None, True),
+    ("group-writable file", True),  # the umask of a user private group: still the user's alone
+    ("world-writable file", False),
+    ("world-writable folder", False),
+    ("link", False),
+    ("other owner", False),
+])
+def test_a_job_output_is_shown_only_when_it_is_the_users_own(ckpt, change, shown):
+    import grp
+    import pwd
+    out = ckpt.parent.parent / "slurm_logs" / "slurm_job_12.out"
+    me = pwd.getpwuid(os.geteuid())
+    private = me.pw_gid == os.getegid() and grp.getgrgid(me.pw_gid).gr_name == me.pw_name
+    if change == "group-writable file":
+        if not private:
+            pytest.skip("this user's primary group is not a private group")
+        out.chmod(0o660)
+    elif change == "world-writable file":
+        out.chmod(0o666)
+    elif change == "world-writable folder":
+        out.parent.chmod(0o777)
+    elif change == "link":
+        (ckpt / "elsewhere.out").write_text("bfts says hi\n")
+        out.unlink()
+        out.symlink_to(ckpt / "elsewhere.out")
+    elif change == "other owner":
+        if os.geteuid() != 0:
+            pytest.skip("giving a file to another user needs root")
+        os.chown(out, 65534, 65534)
+    [job] = [j for j in attribute(parse_squeue(_rows(ckpt)["bfts-node"]), RunScope.of(ckpt, ME))]
+    assert job.tail == (("bfts says hi",) if shown else ()), change

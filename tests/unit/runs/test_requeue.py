@@ -110,7 +110,9 @@ def test_requeue_marks_the_cut_node_and_status_then_gives_plain_resume(cut):
     before = (cut / "tree.json").read_bytes()
 
     (cut / ".env").write_text((cut / ".env").read_text() + "ARI_MAX_NODES=3\nARI_PARALLEL=1\n")
-    outcome = asyncio.run(requeue(cut, FakeHost(), now=NOW))
+    # the cut left .ari_pid behind (ARI killed hard) and .env was just written: the user has
+    # seen that evidence and confirms (--force); test_requeue_evidence.py has the refusal
+    outcome = asyncio.run(requeue(cut, FakeHost(), now=NOW, force=True))
     assert (outcome.result, outcome.nodes) == ("requeued", ("node_20261201094500_stream_triad_root",))
     resume = resume_command(str(cut), str(cut / RESUME_CONFIG))
     assert outcome.command == resume
@@ -130,7 +132,7 @@ def test_requeue_marks_the_cut_node_and_status_then_gives_plain_resume(cut):
     unscoped = _interrupted(cut)
     assert (unscoped.fix_id, unscoped.params["requeue"]) == ("runs.finding.interrupted.fix_scope",
                                                               requeue_command(str(cut)))
-    again = asyncio.run(requeue(cut, FakeHost(), now=NOW))
+    again = asyncio.run(requeue(cut, FakeHost(), now=NOW, force=True))
     assert (again.result, again.command) == ("nothing", resume)
     assert (cut / BACKUP).read_bytes() == before
     assert (cut / RESUME_CONFIG).is_file() and _interrupted(cut).fix_id == "runs.finding.interrupted.fix"
