@@ -113,7 +113,7 @@ STEP_BUTTONS_STYLE = {"button_width": "auto", "description_width": "initial"}
 
 def findings_html(findings: Iterable[Any], lang: str) -> str:
     """A list of findings in ``lang``: severity, sentence, and the fix when there is one."""
-    from ..base.verdict import MARKS  # cold start: findings appear after step 1
+    from ..base.verdict import MARKS  # cold start: base.verdict loads with the first finding shown
 
     items = []
     for f in findings:
@@ -247,7 +247,8 @@ class Panel:
         text = result.text(self.ctx.lang)
         answered = self.ctx.runner.answered_at.get(result.id)
         if answered is not None and result.id == "time_left":
-            from ..probes.slurm import time_left_until  # cold start: not at the wizard's first step
+            # cold start: probes.slurm loads with the first time-left answer
+            from ..probes.slurm import time_left_until
 
             text += time_left_until(result, answered, self.ctx.lang)
         return text
@@ -258,7 +259,8 @@ class Panel:
 
 def status_badge(results: Iterable[ProbeResult], running: int, tr) -> str:
     """The summary badge: counts per status, worst first, plus probes still running."""
-    from ..base.verdict import SEVERITY_OF_STATUS, rank  # cold start: checks appear after step 1
+    # cold start: base.verdict loads with the checks' first badge (step 2)
+    from ..base.verdict import SEVERITY_OF_STATUS, rank
 
     counts: dict[str, int] = {}
     for result in results:

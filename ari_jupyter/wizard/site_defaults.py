@@ -235,7 +235,7 @@ def _walltime_within(part: Mapping[str, Any] | None) -> str:
     limit = str((part or {}).get("timelimit") or "")
     if limit.lower() in ("", "infinite", "unlimited", "n/a"):
         return ""
-    # cold start: not at the wizard's first step
+    # cold start: ARI's sbatch rules load with the first partition time limit the probes tell
     from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
     from ..slurm.parsers import parse_slurm_duration
 
@@ -263,7 +263,7 @@ def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
             return PRESETS["gpu_single_nogres"]()
     mpi = _data(probes, "mpi")
     if nodes > 1 and (mpi.get("srun") or mpi.get("mpirun") or mpi.get("mpiexec")):
-        # cold start: not at the wizard's first step
+        # cold start: ARI's validator loads once the probes see several nodes and a launcher
         from ..ari.validate import SiteFacts, site_has_no_gpu
 
         if site_has_no_gpu(SiteFacts.from_probes(probes.values())):
