@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..base.mounts import parse_mountinfo
-from ..base.process import command_argv, not_found, run_in_group
 
 if TYPE_CHECKING:
     from ..base.mounts import Mount
@@ -97,6 +96,9 @@ class LocalHost(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
+        # cold start: base.process (asyncio's subprocesses) loads with the first command run
+        from ..base.process import command_argv, not_found, run_in_group
+
         argv, started = command_argv(argv), time.monotonic()
         run_env = dict(self.env if env is None else env)
         executable = self.which(argv[0], run_env)

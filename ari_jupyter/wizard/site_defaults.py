@@ -23,7 +23,7 @@ from ..ari.partition import resolve_partition
 from ..ari.profile import ExecutionProfile, PRESETS
 from ..slurm.allocation import Allocation
 from .state import WizardState
-from ..i18n import message, messages, t, text
+from ..i18n import DEFAULT_LANGUAGE, labels, message, t, text
 
 SITE_FIELDS = ("partition", "partition_source", "max_cpus", "walltime", "nodes", "mem_gb",
                "allow_no_gres", "profile", "module_loads", "workspace")
@@ -207,8 +207,8 @@ def modules_left_out(state: Any):
 def site_description(host: Any, lang: str) -> str:
     """A demo site's description in ``lang`` (the site file's own text when none is in the
     catalogs, e.g. a site recorded with ``probe --record-site``)."""
-    key = f"site.{getattr(host, 'name', '')}.description"
-    return t(key, lang) if key in messages() else getattr(host, "description", "")
+    key = f"site_description_{getattr(host, 'name', '')}"  # a label: step 1 shows it
+    return t(key, lang) if key in labels(DEFAULT_LANGUAGE) else getattr(host, "description", "")
 
 
 def checklist_title_key(site_name: str) -> str:
