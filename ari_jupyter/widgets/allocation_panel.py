@@ -1,13 +1,13 @@
 """Step 1: the allocation the kernel runs in, and where the reproduce job's ranks will land."""
 from __future__ import annotations
 
-import asyncio
 import itertools
 
 import ipywidgets as widgets
 
 from ..i18n import labels, render, sentence_gap
-from ._base import STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, rich, show
+from ._base import (STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, rich, running_loop,
+                    show)
 from ..wizard.session import probe_results
 from ..hosts.host import list_sites
 from ..wizard.site_defaults import site_description
@@ -194,10 +194,9 @@ class AllocationPanel(Panel, widgets.VBox):
         # (``draw_placement``), as the probes are.
         self.placement = looks(widgets.HTML, "")
         self._placement_due = True
-        try:
-            asyncio.get_running_loop().call_soon(self.draw_placement)
-        except RuntimeError:
-            pass
+        loop = running_loop()
+        if loop is not None:
+            loop.call_soon(self.draw_placement)
 
     def draw_placement(self) -> None:
         """The placement put off by ``_new_allocation_rows``, now (later calls do nothing)."""
