@@ -16,7 +16,8 @@ def _jupyter_labextension_paths():
 
 def __getattr__(name):
     if name == "Wizard":
-        from .widgets.wizard import Wizard  # cold start: not at every command's start
+        # cold start: ipywidgets and the wizard load only when Wizard is asked for
+        from .widgets.wizard import Wizard
 
         return Wizard
     raise AttributeError(f"module 'ari_jupyter' has no attribute {name!r}")

@@ -19,13 +19,11 @@ import os
 import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 from .dotenv import read_dotenv
 from ..i18n import LANGUAGE_NAMES, message
-
-if TYPE_CHECKING:
-    from ..base.verdict import Finding
+from ..base.verdict import Finding
 
 # -- ARI's choices -----------------------------------------------------------------------------
 
@@ -275,7 +273,6 @@ LABEL_KEYS = {
 
 def _collector(out: list) -> Callable[..., None]:
     """``add(setting, rule, severity, fix=True, **params)``: one ``Finding`` into ``out``."""
-    from ..base.verdict import Finding  # cold start: not at every command's start
 
     def add(setting: str, rule: str, severity: str, fix: bool = True, **params: Any) -> None:
         label = message(LABEL_KEYS.get(setting, "rs_title"))

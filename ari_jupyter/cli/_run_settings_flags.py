@@ -11,6 +11,7 @@ from dataclasses import replace
 from ..ari.run_settings import (
     AXIS_MODES, COMPOSITES, FRONTIER_SCORES, PAPER_FORMATS, PAPER_LANGUAGES, SCOPE_PRESETS, RunSettings,
 )
+from ..wizard.run_settings_view import partitions_from_text
 
 
 class FlagError(ValueError):
@@ -67,8 +68,5 @@ def apply_run_settings_flags(settings: RunSettings, args: argparse.Namespace) ->
         if getattr(args, f"no_{name}", False):
             changes[f"include_{name}"] = False
     if args.valid_partitions is not None:
-        # cold start: not at every command's start
-        from ..wizard.run_settings_view import partitions_from_text
-
         changes["valid_partitions"] = partitions_from_text(args.valid_partitions)
     return replace(settings, **changes)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import sys
 from typing import Optional, TextIO
+
 from ..i18n import error_text, render, t
 from . import output_lang
 from ._columns import columns, pad
 from ._localized import error_line
 from .probe import UsageError, open_site
+from ..slurm.allocation import Allocation, format_counts
+from ..slurm.hostlist import abbreviate
 
 
 def register(subparsers) -> None:
@@ -33,8 +36,6 @@ def register(subparsers) -> None:
 
 
 def run(args, env=None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
-    from ..slurm.allocation import Allocation  # cold start: not at every command's start
-
     lang = output_lang(args)
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -64,8 +65,6 @@ def _or_dash(value) -> str:
 
 def describe(allocation, lang: str = "en") -> list[tuple[str, str]]:
     """(label, text) lines for humans; outside an allocation a single explanatory line."""
-    from ..slurm.allocation import format_counts  # cold start: not at every command's start
-    from ..slurm.hostlist import abbreviate
 
     def say(key: str, **params) -> str:
         return t(f"cli.allocation.{key}", lang, **params)

@@ -5,8 +5,16 @@ import argparse
 import asyncio
 import json
 import sys
+
 from ..i18n import error_text, render_message, t
 from . import output_lang
+from ..runs import NotACheckpoint
+from ..runs.cancel_request import BadCancelRequest, cli_targets
+from ..runs.localize import cancel_in_language
+from ..runs.service import cancel_json, status_json, demo_checkpoint, runs_host
+from ._runs_text import phase_text
+from ..hosts.host import SiteError
+from ..hosts.recorded_run import recording_of
 
 HELP = "cancel the SLURM jobs of one ARI run (asks first unless --yes)"
 
@@ -28,15 +36,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runs import NotACheckpoint  # cold start: not at every command's start
-    from ..runs.cancel_request import BadCancelRequest, cli_targets  # cold start: not at every command's start
-    from ..runs.localize import cancel_in_language
-    from ..runs.service import cancel_json, status_json  # cold start: not at every command's start
-    from ._runs_text import phase_text  # cold start: not at every command's start
-    from ..hosts.host import SiteError  # cold start: not at every command's start
-    from ..hosts.recorded_run import recording_of  # cold start: not at every command's start
-    from ..runs.service import demo_checkpoint, runs_host  # cold start: not at every command's start
-
     lang = output_lang(args)
     try:  # only a well-formed --job or an explicit --all: never "all" by omission
         wanted = cli_targets(args.job, args.all_jobs)

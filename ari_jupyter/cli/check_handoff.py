@@ -9,10 +9,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
 from ..i18n import Text, error_text, messages, render, sentence_gap, t
 from . import output_lang
 from ._localized import error_line
 from ._columns import hang, terminal_width
+from ..wizard.config import open_host
+from ..checkpoint.emit import EmitError
+from ..checkpoint.load import load_checkpoint
+from ..checkpoint.handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist, with_checks
+from ..hosts.host import SiteError, list_sites
+from ._progress import LiveChecks, wants_live_line
+from ._flags import speak
+from ._config import command_config
 
 _MARK = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL", "skip": "skip", "unknown": "??  "}
 
@@ -40,13 +49,6 @@ MAX_DASHBOARD_PORT = 65534
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..wizard.config import open_host  # cold start: not at every command's start
-    from ..checkpoint.emit import EmitError
-    from ..checkpoint.load import load_checkpoint  # cold start: not at every command's start
-    from ..checkpoint.handoff import SLOW_CHECK_IDS, check_handoff, handoff_checklist, with_checks
-    from ..hosts.host import SiteError  # cold start: not at every command's start
-    from ._progress import LiveChecks, wants_live_line  # cold start: not at every command's start
-
     lang = output_lang(args)
     if args.port is not None and not 1 <= args.port <= MAX_DASHBOARD_PORT:
         print(error_line("check-handoff", t("cli.handoff_port_range", lang, port=args.port), lang),
@@ -89,7 +91,6 @@ def run(args: argparse.Namespace) -> int:
 def _written_on(state) -> str:
     """The bundled demo site a checkpoint's state was written on ("" for a real machine's,
     or when the checkpoint could not be read)."""
-    from ..hosts.host import list_sites  # cold start: not at every command's start
 
     name = (state.site_name or "") if state is not None else ""
     return name if name in list_sites() else ""
@@ -115,7 +116,6 @@ def _site_to_check(given: str | None, written_on: str, lang: str) -> str:
 def report(checks, steps, lang: str, columns: int | None = None) -> str:
     """Every check line (with its fix) and the numbered steps, in ``lang``; with ``columns``
     (a terminal's) the prose is wrapped to fit, never a command (it is copied as one line)."""
-    from ._flags import speak  # cold start: not at every command's start
 
     lines = []
     for check in checks:
@@ -142,8 +142,6 @@ def report(checks, steps, lang: str, columns: int | None = None) -> str:
 
 
 def _spoken(check) -> dict:
-    from ._flags import speak  # cold start: not at every command's start
-
     data = check.to_json()
     if data.get("fix"):
         data["fix"] = speak("check-handoff", data["fix"])
@@ -169,6 +167,5 @@ def _not_a_checkpoint(check, json_output: bool, lang: str) -> int:
 
 def _config():
     """The wizard's site config (demo workspace template); a bad value is named and left out."""
-    from ._config import command_config  # cold start: not at every command's start
 
     return command_config("check-handoff")

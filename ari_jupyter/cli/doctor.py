@@ -4,12 +4,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import os
+from pathlib import Path
 
 from ._columns import pad
 from ..i18n import render, t
 from ..ari.dotenv import read_dotenv
 from . import output_lang
 from ._localized import error_line
+from ..doctor import options_from_choices, detect_kind, diagnose_text, has_errors
+from ..checkpoint.emit import EmitError
+from ..checkpoint.load import load_checkpoint
+from ..base.bounded_read import (
+    read_stream, read_window, EXPERIMENT_CAP, HEAD_BYTES, TAIL_BYTES, BoundedReadError, TooLarge,
+    human_size,
+)
+from ..ari.profile import ProfileError
+from ..doctor.detect import unrecognized
+from ..doctor.log_checks import checkpoint_from_log_path
+from ._errors import cannot_read
 
 HELP = "explain a failed run: log, reproduce.sh or experiment.md -> cause and fix"
 
@@ -56,11 +69,6 @@ def _load_profile(path: str):
 def _checkpoint_options(checkpoint: str | None) -> dict:
     """What a checkpoint written by ari-jupyter knows ({} for any other directory, e.g. one
     ARI wrote alone): the same options the wizard's Doctor step gives its state."""
-    import os
-
-    from ..doctor import options_from_choices  # cold start: not at every command's start
-    from ..checkpoint.emit import EmitError
-    from ..checkpoint.load import load_checkpoint  # cold start: not at every command's start
 
     if not checkpoint:
         return {}
@@ -72,15 +80,12 @@ def _checkpoint_options(checkpoint: str | None) -> dict:
 
 
 def _default_nodes() -> int | None:
-    import os
-
     value = os.environ.get("SLURM_JOB_NUM_NODES", "")
     return int(value) if value.isdigit() else None
 
 
 def _read(path: str):
     """A bounded read (``base.bounded_read``): a log's head and tail, a regular file only."""
-    from ..base.bounded_read import read_stream, read_window  # cold start: not at every command's start
 
     if path == "-":
         return read_stream(sys.stdin.buffer)
@@ -104,9 +109,6 @@ def _print_human(path: str, kind: str, findings, show_path: bool, lang: str = "e
 def _experiment_env(path: str) -> dict[str, str]:
     """The environment ``ari run`` will see for an experiment.md, as ``lint`` reads it: this
     one, completed by the checkpoint's own .env beside the file (exported values win)."""
-    import os
-    from pathlib import Path
-
 
     env_file = None if path == "-" else Path(path).resolve().parent / ".env"
     env = read_dotenv(env_file) if env_file is not None and env_file.is_file() else {}
@@ -115,13 +117,6 @@ def _experiment_env(path: str) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
-    from ..ari.profile import ProfileError  # cold start: not at every command's start
-    from ..doctor import detect_kind, diagnose_text, has_errors
-    from ..doctor.detect import unrecognized  # cold start: not at every command's start
-    from ..doctor.log_checks import checkpoint_from_log_path
-
     profile, artifacts = None, []
     if args.profile:
         try:
@@ -150,9 +145,6 @@ def run(args: argparse.Namespace) -> int:
     allow_no_gres = known.get("allow_no_gres") or os.environ.get("ARI_SLURM_ALLOW_NO_GRES") == "1"
     results = []
     failed = False
-    # cold start: not at every command's start
-    from ..base.bounded_read import (EXPERIMENT_CAP, HEAD_BYTES, TAIL_BYTES, BoundedReadError,
-                                     TooLarge, human_size)
 
     for path in args.files:
         try:
@@ -163,8 +155,6 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         except OSError as exc:
-            from ._errors import cannot_read  # cold start: not at every command's start
-
             print("ari-jupyter doctor: " + render(cannot_read(path, exc), output_lang(args)),
                   file=sys.stderr)
             return 2

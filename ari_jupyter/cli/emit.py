@@ -22,6 +22,17 @@ from . import output_lang
 from .probe import check_name
 from ._columns import hang, terminal_width
 from ._localized import error_line
+from ..ari.profile import PRESETS, ExecutionProfile
+from ..ari.render import LAUNCH_CONFIG_KEY
+from ..checkpoint.emit import EmitBlocked, EmitError, _is_shared_fs_problem, emit_checkpoint
+from ..hosts.host import SiteError, list_sites
+from ..wizard.config import open_host
+from ..wizard.session import settle_for_write
+from ..wizard.state import StateError, WizardState, min_expected_metric_of, resource_value
+from ._config import command_config
+from ._errors import cannot_read
+from ._flags import speak
+from ._progress import LiveChecks, wants_live_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -113,7 +124,6 @@ def _flag_of(problem: Any, args: argparse.Namespace) -> str:
     flag = "--" + field.removeprefix("run_settings.").replace("_", "-")
     if flag in _EMIT_FLAGS:
         return flag
-    from ..ari.profile import ExecutionProfile  # cold start: not at every command's start
 
     if source and ExecutionProfile.class_traits().get(field) is not None:
         return f"{source} ({field})"
@@ -137,13 +147,10 @@ class _BadInput(Exception):
 
 
 def _load_state(path: str):
-    from ..ari.render import LAUNCH_CONFIG_KEY  # cold start: not at every command's start
-    from ..wizard.state import WizardState
 
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        from ._errors import cannot_read  # cold start: not at every command's start
 
         raise _BadInput(cannot_read(path, exc)) from None
     if isinstance(data, dict) and isinstance(data.get(LAUNCH_CONFIG_KEY), dict):
@@ -152,7 +159,6 @@ def _load_state(path: str):
 
 
 def _apply_flags(state: Any, args: argparse.Namespace) -> None:
-    from ..ari.profile import PRESETS, ExecutionProfile  # cold start: not at every command's start
 
     _check_profile_flags(args)
     if args.probe_timeout is not None and not 0 < args.probe_timeout <= 600:
@@ -160,8 +166,6 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
                                                    "value": f"{args.probe_timeout:g}"}))
 
     if args.min_expected_metric is not None:
-        # cold start: not at every command's start
-        from ..wizard.state import min_expected_metric_of
 
         try:  # the wizard's own reading: 12.5 is refused with what ARI would make of it
             args.min_expected_metric = min_expected_metric_of(args.min_expected_metric)
@@ -174,7 +178,6 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
     for name, value in simple.items():
         if value is not None:
             setattr(state, name, value)
-    from ..wizard.state import resource_value  # cold start: not at every command's start
 
     for name in ("nodes", "max_cpus", "mem_gb"):  # read as step 3 reads its boxes
         if getattr(args, name) is not None:
@@ -185,7 +188,6 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         try:
             state.goal = sys.stdin.read() if args.goal_file == "-" else Path(args.goal_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            from ._errors import cannot_read  # cold start: not at every command's start
 
             raise _BadInput(cannot_read(args.goal_file, exc)) from None
     if args.metric:
@@ -209,7 +211,6 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         try:
             state.profile = ExecutionProfile.from_json(json.loads(Path(args.profile).read_text(encoding="utf-8")))
         except OSError as exc:
-            from ._errors import cannot_read  # cold start: not at every command's start
 
             raise _BadInput(cannot_read(args.profile, exc)) from None
         except ValueError as exc:  # ProfileError is a ValueError
@@ -232,14 +233,11 @@ def _check_profile_flags(args: argparse.Namespace) -> None:
 
 def _config():
     """The wizard's site config (Jupyter config path); a bad value is named and left out."""
-    from ._config import command_config  # cold start: not at every command's start
 
     return command_config("emit")
 
 
 def _host(args: argparse.Namespace, config):
-    from ..wizard.config import open_host  # cold start: not at every command's start
-    from ..hosts.host import SiteError
 
     try:
         return open_host(args.site or None, config)
@@ -252,7 +250,6 @@ def _demo_way_out(host: Any, lang: str) -> str:
     fixed: the wizard's way out (another demo site), said for the command line."""
     if host is None or not getattr(host, "is_demo", False) or host.which("sbatch"):
         return ""
-    from ..hosts.host import list_sites  # cold start: not at every command's start
 
     name = getattr(host, "name", "")
     others = listed((site for site in list_sites() if site != name), lang)
@@ -260,11 +257,6 @@ def _demo_way_out(host: Any, lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..wizard.session import settle_for_write  # cold start: not at every command's start
-    from ..checkpoint.emit import EmitBlocked, EmitError, emit_checkpoint
-    from ._progress import LiveChecks, wants_live_line
-    from ..wizard.state import StateError, WizardState  # cold start: not at every command's start
-    from ._flags import speak
 
     host = None
     try:
@@ -304,7 +296,6 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
     lang = output_lang(args)
-    from ..checkpoint.emit import _is_shared_fs_problem  # cold start: not at every command's start
 
     # What the wizard shows as warnings beside its fields (Write goes ahead, as here); the
     # shared-filesystem verdict is emit's own note below.

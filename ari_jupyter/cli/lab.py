@@ -23,6 +23,12 @@ from ..i18n import error_text, t
 from . import output_lang
 from .lab_settings import lab_language
 from ._localized import error_line
+from ..slurm.allocation import Allocation
+from ..wizard.lessons import FIRST_LESSON, LESSONS_DIR, lessons_folder
+from ..wizard.config import wizard_config
+from ..hosts.recorded_site import RecordedSite
+from ..hosts.host import SiteError
+from ..wizard.lesson_copies import LessonsRefused, copies_folder, place_lessons
 
 LESSONS_WORKSPACE = "ari-lessons"
 
@@ -68,7 +74,6 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
              env: Mapping[str, str], *, euid: int | None = None,
              configured_demo_site: str = "", config=None, lang: str = "en") -> LabPlan:
     """Everything ``run`` will do, computed without side effects (tested directly)."""
-    from ..slurm.allocation import Allocation  # cold start: not at every command's start
 
     inside = Allocation.from_env(env).inside_allocation
     env_changes: dict[str, str] = {}
@@ -100,7 +105,6 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
 def plan_lessons(folder: Path, extra: Sequence[str], *, euid: int | None = None) -> LabPlan:
     """JupyterLab rooted at the lessons, on the first one; nothing to copy, no demo site (each
     lesson names the sites it uses)."""
-    from ..wizard.lessons import FIRST_LESSON  # cold start: not at every command's start
 
     # A workspace of their own: the wizard's lab, also open, keeps its layout (two labs of one
     # user share the "default" workspace, and each would save its tabs over the other's).
@@ -122,9 +126,6 @@ def _place_notebook(plan: LabPlan, lang: str = "en") -> None:
 
 
 def run(args) -> int:
-    from ..wizard.config import wizard_config  # cold start: not at every command's start
-    from ..hosts.recorded_site import RecordedSite
-
     lang = output_lang(args)
     # the notebook is read in the lab: in the language it is set to, unless --lang says
     notebook_lang = getattr(args, "lang", None) or lab_language(os.environ) or lang
@@ -137,8 +138,6 @@ def run(args) -> int:
     site = plan.env_changes.get("ARI_JUPYTER_DEMO_SITE")
     demo = None
     if site:
-        from ..hosts.host import SiteError  # cold start: not at every command's start
-
         try:
             demo = RecordedSite.load(site)  # the wizard's own check: unknown, missing or malformed
         except SiteError as exc:
@@ -175,10 +174,6 @@ def run(args) -> int:
 
 
 def _open_lessons(args, notebook_lang: str, lang: str) -> int:
-    # cold start: not at every command's start
-    from ..wizard.lesson_copies import LessonsRefused, copies_folder, place_lessons
-    from ..wizard.lessons import LESSONS_DIR, lessons_folder
-
     if lessons_folder(notebook_lang) is None:
         print("ari-jupyter lab: " + t("cli.lab.no_lessons", lang, folder=str(LESSONS_DIR)),
               file=sys.stderr)

@@ -10,6 +10,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
+
+from .lab_settings import lab_language
+from ..i18n import t
+from ..wizard.lesson_copies import (
+    ExportRefused, LessonsRefused, copies_folder, export_lessons, place_lessons, reset_lessons,
+)
+from . import output_lang
+from ..wizard.lessons import packaged_lessons
 
 
 def register(subparsers) -> None:
@@ -47,19 +56,10 @@ def register(subparsers) -> None:
 
 
 def _notebook_lang(args: argparse.Namespace, lang: str) -> str:
-    from .lab_settings import lab_language  # cold start: not at every command's start
-
     return getattr(args, "lang", None) or lab_language(os.environ) or lang
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from ..i18n import t  # cold start: not at every command's start
-    # cold start: not at every command's start
-    from ..wizard.lesson_copies import LessonsRefused, copies_folder, place_lessons, reset_lessons
-    from . import output_lang  # cold start: not at every command's start
-
     lang = output_lang(args)
     action = getattr(args, "lessons_action", None)
     if action is None:
@@ -77,8 +77,6 @@ def run(args: argparse.Namespace) -> int:
             return 0
         done = reset_lessons(notebook_lang, args.teacher, names=args.names, folder=folder)
     except KeyError as exc:
-        from ..wizard.lessons import packaged_lessons  # cold start: not at every command's start
-
         names = ", ".join(p.stem for p in packaged_lessons(notebook_lang))
         print("ari-jupyter lessons: " + t("cli.lessons.unknown", lang, name=repr(exc.args[0]),
                                             lessons=names), file=sys.stderr)
@@ -96,10 +94,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(directory, teacher: bool, lang: str) -> int:
-    from ..i18n import t  # cold start: not at every command's start
-    # cold start: not at every command's start
-    from ..wizard.lesson_copies import ExportRefused, LessonsRefused, export_lessons
-
     try:
         count = export_lessons(directory, teacher)
     except LessonsRefused as exc:

@@ -16,6 +16,9 @@ from pathlib import Path
 from ..ari.dotenv import read_dotenv
 from ..i18n import render, t
 from . import output_lang
+from ..ari.lint_experiment import lint_experiment, parse_experiment
+from ..base.bounded_read import EXPERIMENT_CAP, BoundedReadError, read_stream, read_window
+from ._errors import cannot_read
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,11 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # cold start: not at every command's start
-    from ..ari.lint_experiment import lint_experiment, parse_experiment
-
-    from ..base.bounded_read import EXPERIMENT_CAP, BoundedReadError, read_stream, read_window  # cold start: not at every command's start
-
     try:  # bounded: a regular file of a few hundred KB at most (never /dev/zero or a FIFO)
         if args.file == "-":
             text, env_file = read_stream(sys.stdin.buffer, cap=EXPERIMENT_CAP, errors="strict").text, None
@@ -50,8 +48,6 @@ def run(args: argparse.Namespace) -> int:
         print("ari-jupyter lint: " + t(exc.message_id, output_lang(args), **exc.params), file=sys.stderr)
         return 2
     except (OSError, UnicodeDecodeError) as exc:
-        from ._errors import cannot_read  # cold start: not at every command's start
-
         print("ari-jupyter lint: " + render(cannot_read(args.file, exc), output_lang(args)), file=sys.stderr)
         return 2
     env = read_dotenv(env_file) if env_file is not None and env_file.is_file() else {}

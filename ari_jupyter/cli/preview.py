@@ -9,13 +9,27 @@ bind flags (``sbatch --help``), and ``which sbatch``. Exit 0 with the argv; exit
 """
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import os
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
-from ..i18n import error_text, render, t, text
+
+from ..ari.arguments import caller_args
+from ..ari.contracts import REFERENCE, TYPED_HPC_V1, contract_of_written, preview_note
 from ..ari.dotenv import read_dotenv
+from ..ari.errors import AriError
+from ..ari.profile import ExecutionProfile, ProfileError, ari_dispatch_reading
+from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
+from ..hosts.host import LocalHost
+from ..i18n import error_text, render, t, text
+from ..probes import ProbeContext, run_probes_sync
+from ..probes.slurm import SBATCH_HELP, advertised_bind_flags
+from ..slurm.allocation import Allocation
+from ..wizard.state import WizardState
 from . import output_lang
 
 HELP_TIMEOUT = 5.0
@@ -28,7 +42,6 @@ def _yes_no(text: str) -> bool:
         return True
     if value in ("no", "n", "false", "0"):
         return False
-    import argparse
 
     raise argparse.ArgumentTypeError(f"expected yes or no, got {text!r}")
 
@@ -96,7 +109,6 @@ def _written_state(data: Any) -> dict | None:
 def _with_checkpoint_env(launch_config: str, env: dict[str, str]) -> dict[str, str]:
     """``env`` completed by the checkpoint .env beside launch_config.json, which ``ari`` loads
     (exported values win, as in ARI)."""
-    from pathlib import Path
 
 
     env_file = Path(launch_config).resolve().parent / ".env"
@@ -109,8 +121,6 @@ def _wizard_caller(state: dict) -> Any:
     """The run_reproduce arguments the wizard's preview uses for these choices (the one
     conversion, ``ari.arguments.caller_args``); a saved state that does not read raises
     ``StateError``, a ValueError."""
-    from ..ari.arguments import caller_args  # cold start: only a checkpoint's preview needs them
-    from ..wizard.state import WizardState
 
     return caller_args(WizardState.from_json(state).choices())
 
@@ -118,8 +128,6 @@ def _wizard_caller(state: dict) -> Any:
 def probe_has_gres(host) -> bool:
     """ARI's cluster-wide GRES answer through the project's ``gres`` probe (no answer = False,
     as ARI treats a failing sinfo)."""
-    from ..slurm.allocation import Allocation  # cold start: not at every command's start
-    from ..probes import ProbeContext, run_probes_sync
 
     ctx = ProbeContext(allocation=Allocation.from_env(host.env), only=("gres",),
                        timeout=HELP_TIMEOUT + 5)
@@ -131,10 +139,7 @@ def probe_has_gres(host) -> bool:
 def probe_bind_flags(host) -> frozenset[str]:
     """Which bind flags this sbatch advertises, by the sbatch probe's own rule (stdout+stderr of
     ``sbatch --help``, as ARI reads it); no answer (no sbatch, a timeout) drops both flags."""
-    import asyncio
 
-    # cold start: not at every command's start
-    from ..probes.slurm import SBATCH_HELP, advertised_bind_flags
 
     if host.which(SBATCH_HELP[0]) is None:
         return frozenset()
@@ -143,13 +148,6 @@ def probe_bind_flags(host) -> frozenset[str]:
 
 
 def run(args) -> int:
-    from ..ari.errors import AriError  # cold start: not at every command's start
-    # cold start: not at every command's start
-    from ..ari.contracts import REFERENCE, TYPED_HPC_V1, contract_of_written, preview_note
-    from ..ari.profile import ExecutionProfile, ProfileError, ari_dispatch_reading
-    # cold start: not at every command's start
-    from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
-    from ..hosts.host import LocalHost
 
     def fail(exc: Exception, ari: bool = False) -> int:
         """Print why there is no argv: ARI's own refusal (quoted as ARI words it) or bad input."""

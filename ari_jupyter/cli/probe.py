@@ -19,6 +19,15 @@ from ._columns import columns, hang, pad, terminal_width
 from ..i18n import Text, error_text, labels, sentence_gap, t
 from . import output_lang
 from ._localized import error_line
+from ..probes import selected_ids, ProbeContext, PROBE_IDS, run_probes_sync, STATUSES
+from ._config import command_config
+from ..slurm.allocation import Allocation
+from ..probes.context import valid_partition
+from ..wizard.config import open_host
+from ..hosts.host import SiteError
+from ..hosts.recording import RecordingHost
+from ._progress import LiveChecks, wants_live_line
+from ..base.files import atomic_write
 
 MAX_TIMEOUT = 600.0
 RECORD_MODE = 0o600
@@ -61,8 +70,6 @@ class UsageError(ValueError):
 
 
 def _parse_only(text: Optional[str]) -> Optional[list[str]]:
-    from ..probes import selected_ids  # cold start: not at every command's start
-
     if text is None:
         return None
     ids = [part.strip() for part in text.split(",") if part.strip()]
@@ -77,7 +84,6 @@ def _parse_only(text: Optional[str]) -> Optional[list[str]]:
 
 def _load_config():
     """The site's Jupyter config for ari_jupyter (a bad value is named and left out)."""
-    from ._config import command_config  # cold start: not at every command's start
 
     return command_config("probe")
 
@@ -89,9 +95,6 @@ def _site_defaults(host, config):
 
 def build_context(args, host, config=None):
     """The ProbeContext for these arguments (raises UsageError)."""
-    from ..slurm.allocation import Allocation  # cold start: not at every command's start
-    from ..probes import ProbeContext  # cold start: not at every command's start
-    from ..probes.context import valid_partition
 
     only = _parse_only(args.only)
     if args.timeout is not None and not 0 < args.timeout <= MAX_TIMEOUT:
@@ -115,8 +118,6 @@ def build_context(args, host, config=None):
 
 def open_site(site: Optional[str], config=None):
     """This machine, or a demo site with its demo workspace mapped as the wizard maps it."""
-    from ..wizard.config import open_host  # cold start: not at every command's start
-    from ..hosts.host import SiteError
 
     try:
         return open_host(site or None, config)
@@ -146,7 +147,6 @@ def check_name(probe_id: str, lang: str) -> str:
 
 def _name_width(lang: str) -> int:
     """The check column: its widest name in ``lang`` and a space (11 for the English ids)."""
-    from ..probes import PROBE_IDS  # cold start: not at every command's start
 
     return max(11, 1 + max(columns(check_name(pid, lang)) for pid in PROBE_IDS))
 
@@ -173,8 +173,6 @@ class InOrder:
 
 
 def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
-    from ..probes import PROBE_IDS, run_probes_sync  # cold start: not at every command's start
-
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     record_to = getattr(args, "record_site", None)
@@ -186,7 +184,6 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         config = _load_config()
         host = open_site(args.site, config)
         if record_to:
-            from ..hosts.recording import RecordingHost  # cold start: not at every command's start
             host = RecordingHost(host)
         ctx = build_context(args, host, config)
     except UsageError as exc:
@@ -194,16 +191,12 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         stderr.write(error_line("probe", error_text(exc, lang), lang) + "\n")
         return 2
 
-
     lang = output_lang(args)
     started = time.monotonic()
     if not args.json:
         key = "cli.probe.demo_site" if host.is_demo else "cli.probe.this_machine"
         stdout.write(t(key, lang, host=host.name) + "\n")
         stdout.flush()
-
-    from ..probes import selected_ids  # cold start: not at every command's start
-    from ._progress import LiveChecks, wants_live_line
 
     ids = selected_ids(ctx.only)
     live = LiveChecks(ids, enabled=wants_live_line(stderr, args.json), stream=stderr,
@@ -221,8 +214,6 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
     elapsed = time.monotonic() - started
     failed = any(r.status == "fail" for r in results)
     if record_to:
-        from ..base.files import atomic_write  # cold start: not at every command's start
-
         site = host.to_site(Path(record_to).stem)
         try:
             atomic_write(Path(record_to), (json.dumps(site, indent=2) + "\n").encode(), RECORD_MODE)
@@ -243,8 +234,6 @@ def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) 
         json.dump(payload, stdout, indent=2)
         stdout.write("\n")
     else:
-        from ..probes import STATUSES  # cold start: not at every command's start
-
         statuses = [r.status for r in results]
         counts = {s: statuses.count(s) for s in STATUSES if s in statuses}  # a fixed order
         tally = t("list.separator", lang).join(

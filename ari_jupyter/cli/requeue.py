@@ -8,6 +8,7 @@ import sys
 
 from ..i18n import t
 from . import output_lang
+from ..runs.requeue import requeue
 
 HELP = "make a run that was cut (allocation ended, job cancelled) resumable by ari resume"
 
@@ -28,8 +29,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runs.requeue import requeue  # cold start: not at every command's start
-
     lang = output_lang(args)
     outcome = asyncio.run(requeue(args.checkpoint, force=args.force))
     said = t(outcome.message_id, lang, **outcome.params)

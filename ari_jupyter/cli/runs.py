@@ -6,9 +6,14 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+
 from ..i18n import error_text, t
 from . import output_lang
 from ._localized import error_line
+from ..hosts.host import SiteError
+from ..runs.service import default_workspace, listed_workspaces, runs_host, runs_json
+from ._runs_text import runs_table
+from ..runs.workspace import is_dir
 
 HELP = "list the workspace's ARI runs with phase, nodes, best metric and jobs"
 
@@ -27,12 +32,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..hosts.host import SiteError  # cold start: not at every command's start
-    # cold start: not at every command's start
-    from ..runs.service import default_workspace, listed_workspaces, runs_host, runs_json
-    from ._runs_text import runs_table  # cold start: not at every command's start
-    from ..runs.workspace import is_dir  # cold start: not at every command's start
-
     lang = output_lang(args)
     try:
         workspace = args.workspace or default_workspace(site=args.site)

@@ -16,6 +16,9 @@ from ..i18n import Text, error_text, t
 from . import output_lang
 from ._localized import error_line
 from .probe import UsageError, open_site
+from ..probes import ProbeContext, run_probes_sync
+from ..probes.site_card import PROBES_FOR_CARD, build_card, hub_config, partition_line
+from ..slurm.allocation import Allocation
 
 
 def register(subparsers) -> None:
@@ -40,9 +43,6 @@ def register(subparsers) -> None:
 
 def _card(args):
     """The card of this machine or of ``--site``, and the partitions probe's result."""
-    from ..probes import ProbeContext, run_probes_sync  # cold start: not at every command's start
-    from ..probes.site_card import PROBES_FOR_CARD, build_card
-    from ..slurm.allocation import Allocation
 
     if not 0 < args.timeout <= 600:
         raise UsageError(Text("cli.timeout_range", {"flag": "--timeout", "max": "600",
@@ -56,8 +56,6 @@ def _card(args):
 
 
 def run(args, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
-    from ..probes.site_card import hub_config, partition_line  # cold start: not at every command's start
-
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     lang = output_lang(args)

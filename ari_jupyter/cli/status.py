@@ -6,9 +6,14 @@ import asyncio
 import json
 import sys
 import time
+
 from ..i18n import error_text, t
 from . import output_lang
 from ._localized import error_line
+from ..runs import NotACheckpoint
+from ..hosts.host import SiteError
+from ..runs.service import demo_checkpoint, runs_host, status_json
+from ._runs_text import status_text, phase_text, nodes_params, stage_text
 
 HELP = "show one ARI run: phase, nodes, best metric, findings, jobs, log tail"
 SITE_HELP = ("a demo site: CHECKPOINT may be a run id of its local demo workspace (its recorded "
@@ -36,11 +41,6 @@ def _exit_code(status: dict) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runs import NotACheckpoint  # cold start: not at every command's start
-    from ..hosts.host import SiteError  # cold start: not at every command's start
-    from ..runs.service import demo_checkpoint, runs_host, status_json
-    from ._runs_text import status_text  # cold start: not at every command's start
-
     if args.interval <= 0:
         lang = output_lang(args)
         said = t("cli.more_than_zero", lang, flag="--interval", value=f"{args.interval:g}")
@@ -75,10 +75,6 @@ def _new_lines(before: list[str], after: list[str]) -> list[str]:
 
 
 def _follow(args: argparse.Namespace, status: dict) -> dict:
-    from ..runs import NotACheckpoint  # cold start: not at every command's start
-    from ..runs.service import status_json
-    from ._runs_text import phase_text  # cold start: not at every command's start
-
     wait = max(0.1, args.interval)
     if status["phase"] == "not-started" and not args.json:
         # Written, not yet run: the user follows before starting `ari run` in another terminal.
@@ -110,8 +106,6 @@ def _print_changes(args: argparse.Namespace, old: dict, new: dict) -> bool:
     if args.json:
         print(json.dumps(new, ensure_ascii=False), flush=True)
         return True
-    # cold start: not at every command's start
-    from ._runs_text import nodes_params, phase_text, stage_text
 
     lang = output_lang(args)
     if moved:

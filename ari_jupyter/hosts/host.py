@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from ..base.mounts import parse_mountinfo
+
 if TYPE_CHECKING:
     from ..base.mounts import Mount
     from ..base.process import CommandResult
@@ -82,8 +84,6 @@ class LocalHost(Host):
         return shutil.which(program, path=search)
 
     def mounts(self) -> list[Mount]:
-        from ..base.mounts import parse_mountinfo  # cold start: not at the wizard's first step
-
         try:
             with open(self.mountinfo_path, encoding="utf-8", errors="replace") as handle:
                 return parse_mountinfo(handle.read())
@@ -96,7 +96,7 @@ class LocalHost(Host):
     async def run(
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
-        # cold start: not at the wizard's first step
+        # cold start: base.process (asyncio's subprocesses) loads with the first command run
         from ..base.process import command_argv, not_found, run_in_group
 
         argv, started = command_argv(argv), time.monotonic()

@@ -39,6 +39,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # cold start: a name's module (the runner, every probe) loads when the name is first used
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value

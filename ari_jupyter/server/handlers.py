@@ -16,6 +16,9 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from .status import AllocationStatus
+from ..i18n import LANGUAGES, render_message
+from .runs_handlers import setup_runs_handlers
+from .notebook_handlers import setup_notebook_handlers
 
 ROUTE = "/ari-jupyter/allocation"
 SETTINGS_KEY = "ari_jupyter_allocation_status"
@@ -29,8 +32,6 @@ class AllocationHandler(APIHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        from ..i18n import LANGUAGES, render_message  # cold start: not at the server's start
-
         status: AllocationStatus = self.settings[SETTINGS_KEY]
         lang = self.get_query_argument("lang", "")
         if lang and lang not in LANGUAGES:
@@ -52,9 +53,7 @@ def setup_handlers(web_app, status: AllocationStatus | None = None) -> None:
     web_app.settings[SETTINGS_KEY] = status or AllocationStatus()
     route = url_path_join(web_app.settings.get("base_url", "/"), ROUTE)
     web_app.add_handlers(".*$", [(route, AllocationHandler)])
-    from .runs_handlers import setup_runs_handlers  # cold start: not at the server's start
 
     setup_runs_handlers(web_app)
-    from .notebook_handlers import setup_notebook_handlers  # cold start: not at the server's start
 
     setup_notebook_handlers(web_app)

@@ -14,6 +14,16 @@ import os
 import time
 from typing import Any, Awaitable, Callable, Mapping
 
+from ..hosts.host import LocalHost
+from ..probes import ProbeContext, run_probes
+from ..base.verdict import ProbeResult
+from ..slurm.allocation import Allocation
+from ..wizard.config import wizard_config
+from ..hosts.recorded_site import RecordedSite
+from ..i18n import message, say
+from ..base.redact import redact_tree
+from ..ari.time_fit import idle_cull_seconds, idle_duration
+
 TIME_LEFT_TIMEOUT = 3.0
 """Seconds squeue may take; a slow controller gives status 'unknown', not a hung request."""
 PROBE_GRACE = 2.0
@@ -27,8 +37,6 @@ TimeLeftProbe = Callable[[Any], Awaitable[dict[str, Any]]]
 async def probe_time_left(allocation, host: Any = None) -> dict[str, Any]:
     """Run the core ``time_left`` probe on ``host`` (default: the local host); the ProbeResult
     as JSON."""
-    from ..hosts.host import LocalHost  # cold start: not at the server's start
-    from ..probes import ProbeContext, run_probes
 
     context = ProbeContext(allocation, timeout=TIME_LEFT_TIMEOUT, only=("time_left",))
     async for result in run_probes(host if host is not None else LocalHost(), context):
@@ -38,8 +46,6 @@ async def probe_time_left(allocation, host: Any = None) -> dict[str, Any]:
 
 
 def _unknown(message_id: str, **params: Any) -> dict[str, Any]:
-    from ..base.verdict import ProbeResult  # cold start: not at the server's start
-
     return ProbeResult.of("time_left", "unknown", message_id, params=params).to_json()
 
 
@@ -50,8 +56,6 @@ class AllocationStatus:
                  time_left_probe: TimeLeftProbe = probe_time_left,
                  cache_seconds: float = CACHE_SECONDS,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        from ..slurm.allocation import Allocation  # cold start: not at the server's start
-
         self.env = dict(os.environ) if env is None else dict(env)
         self.allocation = Allocation.from_env(self.env)
         self._probe = time_left_probe
@@ -66,13 +70,11 @@ class AllocationStatus:
         allocation and the site's recording is inside one; else None."""
         if self.allocation.inside_allocation:
             return None
-        from ..wizard.config import wizard_config  # cold start: not at the server's start
 
         try:
             name = wizard_config(None).effective_demo_site(self.env)
             if not name:
                 return None
-            from ..hosts.recorded_site import RecordedSite  # cold start: not at the server's start
 
             host = RecordedSite.load(name)
         except Exception:  # a broken config or site file: no demo line, never a failed request
@@ -81,8 +83,6 @@ class AllocationStatus:
 
     async def _demo_snapshot(self) -> dict[str, Any] | None:
         if self._demo is None:
-            from ..slurm.allocation import Allocation  # cold start: not at the server's start
-
             found = self.demo_site()
             allocation = Allocation.from_env(found[1].env) if found else None
             if allocation is None or not allocation.inside_allocation:
@@ -108,8 +108,6 @@ class AllocationStatus:
                     result = await asyncio.wait_for(self._probe(self.allocation),
                                                     TIME_LEFT_TIMEOUT + PROBE_GRACE)
                 except asyncio.TimeoutError:
-                    from ..i18n import message  # cold start: not at the server's start
-
                     result = _unknown("probe.unanswered.timeout", command="squeue",
                                       seconds=f"{TIME_LEFT_TIMEOUT:g}",
                                       what=message("probe.what.time_left",
@@ -120,13 +118,10 @@ class AllocationStatus:
     async def snapshot(self) -> dict[str, Any]:
         """``{"allocation": Allocation.to_json(), "time_left": ProbeResult JSON or None,
         "idle_cull": {"seconds", "text", "message_id", "params"} (the hub's idle timeout) or None}``."""
-        from ..base.redact import redact_tree  # cold start: not at the server's start
 
         demo = await self._demo_snapshot() if not self.allocation.inside_allocation else None
         if demo is not None:
             return redact_tree(demo, self.env)
-        from ..ari.time_fit import idle_cull_seconds, idle_duration  # cold start: not at the server's start
-        from ..i18n import say  # cold start: not at the server's start
 
         # the hub's idle timeout, when the site says it: a run in this server's terminal ends
         # with the server, so the status bar says it beside the time left (worded as the time

@@ -14,8 +14,14 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional
 
 from ..i18n import message, text
 
-# The hostlist parser is imported where a nodelist is read: outside an allocation (a laptop, a
-# demo site) the wizard's first step never needs it.
+
+def _hostlist():
+    """The hostlist parser, loaded where a nodelist is read: outside an allocation (a laptop,
+    a demo site) the wizard's first step never needs it."""
+    from . import hostlist  # cold start: hostlist loads with the first nodelist (none outside an allocation)
+
+    return hostlist
+
 
 __all__ = ["Allocation", "parse_counts", "format_counts", "CountsError"]
 
@@ -181,8 +187,7 @@ class Allocation(NamedTuple):
         """Host names of the allocation, expanded lazily (empty when unknown)."""
         if self.nodelist is None:
             return iter(())
-        from . import hostlist  # cold start: not at the wizard's first step
-
+        hostlist = _hostlist()
         return hostlist.expand(self.nodelist)
 
     @property
@@ -308,8 +313,7 @@ def _counts(raw: str) -> tuple[int, ...]:
 
 
 def _nodelist(raw: str) -> str:
-    from . import hostlist  # cold start: not at the wizard's first step
-
+    hostlist = _hostlist()
     value = raw.strip()
     try:
         hostlist.count(value)  # validates without expanding
@@ -376,8 +380,7 @@ def _job_cpus_on_node(fields: dict[str, Any], reader: _Reader) -> Optional[int]:
     node = reader.get(("SLURMD_NODENAME",), _name, _NAME_EXPECTED)
     if node is None or fields["nodelist"] is None:
         return None
-    from . import hostlist  # cold start: not at the wizard's first step
-
+    hostlist = _hostlist()
     for index, name in enumerate(hostlist.expand(fields["nodelist"])):
         if name == node:
             return counts[index] if index < len(counts) else None
@@ -389,8 +392,7 @@ def _cross_check(fields: dict[str, Any], reader: _Reader) -> None:
     num_nodes = fields["num_nodes"]
     nodelist = fields["nodelist"]
     if num_nodes is not None and nodelist is not None:
-        from . import hostlist  # cold start: not at the wizard's first step
-
+        hostlist = _hostlist()
         listed = hostlist.count(nodelist)
         if listed != num_nodes:
             reader.problems.append(text(
@@ -410,3 +412,4 @@ def _cross_check(fields: dict[str, Any], reader: _Reader) -> None:
         reader.problems.append(text(
             "alloc.problem.tasks_mismatch", counts=repr(format_counts(tasks)), total=sum(tasks),
             ntasks_name=reader.source(_NTASKS), ntasks=ntasks))
+

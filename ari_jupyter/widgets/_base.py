@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import ipywidgets as widgets
@@ -111,9 +112,17 @@ STEP_BUTTONS_STYLE = {"button_width": "auto", "description_width": "initial"}
 """The step buttons' and step 1's demo-site buttons' style: one style model for both."""
 
 
+def running_loop():
+    """The event loop running in this thread (a kernel's), else None. Without a module that
+    imported asyncio no loop can run, so asyncio is not imported to find that out: a plain
+    script's ``Wizard()`` does not pay for it."""
+    aio = sys.modules.get("asyncio")
+    return aio._get_running_loop() if aio is not None else None
+
+
 def findings_html(findings: Iterable[Any], lang: str) -> str:
     """A list of findings in ``lang``: severity, sentence, and the fix when there is one."""
-    from ..base.verdict import MARKS  # cold start: findings appear after step 1
+    from ..base.verdict import MARKS  # cold start: base.verdict loads with the first finding shown
 
     items = []
     for f in findings:
@@ -247,7 +256,8 @@ class Panel:
         text = result.text(self.ctx.lang)
         answered = self.ctx.runner.answered_at.get(result.id)
         if answered is not None and result.id == "time_left":
-            from ..probes.slurm import time_left_until  # cold start: not at the wizard's first step
+            # cold start: probes.slurm loads with the first time-left answer
+            from ..probes.slurm import time_left_until
 
             text += time_left_until(result, answered, self.ctx.lang)
         return text
@@ -258,7 +268,8 @@ class Panel:
 
 def status_badge(results: Iterable[ProbeResult], running: int, tr) -> str:
     """The summary badge: counts per status, worst first, plus probes still running."""
-    from ..base.verdict import SEVERITY_OF_STATUS, rank  # cold start: checks appear after step 1
+    # cold start: base.verdict loads with the checks' first badge (step 2)
+    from ..base.verdict import SEVERITY_OF_STATUS, rank
 
     counts: dict[str, int] = {}
     for result in results:

@@ -6,7 +6,8 @@ import itertools
 import ipywidgets as widgets
 
 from ..i18n import labels, render, sentence_gap
-from ._base import STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, rich, show
+from ._base import (STEP_BUTTONS_STYLE, Panel, esc, findings_html, hidden_unless, rich, running_loop,
+                    show)
 from ..wizard.session import probe_results
 from ..hosts.host import list_sites
 from ..wizard.site_defaults import site_description
@@ -37,6 +38,7 @@ class AllocationPanel(Panel, widgets.VBox):
         # findings). Built when an allocation is first shown: outside one, step 1 is the banner
         # and the demo sites, three models fewer to open.
         self.facts = self.fan_out = self.placement = None
+        self._placement_due = False
         if self._inside():
             self._new_allocation_rows()
         super().__init__(ctx, children=self._rows(), **kwargs)
@@ -187,7 +189,19 @@ class AllocationPanel(Panel, widgets.VBox):
             value=fans_out(self._kind or ""), indent=False, description=self.tr("placement_fan_out"),
             style=looks.style(widgets.Checkbox, description_width="initial"),
             layout=looks.layout(), _dom_classes=("ari-fan-out",))
-        self.placement = looks(widgets.HTML, self._placement_html())
+        # Where the ranks land needs ARI's rules (judge, render, validate: most of a cold
+        # start): drawn once a kernel's loop turns, or at the first look outside a kernel
+        # (``draw_placement``), as the probes are.
+        self.placement = looks(widgets.HTML, "")
+        self._placement_due = True
+        loop = running_loop()
+        if loop is not None:
+            loop.call_soon(self.draw_placement)
+
+    def draw_placement(self) -> None:
+        """The placement put off by ``_new_allocation_rows``, now (later calls do nothing)."""
+        if self._placement_due:
+            self._render_placement()
 
     def _follow_fan_out(self) -> None:
         self.label(self.fan_out, "description", "placement_fan_out")
@@ -212,6 +226,7 @@ class AllocationPanel(Panel, widgets.VBox):
             self._render_facts()  # the placement's heading names the kind
         for row in (self.facts, self.fan_out, self.placement):
             show(row, self._inside())
+        self._placement_due = False
         self.placement.value = self._placement_html()
 
     def _placement_html(self) -> str:
@@ -227,7 +242,7 @@ class AllocationPanel(Panel, widgets.VBox):
             placement = (f'<div class="ari-text ari-sev-error">'
                          f'{esc(self.tr("placement_no_plan", error="").strip())}{quoted}</div>')
         else:
-            # cold start: not at the wizard's first step
+            # cold start: the picture's drawing loads after Wizard() returns (draw_placement)
             from .placement_view import render_placement
 
             placement = render_placement(model, self.tr)

@@ -27,13 +27,14 @@ terminal execute part of it even with ``run: false``, so it is refused here.
 """
 from __future__ import annotations
 
-import asyncio
 import os
 import uuid
 import weakref
 from typing import Any, Callable
 
 from traitlets import Bool, Dict, HasTraits, Unicode
+
+from ._base import running_loop
 
 TARGET_NAME = "ari_jupyter_terminal"
 PROTOCOL = 1
@@ -116,9 +117,8 @@ class TerminalBridge(HasTraits):
         A new wizard's hello waits for the loop as its probes do: the page answers only
         after the cell anyway, and the cell that made the wizard returns one comm sooner.
         """
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        loop = running_loop()
+        if loop is None:
             self.connect()
             return
         loop.call_soon(self.connect)

@@ -15,6 +15,7 @@ the probes run at the first look at their results (``wizard.state``, a panel, di
 """
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 
@@ -34,20 +35,18 @@ from ..hosts.host import list_sites
 STEP_KEYS = ("step_allocation", "step_checks", "step_profile", "step_experiment", "step_doctor")
 
 
+PANELS = (None, ("checks_panel", "ChecksPanel"), ("profile_panel", "ProfilePanel"),
+          ("experiment_panel", "ExperimentPanel"), ("doctor_panel", "DoctorPanel"))
+"""The module and class of each step's panel after step 1 (built when first shown)."""
+
+
 def _panel_class(index: int):
     """The panel of a step, imported when first built (steps 2-5 cost nothing until shown)."""
     if index == 0:
         return AllocationPanel
-    if index == 1:
-        from .checks_panel import ChecksPanel as cls  # cold start: not at the wizard's first step
-    elif index == 2:
-        from .profile_panel import ProfilePanel as cls  # cold start: not at the wizard's first step
-    elif index == 3:
-        # cold start: not at the wizard's first step
-        from .experiment_panel import ExperimentPanel as cls
-    else:
-        from .doctor_panel import DoctorPanel as cls  # cold start: not at the wizard's first step
-    return cls
+    module, name = PANELS[index]
+    # cold start: a step's panel loads when that step is first shown
+    return getattr(importlib.import_module(f".{module}", __package__), name)
 
 
 class Wizard(widgets.VBox):
@@ -134,7 +133,7 @@ class Wizard(widgets.VBox):
     def state(self):
         """The wizard's ``WizardState`` (defaults, and probes put off outside a kernel, now)."""
         self.ctx.settle_defaults()
-        self.ctx.runner.run_deferred()
+        self._run_deferred()
         return self.ctx.state
 
     @property
@@ -158,8 +157,14 @@ class Wizard(widgets.VBox):
         return self._looked_at(4)
 
     def _looked_at(self, index: int):
-        self.ctx.runner.run_deferred()
+        self._run_deferred()
         return self._built(index)
+
+    def _run_deferred(self) -> None:
+        """What ``Wizard()`` put off outside a kernel, at the first look: the probes, and
+        step 1's placement when the allocation panel drew none yet."""
+        self.ctx.runner.run_deferred()  # on a kernel's loop this only schedules the probes
+        self._panels[0].draw_placement()
 
     def _built(self, index: int):
         """The panel of step ``index``, built on first use from the current state and language
@@ -197,7 +202,7 @@ class Wizard(widgets.VBox):
         return self._built(self.step)
 
     def _repr_mimebundle_(self, **kwargs):
-        self.ctx.runner.run_deferred()  # on a kernel's loop this only schedules the probes
+        self._run_deferred()
         return super()._repr_mimebundle_(**kwargs)
 
     # -- sites --------------------------------------------------------------------------------
@@ -263,7 +268,8 @@ class Wizard(widgets.VBox):
     @classmethod
     def from_checkpoint(cls, path, **kwargs) -> "Wizard":
         """Reopen a checkpoint written by the wizard or ``ari-jupyter emit``."""
-        from ..checkpoint.load import load_checkpoint  # cold start: not at the wizard's first step
+        # cold start: the checkpoint reader loads only to reopen a checkpoint
+        from ..checkpoint.load import load_checkpoint
 
         state = load_checkpoint(Path(path))
         kwargs.setdefault("run_probes", True)

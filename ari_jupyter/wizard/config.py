@@ -22,6 +22,7 @@ from ..ari.profile import PRESETS
 from ..slurm.allocation import Allocation
 from ..hosts.host import Host, LocalHost
 from ..ari.partition import PartitionChoice, resolve_partition
+from ..probes import PROBE_IDS
 
 CONFIG_BASENAME = "ari_jupyter_config"
 DEMO_SITE_ENV = "ARI_JUPYTER_DEMO_SITE"
@@ -141,8 +142,6 @@ class AriWizard(Configurable):
 
     @validate("probe_timeouts")
     def _check_probe_timeouts(self, proposal):
-        from ..probes.runner import PROBE_IDS  # cold start: not at the wizard's first step
-
         for probe_id, seconds in proposal["value"].items():
             if probe_id not in PROBE_IDS:
                 raise TraitError(f"probe_timeouts has unknown probe id {probe_id!r}; "
@@ -392,7 +391,8 @@ def open_host(site=None, config: AriWizard | None = None, env: Mapping[str, str]
     if isinstance(site, Host):
         host = site
     elif site:
-        from ..hosts.recorded_site import RecordedSite  # cold start: not at the wizard's first step
+        # cold start: hosts.recorded_site loads only when a demo site is named
+        from ..hosts.recorded_site import RecordedSite
 
         host = RecordedSite.load(site)
     else:
@@ -439,7 +439,8 @@ def probe_context(state, config: AriWizard, *, only: Iterable[str] | None = None
     """
     partition = state.partition if state.partition_source not in PROBE_DERIVED_SOURCES else None
 
-    from ..probes import ProbeContext  # cold start: the probe context loads with the probes
+    # cold start: probes.context loads when the probes first run
+    from ..probes import ProbeContext
 
     return ProbeContext(
         allocation=state.allocation,

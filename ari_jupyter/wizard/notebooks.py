@@ -18,7 +18,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Mapping
+
 from ..i18n import LANGUAGES
+from ..base.files import atomic_write
+from .config import wizard_config
+from ..slurm.allocation import Allocation
 
 DEFAULT_DEMO_SITE = "rccs-cloud"
 
@@ -90,7 +94,6 @@ NOTEBOOK_MODE = 0o644
 
 def replace_atomically(source: Path, target: Path) -> None:
     """``target`` becomes a copy of ``source`` in one step (a reader never sees half a file)."""
-    from ..base.files import atomic_write  # cold start: not at every command's start
 
     atomic_write(target, notebook_as_placed(source), NOTEBOOK_MODE)
 
@@ -129,7 +132,6 @@ def demo_site_for(demo_site: str | None, env: Mapping[str, str], configured: str
 def default_directory(inside: bool, site: str, env: Mapping[str, str], config=None) -> Path:
     """The workspace the wizard writes to: the site's template inside an allocation, the local
     demo workspace of ``site`` outside one."""
-    from .config import wizard_config  # cold start: not at every command's start
 
     config = config or wizard_config()
     if inside:
@@ -151,8 +153,6 @@ class Placement:
 
 def candidate_folders(env: Mapping[str, str], config=None) -> list[tuple[str, Path]]:
     """The folders ``ari-jupyter lab`` would use, in its order of preference."""
-    from ..slurm.allocation import Allocation  # cold start: not at every command's start
-    from .config import wizard_config
 
     config = config or wizard_config()
     inside = Allocation.from_env(env).inside_allocation

@@ -142,7 +142,7 @@ class WizardContext(HasTraits):
 
     def prelude_text(self) -> str:
         """The reproduce.sh prelude for the profile, with srun where the site has it."""
-        from ..ari import prelude  # cold start: not at the wizard's first step
+        from ..ari import prelude  # cold start: the prelude loads when step 3 first shows it
 
         mpi = self.probe_data("mpi")
         launcher = "mpirun" if mpi and not mpi.get("srun") and mpi.get("mpirun") else "srun"
@@ -164,7 +164,7 @@ class WizardContext(HasTraits):
         """Whether ARI's workflow.yaml can be written where `ari run` will run: this
         JupyterLab's machine (looked at once: ARI is not installed while the wizard runs)."""
         if self._workflow_found is None:
-            # cold start: not at the wizard's first step
+            # cold start: ARI's install lookup loads when step 4 first asks for workflow.yaml
             from ..ari.install import find_ari_workflow
 
             self._workflow_found = find_ari_workflow(self.local_env)[0] is not None
@@ -458,7 +458,7 @@ def settle_for_write(state, config, host, *, profile_given: bool,
     answer), every probe under the config's timeouts (``probe_timeout`` overrides them), and
     the defaults the probes' answers settle (``WizardContext._follow_site_defaults``).
     ``progress(ids)`` gives a context with ``done(probe_id)``: a live line of the probes."""
-    from ..probes import ProbeContext, run_probes_sync, selected_ids  # cold start: probes load when asked
+    from ..probes import ProbeContext, run_probes_sync, selected_ids  # cold start: the probes load when emit runs them
 
     seed_defaults(state, config, host, keep_profile=profile_given)
     if profile_edits:  # on the profile given, else on the site's default, as edited in step 3

@@ -23,7 +23,7 @@ from ..ari.partition import resolve_partition
 from ..ari.profile import ExecutionProfile, PRESETS
 from ..slurm.allocation import Allocation
 from .state import WizardState
-from ..i18n import message, messages, t, text
+from ..i18n import DEFAULT_LANGUAGE, labels, message, t, text
 
 SITE_FIELDS = ("partition", "partition_source", "max_cpus", "walltime", "nodes", "mem_gb",
                "allow_no_gres", "profile", "module_loads", "workspace")
@@ -207,8 +207,8 @@ def modules_left_out(state: Any):
 def site_description(host: Any, lang: str) -> str:
     """A demo site's description in ``lang`` (the site file's own text when none is in the
     catalogs, e.g. a site recorded with ``probe --record-site``)."""
-    key = f"site.{getattr(host, 'name', '')}.description"
-    return t(key, lang) if key in messages() else getattr(host, "description", "")
+    key = f"site_description_{getattr(host, 'name', '')}"  # a label: step 1 shows it
+    return t(key, lang) if key in labels(DEFAULT_LANGUAGE) else getattr(host, "description", "")
 
 
 def checklist_title_key(site_name: str) -> str:
@@ -235,7 +235,7 @@ def _walltime_within(part: Mapping[str, Any] | None) -> str:
     limit = str((part or {}).get("timelimit") or "")
     if limit.lower() in ("", "infinite", "unlimited", "n/a"):
         return ""
-    # cold start: not at the wizard's first step
+    # cold start: ARI's sbatch rules load with the first partition time limit the probes tell
     from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
     from ..slurm.parsers import parse_slurm_duration
 
@@ -263,7 +263,7 @@ def _profile_for(config: Any, probes: Mapping[str, Any], nodes: int):
             return PRESETS["gpu_single_nogres"]()
     mpi = _data(probes, "mpi")
     if nodes > 1 and (mpi.get("srun") or mpi.get("mpirun") or mpi.get("mpiexec")):
-        # cold start: not at the wizard's first step
+        # cold start: ARI's validator loads once the probes see several nodes and a launcher
         from ..ari.validate import SiteFacts, site_has_no_gpu
 
         if site_has_no_gpu(SiteFacts.from_probes(probes.values())):

@@ -185,7 +185,7 @@ class WizardState(HasTraits):
                 values["allocation"] = Allocation.from_json(data["allocation"])
             else:
                 messages.append("allocation: must be an object or null")
-        from ..ari.run_settings import RunSettings  # cold start: not at the wizard's first step
+        from ..ari.run_settings import RunSettings  # cold start: the run settings load when a saved state is read
         from ..base.verdict import ProbeResult
 
         results: dict[str, ProbeResult] = {}

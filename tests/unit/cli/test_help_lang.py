@@ -6,10 +6,12 @@ catalog test fails when a flag is added or its English changes without them.
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 
 import pytest
 
-from ari_jupyter.cli import build_parser, main
+from ari_jupyter.cli import COMMANDS, build_parser, main
 from ari_jupyter.cli._columns import columns, wrap
 from ari_jupyter.cli._localized import catalog, error_sentence, help_key, language_of
 from widget_text import english_sentences
@@ -74,6 +76,52 @@ def test_help_reads_in_the_language_with_no_english_sentence(command, lang, caps
     assert english_sentences(prose) == [], prose
     # lines fit 80 terminal columns (pytest's terminal), but a flag's own list of choices
     assert all(columns(line) <= 80 for line in prose if "{" not in line), prose
+
+
+def _listed(parser) -> list[tuple[str, str]]:
+    """(command, summary) as ``ari-jupyter --help`` lists them."""
+    return [(choice.dest, choice.help) for choice in parser._subparsers._group_actions[0]._choices_actions]
+
+
+def test_the_command_table_holds_each_commands_own_summary():
+    """``COMMANDS`` is what ``ari-jupyter --help`` lists without loading a command: each line
+    is the ``help=`` the command's module registers, in the same order."""
+    every = _listed(build_parser())
+    assert every == [(name, command.summary) for name, command in COMMANDS.items()]
+    assert _listed(build_parser(["--help"])) == every
+    assert _listed(build_parser(["--lang", "ja", "lint", "x.md"])) == every
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_the_top_help_lists_every_command_with_its_summary(lang, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one line per command
+    with pytest.raises(SystemExit):
+        main(["--help", "--lang", lang])
+    lines = capsys.readouterr().out.splitlines()
+    helps = catalog()["help"]
+    for name in COMMANDS:
+        said = helps[f"{name}:help"][lang]
+        assert any(line.split() == [name, *said.split()] for line in lines), (name, said)
+
+
+LOADED = ("import sys; from ari_jupyter.cli import COMMANDS, main\n"
+          "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+          "print(sorted(n for n, c in COMMANDS.items() if 'ari_jupyter.cli.' + c.module in sys.modules))")
+
+
+@pytest.mark.parametrize("argv, loaded", [
+    (["--help"], []),
+    (["--lang", "ja", "--help"], []),
+    (["nosuch"], []),
+    (["lint", "--help"], ["lint"]),
+    (["--lang", "zh", "check-handoff", "--help"], ["check-handoff"]),
+    (["status", "--lang", "ja", "--json", "--help"], ["status"]),
+])
+def test_a_command_loads_its_own_module_only(argv, loaded):
+    """The parser imports the module of the command that runs, no other command's."""
+    done = subprocess.run([sys.executable, "-c", LOADED, *argv], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.splitlines()[-1] == repr(loaded), done.stderr
 
 
 def test_english_help_is_the_parsers_own(capsys):

@@ -1,6 +1,9 @@
 """Step 1: allocation facts, node list, and the placement picture driven by the sbatch line."""
+import asyncio
 import html
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -201,3 +204,36 @@ def test_outside_an_allocation_step_1_says_what_each_demo_site_is(lang, monkeypa
         assert f"<li><b>{name}</b> — {t('alloc_demo_hint_' + name, lang)}</li>" in banner
     on_demo = Wizard(site="sx40", run_probes=False, lang=lang, bridge=fake_bridge()[0])
     assert "ari-demo-hints" not in on_demo.allocation_panel.banner.value
+
+
+def test_the_placement_is_drawn_at_the_first_look_outside_a_kernel():
+    """``Wizard()`` leaves step 1's placement (ARI's rules: most of a cold start) for the first
+    look at the wizard, as it leaves the probes."""
+    wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+    step_1 = wizard._panels[0]
+    assert step_1.placement.value == ""  # not drawn inside Wizard()
+    drawn = wizard.allocation_panel.placement.value
+    assert set(ranks_per_node(drawn)) == {"rc01", "rc02"} and drawn == step_1._placement_html()
+
+
+def test_the_placement_is_drawn_once_a_kernels_loop_turns():
+    async def scenario():
+        wizard = Wizard(site="rccs-cloud", run_probes=False, bridge=fake_bridge()[0])
+        step_1 = wizard._panels[0]
+        before = step_1.placement.value
+        await asyncio.sleep(0)  # the cell is done: the loop turns
+        return before, step_1.placement.value, step_1._placement_html()
+
+    before, after, drawn = run(scenario())
+    assert before == "" and set(ranks_per_node(after)) == {"rc01", "rc02"} and after == drawn
+
+
+@pytest.mark.parametrize("site", [None, "rccs-cloud"])
+def test_a_new_wizard_loads_none_of_aris_rules(site):
+    """What the first step does not show is not loaded by ``Wizard()`` in a fresh interpreter."""
+    code = ("import sys; from ari_jupyter import Wizard; Wizard(site=%r)\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('ari_jupyter.ari.judge',"
+            " 'ari_jupyter.ari.render', 'ari_jupyter.ari.validate', 'ari_jupyter.widgets.placement_view'))))"
+            % site)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines()[-1] == "[]", done.stderr

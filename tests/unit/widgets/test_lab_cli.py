@@ -274,8 +274,8 @@ def test_lab_lessons_opens_the_lessons_in_the_language(lang, capsys, monkeypatch
 
 
 def test_lab_lessons_without_lessons_in_the_install_says_so(capsys, monkeypatch):
-    from ari_jupyter.wizard import lessons
+    from ari_jupyter.cli import lab
 
-    monkeypatch.setattr(lessons, "lessons_folder", lambda lang: None)
+    monkeypatch.setattr(lab, "lessons_folder", lambda lang: None)  # the name the command calls
     assert main(["lab", "--lessons", "--lang", "en", "--print-command"]) == 1
     assert "this install of ari-jupyter has no lessons in it" in capsys.readouterr().err
