@@ -49,21 +49,24 @@ def options_from_choices(choices: Choices, env: Mapping[str, str]) -> dict[str, 
 def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, nodes: Any = None,
                   has_gres: bool | None = None, allow_no_gres: bool = False,
                   checkpoint_dir: str | None = None, expected_artifacts: Sequence[str] = (),
-                  filename: str | None = None, env: Mapping[str, str] | None = None) -> list[Finding]:
+                  filename: str | None = None, env: Mapping[str, str] | None = None,
+                  script_dir: str | None = None) -> list[Finding]:
     """Findings for one text, errors first.
 
     ``profile``: ExecutionProfile or its JSON dict; ``nodes``: the allocation's node count (or an
     Allocation); ``has_gres``: the gres probe's answer when known; ``checkpoint_dir``: the
     checkpoint the run should have used (makes a stray run an error, not a warning); ``env``: the
     environment ``ari run`` will see (experiment.md checks compare with ARI_SLURM_PARTITION/CPUS;
-    a log's paths are judged shared or node-local with its $HOME).
+    a log's paths are judged shared or node-local with its $HOME); ``script_dir``: the folder a
+    reproduce.sh is in (L6 reads a script one of its lines runs there, one level down).
     """
     kind = kind or detect_kind(text, filename)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if kind == "reproduce":
         findings = lint_reproduce(text, profile=profile, nodes=nodes, has_gres=has_gres,
-                                  allow_no_gres=allow_no_gres, expected_artifacts=expected_artifacts)
+                                  allow_no_gres=allow_no_gres, expected_artifacts=expected_artifacts,
+                                  script_dir=script_dir)
         findings += [f for f in scan(text) if f.rule in _SCRIPT_RULES]
     elif kind == "handoff":
         findings = handoff_without_checkpoint(text) + [f for f in scan(text) if f.rule in _SCRIPT_RULES]
@@ -105,6 +108,7 @@ def diagnose_file(path: str, *, kind: str | None = None, **options: Any) -> list
     kind = kind or detect_kind(text, os.path.basename(path))
     if kind == "log" and not options.get("checkpoint_dir"):
         options["checkpoint_dir"] = checkpoint_from_log_path(path)
+    options.setdefault("script_dir", os.path.dirname(os.path.abspath(path)))
     return diagnose_text(text, kind=kind, filename=os.path.basename(path), **options)
 
 
