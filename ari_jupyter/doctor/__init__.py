@@ -20,7 +20,7 @@ from ..ari.arguments import env_values
 from ..ari.choices import Choices
 from .reproduce_lint import lint_reproduce, node_count, profile_dict
 from .log_checks import (checkpoint_from_log_path, checkpoint_ignored, handoff_without_checkpoint,
-                         ranks_on_one_node, skill_import_failed)
+                         job_output, ranks_on_one_node, skill_import_failed)
 from .experiment import lint_experiment_text
 from ..base.redact import redact
 from . import proposals
@@ -98,6 +98,8 @@ def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | 
     findings += skill_import_failed(text)
     fanout = proposals.fanout_line("<program>")
     findings += ranks_on_one_node(text, count, f"add the fan-out to reproduce.sh: {fanout}")
+    if not findings:  # a clean job's output: what was read and checked, not a bare "no problems"
+        findings = job_output(text, count)
     return findings
 
 

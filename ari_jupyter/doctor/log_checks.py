@@ -6,7 +6,8 @@ import re
 
 from . import proposals
 from ..base.verdict import Finding, translated as _translated
-from ..i18n import message as nested
+from ..i18n import message as nested, t
+from .detect import RANK_ON_HOST, job_output_lines, is_job_output
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
     r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
@@ -84,8 +85,7 @@ def checkpoint_from_log_path(path: str) -> str | None:
 
 
 _RANK_ON_HOST = (
-    re.compile(r"\brank\s*[=:#]?\s*(?P<rank>\d+)\b.*?\b(?:on|host(?:name)?\s*[=:])\s*(?P<host>[A-Za-z][\w.-]*)",
-               re.IGNORECASE),
+    RANK_ON_HOST,
     re.compile(r"^\s*(?P<rank>\d+):\s+(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*)\s*$"),  # srun -l hostname
 )
 _NODE_COUNT = re.compile(r"\bSLURM_(?:JOB_NUM_NODES|NNODES)=(\d+)\b")
@@ -216,3 +216,41 @@ def skill_import_failed(text: str) -> list[Finding]:
         names=names, example=repr(example), line=first_line,
         cause=nested(f"doctor.skill-import-failed.cause_{kind}"),
         pip=(f"`pip install {' '.join(modules)}`" if modules else "`pip install <module>`"))]
+
+
+def job_output(text: str, nodes: int | None = None) -> list[Finding]:
+    """What the doctor read in a job's output (a reproduce job's log, a BFTS job's
+    ``slurm_job_N.out``): its ranks and the nodes they ran on, its metric lines, SLURM's step
+    lines - said, so that a clean verdict names what it checked."""
+    if not is_job_output(text):
+        return []
+    found = job_output_lines(text)
+    ranks: dict[int, str] = {}
+    for _number, line in found["ranks"]:
+        match = RANK_ON_HOST.search(line)
+        if match:
+            ranks.setdefault(int(match.group("rank")), match.group("host"))
+    hosts = sorted(set(ranks.values()))
+    names = []
+    for _number, line in found["metrics"]:
+        name = line.split(":", 1)[0].split("=", 1)[0].strip()
+        if name not in names:
+            names.append(name)
+    parts = []
+    if ranks:
+        parts.append(nested("doctor.job-output.ranks", count=len(ranks), hosts=" ".join(hosts),
+                            nodes=len(hosts)))
+    if names:
+        parts.append(nested("doctor.job-output.metrics", count=len(found["metrics"]),
+                            names=", ".join(names[:6]) + (", ..." if len(names) > 6 else "")))
+    if found["steps"]:
+        parts.append(nested("doctor.job-output.steps", count=len(found["steps"])))
+    spread = ""  # the ranks on one node of several: ranks_on_one_node's error says it
+    if len(hosts) > 1 and nodes:
+        spread = nested("doctor.job-output.spread", count=len(hosts), nodes=nodes)
+    english = t("doctor.job-output", "en", parts=parts, spread=spread)
+    lines = tuple(n for n, _ in (found["ranks"] + found["metrics"] + found["steps"]))
+    return [_translated(Finding(
+        "job-output", "info", None, english, t("doctor.job-output.fix", "en"),
+        lines=tuple(sorted(lines))[:20], cause="a job's output"),
+        "doctor.job-output", "doctor.job-output.fix", parts=parts, spread=spread)]
