@@ -8,6 +8,7 @@ from . import proposals
 from ..base.verdict import Finding, translated as _translated
 from ..i18n import message as nested, t
 from .detect import RANK_ON_HOST, job_output_lines, is_job_output
+from ..slurm.cancel_record import RECORD, read_cancels
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
     r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
@@ -254,3 +255,51 @@ def job_output(text: str, nodes: int | None = None) -> list[Finding]:
         "job-output", "info", None, english, t("doctor.job-output.fix", "en"),
         lines=tuple(sorted(lines))[:20], cause="a job's output"),
         "doctor.job-output", "doctor.job-output.fix", parts=parts, spread=spread)]
+
+
+_CANCELLED_JOB = re.compile(r"\*\*\* JOB (?P<job>\d+(?:_\d+)?) ON \S+ CANCELLED AT", re.IGNORECASE)
+_MAX_CHECKPOINTS = 200
+"""The most checkpoints beside a workspace's slurm_logs/ whose cancel record is read."""
+
+
+def cancel_record_dirs(log_path: str | None, checkpoint_dir: str | None = None) -> list[str]:
+    """Where a cancel record for a log's job may be: the given checkpoint, the folders above
+    the log (a checkpoint's repro_sandbox/ or the checkpoint itself), and for a workspace's
+    ``slurm_logs/`` its ``checkpoints/*`` (bounded)."""
+    dirs = [checkpoint_dir] if checkpoint_dir else []
+    if log_path:
+        here = os.path.dirname(os.path.abspath(log_path))
+        for folder in (here, os.path.dirname(here)):
+            dirs.append(folder)
+            below = os.path.join(folder, "checkpoints")
+            try:
+                names = sorted(os.listdir(below))[:_MAX_CHECKPOINTS]
+            except OSError:
+                continue
+            dirs += [os.path.join(below, name) for name in names if _RUN_ID.match(name)]
+    return list(dict.fromkeys(dirs))
+
+
+def cancel_cause(findings: list[Finding], text: str, record_dirs: list[str]) -> list[Finding]:
+    """The catalog's ``job-cancelled`` with its cause: named when a checkpoint's cancel record
+    (``slurm.cancel_record``) holds the job, else the guess with the ways to tell."""
+    from dataclasses import replace
+
+    out = []
+    for finding in findings:
+        if finding.rule != "job-cancelled":
+            out.append(finding)
+            continue
+        match = _CANCELLED_JOB.search(text.splitlines()[finding.line - 1] if finding.line else "")
+        job = match.group("job") if match else "<id>"
+        entry = next((read_cancels(d)[job] for d in record_dirs if job in read_cancels(d)), None)
+        if entry is None:  # the catalog's guess, with the ways to tell in its fix
+            out.append(finding)
+            continue
+        params = {**finding.params, "job": job,
+                  "cause": nested("doctor.job-cancelled.by." + entry["by"], job=job, record=RECORD)}
+        fix_id = "doctor.job-cancelled.recorded.fix"
+        out.append(replace(finding, message=t("doctor.log_match", "en", **params), severity="info",
+                           cause="cancelled through ari-jupyter", fix=t(fix_id, "en", job=job),
+                           fix_id=fix_id, params=params))
+    return out

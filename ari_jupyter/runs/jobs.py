@@ -28,6 +28,7 @@ from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
 from ..probes.context import is_unconfigured
+from ..slurm.cancel_record import record_cancels
 from .reading import read_small_text, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
@@ -386,6 +387,11 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
             outcomes.append(CancelOutcome(job_id, "error", text(
                 "runs.cancel.scancel_failed", job=shlex.quote(job_id), output=said[-300:])))
     cancelled = [o.job_id for o in outcomes if o.result == "cancelled"]
+    if cancelled:  # the doctor names this cause on the job's "CANCELLED AT" line
+        try:
+            record_cancels(checkpoint, cancelled, by="ari-jupyter", user=scope.user)
+        except OSError:  # a checkpoint it cannot write to: the jobs are cancelled all the same
+            pass
     if cancelled and settle > 0:
         await _wait_gone(host, scope.user, cancelled, settle)
     return outcomes
