@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..base.bounded_read import NotARegularFile, TooLarge, read_window
 from ..ari.profile import GPU_KINDS, MPI_KINDS, ExecutionProfile
 from ..i18n import message, t
 from . import proposals
@@ -364,23 +364,17 @@ def _working_dirs(cmds: Sequence[Command], script_dir: str | None) -> dict[int, 
     return out
 
 
-def _read_script(path: str) -> tuple[str | None, str]:
+def _read_script(path: str) -> tuple[str | None, str | dict]:
     """A called script's text, or why not: a regular file of at most SCRIPT_CAP bytes."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        return read_window(path, cap=SCRIPT_CAP, head=SCRIPT_CAP, tail=0).text, ""
+    except NotARegularFile:
+        return None, message("doctor.L6.script.not_regular")
+    except TooLarge as exc:
+        return None, message("doctor.L6.script.too_large", size=exc.params.get("size", ""),
+                             cap=exc.params.get("cap", ""))
     except OSError as exc:
         return None, exc.strerror or str(exc)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, message("doctor.L6.script.not_regular")
-        if info.st_size > SCRIPT_CAP:
-            return None, message("doctor.L6.script.too_large", size=info.st_size, cap=SCRIPT_CAP)
-        return os.read(fd, SCRIPT_CAP).decode("utf-8", errors="replace"), ""
-    except OSError as exc:
-        return None, exc.strerror or str(exc)
-    finally:
-        os.close(fd)
 
 
 def _follow(cmd: Command, script: str | None, here: str | None) -> _Followed | None:

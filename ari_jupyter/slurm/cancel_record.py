@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from ..base.bounded_read import read_window
 from ..base.files import atomic_write
 
 RECORD = ".ari-jupyter-cancels.json"
@@ -28,20 +28,11 @@ as a recording saw it."""
 def read_cancels(checkpoint: str | os.PathLike) -> dict[str, Mapping[str, str]]:
     """The record's entries by job id; empty when there is none or it is not one (bounded read,
     a regular file only)."""
-    path = os.path.join(os.fspath(checkpoint), RECORD)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError:
+        text = read_window(os.path.join(os.fspath(checkpoint), RECORD), cap=CAP, head=CAP, tail=0).text
+        data = json.loads(text)
+    except (OSError, ValueError):  # none, not a regular file, too large, not JSON
         return {}
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > CAP:
-            return {}
-        data = json.loads(os.read(fd, CAP).decode("utf-8", errors="replace"))
-    except (OSError, ValueError):
-        return {}
-    finally:
-        os.close(fd)
     entries = data.get("cancelled") if isinstance(data, dict) else None
     out: dict[str, Mapping[str, str]] = {}
     for entry in entries if isinstance(entries, list) else ():
