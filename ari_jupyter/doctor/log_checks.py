@@ -8,7 +8,8 @@ from . import proposals
 from ..base.verdict import Finding, translated as _translated
 from ..i18n import message as nested, t
 from .detect import RANK_ON_HOST, job_output_lines, is_job_output
-from ..slurm.cancel_record import RECORD, read_cancels
+from ..base.bounded_read import read_window
+from ..slurm.cancel_record import CAP, RECORD, parse_cancels
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
     r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
@@ -280,6 +281,14 @@ def cancel_record_dirs(log_path: str | None, checkpoint_dir: str | None = None) 
     return list(dict.fromkeys(dirs))
 
 
+def read_cancels(checkpoint: str) -> dict:
+    """A checkpoint's cancel record by job id (a regular file, capped); empty when none."""
+    try:
+        return parse_cancels(read_window(os.path.join(checkpoint, RECORD), cap=CAP, head=CAP, tail=0).text)
+    except OSError:
+        return {}
+
+
 def cancel_cause(findings: list[Finding], text: str, record_dirs: list[str]) -> list[Finding]:
     """The catalog's ``job-cancelled`` with its cause: named when a checkpoint's cancel record
     (``slurm.cancel_record``) holds the job, else the guess with the ways to tell."""
@@ -292,7 +301,8 @@ def cancel_cause(findings: list[Finding], text: str, record_dirs: list[str]) -> 
             continue
         match = _CANCELLED_JOB.search(text.splitlines()[finding.line - 1] if finding.line else "")
         job = match.group("job") if match else "<id>"
-        entry = next((read_cancels(d)[job] for d in record_dirs if job in read_cancels(d)), None)
+        records = (read_cancels(d) for d in record_dirs)
+        entry = next((record[job] for record in records if job in record), None)
         if entry is None:  # the catalog's guess, with the ways to tell in its fix
             out.append(finding)
             continue

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .host import SiteError
-from ..slurm.cancel_record import record_cancels
+from ..slurm.cancel_record import RECORD, render_cancels
 
 RUNS_DIR = Path(__file__).with_name("runs")
 FORMAT = 1
@@ -141,7 +141,8 @@ class RecordedRun:
             _write_new(staging / MARKER, json.dumps({"run_id": self.run_id, "nodes": self.nodes,
                                                      "recorded_at": self.recorded_at}) + "\n", 0)
             if self.cancelled_from_panel:  # the doctor names who cancelled them
-                record_cancels(staging, self.cancelled_from_panel, by="runs-panel", user=user, at="")
+                _write_new(staging / RECORD, render_cancels({}, self.cancelled_from_panel, by="runs-panel",
+                                                            user=user, at=""), 0)
             try:
                 os.rename(staging, checkpoint)
             except OSError:  # another process placed it first: keep theirs

@@ -10,7 +10,8 @@ import pytest
 
 from ari_jupyter.doctor import diagnose_file, diagnose_text
 from ari_jupyter.hosts.recorded_run import RecordedRun
-from ari_jupyter.slurm.cancel_record import RECORD, read_cancels, record_cancels
+from ari_jupyter.doctor.log_checks import read_cancels
+from ari_jupyter.slurm.cancel_record import RECORD, render_cancels
 
 RUN_ID = "20261205224320_triad_bandwidth"
 LINE = "slurmstepd-n1: error: *** JOB {job} ON n1 CANCELLED AT 2026-12-05T22:45:37 ***\n"
@@ -23,7 +24,7 @@ def _cancelled(findings):
 @pytest.mark.parametrize("job", ["4", "5"])
 def test_the_recorded_runs_cancelled_jobs_name_the_runs_panel(tmp_path, job):
     checkpoint = RecordedRun.load(RUN_ID).place(tmp_path, "me")
-    assert set(read_cancels(checkpoint)) == {"4", "5"}
+    assert set(read_cancels(str(checkpoint))) == {"4", "5"}
     (finding,) = _cancelled(diagnose_file(str(tmp_path / "slurm_logs" / f"slurm_job_{job}.out")))
     assert finding.severity == "info"
     assert "Runs panel" in finding.message and f"job {job}" in finding.message
@@ -39,9 +40,9 @@ def _place(root, where, record):
     (checkpoint / "repro_sandbox").mkdir(parents=True)
     (root / "slurm_logs").mkdir()
     if record == "ari-jupyter-7":
-        record_cancels(checkpoint, ["7"], by="ari-jupyter", user="me")
+        (checkpoint / RECORD).write_text(render_cancels({}, ["7"], user="me"))
     elif record == "ari-jupyter-8":
-        record_cancels(checkpoint, ["8"], by="ari-jupyter", user="me")
+        (checkpoint / RECORD).write_text(render_cancels({}, ["8"], user="me"))
     elif record == "not-json":
         (checkpoint / RECORD).write_text("{not json")
     elif record == "fifo":
@@ -78,7 +79,7 @@ def test_cancel_cause_table(case, tmp_path):
 
 
 def test_a_pasted_log_with_the_checkpoint_given_finds_the_record(tmp_path):
-    record_cancels(tmp_path, ["7"], by="ari-jupyter")
+    (tmp_path / RECORD).write_text(render_cancels({}, ["7"]))
     (finding,) = _cancelled(diagnose_text(LINE.format(job=7), kind="log", checkpoint_dir=str(tmp_path)))
     assert finding.severity == "info" and "ari-jupyter cancel" in finding.message
     (guess,) = _cancelled(diagnose_text(LINE.format(job=7), kind="log"))
