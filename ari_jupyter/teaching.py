@@ -235,7 +235,8 @@ def check_diagnosis(log: str, answer: str, fix: str | None = None, *, site: str 
     The cause is what went wrong first in the log (the doctor's finding on the earliest line);
     the doctor lists errors before warnings, so its first finding may be a consequence."""
     said = _answer(lang)
-    every = diagnose_text(log, kind="log")
+    # a clean job's output gets one "job-output" note of what was read: no cause to name
+    every = [f for f in diagnose_text(log, kind="log") if f.rule != "job-output"]
     if not every:
         return said(False, "teaching.doctor_nothing", "whole_log")
     cause = min(every, key=lambda f: (f.line is None, f.line or 0))

@@ -176,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             findings = diagnose_text(text, kind=kind, profile=profile, nodes=nodes, has_gres=has_gres,
                                      allow_no_gres=allow_no_gres, checkpoint_dir=checkpoint,
-                                     expected_artifacts=artifacts, filename=name, env=env)
+                                     expected_artifacts=artifacts, filename=name, env=env,
+                                     script_dir=None if path == "-" else os.path.dirname(os.path.abspath(path)),
+                                     log_path=None if path == "-" else path)
         except ProfileError as exc:
             print(f"ari-jupyter doctor: {args.profile}: {exc}", file=sys.stderr)
             return 2

@@ -19,8 +19,8 @@ from ..base.verdict import SEVERITIES, Finding, sort_findings
 from ..ari.arguments import env_values
 from ..ari.choices import Choices
 from .reproduce_lint import lint_reproduce, node_count, profile_dict
-from .log_checks import (checkpoint_from_log_path, checkpoint_ignored, handoff_without_checkpoint,
-                         ranks_on_one_node, skill_import_failed)
+from .log_checks import (cancel_cause, cancel_record_dirs, checkpoint_from_log_path, checkpoint_ignored,
+                         handoff_without_checkpoint, job_output, ranks_on_one_node, skill_import_failed)
 from .experiment import lint_experiment_text
 from ..base.redact import redact
 from . import proposals
@@ -49,21 +49,26 @@ def options_from_choices(choices: Choices, env: Mapping[str, str]) -> dict[str, 
 def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, nodes: Any = None,
                   has_gres: bool | None = None, allow_no_gres: bool = False,
                   checkpoint_dir: str | None = None, expected_artifacts: Sequence[str] = (),
-                  filename: str | None = None, env: Mapping[str, str] | None = None) -> list[Finding]:
+                  filename: str | None = None, env: Mapping[str, str] | None = None,
+                  script_dir: str | None = None, log_path: str | None = None) -> list[Finding]:
     """Findings for one text, errors first.
 
     ``profile``: ExecutionProfile or its JSON dict; ``nodes``: the allocation's node count (or an
     Allocation); ``has_gres``: the gres probe's answer when known; ``checkpoint_dir``: the
     checkpoint the run should have used (makes a stray run an error, not a warning); ``env``: the
     environment ``ari run`` will see (experiment.md checks compare with ARI_SLURM_PARTITION/CPUS;
-    a log's paths are judged shared or node-local with its $HOME).
+    a log's paths are judged shared or node-local with its $HOME); ``script_dir``: the folder a
+    reproduce.sh is in (L6 reads a script one of its lines runs there, one level down);
+    ``log_path``: where a log is (a cancelled job's cause is looked up in the cancel records
+    near it and in ``checkpoint_dir``).
     """
     kind = kind or detect_kind(text, filename)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if kind == "reproduce":
         findings = lint_reproduce(text, profile=profile, nodes=nodes, has_gres=has_gres,
-                                  allow_no_gres=allow_no_gres, expected_artifacts=expected_artifacts)
+                                  allow_no_gres=allow_no_gres, expected_artifacts=expected_artifacts,
+                                  script_dir=script_dir)
         findings += [f for f in scan(text) if f.rule in _SCRIPT_RULES]
     elif kind == "handoff":
         findings = handoff_without_checkpoint(text) + [f for f in scan(text) if f.rule in _SCRIPT_RULES]
@@ -71,7 +76,7 @@ def diagnose_text(text: str, *, kind: str | None = None, profile: Any = None, no
         findings = lint_experiment_text(text, env)
     else:
         findings = _diagnose_log(text, profile=profile, nodes=nodes, checkpoint_dir=checkpoint_dir,
-                                 env=env)
+                                 env=env, log_path=log_path)
     return sort_findings(_redacted(f, env) for f in findings)
 
 
@@ -88,13 +93,15 @@ def _redacted(finding: Finding, env: Mapping[str, str] | None) -> Finding:
 
 
 def _diagnose_log(text: str, *, profile: Any, nodes: Any, checkpoint_dir: str | None,
-                  env: Mapping[str, str] | None = None) -> list[Finding]:
+                  env: Mapping[str, str] | None = None, log_path: str | None = None) -> list[Finding]:
     count = node_count(nodes, profile_dict(profile))
-    findings = scan(text, env)
+    findings = cancel_cause(scan(text, env), text, cancel_record_dirs(log_path, checkpoint_dir))
     findings += checkpoint_ignored(text, checkpoint_dir)
     findings += skill_import_failed(text)
     fanout = proposals.fanout_line("<program>")
     findings += ranks_on_one_node(text, count, f"add the fan-out to reproduce.sh: {fanout}")
+    if not findings:  # a clean job's output: what was read and checked, not a bare "no problems"
+        findings = job_output(text, count)
     return findings
 
 
@@ -105,6 +112,8 @@ def diagnose_file(path: str, *, kind: str | None = None, **options: Any) -> list
     kind = kind or detect_kind(text, os.path.basename(path))
     if kind == "log" and not options.get("checkpoint_dir"):
         options["checkpoint_dir"] = checkpoint_from_log_path(path)
+    options.setdefault("script_dir", os.path.dirname(os.path.abspath(path)))
+    options.setdefault("log_path", path)
     return diagnose_text(text, kind=kind, filename=os.path.basename(path), **options)
 
 

@@ -387,7 +387,10 @@ CATALOG: tuple[Signature, ...] = (
          r"\*\*\* job \d+ on \S+ cancelled at (?!.*due to time limit)",
          "the job was cancelled",
          "someone (or ARI's cleanup) ran scancel, or the node went down",
-         "check `scontrol show job <id>` / squeue history and resubmit"),
+         "to tell who or what cancelled the job: `sacct -j <id> -o JobID,State,Reason,End` (where the site "
+         "keeps accounting), `scontrol show job <id>` (while SLURM still lists the job, minutes after it "
+         "ends), the checkpoint's .ari-jupyter-cancels.json (written when ari-jupyter cancels a job); "
+         "then resubmit"),
     _sig("step-without-environment", "error",
          r"execve\(\): [^:]+: no such file or directory",
          "a job step's task could not start its program: it was not found",

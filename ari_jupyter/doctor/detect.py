@@ -18,6 +18,34 @@ _STARTS_ARI = re.compile(r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:exec\s+|nohup\s+)?(?:a
 _LOG_MARK = re.compile(r"(?:error|warning|traceback|submitted batch job|\[exit \d+\]|^\$ )",
                        re.IGNORECASE | re.MULTILINE)
 
+RANK_ON_HOST = re.compile(r"\brank\s*[=:#]?\s*(?P<rank>\d+)\b.*?\b(?:on|host(?:name)?\s*[=:])\s*"
+                          r"(?P<host>[A-Za-z][\w.-]*)", re.IGNORECASE)
+"""A task saying where it ran: ``srun rank 2 of 4 on n2``, ``rank=0 host=n1``."""
+METRIC_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.-]{0,63})\s*[:=]\s*[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\s*$")
+"""A job printing a measured value: ``triad_mbps: 197.694`` (what ARI's evaluator parses)."""
+STEP_LINE = re.compile(r"^\s*(?:srun|salloc|sbatch|slurmstepd(?:-[\w.-]+)?)\s*:\s|\*\*\* (?:JOB|STEP) \d")
+"""SLURM's own lines in a job's output: ``srun: Warning: ...``, ``slurmstepd-n1: error: *** JOB 4 ...``."""
+
+
+def job_output_lines(text: str) -> dict[str, list[tuple[int, str]]]:
+    """A job's output read line by line: its rank lines, metric lines and SLURM step lines."""
+    found: dict[str, list[tuple[int, str]]] = {"ranks": [], "metrics": [], "steps": []}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if STEP_LINE.search(line):
+            found["steps"].append((number, line))
+        elif RANK_ON_HOST.search(line):
+            found["ranks"].append((number, line))
+        elif METRIC_LINE.match(line):
+            found["metrics"].append((number, line))
+    return found
+
+
+def is_job_output(text: str) -> bool:
+    """A SLURM job's output (a reproduce job's ``reproduce.log``, a BFTS job's ``slurm_job_N.out``):
+    a rank or SLURM step line, or at least two metric lines."""
+    found = job_output_lines(text)
+    return bool(found["ranks"] or found["steps"] or len(found["metrics"]) >= 2)
+
 
 def detect_kind(text: str, filename: str | None = None) -> str:
     """Decide from the file name first, then the content; "log" when nothing else fits."""
@@ -34,7 +62,8 @@ def detect_kind(text: str, filename: str | None = None) -> str:
     if _EXPERIMENT_LINE.search(text) and _MD_HEADING.search(text):
         return "experiment"
     shell = len(_SHELL_LINE.findall(text))
-    if shell >= 2 and not _LOG_MARK.search(text):
+    found = job_output_lines(text)
+    if shell >= 2 and not _LOG_MARK.search(text) and not (found["ranks"] or found["steps"]):
         return "reproduce"
     return "log"
 
@@ -43,5 +72,6 @@ def unrecognized(text: str, given_kind: str | None, kind: str) -> bool:
     """Whether the doctor looked at nothing it knows: no kind was given, and the text it took
     for a log (``detect_kind``'s last resort) has nothing a run's output has (an error, a
     warning, a traceback, a submitted job, a command with its exit). Its "no problems" would
-    then read as a clean log; the CLI and the wizard say so instead."""
-    return not given_kind and kind == "log" and not _LOG_MARK.search(text)
+    then read as a clean log; the CLI and the wizard say so instead. A job's output (ranks,
+    metric lines, SLURM's step lines) is a log the doctor reads."""
+    return not given_kind and kind == "log" and not _LOG_MARK.search(text) and not is_job_output(text)

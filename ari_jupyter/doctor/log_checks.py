@@ -6,7 +6,10 @@ import re
 
 from . import proposals
 from ..base.verdict import Finding, translated as _translated
-from ..i18n import message as nested
+from ..i18n import message as nested, t
+from .detect import RANK_ON_HOST, job_output_lines, is_job_output
+from ..base.bounded_read import read_window
+from ..slurm.cancel_record import CAP, RECORD, parse_cancels
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
     r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
@@ -84,8 +87,7 @@ def checkpoint_from_log_path(path: str) -> str | None:
 
 
 _RANK_ON_HOST = (
-    re.compile(r"\brank\s*[=:#]?\s*(?P<rank>\d+)\b.*?\b(?:on|host(?:name)?\s*[=:])\s*(?P<host>[A-Za-z][\w.-]*)",
-               re.IGNORECASE),
+    RANK_ON_HOST,
     re.compile(r"^\s*(?P<rank>\d+):\s+(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*)\s*$"),  # srun -l hostname
 )
 _NODE_COUNT = re.compile(r"\bSLURM_(?:JOB_NUM_NODES|NNODES)=(\d+)\b")
@@ -216,3 +218,98 @@ def skill_import_failed(text: str) -> list[Finding]:
         names=names, example=repr(example), line=first_line,
         cause=nested(f"doctor.skill-import-failed.cause_{kind}"),
         pip=(f"`pip install {' '.join(modules)}`" if modules else "`pip install <module>`"))]
+
+
+def job_output(text: str, nodes: int | None = None) -> list[Finding]:
+    """What the doctor read in a job's output (a reproduce job's log, a BFTS job's
+    ``slurm_job_N.out``): its ranks and the nodes they ran on, its metric lines, SLURM's step
+    lines - said, so that a clean verdict names what it checked."""
+    if not is_job_output(text):
+        return []
+    found = job_output_lines(text)
+    ranks: dict[int, str] = {}
+    for _number, line in found["ranks"]:
+        match = RANK_ON_HOST.search(line)
+        if match:
+            ranks.setdefault(int(match.group("rank")), match.group("host"))
+    hosts = sorted(set(ranks.values()))
+    names = []
+    for _number, line in found["metrics"]:
+        name = line.split(":", 1)[0].split("=", 1)[0].strip()
+        if name not in names:
+            names.append(name)
+    parts = []
+    if ranks:
+        parts.append(nested("doctor.job-output.ranks", count=len(ranks), hosts=" ".join(hosts),
+                            nodes=len(hosts)))
+    if names:
+        parts.append(nested("doctor.job-output.metrics", count=len(found["metrics"]),
+                            names=", ".join(names[:6]) + (", ..." if len(names) > 6 else "")))
+    if found["steps"]:
+        parts.append(nested("doctor.job-output.steps", count=len(found["steps"])))
+    spread = ""  # the ranks on one node of several: ranks_on_one_node's error says it
+    if len(hosts) > 1 and nodes:
+        spread = nested("doctor.job-output.spread", count=len(hosts), nodes=nodes)
+    english = t("doctor.job-output", "en", parts=parts, spread=spread)
+    lines = tuple(n for n, _ in (found["ranks"] + found["metrics"] + found["steps"]))
+    return [_translated(Finding(
+        "job-output", "info", None, english, t("doctor.job-output.fix", "en"),
+        lines=tuple(sorted(lines))[:20], cause="a job's output"),
+        "doctor.job-output", "doctor.job-output.fix", parts=parts, spread=spread)]
+
+
+_CANCELLED_JOB = re.compile(r"\*\*\* JOB (?P<job>\d+(?:_\d+)?) ON \S+ CANCELLED AT", re.IGNORECASE)
+_MAX_CHECKPOINTS = 200
+"""The most checkpoints beside a workspace's slurm_logs/ whose cancel record is read."""
+
+
+def cancel_record_dirs(log_path: str | None, checkpoint_dir: str | None = None) -> list[str]:
+    """Where a cancel record for a log's job may be: the given checkpoint, the folders above
+    the log (a checkpoint's repro_sandbox/ or the checkpoint itself), and for a workspace's
+    ``slurm_logs/`` its ``checkpoints/*`` (bounded)."""
+    dirs = [checkpoint_dir] if checkpoint_dir else []
+    if log_path:
+        here = os.path.dirname(os.path.abspath(log_path))
+        for folder in (here, os.path.dirname(here)):
+            dirs.append(folder)
+            below = os.path.join(folder, "checkpoints")
+            try:
+                names = sorted(os.listdir(below))[:_MAX_CHECKPOINTS]
+            except OSError:
+                continue
+            dirs += [os.path.join(below, name) for name in names if _RUN_ID.match(name)]
+    return list(dict.fromkeys(dirs))
+
+
+def read_cancels(checkpoint: str) -> dict:
+    """A checkpoint's cancel record by job id (a regular file, capped); empty when none."""
+    try:
+        return parse_cancels(read_window(os.path.join(checkpoint, RECORD), cap=CAP, head=CAP, tail=0).text)
+    except OSError:
+        return {}
+
+
+def cancel_cause(findings: list[Finding], text: str, record_dirs: list[str]) -> list[Finding]:
+    """The catalog's ``job-cancelled`` with its cause: named when a checkpoint's cancel record
+    (``slurm.cancel_record``) holds the job, else the guess with the ways to tell."""
+    from dataclasses import replace
+
+    out = []
+    for finding in findings:
+        if finding.rule != "job-cancelled":
+            out.append(finding)
+            continue
+        match = _CANCELLED_JOB.search(text.splitlines()[finding.line - 1] if finding.line else "")
+        job = match.group("job") if match else "<id>"
+        records = (read_cancels(d) for d in record_dirs)
+        entry = next((record[job] for record in records if job in record), None)
+        if entry is None:  # the catalog's guess, with the ways to tell in its fix
+            out.append(finding)
+            continue
+        params = {**finding.params, "job": job,
+                  "cause": nested("doctor.job-cancelled.by." + entry["by"], job=job, record=RECORD)}
+        fix_id = "doctor.job-cancelled.recorded.fix"
+        out.append(replace(finding, message=t("doctor.log_match", "en", **params), severity="info",
+                           cause="cancelled through ari-jupyter", fix=t(fix_id, "en", job=job),
+                           fix_id=fix_id, params=params))
+    return out

@@ -7,14 +7,17 @@ from ``ari_jupyter.ari.prelude`` (the same text the wizard and emit use).
 """
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..base.bounded_read import NotARegularFile, TooLarge, read_window
 from ..ari.profile import GPU_KINDS, MPI_KINDS, ExecutionProfile
 from ..i18n import message, t
 from . import proposals
 from ..base.verdict import Finding, translated as _translated
-from .script import Command, commands, comment_lines, raw_words
+from .script import LAUNCHERS, Command, commands, comment_lines, raw_words
 
 
 _NODE_LOCAL_PATH = re.compile(r"(?:^|[\s'\"=:(>])(/(?:var/tmp|tmp|local)(?=/|[\s'\";)]|$)\S*)")
@@ -238,7 +241,7 @@ def _l5_modules(cmds: Sequence[Command], modules: Sequence[str]) -> list[Finding
     return findings
 
 
-def _l6_fanout(cmds: Sequence[Command], nodes: int | None) -> list[Finding]:
+def _l6_fanout(cmds: Sequence[Command], nodes: int | None, script_dir: str | None = None) -> list[Finding]:
     if not nodes or nodes < 2:
         return []
     sruns = [c for c in cmds if c.program == "srun"]
@@ -248,6 +251,10 @@ def _l6_fanout(cmds: Sequence[Command], nodes: int | None) -> list[Finding]:
     mpiruns = [c for c in cmds if c.program in ("mpirun", "mpiexec", "orterun")]
     if sruns:
         bad = sruns[0]
+        nested = _follow(bad, _called_script(raw_words(_rest_after(bad, "srun")), as_program=True),
+                         _working_dirs(cmds, script_dir).get(bad.line))
+        if nested is not None and nested.launcher is not None:
+            return [_nested_srun(bad, nested)]
         fixed = proposals.fanout_line(_rest_after(bad, "srun"))
         return [_translated(Finding(
             "L6", "error", bad.line,
@@ -266,6 +273,13 @@ def _l6_fanout(cmds: Sequence[Command], nodes: int | None) -> list[Finding]:
             f"prefer srun: replace line {cmd.line} with: {fixed}",
             lines=(cmd.line,), cause="fan-out through mpirun"),
             "doctor.L6.mpirun", "doctor.L6.mpirun.fix", nodes=nodes, line=cmd.line, fixed=fixed)]
+    followed = _followed_scripts(cmds, script_dir)
+    inner = next((f for f in followed if f.launcher is not None), None)
+    if inner is not None:
+        return [_fanout_inside(inner, nodes)]
+    unread = next((f for f in followed if f.reason), None)
+    if unread is not None:
+        return [_unread_script(unread, nodes)]
     target = _first(cmds, lambda c: c.is_run)
     if target is None:
         return [_translated(Finding(
@@ -287,6 +301,150 @@ def _l6_fanout(cmds: Sequence[Command], nodes: int | None) -> list[Finding]:
         f"replace line {target.line} with: {fixed}{guard}", lines=(target.line,), cause="no srun fan-out",
         suggestion=fixed), "doctor.L6.one_task", fix_id, nodes=nodes, line=target.line,
         command=repr(target.text.strip()), fixed=fixed, ntasks_line=proposals.ntasks_default_line())]
+
+
+SCRIPT_CAP = 256 * 1024
+"""The most of a called script the linter reads; a larger one is reported as not read."""
+_SHELLS = ("bash", "sh", "dash", "zsh", "ksh")
+_SOURCING = ("source", ".")
+_DIRNAME_OF_SCRIPT = re.compile(r"^\$\(\s*dirname\s+[\"']?\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)[\"']?\s*\)")
+_LITERAL_PATH = re.compile(r"^[\w.+@,/-]+$")
+
+
+@dataclass(frozen=True)
+class _Followed:
+    """A script a reproduce.sh line runs, read one level down (never further)."""
+
+    cmd: Command
+    script: str
+    """As the line names it."""
+    launcher: Command | None = None
+    """The called script's first srun/mpirun line, when it has one."""
+    reason: str = ""
+    """Why the script could not be read (empty when it was)."""
+
+
+def _called_script(words: Sequence[str], *, as_program: bool = False) -> str | None:
+    """The script a command's words run: ``bash x.sh``, ``sh x.sh``, ``./x.sh``, ``source x.sh``,
+    ``. x.sh`` (``bash -c ...`` runs no script file); ``as_program``: what srun starts (``x.sh``)."""
+    words = list(words)
+    while words and _ASSIGNMENT.match(words[0]):
+        words.pop(0)
+    if not words:
+        return None
+    head, rest = words[0], words[1:]
+    if head in _SHELLS or head in _SOURCING:
+        while rest and rest[0].startswith("-"):
+            if rest[0] in ("-c", "-s", "--"):
+                return None if rest[0] != "--" else (rest[1] if len(rest) > 1 else None)
+            rest = rest[1:]
+        return rest[0] if rest else None
+    if head.endswith((".sh", ".bash")) and (as_program or head.startswith(("./", "../"))):
+        return head  # ./app (a program, not a script) is not read
+    return None
+
+
+def _working_dirs(cmds: Sequence[Command], script_dir: str | None) -> dict[int, str | None]:
+    """The directory each line runs in, following ``cd`` lines from the reproduce.sh's folder
+    (``cd "$(dirname "$0")/code"`` included); None once a ``cd`` goes somewhere not literal."""
+    here: str | None = script_dir
+    out: dict[int, str | None] = {}
+    for cmd in cmds:
+        out[cmd.line] = here
+        if cmd.program != "cd" or len(cmd.words) != 2 or cmd.words[0] != "cd":
+            continue
+        target = cmd.words[1]
+        match = _DIRNAME_OF_SCRIPT.match(target)
+        if match:
+            target = (script_dir or "") + target[match.end():] if script_dir else ""
+        if here is None or not target or not _LITERAL_PATH.match(target):
+            here = None
+            continue
+        here = os.path.normpath(os.path.join(here, target))
+    return out
+
+
+def _read_script(path: str) -> tuple[str | None, str | dict]:
+    """A called script's text, or why not: a regular file of at most SCRIPT_CAP bytes."""
+    try:
+        return read_window(path, cap=SCRIPT_CAP, head=SCRIPT_CAP, tail=0).text, ""
+    except NotARegularFile:
+        return None, message("doctor.L6.script.not_regular")
+    except TooLarge as exc:
+        return None, message("doctor.L6.script.too_large", size=exc.params.get("size", ""),
+                             cap=exc.params.get("cap", ""))
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+
+
+def _follow(cmd: Command, script: str | None, here: str | None) -> _Followed | None:
+    """Read the script ``cmd`` runs (relative to the directory the line runs in) and find its
+    first srun/mpirun line; no script that script runs is followed."""
+    if not script:
+        return None
+    if not _LITERAL_PATH.match(script):
+        return _Followed(cmd, script, reason=message("doctor.L6.script.not_literal"))
+    if here is None and not os.path.isabs(script):
+        return _Followed(cmd, script, reason=message("doctor.L6.script.no_folder"))
+    text, reason = _read_script(os.path.join(here or "", script))
+    if text is None:
+        return _Followed(cmd, script, reason=reason)
+    launcher = next((c for c in commands(text) if c.program in LAUNCHERS), None)
+    return _Followed(cmd, script, launcher=launcher)
+
+
+def _followed_scripts(cmds: Sequence[Command], script_dir: str | None) -> list[_Followed]:
+    dirs = _working_dirs(cmds, script_dir)
+    out = []
+    for cmd in cmds:
+        followed = _follow(cmd, _called_script(cmd.words[cmd.words.index(cmd.program):]
+                                               if cmd.program in cmd.words else ()), dirs.get(cmd.line))
+        if followed is not None:
+            out.append(followed)
+    return out
+
+
+def _fanout_inside(inner: _Followed, nodes: int) -> Finding:
+    """The fan-out is in the script the line calls: said, not an error (checked one level down)."""
+    launcher = inner.launcher
+    assert launcher is not None
+    command = repr(inner.cmd.text.strip())
+    return _translated(Finding(
+        "L6", "info", inner.cmd.line,
+        t("doctor.L6.inside", "en", nodes=nodes, line=inner.cmd.line, command=command, script=inner.script,
+          inner_line=launcher.line, launcher=launcher.program),
+        t("doctor.L6.inside.fix", "en", script=inner.script, launcher=launcher.program),
+        lines=(inner.cmd.line,), cause="fan-out in the called script"),
+        "doctor.L6.inside", "doctor.L6.inside.fix", nodes=nodes, line=inner.cmd.line, command=command,
+        script=inner.script, inner_line=launcher.line, launcher=launcher.program)
+
+
+def _unread_script(unread: _Followed, nodes: int) -> Finding:
+    """The line calls a script the linter could not read: whether it fans out is unknown."""
+    command = repr(unread.cmd.text.strip())
+    fanout = proposals.fanout_line("<program>")
+    return _translated(Finding(
+        "L6", "warning", unread.cmd.line,
+        t("doctor.L6.unread", "en", nodes=nodes, line=unread.cmd.line, command=command,
+          script=unread.script, reason=unread.reason),
+        t("doctor.L6.unread.fix", "en", script=unread.script, line=unread.cmd.line, fanout=fanout),
+        lines=(unread.cmd.line,), cause="called script not read"),
+        "doctor.L6.unread", "doctor.L6.unread.fix", nodes=nodes, line=unread.cmd.line, command=command,
+        script=unread.script, reason=unread.reason, fanout=fanout)
+
+
+def _nested_srun(bad: Command, nested: _Followed) -> Finding:
+    """``srun ... x.sh`` where x.sh calls srun itself: every task would start its own srun."""
+    launcher = nested.launcher
+    assert launcher is not None
+    return _translated(Finding(
+        "L6", "error", bad.line,
+        t("doctor.L6.nested", "en", line=bad.line, script=nested.script, inner_line=launcher.line,
+          launcher=launcher.program),
+        t("doctor.L6.nested.fix", "en", line=bad.line, script=nested.script, launcher=launcher.program),
+        lines=(bad.line,), cause="srun around a script that fans out"),
+        "doctor.L6.nested", "doctor.L6.nested.fix", line=bad.line, script=nested.script,
+        inner_line=launcher.line, launcher=launcher.program)
 
 
 def _fanout_for(cmd: Command) -> str:
@@ -412,8 +570,10 @@ def _s2_sbatch_lines(text: str) -> list[Finding]:
 
 
 def lint_reproduce(text: str, *, profile: Any = None, nodes: Any = None, has_gres: bool | None = None,
-                   allow_no_gres: bool = False, expected_artifacts: Sequence[str] = ()) -> list[Finding]:
-    """All §5 rules (L1-L7, G1-G3, S2) for one reproduce.sh text."""
+                   allow_no_gres: bool = False, expected_artifacts: Sequence[str] = (),
+                   script_dir: str | None = None) -> list[Finding]:
+    """All §5 rules (L1-L7, G1-G3, S2) for one reproduce.sh text. ``script_dir``: the folder the
+    reproduce.sh is in, where L6 reads a script a line runs (``bash x.sh``), one level down."""
     prof = profile_dict(profile)
     count = node_count(nodes, prof)
     cmds = commands(text)
@@ -426,7 +586,7 @@ def lint_reproduce(text: str, *, profile: Any = None, nodes: Any = None, has_gre
     findings += _l3_gres(prof, has_gres, allow_no_gres)
     findings += _l4_conda(cmds)
     findings += _l5_modules(cmds, modules)
-    findings += _l6_fanout(cmds, count)
+    findings += _l6_fanout(cmds, count, script_dir)
     findings += _l7_timeout(cmds)
     findings += _g1_cuda(text, kind)
     findings += _g2_csv(text, prof)

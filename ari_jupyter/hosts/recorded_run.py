@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .host import SiteError
+from ..slurm.cancel_record import RECORD, render_cancels
 
 RUNS_DIR = Path(__file__).with_name("runs")
 FORMAT = 1
@@ -90,6 +91,13 @@ class RecordedRun:
         """The checkpoint's path relative to the workspace."""
         return f"checkpoints/{self.run_id}"
 
+    @property
+    def cancelled_from_panel(self) -> list[str]:
+        """The jobs the Runs panel's Cancel cancelled while the run was recorded."""
+        panel = self.figures.get("panel") if isinstance(self.figures.get("panel"), Mapping) else {}
+        cancelled = panel.get("cancelled") if isinstance(panel.get("cancelled"), Mapping) else {}
+        return sorted((str(job) for job in cancelled), key=_job_key)
+
     def filled(self, text: str, workspace: str | Path, user: str) -> str:
         return text.replace(WORKSPACE_TOKEN, str(workspace)).replace(USER_TOKEN, user)
 
@@ -132,6 +140,9 @@ class RecordedRun:
                            float(entry.get("mtime") or 0))
             _write_new(staging / MARKER, json.dumps({"run_id": self.run_id, "nodes": self.nodes,
                                                      "recorded_at": self.recorded_at}) + "\n", 0)
+            if self.cancelled_from_panel:  # the doctor names who cancelled them
+                _write_new(staging / RECORD, render_cancels({}, self.cancelled_from_panel, by="runs-panel",
+                                                            user=user, at=""), 0)
             try:
                 os.rename(staging, checkpoint)
             except OSError:  # another process placed it first: keep theirs

@@ -29,6 +29,8 @@ from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
 from ..probes.context import is_unconfigured
+from ..base.files import atomic_write
+from ..slurm.cancel_record import RECORD, render_cancels
 from .reading import linked_out, read_small_text, redaction_env, tail
 
 REPRODUCE_JOB_NAME = "ari-ors"
@@ -472,9 +474,21 @@ async def cancel_jobs(checkpoint: Path, host: Host, job_ids: Sequence[str] | Non
             outcomes.append(CancelOutcome(job_id, "error", text(
                 "runs.cancel.scancel_failed", job=shlex.quote(job_id), output=said[-300:])))
     cancelled = [o.job_id for o in outcomes if o.result == "cancelled"]
+    if cancelled:  # the doctor names this cause on the job's "CANCELLED AT" line
+        try:
+            _record_cancels(Path(checkpoint), cancelled, scope.user)
+        except OSError:  # a checkpoint it cannot write to: the jobs are cancelled all the same
+            pass
     if cancelled and settle > 0:
         await _wait_gone(host, scope.user, cancelled, settle)
     return outcomes
+
+
+def _record_cancels(checkpoint: Path, job_ids: Sequence[str], user: str) -> None:
+    """Add the cancelled jobs to the checkpoint's cancel record (``slurm.cancel_record``)."""
+    from ..doctor.log_checks import read_cancels  # cold start: the doctor's catalog, only once a job is cancelled
+    text = render_cancels(read_cancels(str(checkpoint)), job_ids, by="ari-jupyter", user=user)
+    atomic_write(checkpoint / RECORD, text.encode("utf-8"), 0o644)
 
 
 async def _wait_gone(host: Host, user: str, job_ids: Sequence[str], timeout: float) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from ari_jupyter.hosts.host import Host
 from ari_jupyter.base.process import CommandResult
+from ari_jupyter.doctor.log_checks import read_cancels
 from ari_jupyter.runs.jobs import (SEP, RunScope, attribute, cancel_jobs, parse_sacct, parse_squeue,
                                    run_jobs)
 
@@ -192,6 +193,10 @@ def test_cancel(ckpt, name, ids, vanish, expected):
             assert call[1:3] == ("--user", ME)
     refused = [o for o in outcomes if o.result == "refused"]
     assert all(o.message for o in refused)
+    # exactly the jobs scancel stopped are in the checkpoint's cancel record (the doctor reads it)
+    recorded = read_cancels(str(ckpt))
+    assert set(recorded) == {j for j, r in expected.items() if r == "cancelled"}
+    assert all(e["by"] == "ari-jupyter" and e["user"] == ME and e["at"] for e in recorded.values())
     if name == "another-users-job-id":
         assert "mallory" in refused[0].message
 

@@ -500,3 +500,10 @@ def test_reading_the_run_is_checked_both_ways(recorded, lang):
             assert english_sentences([said]) == [], said
     said = str(teaching.check_run_reading(best, rank_3, run, lang=lang))
     assert said.startswith(right) and rank_3 in said and best in said, said
+
+
+def test_a_clean_jobs_output_has_no_cause_to_name():
+    """The doctor's note on a clean job's output (what it read) is not a cause lesson 4 asks for."""
+    result = teaching.check_diagnosis("srun rank 0 of 2 on n1\nsrun rank 1 of 2 on n2\n", "job-output")
+    assert not result.passed
+    assert result.message == teaching.check_diagnosis("nothing here\n", "x").message

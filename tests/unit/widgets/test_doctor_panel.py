@@ -96,6 +96,24 @@ def test_text_the_doctor_does_not_know_is_not_called_clean():
     assert panel.detected_kind == "log" and "ari-doctor-clean" in panel.findings_view.value
 
 
+def test_the_recorded_runs_reproduce_log_is_read_as_a_jobs_output():
+    """The demo run's own reproduce.log (ranks on both nodes, the metric lines) pasted into the
+    panel: read as a log, with what was read said, not "nothing was checked"."""
+    import json
+
+    from ari_jupyter.hosts.recorded_run import RUNS_DIR
+
+    run_id = "20261205224320_triad_bandwidth"
+    files = json.loads((RUNS_DIR / f"{run_id}.json").read_text(encoding="utf-8"))["files"]
+    _, panel = doctor_on(site="laptop")
+    panel.text.value = files[f"checkpoints/{run_id}/repro_sandbox/reproduce.log"]["text"]
+    panel.diagnose()
+    assert panel.detected_kind == "log"
+    assert [(f.rule, f.severity) for f in panel.findings] == [("job-output", "info")]
+    assert "nothing was checked" not in panel.findings_view.value
+    assert "triad_mbps" in panel.findings_view.value
+
+
 @pytest.mark.parametrize("kind, expected", [("log", "log"), ("reproduce", "reproduce")])
 def test_the_kind_can_be_forced(kind, expected):
     _, panel = doctor_on(preset="mpi")
