@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shlex
 import signal
 import time
-from typing import Mapping, NamedTuple, Sequence
+from typing import Mapping
+
+from .commands import (NOT_EXECUTABLE_RETURNCODE, CommandResult, Capture,
+                       not_found)
 
 KILL_GRACE = 0.2
 """Seconds between SIGTERM and SIGKILL for a timed-out process group."""
@@ -22,88 +24,7 @@ PIPE_GRACE = 0.5
 """Seconds to wait for the pipes to close after the command itself exited (a background child
 may hold them; it is killed with the group afterwards)."""
 
-NOT_FOUND_RETURNCODE = 127
-NOT_EXECUTABLE_RETURNCODE = 126
-
-
-class CommandResult(NamedTuple):
-    """What a command did. ``returncode`` is None when it timed out or was never started.
-
-    A NamedTuple: immutable, and cheap to define."""
-
-    argv: tuple[str, ...]
-    returncode: int | None
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-    elapsed: float = 0.0
-    not_found: bool = False
-    truncated: bool = False
-    """stdout was longer than the host's output cap: what is kept is its beginning only."""
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.not_found
-
-    @property
-    def command(self) -> str:
-        return shlex.join(self.argv)
-
-    @property
-    def output(self) -> str:
-        """stdout and stderr together, in that order (for evidence and pattern checks)."""
-        parts = [p.rstrip("\n") for p in (self.stdout, self.stderr) if p.strip()]
-        return "\n".join(parts)
-
-
-def command_argv(argv: Sequence[str]) -> tuple[str, ...]:
-    """The command line as strings; an empty one is a caller's bug, not a command to run."""
-    argv = tuple(str(arg) for arg in argv)
-    if not argv:
-        raise ValueError("run() needs a program to run")
-    return argv
-
-
-def not_found(argv: tuple[str, ...], started: float, message: str | None = None) -> CommandResult:
-    return CommandResult(
-        argv=argv,
-        returncode=NOT_FOUND_RETURNCODE,
-        stdout="",
-        stderr=message or f"{argv[0]}: command not found\n",
-        elapsed=time.monotonic() - started,
-        not_found=True,
-    )
-
-
-class _Capture:
-    """Keeps the first ``cap`` bytes of a stream and counts the rest, which is drained anyway
-    so that a chatty child never blocks on a full pipe."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.data = bytearray()
-        self.dropped = 0
-
-    def add(self, chunk: bytes) -> None:
-        room = self.cap - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
-
-    def text(self) -> str:
-        text = self.data.decode("utf-8", errors="replace")
-        if self.dropped:
-            text += f"\n[truncated: {self.dropped} more bytes]\n"
-        return text
-
-
-def cap_text(text: str, cap: int) -> str:
-    capture = _Capture(cap)
-    capture.add(text.encode("utf-8", errors="replace"))
-    return capture.text()
-
-
-async def _drain(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
+async def _drain(stream: asyncio.StreamReader | None, capture: Capture) -> None:
     if stream is None:
         return
     while True:
@@ -194,7 +115,7 @@ async def run_in_group(argv: tuple[str, ...], executable: str, env: Mapping[str,
             elapsed=time.monotonic() - started,
         )
 
-    out, err = _Capture(output_cap), _Capture(output_cap)
+    out, err = Capture(output_cap), Capture(output_cap)
     readers = [asyncio.ensure_future(_drain(proc.stdout, out)),
                asyncio.ensure_future(_drain(proc.stderr, err))]
     leader = asyncio.ensure_future(_exited(proc))

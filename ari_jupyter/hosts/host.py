@@ -17,11 +17,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from ..base.commands import command_argv, not_found
 from ..base.mounts import parse_mountinfo
 
 if TYPE_CHECKING:
     from ..base.mounts import Mount
-    from ..base.process import CommandResult
+    from ..base.commands import CommandResult
 
 DEFAULT_OUTPUT_CAP = 1 << 20
 """Bytes kept per stream; a runaway command must not fill the kernel's memory."""
@@ -97,7 +98,7 @@ class LocalHost(Host):
         self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
     ) -> CommandResult:
         # cold start: base.process (asyncio's subprocesses) loads with the first command run
-        from ..base.process import command_argv, not_found, run_in_group
+        from ..base.process import run_in_group
 
         argv, started = command_argv(argv), time.monotonic()
         run_env = dict(self.env if env is None else env)

@@ -6,7 +6,6 @@ Apart from ``host`` so that a wizard on a real machine never defines these class
 """
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import json
 import os
@@ -19,7 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from .host import DEFAULT_OUTPUT_CAP, SITES_DIR, Host, SiteError, UnknownSiteError, list_sites
 from ..base.mounts import Mount
-from ..base.process import CommandResult, cap_text, command_argv, not_found
+from ..base.commands import CommandResult, cap_text, command_argv, not_found
 from ..i18n import text as catalog_text
 
 
@@ -201,12 +200,12 @@ class RecordedSite(Host):
                 elapsed=time.monotonic() - started,
             )
         if recorded.delay >= timeout:
-            await asyncio.sleep(max(timeout, 0.0))
+            await _sleep(max(timeout, 0.0))
             return CommandResult(
                 argv, None, "", "", timed_out=True, elapsed=time.monotonic() - started
             )
         if recorded.delay > 0:
-            await asyncio.sleep(recorded.delay)
+            await _sleep(recorded.delay)
         return CommandResult(
             argv=argv,
             returncode=recorded.returncode,
@@ -215,3 +214,10 @@ class RecordedSite(Host):
             elapsed=time.monotonic() - started,
             truncated=len(recorded.stdout.encode("utf-8", errors="replace")) > self.output_cap,
         )
+
+
+async def _sleep(seconds: float) -> None:
+    """``asyncio.sleep``: a recorded answer's delay, as the site took it."""
+    import asyncio  # cold start: runs on a loop, so asyncio is loaded; Wizard(site=...) does not load it
+
+    await asyncio.sleep(seconds)

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from .host import Host
 from ..base.mounts import Mount
-from ..base.process import CommandResult
+from ..base.commands import CommandResult
 from ..base.redact import redact, redact_env
 
 # The environment a site file keeps: what allocation.py, the probes and the wizard read.

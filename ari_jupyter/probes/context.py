@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from ..hosts.host import Host
-from ..base.process import CommandResult
+from ..base.commands import CommandResult
 from ..base.plain_text import plain
 from ..base.redact import redact
 from .evidence_words import command_ending, more_characters

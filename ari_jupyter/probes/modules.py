@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ..i18n import message
 from ..hosts.host import Host
-from ..base.process import CommandResult
+from ..base.commands import CommandResult
 from .context import ProbeContext, evidence_of, first_line, off_loop, unanswered
 from .parsers import mpi_modules, openmpi_modules, parse_module_avail
 from ..base.verdict import ProbeResult

@@ -9,7 +9,7 @@ from datetime import datetime
 from ..ari.sbatch import bind_flags_from_help
 from ..i18n import message, t
 from ..hosts.host import Host
-from ..base.process import CommandResult
+from ..base.commands import CommandResult
 from .context import (
     ProbeContext,
     chosen_partition,

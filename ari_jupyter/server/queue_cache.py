@@ -14,7 +14,7 @@ import asyncio
 import time
 from typing import Mapping, Sequence
 
-from ..base.process import CommandResult
+from ..base.commands import CommandResult
 from ..hosts.host import LocalHost
 
 CACHE_SECONDS = 10.0

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import ipywidgets as widgets
 
+from ..base.running import running_loop  # noqa: F401  (the panels ask it here)
 from ..i18n import LANGUAGES, LANGUAGE_NAMES, listed, sentence_gap
 
 if TYPE_CHECKING:
@@ -110,14 +110,6 @@ def is_shown(widget) -> bool:
 
 STEP_BUTTONS_STYLE = {"button_width": "auto", "description_width": "initial"}
 """The step buttons' and step 1's demo-site buttons' style: one style model for both."""
-
-
-def running_loop():
-    """The event loop running in this thread (a kernel's), else None. Without a module that
-    imported asyncio no loop can run, so asyncio is not imported to find that out: a plain
-    script's ``Wizard()`` does not pay for it."""
-    aio = sys.modules.get("asyncio")
-    return aio._get_running_loop() if aio is not None else None
 
 
 def findings_html(findings: Iterable[Any], lang: str) -> str:

@@ -8,7 +8,7 @@ these methods; nothing here imports ipywidgets, so a test drives a session witho
 """
 from __future__ import annotations
 
-import asyncio
+import sys
 import time
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from traitlets import Any as AnyTrait, HasTraits, List, Unicode, observe
 
 from ..ari.profile import PRESETS
+from ..base.running import running_loop
 from ..i18n import normalize_lang, t
 from ..probes import PROBE_IDS
 from .config import open_host, probe_context, seed_site
 from .site_defaults import SITE_PRESET, seed_defaults, site_profile, use_site
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ..base.verdict import ProbeResult
 
 
@@ -203,12 +206,10 @@ class WizardContext(HasTraits):
         seed_site(self.state, self.host)
         self._follow_site_defaults()
         self._unseeded = True
-        if not self.state.allocation.inside_allocation:
-            try:
-                asyncio.get_running_loop().call_soon(self.settle_defaults)
-                return
-            except RuntimeError:
-                pass
+        loop = running_loop()
+        if not self.state.allocation.inside_allocation and loop is not None:
+            loop.call_soon(self.settle_defaults)
+            return
         self.settle_defaults()
 
     def settle_defaults(self) -> None:
@@ -318,9 +319,8 @@ class ProbeRunner(HasTraits):
         self._generation += 1
         generation = self._generation
         self._newest.update({probe_id: generation for probe_id in ids})
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        loop = running_loop()
+        if loop is None:
             self._run_blocking(ids)
             return None
         self.running = sorted(set(self.running) | set(ids))
@@ -332,9 +332,7 @@ class ProbeRunner(HasTraits):
         """``start()`` on a running loop (a kernel); without one, remember the run for the first
         look at its results (``run_deferred``) instead of blocking the caller: a plain script's
         ``Wizard()`` then returns at once, and ``Wizard(run_probes=False)`` pays nothing."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+        if running_loop() is None:
             ids = tuple(only) if only is not None else tuple(PROBE_IDS)
             self.deferred += tuple(pid for pid in ids if pid not in self.deferred)
             return None
@@ -385,7 +383,7 @@ class ProbeRunner(HasTraits):
             pending = [task for task in self.tasks.values() if not task.done()]
             if not pending:
                 return
-            await asyncio.gather(*pending, return_exceptions=True)
+            await sys.modules["asyncio"].gather(*pending, return_exceptions=True)  # a loop runs
 
     def cancel_all(self) -> None:
         self.deferred = ()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ari_jupyter.hosts.host import Host
-from ari_jupyter.base.process import CommandResult
+from ari_jupyter.base.commands import CommandResult
 from ari_jupyter.doctor.log_checks import read_cancels
 from ari_jupyter.runs.jobs import (SEP, RunScope, attribute, cancel_jobs, parse_sacct, parse_squeue,
                                    run_jobs)

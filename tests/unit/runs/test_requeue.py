@@ -160,7 +160,7 @@ def test_requeue_refuses_while_a_job_of_the_run_is_queued(cut):
 def test_requeue_refuses_when_the_queue_cannot_be_asked(cut):
     class NoSqueue(FakeHost):
         async def run(self, argv, timeout, env=None):
-            from ari_jupyter.base.process import CommandResult
+            from ari_jupyter.base.commands import CommandResult
             return CommandResult(tuple(argv), 1, "", "slurm_load_jobs error: Unable to contact slurm controller")
     _unchanged(cut, asyncio.run(requeue(cut, NoSqueue())), "runs.requeue.queue_unknown")
 
