@@ -15,7 +15,6 @@ import pytest
 from ari_jupyter.slurm.allocation import Allocation
 from ari_jupyter.cli import main
 from ari_jupyter.hosts.host import SiteError, UnknownSiteError, list_sites
-from ari_jupyter.hosts.opening import open_host
 from ari_jupyter.base.mounts import Mount
 from ari_jupyter.hosts.recorded_site import RecordedCommand, RecordedSite
 from ari_jupyter.probes import PROBE_IDS, ProbeContext, run_probes_sync
@@ -209,7 +208,7 @@ def test_load_by_path_and_errors(tmp_path):
     host = RecordedSite.load(str(good))
     assert host.name == "mine" and host.mounts() == [Mount("/", "ext4", "")]
     assert host.which("sinfo") == "/bin/sinfo" and host.which("/bin/sinfo") == "/bin/sinfo"
-    assert open_host(str(good)).name == "mine"
+    assert RecordedSite.load(str(good)).name == "mine"
 
     with pytest.raises(UnknownSiteError, match="unknown demo site 'nowhere'; available: gres-cluster"):
         RecordedSite.load("nowhere")

@@ -97,10 +97,10 @@ def test_the_bind_flags_note_reads_in_the_language(flags, ja):
 def test_no_english_line_of_ours_is_left_in_japanese(site):
     """Every probe on every demo site: the lines ari-jupyter writes read in Japanese."""
     from ari_jupyter.slurm.allocation import Allocation
-    from ari_jupyter.hosts.opening import open_host
+    from ari_jupyter.hosts.recorded_site import RecordedSite
     from ari_jupyter.probes import ProbeContext, run_probes_sync
 
-    host = open_host(site)
+    host = RecordedSite.load(site)
     ours = ("configured workspace", "network filesystems mounted here", "ARI's prefix rule",
             "mount: ", "[exit ", "timed out after", "not found on PATH", "more characters]",
             "`sbatch --help` advertises", "`sbatch --help` did not answer")
