@@ -9,7 +9,12 @@ from ..base.verdict import Finding, translated as _translated
 from ..i18n import message as nested
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
-    r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
+    r"(?P<path>(?:(?:^|(?<=[\s'\"]))(?:[^\s'\"]*/)?|(?<=[=(:]))"
+    r"workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
+"""A path starts where a word starts (after a blank or a quote: one scan of the word for its
+last ``/``) or right after ``=``, ``(`` or ``:`` with no folder before it; a start after each
+``=``/``(``/``:`` with folders before the checkpoint rescanned the rest of the word every time
+(quadratic on a line of them)."""
 _EMPTY_CHECKPOINT_ENV = re.compile(r"\bARI_CHECKPOINT_DIR=(?:''|\"\")?\s*$")
 _RUN_ID = re.compile(r"^\d{8,14}_")
 
@@ -84,8 +89,10 @@ def checkpoint_from_log_path(path: str) -> str | None:
 
 
 _RANK_ON_HOST = (
-    re.compile(r"\brank\s*[=:#]?\s*(?P<rank>\d+)\b.*?\b(?:on|host(?:name)?\s*[=:])\s*(?P<host>[A-Za-z][\w.-]*)",
-               re.IGNORECASE),
+    # the first "rank N" of the line only (an atomic group): when no host follows it, none
+    # follows a later one either, and retrying each "rank N" rescanned the line (quadratic)
+    re.compile(r"^(?>.*?\brank\s*[=:#]?\s*(?P<rank>\d+)\b).*?\b(?:on|host(?:name)?\s*[=:])\s*"
+               r"(?P<host>[A-Za-z][\w.-]*)", re.IGNORECASE),
     re.compile(r"^\s*(?P<rank>\d+):\s+(?P<host>[A-Za-z][\w-]*(?:\.[\w-]+)*)\s*$"),  # srun -l hostname
 )
 _NODE_COUNT = re.compile(r"\bSLURM_(?:JOB_NUM_NODES|NNODES)=(\d+)\b")

@@ -25,8 +25,11 @@ _NODE_OPEN = "\n    {\n"
 _NODE_HEAD = re.compile(r'\n      "id": "([^"\n]*)",\n      "parent_id": [^\n]*\n      "depth": [^\n]*\n'
                         r'      "status": "([a-z]+)"')
 """``Node.to_dict`` starts with id, parent_id, depth, status: one pass finds both."""
-_NODE_METRICS = re.compile(r'\n      "metrics": (\{\}|\{\n[^}]*\n      \})')
-"""Flat metrics (ARI's are name -> number); a nested value makes the counts differ -> full parse."""
+_NODE_METRICS = re.compile(r'\n      "metrics": (\{\}|\{\n(?:        [^\n]*\n)*      \})')
+"""A node's metrics: the lines indented deeper than the node's keys, up to the brace at the
+keys' depth (ARI's are flat, name -> number; a nested value is taken whole). Linear: a node key
+line never holds eight leading spaces, so the lines one try reads are read by no other (a
+``[^}]*`` up to the next brace read the rest of a crafted file once per node)."""
 _NODE_ERROR = re.compile(r'\n      "error_log": ([^\n]*)')
 _TOP = re.compile(r'\n  "(run_id|created_at)": ("(?:[^"\\\n]|\\.)*")')
 
