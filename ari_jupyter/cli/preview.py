@@ -14,6 +14,7 @@ import os
 import shlex
 import sys
 from typing import Any
+from ..base.bounded_read import OPTION_FILE_CAP, read_json_bounded
 from ..i18n import error_text, render, t, text
 from ..ari.dotenv import read_dotenv
 from . import output_lang
@@ -68,9 +69,8 @@ class _Unreadable(ValueError):
 
 def _load_json(path: str, what: str) -> Any:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except OSError as exc:
+        return read_json_bounded(path, OPTION_FILE_CAP)
+    except OSError as exc:  # missing, not a regular file, too large or nested too deep
         raise _Unreadable(text("cli.preview.cannot_read", what=what, path=path,
                                error=exc.strerror or str(exc))) from None
     except json.JSONDecodeError as exc:

@@ -29,6 +29,7 @@ from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
 from ..probes.context import is_unconfigured
 from .reading import read_small_text, tail
+from ..base.numbers import digits_key
 
 REPRODUCE_JOB_NAME = "ari-ors"
 SEP = "\x1f"
@@ -312,9 +313,10 @@ async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
     return views
 
 
-def _id_key(job_id: str) -> tuple[int, int]:
+def _id_key(job_id: str) -> tuple[tuple[int, str], tuple[int, str]]:
+    """Numeric order of ``123`` / ``123_4`` ids, however many digits (no ``int``)."""
     head, _, rest = job_id.partition("_")
-    return (int(head), int(rest or 0))
+    return (digits_key(head), digits_key(rest or "0"))
 
 
 @dataclass(frozen=True)

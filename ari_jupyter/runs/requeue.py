@@ -83,8 +83,12 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
                   now: datetime | None = None) -> Requeue:
     """Mark the run's nodes left ``running`` failed, or say why not; see the module's doc."""
     path = Path(checkpoint).expanduser().absolute()
-    tree_unreadable = (path / TREE).exists() and not os.access(path / TREE, os.R_OK)
-    if not os.access(path, os.R_OK | os.X_OK) or tree_unreadable:
+    try:  # another user's 0750 folder: the look inside raises PermissionError, said as such
+        unreadable = (not os.access(path, os.R_OK | os.X_OK)
+                      or ((path / TREE).exists() and not os.access(path / TREE, os.R_OK)))
+    except OSError:
+        unreadable = True
+    if unreadable:
         return _refused(path, "runs.requeue.unreadable", path=str(path))
     refused = _not_ours(path)
     if refused:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from ..base.numbers import count_of
 
 SINFO_FORMAT = "%P|%a|%l|%D|%c|%m|%G"
 """Explicit ``sinfo -o`` format: partition (``*`` marks the default), availability, time
@@ -35,9 +36,9 @@ _LEADING_INT = re.compile(r"\s*(\d+)")
 def _leading_int(text: str) -> int | None:
     """``48`` -> 48, ``4+`` -> 4, ``N/A`` -> None."""
     if text.isdecimal():  # the usual case, and exactly what \d+ would take whole
-        return int(text)
+        return count_of(text)
     match = _LEADING_INT.match(text)
-    return int(match.group(1)) if match else None
+    return count_of(match.group(1)) if match else None
 
 
 def parse_sinfo(text: str) -> SinfoPartitions:
@@ -119,7 +120,7 @@ class GresSpec:
 _GRES_SPEC = re.compile(
     r"^(?P<name>[A-Za-z][\w.\-]*)"
     r"(?::(?P<type>[A-Za-z][\w.\-]*))?"
-    r"(?::(?P<count>\d+)(?P<suffix>[KMGT]?))?"
+    r"(?::(?P<count>[0-9]{1,18})(?P<suffix>[KMGT]?))?"  # more digits: no count int() takes
     r"(?:\(.*\))?$"
 )
 
@@ -259,6 +260,7 @@ def parse_count(text: str) -> int | None:
     raw = text.strip()
     if raw.upper() in _NO_VALUE:
         return None
-    if not raw.isascii() or not raw.isdigit():
-        raise ValueError(f"not a count: {raw!r}")
-    return int(raw)
+    count = count_of(raw)
+    if count is None:
+        raise ValueError(f"not a count: {raw[:40]!r}")
+    return count

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from ..base.bounded_read import read_json_bounded
 from . import assignment
 from .lessons import packaged_lessons
 
@@ -95,10 +96,14 @@ def _dump(notebook: dict) -> bytes:
     return (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+NOTEBOOK_CAP = 64 * 1024 * 1024
+"""A learner's copy larger than this (or /dev/zero behind its name) is not read: it is kept."""
+
+
 def _read(path: Path) -> dict | None:
     try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        notebook = read_json_bounded(path, NOTEBOOK_CAP)
+    except (OSError, ValueError):  # also a FIFO, a device, or a file too large or too deep
         return None
     return notebook if isinstance(notebook, dict) else None
 
