@@ -1,0 +1,205 @@
+"""A run's own files and an option's file, made hostile by whoever can write them: JSON nested
+200 KB deep, a log line of chained ``key=`` pairs, pid files and markers that are FIFOs or
+links to /dev/zero, numbers that ``isdigit`` takes and ``int`` refuses, and one long line for
+every pattern applied to logs, job output or tree.json.
+
+Each reader runs in a fresh process (as the CLI and the server's poll run it) under a memory
+limit and a time limit it must not come near: a FIFO that blocked the read, /dev/zero read
+whole, a RecursionError or a quadratic pattern shows as a hang, a crash or a traceback.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from .figures import record
+
+LIMIT_S = 60.0
+MEMORY = 1 << 30
+RUN_ID = "20261201093000_hostile"
+
+
+def _limits() -> None:  # the child's address space: /dev/zero read whole stops here
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def _python(code: str, *args: str) -> tuple[subprocess.CompletedProcess | None, str]:
+    """``code`` in a fresh interpreter; None when it outlived ``LIMIT_S`` (killed)."""
+    try:
+        done = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args],
+                              capture_output=True, text=True, timeout=LIMIT_S,
+                              preexec_fn=_limits, env={**os.environ, "LANG": "C.UTF-8"}, cwd="/")
+    except subprocess.TimeoutExpired:
+        return None, "hung"
+    said = "crashed" if done.returncode or "Traceback" in done.stderr else ""
+    return done, said
+
+
+def _checkpoint(tmp: Path) -> Path:
+    ckpt = tmp / "ws" / "checkpoints" / RUN_ID
+    ckpt.mkdir(parents=True)
+    (ckpt / "experiment.md").write_text("# Hostile files\n\n## Research Goal\nSurvive.\n")
+    (ckpt / "ari.log").write_text('{"ts": "2026-12-01T09:30:00", "level": "INFO", "logger": "ari", '
+                                  '"msg": "=== Stage [bfts] ===", "run_id": "x"}\n')
+    return ckpt
+
+
+STATUS = """
+import asyncio, json, sys
+from ari_jupyter.runs.service import runs_json, status_json
+status = asyncio.run(status_json(sys.argv[1]))
+listing = asyncio.run(runs_json([sys.argv[2]]))
+print(json.dumps({"phase": status.get("phase"), "runs": len(listing.get("runs", []))}))
+"""
+
+# -- finding 2: JSON nested 200 KB deep, chained pairs in a log line ----------------------------
+
+DEEP = "[" * 200_000
+DEEP_FILES = ["tree.json", "nodes_tree.json", "launch_config.json", "evaluation_criteria.json",
+              ".ari-jupyter-recording.json"]
+
+
+@pytest.mark.parametrize("name", DEEP_FILES)
+def test_json_nested_200_kb_deep_in_a_run_file_leaves_status_and_the_listing_standing(tmp_path, name):
+    ckpt = _checkpoint(tmp_path)
+    (ckpt / name).write_text(DEEP)
+    done, said = _python(STATUS, str(ckpt), str(ckpt.parent.parent))
+    record("Hostile run files", "JSON nested 200 KB deep in a run's file: status and the Runs listing",
+           cases=1, survived=int(not said), lost=int(bool(said)), unit="files",
+           crashed=int(said == "crashed"), hung=int(said == "hung"),
+           note="A run's own files made hostile by whoever can write them (deep JSON, FIFOs, "
+                "links to /dev/zero, chained pairs, numbers int() refuses), each reader in a fresh "
+                "process under a 1 GB memory limit; \"lost\" counts hangs, crashes and tracebacks.")
+    assert not said, done and done.stderr[-1500:]
+    assert json.loads(done.stdout)["runs"] == 1
+
+
+REDACT = """
+import sys
+from ari_jupyter.base.redact import redact
+count = int(sys.argv[1])
+line = "monkey=" * count + "x_token=abc123secret"
+out = redact(line)
+assert out == "monkey=" * count + "x_token=***", out[-80:]
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("count", [500, 5000])
+def test_a_log_line_of_chained_pairs_is_masked_without_recursion(count):
+    done, said = _python(REDACT, str(count))
+    record("Hostile run files", "a log line of 500 and 5,000 chained key= pairs through the redactor",
+           cases=1, survived=int(not said), lost=int(bool(said)), unit="lines",
+           crashed=int(said == "crashed"), hung=int(said == "hung"))
+    assert not said, done and done.stderr[-1500:]
+
+
+OPTION_DEEP = """
+import sys
+from ari_jupyter.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _option_cases(tmp: Path, target: Path) -> dict[str, list[str]]:
+    ckpt = tmp / "ckpt"
+    ckpt.mkdir(exist_ok=True)
+    config = ckpt / "launch_config.json"
+    if config.exists() or config.is_symlink():
+        config.unlink()
+    config.symlink_to(target)
+    (ckpt / "experiment.md").write_text("# x\n")
+    return {
+        "emit --from-json": ["emit", "--from-json", str(target), "--dry-run"],
+        "emit --profile": ["emit", "--profile", str(target), "--dry-run"],
+        "preview sbatch --args": ["preview", "sbatch", "--repo-dir", str(tmp), "--args", str(target)],
+        "preview sbatch --profile": ["preview", "sbatch", "--repo-dir", str(tmp), "--profile", str(target)],
+        "doctor --profile": ["doctor", "--profile", str(target), str(ckpt / "experiment.md")],
+        "check-handoff (launch_config.json)": ["check-handoff", str(ckpt)],
+    }
+
+
+@pytest.mark.parametrize("kind", ["deep", "fifo", "zero"])
+def test_option_files_deep_fifo_or_dev_zero_are_refused_with_a_message(tmp_path, kind):
+    target = tmp_path / f"option-{kind}.json"
+    if kind == "deep":
+        target.write_text(DEEP)
+    elif kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    wrong = {}
+    cases = _option_cases(tmp_path, target)
+    for name, argv in cases.items():
+        done, said = _python(OPTION_DEEP, *argv)
+        if said == "hung" or (done is not None and "Traceback" in done.stderr):
+            wrong[name] = said or done.stderr[-600:]
+    record("Hostile run files", "option files (--profile, --args, --from-json, launch_config.json) "
+           "nested 200 KB deep, a FIFO or /dev/zero", cases=len(cases),
+           survived=len(cases) - len(wrong), lost=len(wrong), unit="commands",
+           hung=sum(1 for v in wrong.values() if v == "hung"),
+           crashed=sum(1 for v in wrong.values() if v != "hung"))
+    assert wrong == {}
+
+
+# -- finding 3: pid files, the recording marker, experiment.md and .env as FIFOs or /dev/zero ---
+
+SPECIAL = [(".ari_pid", "fifo"), (".ari_pid", "zero"), (".ari_handoff_pid", "fifo"),
+           (".ari_handoff_pid", "zero"), (".ari-jupyter-recording.json", "fifo"),
+           (".ari-jupyter-recording.json", "zero"), ("experiment.md", "fifo"), (".env", "fifo"),
+           (".env", "zero"), ("tree.json", "fifo"), ("tree.json", "zero")]
+
+
+@pytest.mark.parametrize("name, kind", SPECIAL)
+def test_a_run_file_that_is_a_fifo_or_dev_zero_never_blocks_or_grows_the_poll(tmp_path, name, kind):
+    ckpt = _checkpoint(tmp_path)
+    path = ckpt / name
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    done, said = _python(STATUS, str(ckpt), str(ckpt.parent.parent))
+    record("Hostile run files", "a run's pid file, marker, experiment.md, .env or tree.json as a "
+           "FIFO or a link to /dev/zero: status and the Runs listing", cases=1,
+           survived=int(not said), lost=int(bool(said)), unit="files",
+           crashed=int(said == "crashed"), hung=int(said == "hung"))
+    assert not said, done and done.stderr[-1500:]
+
+
+# -- finding 11: numbers isdigit() takes and int() refuses --------------------------------------
+
+NUMBERS = """
+import json, sys
+from ari_jupyter.ari.resume_rule import bfts_scope
+from ari_jupyter.slurm.parsers import parse_gres_spec
+from ari_jupyter.runs.jobs import parse_squeue
+from ari_jupyter.ari.placement import request_from_sbatch_argv
+value = sys.argv[1]
+out = {}
+out["scope"] = bfts_scope({"ARI_MAX_NODES": value, "ARI_MAX_DEPTH": value, "ARI_PARALLEL": "4"})
+spec = parse_gres_spec("gpu:" + value)
+out["gres"] = spec.count if spec else None
+out["placement"] = request_from_sbatch_argv(["--gres", "gpu:" + value]).gpus_per_node
+row = "\\x1f".join([value, "ari", "RUNNING", "0:10", "1", "n1", "me", "/w"])
+out["squeue"] = len(parse_squeue(row + "\\n" + row.replace(value, "7", 1)))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("value", ["²", "9" * 5000, "١٢"], ids=["superscript-two", "5000-digits", "arabic-indic"])
+def test_numbers_isdigit_takes_and_int_refuses_are_no_traceback(value):
+    done, said = _python(NUMBERS, value)
+    record("Hostile run files", "ARI_MAX_NODES/ARI_MAX_DEPTH, a GRES count, a job id: '²', "
+           "5,000 digits, Arabic-Indic digits", cases=1, survived=int(not said),
+           lost=int(bool(said)), unit="values", crashed=int(said == "crashed"))
+    assert not said, done and done.stderr[-1500:]
+    out = json.loads(done.stdout)
+    assert out["scope"] == {"max_parallel_nodes": 4}, out
