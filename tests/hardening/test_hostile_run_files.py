@@ -203,3 +203,84 @@ def test_numbers_isdigit_takes_and_int_refuses_are_no_traceback(value):
     assert not said, done and done.stderr[-1500:]
     out = json.loads(done.stdout)
     assert out["scope"] == {"max_parallel_nodes": 4}, out
+
+
+# -- finding 4: every pattern applied to logs, job output or tree.json on one 256 KB line -------
+
+PATTERNS = r'''
+import json, re, sre_parse, sys, time, warnings
+warnings.simplefilter("ignore")
+from ari_jupyter.doctor import catalog, log_checks, detect, paths
+from ari_jupyter.base import redact
+from ari_jupyter.runs import tree, findings, jobs, workspace, cancel_request
+from ari_jupyter.ari import markers
+found = []
+for sig in catalog.CATALOG:
+    found += [(f"catalog:{sig.rule}", p) for p in sig.compiled]
+for module in (log_checks, detect, paths, redact, tree, findings, jobs, workspace, cancel_request, markers):
+    for name, value in vars(module).items():
+        values = value if isinstance(value, tuple) else (value,)
+        for item in values:
+            for p in (item if isinstance(item, tuple) else (item,)):
+                if isinstance(p, re.Pattern):
+                    found.append((f"{module.__name__.rsplit('.', 1)[-1]}:{name}", p))
+UNITS = ["a", ".", "-", " ", "1", ":", "/", "=", '"', "'", "(", "[", "{", "_", "a.", "a-", "a ",
+         "a=", "a:", "key.", "key=", "-a ", "rank 1 ", "x: ", "\t", "eyJ-"]
+def prefix(p):
+    out = []
+    for op, av in sre_parse.parse(p.pattern, p.flags):
+        if op is sre_parse.LITERAL:
+            out.append(chr(av))
+        elif op is not sre_parse.AT:
+            break
+    return "".join(out)
+size = int(sys.argv[1])
+worst = {}
+for name, p in found:
+    units = list(UNITS)
+    if prefix(p):
+        units += [prefix(p) + tail for tail in ("", " ", "a", "-", ".", "_", "1", ":", "/", "=")]
+    for unit in units:
+        line = (unit * (size // len(unit) + 1))[:size]
+        start = time.perf_counter()
+        p.search(line)
+        for _ in p.finditer(line):
+            pass
+        seconds = time.perf_counter() - start
+        if seconds > worst.get(name, (0, ""))[0]:
+            worst[name] = (seconds, unit)
+print(json.dumps({"patterns": len(found), "worst": worst}))
+'''
+
+
+def test_every_log_pattern_takes_a_256_kb_line_in_one_pass():
+    """Each pattern of the doctor's catalog and checks, the redactor, the Runs readers and
+    ARI's markers, against 256 KB single lines built to make a backtracking pattern retry at
+    every position (runs of one character class, the pattern's own literal start repeated).
+    A linear pattern takes milliseconds; the quadratic ones took minutes (command-not-found:
+    65.8 s at 128 KB). The bound per pattern is generous (2 s): speed is in benchmarks/."""
+    done, said = _python(PATTERNS, str(256 * 1024))
+    slow = {}
+    if done is not None and not said:
+        out = json.loads(done.stdout)
+        slow = {name: value for name, value in out["worst"].items() if value[0] > 2.0}
+        tried = out["patterns"]
+    else:
+        tried = 0
+    record("Hostile run files", "every log, job-output and tree.json pattern on 256 KB single lines",
+           cases=tried, survived=tried - len(slow), lost=len(slow), unit="patterns",
+           hung=int(said == "hung") + len(slow))
+    assert not said, done and done.stderr[-1500:]
+    assert slow == {}, slow
+
+
+def test_a_crafted_tree_json_is_read_in_one_pass(tmp_path):
+    """A tree.json in ARI's layout whose nodes each open a metrics block that never closes:
+    the metrics pattern read the rest of the file once per node (937 KB: 23.8 s)."""
+    ckpt = _checkpoint(tmp_path)
+    (ckpt / "tree.json").write_text("{\n" + '\n    {\n      "metrics": {\n      x' * 40000 + "\n]\n}")
+    done, said = _python(STATUS, str(ckpt), str(ckpt.parent.parent))
+    record("Hostile run files", "a crafted 1 MB tree.json against the layout reader",
+           cases=1, survived=int(not said), lost=int(bool(said)), unit="files",
+           hung=int(said == "hung"), crashed=int(said == "crashed"))
+    assert not said, done and done.stderr[-1500:]
