@@ -83,6 +83,8 @@ _AUTH_SCHEME = re.compile(r"(?i)\b(?P<scheme>Bearer|Basic|Digest|Token|Negotiate
                           r"(?P<value>[A-Za-z0-9._~+/\-]{6,}=*)")
 _ASSIGNMENT = re.compile(r"(?<![A-Za-z0-9_.\-])(?P<lead>" + _LEAD + r")\b" + _MAYBE_SECRET + r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*[=:]\s*)"
                          r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;]+)")
+_PAIR_HEAD = re.compile(_ASSIGNMENT.pattern.split("(?P<value>")[0])
+"""``_ASSIGNMENT`` up to its value: a pair inside a value without quotes (see _mask_assignments)."""
 _QUOTED_PAIR = re.compile(r"(?P<head>(?P<q>[\"'])" + _MAYBE_SECRET + r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P=q)\s*[:=]\s*)"
                           r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')")
 _OPTION = re.compile(r"(?P<head>(?<![\w-])--?" + _MAYBE_SECRET + r"(?P<name>[A-Za-z][A-Za-z0-9_\-]*)(?:=|[ \t]+))"
@@ -128,13 +130,31 @@ def _mask_assignments(line: str) -> str:
     secret has its value searched for a pair of its own (``X=token=...``), to any depth.
 
     A loop with a stack of the values being searched, not a recursion: a line of 500 chained
-    ``key=`` pairs reached Python's recursion limit. Each value is searched in place
-    (``finditer`` between its bounds), which sees what a copy of it would: the value is
-    preceded by its separator, which neither begins a name nor makes a word boundary."""
+    ``key=`` pairs reached Python's recursion limit. Each value is searched in place, between
+    its bounds, which sees what a copy of it would (the value is preceded by its separator,
+    which neither begins a name nor makes a word boundary). A value without quotes holds no
+    blank, quote, comma or semicolon, so a pair inside it has a value that runs to the same
+    end: only the pair's head is looked for there (``_PAIR_HEAD``), not its value read again to
+    that end at every depth (quadratic in a chain's length)."""
     out: list[str] = []
-    stack = [(_ASSIGNMENT.finditer(line), [0], len(line))]
+    stack = [(_ASSIGNMENT.finditer(line), [0], len(line), False)]
     while stack:
-        matches, done, end = stack[-1]
+        matches, done, end, plain = stack[-1]
+        if plain:  # at most one pair, its value up to ``end``
+            stack.pop()
+            head = _PAIR_HEAD.search(line, done[0], end)
+            if head is None or head.end() == end:  # no pair (an empty value is none either)
+                out.append(line[done[0]:end])
+                continue
+            out.append(line[done[0]:head.end()])
+            short = end - head.end() <= len(MASK) + 2
+            if short and _is_masked(line[head.end():end]):
+                out.append(line[head.end():end])
+            elif is_secret_name(head.group("name")):
+                out.append(MASK)
+            else:
+                stack.append((None, [head.end()], end, True))
+            continue
         match = next(matches, None)
         if match is None:
             out.append(line[done[0]:end])
@@ -151,7 +171,9 @@ def _mask_assignments(line: str) -> str:
             out.append(_mask_value(value))
         else:  # the value's own pairs, searched before going on after it
             start, stop = match.span("value")
-            stack.append((_ASSIGNMENT.finditer(line, start, stop), [start], stop))
+            quoted = value[0] in "\"'"
+            stack.append((_ASSIGNMENT.finditer(line, start, stop) if quoted else None,
+                          [start], stop, not quoted))
     return "".join(out)
 
 
