@@ -51,7 +51,7 @@ COMMAND_TIMEOUT = 10.0
 _JOB_ID = re.compile(r"^[0-9]+(?:_[0-9]+)?$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Job:
     job_id: str
     name: str

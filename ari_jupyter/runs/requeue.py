@@ -10,7 +10,6 @@ run this user cannot read or does not own (the checkpoint's ownership rules).
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -24,7 +23,8 @@ from ..base.files import write_all
 from ..checkpoint.ownership import ours, unsafe_entries
 from ..hosts.host import Host, LocalHost
 from ..i18n import message_of
-from .reading import read_json, read_small_text
+from . import tree_stream
+from .reading import read_small_text
 from .status import NotACheckpoint, run_status
 
 TREE = "tree.json"
@@ -69,6 +69,13 @@ def _not_ours(path: Path) -> Requeue | None:
     return None
 
 
+def _chunks(path: Path):
+    """The file's bytes in pieces (the backup of a large tree.json, never held whole)."""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(tree_stream.CHUNK):
+            yield chunk
+
+
 def _scope_config(path: Path) -> list[tuple[Path, bytes, int]]:
     """``resume.yaml`` to write: the checkpoint's workflow.yaml with the .env's BFTS scope;
     nothing when the run has no workflow.yaml (``ari run`` started by hand)."""
@@ -103,23 +110,24 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
     live = [job.job_id for job in status.jobs.jobs if job.active]
     if status.alive or status.active or live:
         return _refused(path, "runs.requeue.alive", phase=status.phase, jobs=", ".join(live) or "-")
-    read = read_json(path / TREE, TREE_CAP)
-    if read.problem == "missing":
+    try:  # node by node: a 60 MB tree.json is never held whole (tree_stream)
+        cut = [node_id for kind, node in tree_stream.events(path / TREE, TREE_CAP)
+               if kind == "node" for node_id in left_running({"nodes": [node]})]
+    except FileNotFoundError:
         return _refused(path, "runs.requeue.no_tree", path=str(path / TREE))
-    tree = read.data
-    if read.problem or not isinstance(tree, dict) or not isinstance(tree.get("nodes"), list):
+    except (OSError, ValueError):  # not a tree, cut, too large or nested too deep
         return _refused(path, "runs.requeue.bad_tree", path=str(path / TREE))
     writes = _scope_config(path)
     command = resume_command(str(path), str(path / RESUME_CONFIG) if writes else None)
-    cut = left_running(tree)
     if not cut:
         write_all(writes)
         return Requeue("nothing", str(path), "runs.requeue.nothing", {"command": command}, (), command)
-    marked = mark_left_running_failed(tree, now or datetime.now(timezone.utc))
-    original = (path / TREE).read_bytes()
+    stamp = now or datetime.now(timezone.utc)
     mode = (path / TREE).stat().st_mode & 0o777
-    write_all([*writes, (path / BACKUP, original, mode),
-               (path / TREE, json.dumps(marked, indent=2, ensure_ascii=False).encode(), mode)])
+    write_all([*writes, (path / BACKUP, _chunks(path / TREE), mode),
+               (path / TREE, tree_stream.rewritten(
+                   path / TREE, TREE_CAP,
+                   lambda node: mark_left_running_failed({"nodes": [node]}, stamp)["nodes"][0]), mode)])
     return Requeue("requeued", str(path), "runs.requeue.done",
                    {"count": len(cut), "nodes": ", ".join(cut), "backup": str(path / BACKUP),
                     "command": command}, tuple(cut), command)
