@@ -284,3 +284,104 @@ def test_a_crafted_tree_json_is_read_in_one_pass(tmp_path):
            cases=1, survived=int(not said), lost=int(bool(said)), unit="files",
            hung=int(said == "hung"), crashed=int(said == "crashed"))
     assert not said, done and done.stderr[-1500:]
+
+
+# -- finding 11: requeue on another user's folder, and on a large compact tree.json -------------
+
+def _fake_queue(tmp: Path) -> dict[str, str]:
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name in ("squeue", "sacct"):
+        (bin_dir / name).write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / name).chmod(0o755)
+    return {"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+
+
+REQUEUE_MB = 150
+"""Peak resident memory of requeue on that tree (the interpreter, a chunk, a node; wait4)."""
+MEASURED = """
+import json, os, subprocess, sys
+child = subprocess.Popen([sys.executable, "-m", "ari_jupyter", "requeue", sys.argv[1], "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+out, err = child.stdout.read(), child.stderr.read()
+_, status, usage = os.wait4(child.pid, 0)
+print(json.dumps({"exit": os.waitstatus_to_exitcode(status), "peak_mb": usage.ru_maxrss / 1024,
+                  "stdout": out.decode(), "stderr": err.decode()}))
+"""
+
+
+def test_requeue_of_a_24_mb_compact_tree_json_keeps_its_memory_small(tmp_path, monkeypatch):
+    """Parsed whole and written back with indent, a compact tree took tens of times its size
+    (a 60 MB tree.json: over 3 GB; this one over 1 GB). Node by node it is a chunk and a node
+    (peak memory measured with wait4); the rewritten tree is what the whole-tree rewrite gave."""
+    from ari_jupyter.ari.resume_rule import mark_left_running_failed
+
+    ckpt = _checkpoint(tmp_path)
+    nodes = [{"id": f"node_{n:06d}", "parent_id": None, "depth": 1,
+              "status": "running" if n % 500 == 0 else "success", "metrics": {"GFlops": n / 7},
+              "error_log": None, "summary": "é", "scores": [0.5] * 200} for n in range(30_000)]
+    tree = {"run_id": RUN_ID, "created_at": "2026-12-01T09:30:00", "nodes": nodes}
+    original = json.dumps(tree, separators=(",", ":"), ensure_ascii=False).encode()
+    (ckpt / "tree.json").write_bytes(original)
+    for name, value in _fake_queue(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    done, said = _python(MEASURED, str(ckpt))  # from a small process: a child's peak counts
+    assert not said, done and done.stderr[-1500:]  # its parent's memory at exec (wait4)
+    measured = json.loads(done.stdout)
+    stdout, stderr, peak_mb = measured["stdout"], measured["stderr"], measured["peak_mb"]
+    ok = (measured["exit"] == 0 and json.loads(stdout)["result"] == "requeued"
+          and peak_mb <= REQUEUE_MB)
+    record("Hostile run files", f"requeue of a {len(original) >> 20} MB compact tree.json: peak "
+           f"memory <= {REQUEUE_MB} MB", cases=1, survived=int(ok), lost=int(not ok), unit="runs",
+           crashed=int("Traceback" in stderr))
+    assert ok, (peak_mb, stdout[-500:], stderr[-1500:])
+    assert (ckpt / "tree.json.before-requeue").read_bytes() == original
+    stamp = json.loads((ckpt / "tree.json").read_text())["nodes"][0]["completed_at"]
+    from datetime import datetime
+    expected = mark_left_running_failed(tree, datetime.fromisoformat(stamp))
+    assert (ckpt / "tree.json").read_text() == json.dumps(expected, indent=2, ensure_ascii=False)
+
+
+OTHER_USER = """
+import os, sys, json
+uid, gid = int(sys.argv[2]), int(sys.argv[3])
+from ari_jupyter.cli import main, _localized
+_localized.catalog(), _localized._templates()
+import ari_jupyter.runs.requeue, ari_jupyter.cli.requeue
+os.setgroups([]); os.setgid(gid); os.setuid(uid)
+sys.exit(main(["requeue", sys.argv[1]]))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root and useradd")
+def test_requeue_of_another_users_0750_run_is_a_message_not_a_traceback(tmp_path):
+    import pwd
+    import shutil
+
+    if not shutil.which("useradd"):
+        pytest.skip("needs useradd")
+    tag = f"{os.getpid() % 100000}"
+    names = [f"arirqown{tag}", f"arirqoth{tag}"]
+    for name in names:
+        subprocess.run(["useradd", "-M", "-N", "-d", "/nonexistent", "-s", "/usr/sbin/nologin", name],
+                       check=True, capture_output=True)
+    try:
+        owner, other = (pwd.getpwnam(n) for n in names)
+        tmp_path.chmod(0o755)
+        ckpt = _checkpoint(tmp_path)
+        for path in [tmp_path / "ws", *(tmp_path / "ws").rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        (ckpt / "tree.json").write_text('{"nodes": []}')
+        for path in [ckpt, *ckpt.iterdir()]:
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+        ckpt.chmod(0o750)
+        done, said = _python(OTHER_USER, str(ckpt), str(other.pw_uid), str(other.pw_gid))
+    finally:
+        for name in names:
+            subprocess.run(["userdel", name], capture_output=True)
+    refused = done is not None and "Traceback" not in done.stderr and done.returncode not in (0, None)
+    record("Hostile run files", "requeue of another user's 0750 run", cases=1,
+           survived=int(refused), lost=int(not refused), unit="runs",
+           crashed=int(done is not None and "Traceback" in done.stderr))
+    assert refused, done and done.stderr[-1500:]
+    assert str(ckpt) in done.stderr
