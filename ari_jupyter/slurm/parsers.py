@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from ..base.numbers import count_of
+from ..base.numbers import MAX_DIGITS, count_of
 
 SINFO_FORMAT = "%P|%a|%l|%D|%c|%m|%G"
 """Explicit ``sinfo -o`` format: partition (``*`` marks the default), availability, time
@@ -35,10 +35,10 @@ _LEADING_INT = re.compile(r"\s*(\d+)")
 
 def _leading_int(text: str) -> int | None:
     """``48`` -> 48, ``4+`` -> 4, ``N/A`` -> None."""
-    if text.isdecimal():  # the usual case, and exactly what \d+ would take whole
-        return count_of(text)
-    match = _LEADING_INT.match(text)
-    return count_of(match.group(1)) if match else None
+    digits = text if text.isdecimal() else (m.group(1) if (m := _LEADING_INT.match(text)) else "")
+    # the usual case first, then what \d+ takes (Arabic-Indic digits too, as int() does);
+    # more digits than any count has are none (int() refuses past 4,300)
+    return int(digits) if digits and len(digits) <= MAX_DIGITS else None
 
 
 def parse_sinfo(text: str) -> SinfoPartitions:
