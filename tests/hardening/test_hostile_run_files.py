@@ -310,9 +310,9 @@ print(json.dumps({"exit": os.waitstatus_to_exitcode(status), "peak_mb": usage.ru
 """
 
 
-def test_requeue_of_a_24_mb_compact_tree_json_keeps_its_memory_small(tmp_path, monkeypatch):
+def test_requeue_of_a_large_compact_tree_json_keeps_its_memory_small(tmp_path, monkeypatch):
     """Parsed whole and written back with indent, a compact tree took tens of times its size
-    (a 60 MB tree.json: over 3 GB; this one over 1 GB). Node by node it is a chunk and a node
+    (a 60 MB tree.json: over 3 GB; this 27 MB one over 350 MB). Node by node it is a chunk and a node
     (peak memory measured with wait4); the rewritten tree is what the whole-tree rewrite gave."""
     from ari_jupyter.ari.resume_rule import mark_left_running_failed
 
