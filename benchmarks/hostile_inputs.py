@@ -263,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--round4-only", action="store_true",
                         help="only the run-file cases of issue 56 (the doctor/lint table is left out)")
     args = parser.parse_args(argv)
-    rows = [] if args.round4_only else measure(args.quick)
-    rows4 = measure_round4()
+    rows4 = measure_round4()  # first: a child's peak memory counts its parent's at exec, and
+    rows = [] if args.round4_only else measure(args.quick)  # step 5 loads the widgets here
     import platform
 
     text = "\n".join([
