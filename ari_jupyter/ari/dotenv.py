@@ -7,13 +7,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..base.bounded_read import read_text_bounded
+
+DOTENV_CAP = 1024 * 1024
+"""A .env is a few KB; a larger one (or /dev/zero behind the name) is not read."""
+
 
 def read_dotenv(path: Path) -> dict[str, str]:
     """``KEY=value`` lines of a .env (comments, blanks and malformed lines skipped)."""
     values: dict[str, str] = {}
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_text_bounded(path, DOTENV_CAP)
+    except OSError:  # missing, a FIFO or a device, larger than a .env can be
         return values
     for line in text.splitlines():
         line = line.strip()

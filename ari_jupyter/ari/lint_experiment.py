@@ -19,6 +19,7 @@ from .expressions import (PARTITION_WORD, R1_METRICS, R2_INLINE, R2_METRIC_KEYWO
                           R2_SECTION_ITEM, R3_MIN_EXPECTED, R4_SLURM_TRIGGERS, R5_PARTITION, R6_MAX_CPUS,
                           R7_WORKFLOW, R8_SECTION, VIRSCI_MARKER)
 from ..base.verdict import Finding, sort_findings
+from ..base.numbers import count_of
 from ..i18n import message
 
 
@@ -223,8 +224,8 @@ def lint_experiment(
     findings: list[Finding] = []
     findings += _lint_partition(text, parsed, partition or env.get("ARI_SLURM_PARTITION", "").strip())
     expected_cpus = cpus
-    if expected_cpus is None and env.get("ARI_SLURM_CPUS", "").strip().isdigit():
-        expected_cpus = int(env["ARI_SLURM_CPUS"].strip())
+    if expected_cpus is None:
+        expected_cpus = count_of(env.get("ARI_SLURM_CPUS", ""))
     findings += _lint_cpus(parsed, expected_cpus)
     findings += _lint_metrics(text, parsed)
     findings += _lint_min_expected(text)

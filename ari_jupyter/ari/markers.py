@@ -24,9 +24,14 @@ from pathlib import Path
 
 from .render import HANDOFF_PID_FILE
 from ..i18n import text
+from ..base.bounded_read import read_text_bounded
+from ..base.numbers import count_of
 from ..base.plain_text import plain
 
 PID_FILE = ".ari_pid"
+PID_CAP = 64
+"""A pid file holds a number and a newline; more is not one (a link to /dev/zero grew without end)."""
+PID_DIGITS = 10
 PIPELINE_MARKER = ".pipeline_started"
 ARI_FILES = ("tree.json", "nodes_tree.json", "results.json", "ari.log", PID_FILE)
 WIZARD_FILES = ("experiment.md", "launch_config.json")
@@ -53,14 +58,14 @@ class Process:
 def ari_process(checkpoint: Path) -> Process:
     """Read ``.ari_pid`` and check the PID; a reused PID running something else is not ARI."""
     try:
-        content = (checkpoint / PID_FILE).read_text(encoding="utf-8", errors="replace").strip()
+        content = read_text_bounded(checkpoint / PID_FILE, PID_CAP).strip()
     except FileNotFoundError:
         return Process(None, False, text("runs.process.no_pid"))
     except OSError as exc:
         return Process(None, False, text("runs.process.unreadable", error=exc.strerror))
-    if not content.isdigit() or int(content) <= 0:
+    pid = count_of(content, max_digits=PID_DIGITS)
+    if not pid:
         return Process(None, False, text("runs.process.garbage", value=repr(content[:20])))
-    pid = int(content)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -84,12 +89,12 @@ def handoff_process(checkpoint: Path) -> Process:
     """The hand-off script recorded in ``.ari_handoff_pid``, alive only when that PID still runs
     this checkpoint's script (``bash <workspace>/launch/<run_id>.sh``): a reused PID is not it."""
     try:
-        content = (checkpoint / HANDOFF_PID_FILE).read_text(encoding="utf-8", errors="replace").strip()
+        content = read_text_bounded(checkpoint / HANDOFF_PID_FILE, PID_CAP).strip()
     except OSError:
         return Process(None, False, "")
-    if not content.isdigit() or int(content) <= 0:
+    pid = count_of(content, max_digits=PID_DIGITS)
+    if not pid:
         return Process(None, False, "")
-    pid = int(content)
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:  # ended (or no /proc): no evidence that it runs

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 from ..slurm import hostlist
+from ..base.numbers import count_of
 from .profile import fans_out
 
 SHARED_GPU = -1
@@ -117,7 +118,8 @@ def request_from_sbatch_argv(argv: Sequence[str]) -> JobRequest:
     gres = values.get("--gres", "")
     if gres.startswith("gpu"):
         count = gres.rsplit(":", 1)[-1]
-        gpus_per_node = int(count) if count.isdigit() else max(gpus_per_node, 1)
+        gpus = count_of(count)
+        gpus_per_node = gpus if gpus is not None else max(gpus_per_node, 1)
     return JobRequest(
         nodes=number("--nodes"),
         ntasks=number("--ntasks"),

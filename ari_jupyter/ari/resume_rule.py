@@ -24,6 +24,8 @@ import shlex
 from datetime import datetime
 from typing import Any, Mapping
 
+from ..base.numbers import count_of
+
 REQUEUED_STATES = frozenset({"pending", "failed"})
 """The node states ``ari resume`` runs again (run.py:510-517); the others it keeps as they are."""
 
@@ -86,9 +88,9 @@ def bfts_scope(dotenv: Mapping[str, str]) -> dict[str, Any]:
     ``apply_bfts_env_overrides`` reads them: an int, a known frontier score, a web switch)."""
     scope: dict[str, Any] = {}
     for variable, name in _SCOPE_INTS:
-        value = str(dotenv.get(variable, "")).strip()
-        if value.isdigit():
-            scope[name] = int(value)
+        value = count_of(dotenv.get(variable, ""))
+        if value is not None:  # "²" or 5,000 digits: not a number ari run would take
+            scope[name] = value
     if dotenv.get("ARI_FRONTIER_SCORE") in _FRONTIER_SCORES:
         scope["frontier_score"] = dotenv["ARI_FRONTIER_SCORE"]
     if dotenv.get("ARI_BFTS_ALLOW_WEB") is not None:

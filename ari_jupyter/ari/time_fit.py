@@ -19,6 +19,7 @@ from math import ceil
 from typing import Any, Mapping
 
 from ..base.verdict import Finding
+from ..base.numbers import count_of
 from ..i18n import message
 
 
@@ -77,9 +78,7 @@ def idle_cull_seconds(env: Mapping[str, str] | None) -> int | None:
     """The hub's idle timeout for this server, in seconds; None when the site says none (or says
     something that is not a positive whole number of seconds)."""
     raw = (env or {}).get(IDLE_CULL_VARIABLE, "").strip()
-    if not (raw.isascii() and raw.isdigit()) or int(raw) <= 0:
-        return None
-    return int(raw)
+    return count_of(raw) or None
 
 
 def idle_duration(seconds: int) -> dict:

@@ -16,10 +16,11 @@ Read whole, those grow without end or block forever on a shared login node. Here
 """
 from __future__ import annotations
 
+import json
 import os
 import stat
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from ..i18n import message, t
 
 HEAD_BYTES = 32 * 1024
@@ -134,3 +135,98 @@ def read_stream(stream: BinaryIO, *, cap: int = STDIN_CAP, name: str = "-",
     if len(data) > cap:
         raise StdinTooLarge(name, cap=human_size(cap))
     return Window(data.decode("utf-8", errors=errors), len(data))
+
+
+# -- the files a run or an option names --------------------------------------------------------
+
+JSON_DEPTH = 64
+"""Nesting a JSON file of a run or an option may have (ARI's tree.json: 4; a node's metrics
+or error_log a few more). Deeper is refused before it is parsed: 200 KB of ``[`` would reach
+the parser's, or a reader's, recursion limit."""
+
+
+OPTION_FILE_CAP = 4 * 1024 * 1024
+"""A JSON or text file given as an option (``--profile``, ``--args``, ``--from-json``,
+``--goal-file``) or a checkpoint's launch_config.json: a few KB; larger is not one."""
+
+
+class TooDeep(BoundedReadError, ValueError):
+    """Also a ValueError: a reader that refuses JSON it cannot parse refuses this too."""
+
+    message_id = "read.too_deep"
+
+
+class FileTooLarge(TooLarge):
+    message_id = "read.file_too_large"
+
+
+def read_bytes_bounded(path: str | os.PathLike, max_bytes: int, *, follow: bool = True) -> bytes:
+    """At most ``max_bytes`` of a regular file, whole: ``NotARegularFile`` for a device, a FIFO
+    (opened ``O_NONBLOCK``: the open never waits for a writer), a socket or a directory,
+    ``TooLarge`` when it holds more (read as far as ``max_bytes + 1``, so a file growing while
+    it is read is refused too). ``follow=False``: a symbolic link is refused (``O_NOFOLLOW``,
+    ELOOP)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile(os.fspath(path), kind=_kind(info.st_mode))
+        if info.st_size > max_bytes:
+            raise FileTooLarge(os.fspath(path), size=human_size(info.st_size),
+                               cap=human_size(max_bytes))
+        data = _pread_all(fd, 0, max_bytes + 1)
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise FileTooLarge(os.fspath(path), size=human_size(len(data)), cap=human_size(max_bytes))
+    return data
+
+
+def read_text_bounded(path: str | os.PathLike, max_bytes: int, *, follow: bool = True,
+                      errors: str = "replace") -> str:
+    """``read_bytes_bounded`` decoded as UTF-8 (undecodable bytes replaced unless ``errors``)."""
+    return read_bytes_bounded(path, max_bytes, follow=follow).decode("utf-8", errors=errors)
+
+
+def json_depth(value: Any, limit: int = JSON_DEPTH) -> int:
+    """How deep ``value``'s lists and objects nest (a scalar: 0), counted without recursion
+    and only up to ``limit + 1``."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        container, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                break
+        items = container.values() if isinstance(container, dict) else container
+        stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
+    return deepest
+
+
+def loads_bounded(data: bytes | str, *, max_depth: int = JSON_DEPTH, name: str = "-") -> Any:
+    """``json.loads`` whose result nests at most ``max_depth`` deep (``TooDeep`` past it), so
+    a reader walking it never recurses without bound; ``ValueError`` when it is not JSON.
+    The parser itself stops deeper input with a RecursionError (its guard, a clean exception
+    and no crash), which is refused the same way; a text with fewer opening brackets than
+    ``max_depth`` is not walked at all."""
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise TooDeep(name, depth=max_depth) from None
+    if isinstance(value, (dict, list)):
+        opening = data.count(b"[" if isinstance(data, bytes) else "[") + \
+            data.count(b"{" if isinstance(data, bytes) else "{")
+        if opening > max_depth and json_depth(value, max_depth) > max_depth:
+            raise TooDeep(name, depth=max_depth)
+    return value
+
+
+def read_json_bounded(path: str | os.PathLike, max_bytes: int, max_depth: int = JSON_DEPTH, *,
+                      follow: bool = True) -> Any:
+    """A JSON file a run or an option names: a regular file of at most ``max_bytes``
+    (``read_bytes_bounded``), nested at most ``max_depth`` deep (``TooDeep``); ``ValueError``
+    when it is not JSON. Every refusal is an ``OSError`` or a ``ValueError``."""
+    return loads_bounded(read_bytes_bounded(path, max_bytes, follow=follow), max_depth=max_depth,
+                         name=os.fspath(path))

@@ -29,8 +29,10 @@ class Target:
     path: Path
 
 
-def write_all(items: Iterable[tuple[Path | Target, bytes, int]]) -> None:
+def write_all(items: Iterable[tuple[Path | Target, bytes | Iterable[bytes], int]]) -> None:
     """Replace every ``(path, data, mode)`` so that nothing changes unless everything fits.
+    ``data`` is bytes, or an iterable of byte chunks written as they come (a file larger than
+    what should be held in memory at once).
 
     All temp files are written and fsynced first; only then are they renamed, in order (a
     rename needs no space). A full or read-only disk therefore fails before any target is
@@ -85,9 +87,10 @@ def _stage(target: Target, data: bytes, mode: int) -> str:
     try:
         try:
             os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            for chunk in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -57,7 +57,8 @@ _TOKEN_SHAPES = tuple((literal, re.compile(shape)) for literal, shape in (
     ("ASIA", r"\bASIA[0-9A-Z]{16}\b"),
     ("npm_", r"\bnpm_[A-Za-z0-9]{36}\b"),  # npm
     ("pypi-", r"\bpypi-[A-Za-z0-9_\-]{50,}"),  # PyPI
-    ("eyJ", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),  # JWT
+    ("eyJ", r"(?<![A-Za-z0-9_\-])(?P<lead>(?:(?!\beyJ)[A-Za-z0-9_\-])*+)"  # JWT (once per word,
+     r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),  # as _LEAD)
     # The other providers LiteLLM reaches:
     ("gsk_", r"\bgsk_[A-Za-z0-9]{20,}"),  # Groq
     ("pplx-", r"\bpplx-[A-Za-z0-9]{20,}"),  # Perplexity
@@ -76,7 +77,14 @@ _LINE_WORDS = ("token", "secret", "pass", "pwd", "key", "auth", "credential", "c
 # Only names containing one of these can be secret: the pair patterns skip every other name.
 _MAYBE_SECRET = r"(?=[A-Za-z0-9_.\-]*(?i:token|secret|pass|pwd|key|auth|credential|cookie|session))"
 # scheme://user:password@host -> scheme://user:***@host (a bare user@host is no secret).
-_URL_CREDENTIALS = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@\"'<>]*:)"
+# A name (or a scheme) is looked for once per word: from the word's start, past what cannot
+# begin one (``_LEAD``: digits, dots, dashes, letters glued to the one before), to where the
+# first could. When that one fails, every later start in the word fails too (the name must reach
+# the word's end), and trying each ``.``/``-`` of "a-a-a-a..." again rescanned the rest of the
+# word: a quadratic pattern on one long line. What is masked is the same.
+_LEAD = r"(?:[0-9.\-]|\B[A-Za-z_])*+"
+_URL_CREDENTIALS = re.compile(r"(?P<head>(?<![A-Za-z0-9+.\-])(?:[0-9+.\-]|\B[A-Za-z])*+"
+                              r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@\"'<>]*:)"
                               r"(?P<value>[^\s/@\"'<>]+)(?P<at>@)")
 _QUERY_SECRET = re.compile(
     r"(?P<head>[?&;](?P<name>[A-Za-z][A-Za-z0-9_.\-]*)=)(?P<value>[^&#\s\"'<>]+)")
@@ -85,8 +93,10 @@ _QUERY_NAMES = frozenset({"key", "sig", "signature", "code", "auth", "pwd", "pas
                           "x-amz-signature", "x-amz-credential", "x-amz-security-token"})
 _AUTH_SCHEME = re.compile(r"(?i)\b(?P<scheme>Bearer|Basic|Digest|Token|Negotiate)\s+"
                           r"(?P<value>[A-Za-z0-9._~+/\-]{6,}=*)")
-_ASSIGNMENT = re.compile(r"\b" + _MAYBE_SECRET + r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*[=:]\s*)"
+_ASSIGNMENT = re.compile(r"(?<![A-Za-z0-9_.\-])(?P<lead>" + _LEAD + r")\b" + _MAYBE_SECRET + r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*[=:]\s*)"
                          r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;]+)")
+_PAIR_HEAD = re.compile(_ASSIGNMENT.pattern.split("(?P<value>")[0])
+"""``_ASSIGNMENT`` up to its value: a pair inside a value without quotes (see _mask_assignments)."""
 _QUOTED_PAIR = re.compile(r"(?P<head>(?P<q>[\"'])" + _MAYBE_SECRET + r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P=q)\s*[:=]\s*)"
                           r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')")
 _OPTION = re.compile(r"(?P<head>(?<![\w-])--?" + _MAYBE_SECRET + r"(?P<name>[A-Za-z][A-Za-z0-9_\-]*)(?:=|[ \t]+))"
@@ -127,20 +137,68 @@ def _is_masked(value: str) -> bool:
     return value.strip("\"'") == MASK
 
 
-def _mask_assignment(match: re.Match[str]) -> str:
-    value = match.group("value")
-    if _is_masked(value):
-        return match.group(0)
-    if not is_secret_name(match.group("name")):
-        inner = _ASSIGNMENT.sub(_mask_assignment, value)  # X=token=...: the value's own pair
-        return f"{match.group('name')}{match.group('sep')}{inner}"
-    return f"{match.group('name')}{match.group('sep')}{_mask_value(value)}"
+def _mask_assignments(line: str) -> str:
+    """``NAME=value`` pairs of ``line`` with a secret name masked; a pair whose name is not
+    secret has its value searched for a pair of its own (``X=token=...``), to any depth.
+
+    A loop with a stack of the values being searched, not a recursion: a line of 500 chained
+    ``key=`` pairs reached Python's recursion limit. Each value is searched in place, between
+    its bounds, which sees what a copy of it would (the value is preceded by its separator,
+    which neither begins a name nor makes a word boundary). A value without quotes holds no
+    blank, quote, comma or semicolon, so a pair inside it has a value that runs to the same
+    end: only the pair's head is looked for there (``_PAIR_HEAD``), not its value read again to
+    that end at every depth (quadratic in a chain's length)."""
+    out: list[str] = []
+    stack = [(_ASSIGNMENT.finditer(line), [0], len(line), False)]
+    while stack:
+        matches, done, end, plain = stack[-1]
+        if plain:  # at most one pair, its value up to ``end``
+            stack.pop()
+            head = _PAIR_HEAD.search(line, done[0], end)
+            if head is None or head.end() == end:  # no pair (an empty value is none either)
+                out.append(line[done[0]:end])
+                continue
+            out.append(line[done[0]:head.end()])
+            short = end - head.end() <= len(MASK) + 2
+            if short and _is_masked(line[head.end():end]):
+                out.append(line[head.end():end])
+            elif is_secret_name(head.group("name")):
+                out.append(MASK)
+            else:
+                stack.append((None, [head.end()], end, True))
+            continue
+        match = next(matches, None)
+        if match is None:
+            out.append(line[done[0]:end])
+            stack.pop()
+            continue
+        out.append(line[done[0]:match.start()])
+        done[0] = match.end()
+        value = match.group("value")
+        if _is_masked(value):
+            out.append(match.group(0))
+            continue
+        out.append(f"{match.group('lead')}{match.group('name')}{match.group('sep')}")
+        if is_secret_name(match.group("name")):
+            out.append(_mask_value(value))
+        else:  # the value's own pairs, searched before going on after it
+            start, stop = match.span("value")
+            quoted = value[0] in "\"'"
+            stack.append((_ASSIGNMENT.finditer(line, start, stop) if quoted else None,
+                          [start], stop, not quoted))
+    return "".join(out)
 
 
 def _mask_pair(match: re.Match[str]) -> str:
     if not is_secret_name(match.group("name")) or _is_masked(match.group("value")):
         return match.group(0)
     return match.group("head") + _mask_value(match.group("value"))
+
+
+def _mask_shape(match: re.Match[str]) -> str:
+    """A token shape's match masked; what a shape reads before the token to look for it once per
+    word (its ``lead``, see ``_LEAD``) is kept."""
+    return (match.groupdict().get("lead") or "") + MASK
 
 
 def _mask_query(match: re.Match[str]) -> str:
@@ -165,7 +223,7 @@ def redact(text: str, env: Mapping[str, str] | None = None) -> str:
             text = text.replace(value, MASK)
     for literal, shape in _TOKEN_SHAPES:
         if literal in text:
-            text = shape.sub(MASK, text)
+            text = shape.sub(_mask_shape, text)
     if "://" in text and "@" in text:
         text = _URL_CREDENTIALS.sub(lambda m: m.group("head") + MASK + m.group("at"), text)
     if "=" in text and ("?" in text or "&" in text):
@@ -202,7 +260,7 @@ def _redact_line(line: str, lowered: str) -> str:
     line = _OPTION.sub(_mask_pair, line)
     if ("pass" in lowered or "account" in lowered) and _NETRC_LINE.search(line):
         line = _NETRC_PASSWORD.sub(lambda m: m.group("head") + MASK, line)
-    return _ASSIGNMENT.sub(_mask_assignment, line)
+    return _mask_assignments(line)
 
 
 def redact_env(env: Mapping[str, str]) -> dict[str, str]:

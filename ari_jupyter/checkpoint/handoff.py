@@ -46,6 +46,7 @@ from ..wizard.run_settings_view import ari_default_llm
 from ..slurm.allocation import Allocation
 from ..probes import ProbeContext, run_probes
 from .ownership import Unsafe, first_unsafe_on_the_way, ours, unsafe_entries, unsafe_workspace_folders
+from ..base.bounded_read import OPTION_FILE_CAP, read_json_bounded
 
 
 CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "api_key", "shared_fs",
@@ -205,7 +206,7 @@ def _workflow_owner(ckpt: Path) -> str:
     sha256 and the file still has it, "changed" when the hash differs, "foreign" when it is not
     recorded (ARI copies its packaged one into the checkpoint when ``ari run`` starts)."""
     try:
-        config = json.loads((ckpt / "launch_config.json").read_text(encoding="utf-8"))
+        config = read_json_bounded(ckpt / "launch_config.json", OPTION_FILE_CAP)
         recorded = config[render.LAUNCH_CONFIG_KEY]["files_sha256"]["workflow.yaml"]
     except (OSError, ValueError, KeyError, TypeError):
         return "foreign"
@@ -350,7 +351,7 @@ def not_a_checkpoint(ckpt: Path) -> ProbeResult | None:
         why, params = "handoff.not_a_checkpoint.no_config", {}
     else:
         try:
-            data = json.loads(config.read_text(encoding="utf-8"))
+            data = read_json_bounded(config, OPTION_FILE_CAP)
         except (OSError, ValueError):
             return None  # damaged: the checkpoint check says how
         if isinstance(data, dict) and isinstance(data.get(render.LAUNCH_CONFIG_KEY), dict):
@@ -405,7 +406,7 @@ async def _skip(check_id: str, message_id: str) -> ProbeResult:
 
 def _check_files(ckpt: Path) -> ProbeResult:
     """The checkpoint files exist, are readable, and are the set emit wrote (hashes match)."""
-    config = json.loads((ckpt / "launch_config.json").read_text(encoding="utf-8"))
+    config = read_json_bounded(ckpt / "launch_config.json", OPTION_FILE_CAP)
     recorded: dict = (config.get(render.LAUNCH_CONFIG_KEY) or {}).get("files_sha256") or {}
     problems = []
     for name in ("experiment.md", ".env", "launch_config.json", *recorded):
@@ -472,7 +473,7 @@ def unsafe_handoff(script: Path, ckpt: Path) -> list[dict]:
     problems += unsafe_entries(ckpt, CHECKPOINT_FILES)
     problems += unsafe_entries(script.parent, (script.name,))
     try:
-        config = json.loads((ckpt / "launch_config.json").read_text(encoding="utf-8"))
+        config = read_json_bounded(ckpt / "launch_config.json", OPTION_FILE_CAP)
         recorded = config[render.LAUNCH_CONFIG_KEY].get("handoff_sha256", "")
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         recorded = ""

@@ -1,10 +1,10 @@
 """A checkpoint read back into the wizard's state, from what ``emit`` stored in launch_config.json."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..ari import render
+from ..base.bounded_read import OPTION_FILE_CAP, read_json_bounded
 from ..i18n import text
 from ..wizard.state import WizardState
 from .errors import EmitError
@@ -14,7 +14,7 @@ def load_checkpoint(checkpoint_dir: str | Path) -> WizardState:
     """The wizard state stored in ``<checkpoint>/launch_config.json`` by ``emit_checkpoint``."""
     path = Path(checkpoint_dir) / "launch_config.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_bounded(path, OPTION_FILE_CAP)
     except FileNotFoundError:
         raise EmitError(text("emit.error.not_a_checkpoint", path=str(path))) from None
     except (OSError, ValueError) as exc:

@@ -10,6 +10,8 @@ from pathlib import Path
 from ._columns import pad
 from ..i18n import render, t
 from ..ari.dotenv import read_dotenv
+from ..base.bounded_read import OPTION_FILE_CAP, read_json_bounded
+from ..base.numbers import count_of
 from . import output_lang
 from ._localized import error_line
 from ..doctor import options_from_choices, detect_kind, diagnose_text, has_errors
@@ -51,8 +53,7 @@ def register(subparsers) -> None:
 
 def _load_profile(path: str):
     """Return (profile dict or None, expected_artifacts list)."""
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+    data = read_json_bounded(path, OPTION_FILE_CAP)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object")
     ours = data.get("ari_jupyter")
@@ -81,7 +82,7 @@ def _checkpoint_options(checkpoint: str | None) -> dict:
 
 def _default_nodes() -> int | None:
     value = os.environ.get("SLURM_JOB_NUM_NODES", "")
-    return int(value) if value.isdigit() else None
+    return count_of(value)
 
 
 def _read(path: str):

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
+from ..base.bounded_read import OPTION_FILE_CAP, read_json_bounded, read_text_bounded
 from ._run_settings_flags import FlagError, add_run_settings_flags, apply_run_settings_flags
 from ..i18n import Text, error_text, listed, render, t
 from . import output_lang
@@ -149,7 +149,7 @@ class _BadInput(Exception):
 def _load_state(path: str):
 
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_json_bounded(path, OPTION_FILE_CAP)
     except (OSError, ValueError) as exc:
 
         raise _BadInput(cannot_read(path, exc)) from None
@@ -186,7 +186,8 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         state.partition_source = "explicit"
     if args.goal_file is not None:
         try:
-            state.goal = sys.stdin.read() if args.goal_file == "-" else Path(args.goal_file).read_text(encoding="utf-8")
+            state.goal = (sys.stdin.read(OPTION_FILE_CAP) if args.goal_file == "-" else
+                          read_text_bounded(args.goal_file, OPTION_FILE_CAP, errors="strict"))
         except (OSError, UnicodeDecodeError) as exc:
 
             raise _BadInput(cannot_read(args.goal_file, exc)) from None
@@ -209,7 +210,7 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
         state.profile = PRESETS[args.preset]()
     if args.profile is not None:
         try:
-            state.profile = ExecutionProfile.from_json(json.loads(Path(args.profile).read_text(encoding="utf-8")))
+            state.profile = ExecutionProfile.from_json(read_json_bounded(args.profile, OPTION_FILE_CAP))
         except OSError as exc:
 
             raise _BadInput(cannot_read(args.profile, exc)) from None

@@ -17,15 +17,15 @@ import shlex
 import sys
 from pathlib import Path
 from typing import Any
-
 from ..ari.arguments import caller_args
 from ..ari.contracts import REFERENCE, TYPED_HPC_V1, contract_of_written, preview_note
+from ..base.bounded_read import OPTION_FILE_CAP, read_json_bounded
+from ..i18n import error_text, render, t, text
 from ..ari.dotenv import read_dotenv
 from ..ari.errors import AriError
 from ..ari.profile import ExecutionProfile, ProfileError, ari_dispatch_reading
 from ..ari.sbatch import ArgsError, ReproduceArgs, plan_slurm_dispatch
 from ..hosts.host import LocalHost
-from ..i18n import error_text, render, t, text
 from ..probes import ProbeContext, run_probes_sync
 from ..probes.slurm import SBATCH_HELP, advertised_bind_flags
 from ..slurm.allocation import Allocation
@@ -81,9 +81,8 @@ class _Unreadable(ValueError):
 
 def _load_json(path: str, what: str) -> Any:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except OSError as exc:
+        return read_json_bounded(path, OPTION_FILE_CAP)
+    except OSError as exc:  # missing, not a regular file, too large or nested too deep
         raise _Unreadable(text("cli.preview.cannot_read", what=what, path=path,
                                error=exc.strerror or str(exc))) from None
     except json.JSONDecodeError as exc:

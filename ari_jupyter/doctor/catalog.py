@@ -64,6 +64,13 @@ def _sig(rule, severity, patterns, symptom, cause, fix, generic=False, echo_of=(
                      applies)
 
 
+def _then(first: str, then: str) -> str:
+    """A line holding ``first`` and, later, ``then`` (``first.*then``) in one pass: the first
+    ``first`` is kept (an atomic group), so a line of ten thousand ``first`` without ``then``
+    costs one scan, not one per occurrence (``first.*then`` is quadratic on such a line)."""
+    return rf"^(?>.*?{first}).*{then}"
+
+
 def _not_on_shared_path(line: str, env: Mapping[str, str] | None) -> bool:
     return not line_on_shared_path(line, env)
 
@@ -180,7 +187,7 @@ CATALOG: tuple[Signature, ...] = (
          "partition are all empty",
          "export ARI_SLURM_PARTITION=<partition> before `ari run` (or write it to the checkpoint's .env)"),
     _sig("gpu-without-gres", "error",
-         r"gpu resources requested.*no gres configured",
+         _then(r"gpu resources requested", r"no gres configured"),
          "ARI refused to submit: GPUs requested on a cluster without GRES",
          "the execution profile sets gpu_type or a GPU count and `sinfo -h -o %G` shows only (null)",
          "pick a partition with GRES, drop gpu_type / requested_gpus_* from the profile, or export "
@@ -198,8 +205,8 @@ CATALOG: tuple[Signature, ...] = (
          "ARI_PHASE1_SANDBOX=docker (unsupported by the replicator) or apptainer without an image",
          "export ARI_PHASE1_SANDBOX=slurm (or local/auto), or provide container_image"),
     _sig("viz-host-flag", "error",
-         (r"unrecognized arguments?:.*--host\b", r"\bari\.viz\.server\b.*\s--host\b",
-          r"\bari viz\b.*\s--host\b"),
+         (_then(r"unrecognized arguments?:", r"--host\b"), _then(r"\bari\.viz\.server\b", r"\s--host\b"),
+          _then(r"\bari viz\b", r"\s--host\b")),
          "ARI's dashboard rejects --host",
          "`python -m ari.viz.server` accepts only --checkpoint and --port (`ari viz` only the "
          "checkpoint and --port); it already binds every interface (HTTP on the port, WebSocket "
@@ -252,7 +259,7 @@ CATALOG: tuple[Signature, ...] = (
          "the repository is nested under submission/ (older ARI resolves the wrong root)",
          "update ari-skill-paper-re (>= 0.8.0 resolves the nested root) or move the code to the repo root"),
     _sig("letta-unreachable", "error",
-         (r"(?:letta|:8283).*connection refused", r"connection refused.*(?:letta|:8283)"),
+         (_then(r"(?:letta|:8283)", r"connection refused"), _then(r"connection refused", r"(?:letta|:8283)")),
          "the memory backend (Letta) refused the connection",
          "Letta is not running or LETTA_BASE_URL points elsewhere",
          "start Letta (`curl http://127.0.0.1:8283/healthz`) or export ARI_MEMORY_BACKEND=in_memory for "
@@ -279,7 +286,7 @@ CATALOG: tuple[Signature, ...] = (
          "too many parallel requests for the provider's limit",
          "lower ARI_PARALLEL or use a cheaper judge model"),
     _sig("legacy-home-ari", "info",
-         r"deprecationwarning:.*\.ari/",
+         _then(r"deprecationwarning:", r"\.ari/"),
          "a legacy $HOME/.ari fallback was used",
          "ARI_REGISTRIES_FILE / ARI_REGISTRY_DATA / ARI_LETTA_PIDFILE are not set",
          "set ARI_REGISTRIES_FILE, ARI_REGISTRY_DATA and ARI_LETTA_PIDFILE"),
@@ -310,7 +317,7 @@ CATALOG: tuple[Signature, ...] = (
          "register a paper, or point ARI_PAPER_REGISTRY_DIR at the registry you meant"),
     # --- SLURM's own messages (real text from a 22.05 test cluster) -------------------------------
     _sig("gpus-per-task-without-ntasks", "error",
-         r"--gpus-per-task\b.*used without either --gpus or -n/--ntasks",
+         _then(r"--gpus-per-task\b", r"used without either --gpus or -n/--ntasks"),
          "sbatch refused --gpus-per-task without a task count",
          "--gpus-per-task was sent without --ntasks or --gpus (an old ARI, or a non-bridge path)",
          "add --ntasks 1 (or set min_ranks in the profile); current ARI pairs it automatically"),
@@ -326,7 +333,7 @@ CATALOG: tuple[Signature, ...] = (
          "these are srun options on this SLURM version",
          "leave cpu_bind/mem_bind empty in the profile and put `srun --cpu-bind=...` in reproduce.sh"),
     _sig("memory-unsatisfiable", "error",
-         (r"memory specification can not be satisfied", r"--mem=\S+ exceeds"),
+         (r"memory specification can not be satisfied", r"(?<!\S)(?>\S*?--mem=)\S++ exceeds"),
          "the memory request exceeds what the nodes have",
          "memory_gb_per_node (--mem) is larger than the partition's nodes",
          "lower memory_gb_per_node (see `sinfo -o '%P %m'` for MB per node) or leave it 0"),
@@ -363,7 +370,7 @@ CATALOG: tuple[Signature, ...] = (
          "lower min_ranks or ARI_SLURM_CPUS, or add nodes"),
     _sig("job-pending-rejected", "error",
          r"\((?:PartitionConfig|PartitionNodeLimit|PartitionTimeLimit|QOSMax\w+|AssocMax\w+|"
-         r"AssocGrp\w+|QOSGrp\w+|ReqNodeNotAvail[^)]*|InvalidAccount|InvalidQOS)\)",
+         r"AssocGrp\w+|QOSGrp\w+|ReqNodeNotAvail[^()]*|InvalidAccount|InvalidQOS)\)",
          "the job is pending for a reason that will not resolve by waiting",
          "the request exceeds a partition/QOS/association limit",
          "`scancel` it and reduce the request (nodes, time, GPUs) or pick another partition"),
@@ -384,7 +391,7 @@ CATALOG: tuple[Signature, ...] = (
          "the walltime was too short for the run",
          "raise ARI_SLURM_WALLTIME / max_runtime_sec, or wrap long stages in `timeout` and reduce scale"),
     _sig("job-cancelled", "warning",
-         r"\*\*\* job \d+ on \S+ cancelled at (?!.*due to time limit)",
+         r"^(?>.*\*\*\* job \d+ on \S+ cancelled at )(?!.*due to time limit)",
          "the job was cancelled",
          "someone (or ARI's cleanup) ran scancel, or the node went down",
          "to tell who or what cancelled the job: `sacct -j <id> -o JobID,State,Reason,End` (where the site "
@@ -430,7 +437,7 @@ CATALOG: tuple[Signature, ...] = (
          "PMIx cannot reach the other node's step daemon",
          "launch with `mpirun` inside the allocation, or use the site's documented --mpi plugin"),
     _sig("mem-options-exclusive", "error",
-         (r"(?:SLURM_MEM_PER_\w+|--mem\S*).*mutually exclusive", r"mutually exclusive.*--mem"),
+         (_then(r"(?:SLURM_MEM_PER_\w+|--mem\S*)", r"mutually exclusive"), _then(r"mutually exclusive", r"--mem")),
          "srun/sbatch refused conflicting memory options",
          "--mem and --mem-per-cpu together, often from SLURM_MEM_PER_* inherited from the notebook's job",
          "set only one of memory_gb_per_node / memory_gb_per_cpu, and `unset SLURM_MEM_PER_CPU "
@@ -452,7 +459,7 @@ CATALOG: tuple[Signature, ...] = (
          "the submitter's venv leaked into PATH on compute nodes of another architecture",
          "keep ARI_SBATCH_EXPORT_MODE unset (default --export=NONE with a reset PATH)"),
     _sig("command-not-found", "error",
-         (r"(?P<command>[\w.+-]+): (?:command )?not found\b", r"exit_code[\"']?\s*[:=]\s*127\b"),
+         (r"(?<![\w.+-])(?P<command>[\w.+-]+): (?:command )?not found\b", r"exit_code[\"']?\s*[:=]\s*127\b"),
          "a command is not on PATH in the job (exit 127)",
          "BFTS jobs run with PATH reset to /usr/bin:/bin:/usr/local/bin; compilers like mpicc/icc/aocc "
          "and tools from modules are missing unless loaded in the script",

@@ -18,9 +18,11 @@ _STARTS_ARI = re.compile(r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:exec\s+|nohup\s+)?(?:a
 _LOG_MARK = re.compile(r"(?:error|warning|traceback|submitted batch job|\[exit \d+\]|^\$ )",
                        re.IGNORECASE | re.MULTILINE)
 
-RANK_ON_HOST = re.compile(r"\brank\s*[=:#]?\s*(?P<rank>\d+)\b.*?\b(?:on|host(?:name)?\s*[=:])\s*"
+RANK_ON_HOST = re.compile(r"^(?>.*?\brank\s*[=:#]?\s*(?P<rank>\d+)\b).*?\b(?:on|host(?:name)?\s*[=:])\s*"
                           r"(?P<host>[A-Za-z][\w.-]*)", re.IGNORECASE)
-"""A task saying where it ran: ``srun rank 2 of 4 on n2``, ``rank=0 host=n1``."""
+"""A task saying where it ran: ``srun rank 2 of 4 on n2``, ``rank=0 host=n1``. The first
+"rank N" of the line only (an atomic group): when no host follows it, none follows a later one
+either, and retrying each "rank N" rescanned the line (quadratic on a long line)."""
 METRIC_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.-]{0,63})\s*[:=]\s*[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\s*$")
 """A job printing a measured value: ``triad_mbps: 197.694`` (what ARI's evaluator parses)."""
 STEP_LINE = re.compile(r"^\s*(?:srun|salloc|sbatch|slurmstepd(?:-[\w.-]+)?)\s*:\s|\*\*\* (?:JOB|STEP) \d")

@@ -12,7 +12,12 @@ from ..base.bounded_read import read_window
 from ..slurm.cancel_record import CAP, RECORD, parse_cancels
 
 _ARI_DEFAULT_CHECKPOINT = re.compile(
-    r"(?:^|(?<=[\s'\"=(:]))(?P<path>(?:[^\s'\"]*/)?workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
+    r"(?P<path>(?:(?:^|(?<=[\s'\"]))(?:[^\s'\"]*/)?|(?<=[=(:]))"
+    r"workspace/checkpoints/(?P<run>\d{8,14}_[\w.+-]+))")
+"""A path starts where a word starts (after a blank or a quote: one scan of the word for its
+last ``/``) or right after ``=``, ``(`` or ``:`` with no folder before it; a start after each
+``=``/``(``/``:`` with folders before the checkpoint rescanned the rest of the word every time
+(quadratic on a line of them)."""
 _EMPTY_CHECKPOINT_ENV = re.compile(r"\bARI_CHECKPOINT_DIR=(?:''|\"\")?\s*$")
 _RUN_ID = re.compile(r"^\d{8,14}_")
 

@@ -28,12 +28,16 @@ from typing import Any, Mapping
 
 from .host import SiteError
 from ..slurm.cancel_record import RECORD, render_cancels
+from ..base.bounded_read import read_json_bounded
+from ..base.numbers import digits_key
 
 RUNS_DIR = Path(__file__).with_name("runs")
 FORMAT = 1
 WORKSPACE_TOKEN = "@WORKSPACE@"
 USER_TOKEN = "@USER@"
 MARKER = ".ari-jupyter-recording.json"
+MARKER_CAP = 64 * 1024
+"""The marker holds a run id, a node count and a date: a few hundred bytes."""
 """Written into a placed checkpoint: which recording it came from (its jobs are that one's)."""
 SEP = "\x1f"
 _SQUEUE_KEYS = ("job_id", "name", "state", "elapsed", "nodes", "where", "user", "work_dir")
@@ -160,17 +164,17 @@ def _load(cls: type, run_id: str) -> RecordedRun:
 def recording_of(checkpoint: str | Path) -> dict[str, str] | None:
     """The recording a checkpoint was placed from (its marker), or None for a real run."""
     try:
-        data = json.loads((Path(checkpoint) / MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json_bounded(Path(checkpoint) / MARKER, MARKER_CAP)
+    except (OSError, ValueError):  # missing, not a regular file, too large or deep, not JSON
         return None
     if not isinstance(data, dict) or not _RUN_ID.match(str(data.get("run_id", ""))):
         return None
     return {k: str(data.get(k, "")) for k in ("run_id", "nodes", "recorded_at")}
 
 
-def _job_key(job_id: str) -> tuple[int, str]:
+def _job_key(job_id: str) -> tuple[tuple[int, str], str]:
     head = job_id.split("_", 1)[0]
-    return (int(head) if head.isdigit() else 0, job_id)
+    return (digits_key(head) if head.isascii() and head.isdigit() else (0, ""), job_id)
 
 
 def _safe_relative(relative: str) -> bool:

@@ -21,6 +21,7 @@ from ..i18n import message
 from ..slurm.parsers import gpus_per_node, parse_count, parse_time_limit
 from .jobs import Job
 from .reading import read_json
+from ..base.numbers import count_of
 
 WHAT = ("partition", "nodes", "cpus", "gpus", "walltime")
 
@@ -72,8 +73,8 @@ def _int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        return int(value.strip())
+    if isinstance(value, str):
+        return count_of(value)
     return None
 
 

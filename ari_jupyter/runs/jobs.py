@@ -32,6 +32,7 @@ from ..probes.context import is_unconfigured
 from ..base.files import atomic_write
 from ..slurm.cancel_record import RECORD, render_cancels
 from .reading import linked_out, read_small_text, redaction_env, tail
+from ..base.numbers import digits_key
 
 REPRODUCE_JOB_NAME = "ari-ors"
 SEP = "\x1f"
@@ -53,7 +54,7 @@ COMMAND_TIMEOUT = 10.0
 _JOB_ID = re.compile(r"^[0-9]+(?:_[0-9]+)?$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Job:
     job_id: str
     name: str
@@ -131,8 +132,9 @@ def parse_squeue(text: str) -> list[Job]:
     return read_squeue(text)[0]
 
 
-_ROW_HEAD = re.compile(r"[0-9]+(?:_[0-9]+|_\[[^\x1f\n]*\])?\x1f")
-"""How a row starts: a job id (an array's task, or its pending tasks collapsed) and the separator."""
+_ROW_HEAD = re.compile(r"^[0-9]+(?:_[0-9]+|_\[[^\x1f\n]*\])?\x1f")
+"""How a row starts: a job id (an array's task, or its pending tasks collapsed) and the separator
+(anchored: a search of a long line of digits tries one start, not every one)."""
 _STATE = re.compile(r"[A-Z][A-Z_]*(?: .*)?")
 
 
@@ -393,9 +395,10 @@ async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
     return views
 
 
-def _id_key(job_id: str) -> tuple[int, int]:
+def _id_key(job_id: str) -> tuple[tuple[int, str], tuple[int, str]]:
+    """Numeric order of ``123`` / ``123_4`` ids, however many digits (no ``int``)."""
     head, _, rest = job_id.partition("_")
-    return (int(head), int(rest or 0))
+    return (digits_key(head), digits_key(rest or "0"))
 
 
 @dataclass(frozen=True)

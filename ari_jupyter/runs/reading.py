@@ -14,6 +14,7 @@ from stat import S_ISDIR, S_ISREG
 from typing import Any, Mapping
 
 from ..ari.dotenv import read_dotenv
+from ..base.bounded_read import TooDeep, TooLarge, loads_bounded, read_bytes_bounded
 from ..base.redact import redact
 
 JSON_CAP = 256 * 1024 * 1024
@@ -37,31 +38,32 @@ class JsonRead:
 
 def read_json(path: Path, cap: int = JSON_CAP, *, parse: bool = True) -> JsonRead:
     """Parse a JSON file; a half-written one is 'truncated' (its text kept), never an exception.
-    With ``parse=False`` only the text is read (for a caller that reads a known layout)."""
+    With ``parse=False`` only the text is read (for a caller that reads a known layout).
+    Only a regular file is read (a FIFO or a device never blocks or grows the read), at most
+    ``cap`` bytes, nested at most ``JSON_DEPTH`` deep ('too-deep')."""
     try:
         stat = path.stat()
+        raw = read_bytes_bounded(path, cap) if stat.st_size else b""
     except FileNotFoundError:
         return JsonRead(problem="missing")
-    except OSError:
-        return JsonRead(problem="unreadable")
-    if stat.st_size == 0:
-        return JsonRead(problem="empty", mtime=stat.st_mtime)
-    if stat.st_size > cap:
+    except TooLarge:
         return JsonRead(problem="too-large", size=stat.st_size, mtime=stat.st_mtime)
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return JsonRead(problem="unreadable", size=stat.st_size, mtime=stat.st_mtime)
+    except OSError:  # not a regular file, no permission
+        return JsonRead(problem="unreadable")
+    if not raw:
+        return JsonRead(problem="empty", mtime=stat.st_mtime)
     text = raw.decode("utf-8", errors="replace")
     if not parse:
-        return JsonRead(text=text, size=stat.st_size, mtime=stat.st_mtime)
+        return JsonRead(text=text, size=len(raw), mtime=stat.st_mtime)
     try:
-        return JsonRead(data=json.loads(text), size=stat.st_size, mtime=stat.st_mtime)
+        return JsonRead(data=loads_bounded(text, name=str(path)), size=len(raw), mtime=stat.st_mtime)
+    except TooDeep:
+        return JsonRead(problem="too-deep", size=len(raw), mtime=stat.st_mtime)
     except json.JSONDecodeError as exc:
         # An error at the very end means the writer has not finished (or was killed mid-write).
         at_end = exc.pos >= len(text.rstrip()) - 1
         return JsonRead(problem="truncated" if at_end else "invalid", text=text,
-                        size=stat.st_size, mtime=stat.st_mtime)
+                        size=len(raw), mtime=stat.st_mtime)
 
 
 @dataclass(frozen=True)
@@ -128,9 +130,16 @@ def tail(path: Path, max_lines: int = 40, max_bytes: int = TAIL_BYTES,
 
 
 def read_small_text(path: Path, cap: int = 64 * 1024) -> str:
-    """The first ``cap`` bytes of a small text file, '' when it cannot be read."""
+    """The first ``cap`` bytes of a small regular file, '' when it cannot be read (a FIFO or a
+    device is not read: the open never waits, the read never grows)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(cap).decode("utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return ""
+    with open(fd, "rb") as handle:
+        try:
+            if not S_ISREG(os.fstat(fd).st_mode):
+                return ""
+            return handle.read(cap).decode("utf-8", errors="replace")
+        except OSError:
+            return ""

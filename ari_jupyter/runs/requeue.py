@@ -16,7 +16,6 @@ the user confirms (``force``: ``ari-jupyter requeue --force``).
 """
 from __future__ import annotations
 
-import json
 import os
 import socket
 import time
@@ -34,7 +33,8 @@ from ..checkpoint.ownership import ours, unsafe_entries
 from ..hosts.host import Host, LocalHost
 from ..i18n import message, message_of
 from .jobs import workspace_root
-from .reading import read_json, read_small_text
+from .reading import read_small_text
+from . import tree_stream
 from .status import NotACheckpoint, run_status
 
 TREE = "tree.json"
@@ -81,6 +81,13 @@ def _not_ours(path: Path) -> Requeue | None:
         return _refused(path, "runs.requeue.not_ours", path=problem.path, owner=problem.owner,
                         mode=problem.mode)
     return None
+
+
+def _chunks(path: Path):
+    """The file's bytes in pieces (the backup of a large tree.json, never held whole)."""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(tree_stream.CHUNK):
+            yield chunk
 
 
 def _scope_config(path: Path) -> list[tuple[Path, bytes, int]]:
@@ -141,8 +148,12 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
     """Mark the run's nodes left ``running`` failed, or say why not; see the module's doc.
     ``force``: the user confirmed, with the evidence shown, that the run no longer runs."""
     path = Path(checkpoint).expanduser().absolute()
-    tree_unreadable = (path / TREE).exists() and not os.access(path / TREE, os.R_OK)
-    if not os.access(path, os.R_OK | os.X_OK) or tree_unreadable:
+    try:  # another user's 0750 folder: the look inside raises PermissionError, said as such
+        unreadable = (not os.access(path, os.R_OK | os.X_OK)
+                      or ((path / TREE).exists() and not os.access(path / TREE, os.R_OK)))
+    except OSError:
+        unreadable = True
+    if unreadable:
         return _refused(path, "runs.requeue.unreadable", path=str(path))
     refused = _not_ours(path)
     if refused:
@@ -161,23 +172,24 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
     if evidence:
         return _refused(path, "runs.requeue.maybe_running", evidence=evidence,
                         command=f"{requeue_command(str(path))} --force")
-    read = read_json(path / TREE, TREE_CAP)
-    if read.problem == "missing":
+    try:  # node by node: a 60 MB tree.json is never held whole (tree_stream)
+        cut = [node_id for kind, node in tree_stream.events(path / TREE, TREE_CAP)
+               if kind == "node" for node_id in left_running({"nodes": [node]})]
+    except FileNotFoundError:
         return _refused(path, "runs.requeue.no_tree", path=str(path / TREE))
-    tree = read.data
-    if read.problem or not isinstance(tree, dict) or not isinstance(tree.get("nodes"), list):
+    except (OSError, ValueError):  # not a tree, cut, too large or nested too deep
         return _refused(path, "runs.requeue.bad_tree", path=str(path / TREE))
     writes = _scope_config(path)
     command = resume_command(str(path), str(path / RESUME_CONFIG) if writes else None)
-    cut = left_running(tree)
     if not cut:
         write_all(writes)
         return Requeue("nothing", str(path), "runs.requeue.nothing", {"command": command}, (), command)
-    marked = mark_left_running_failed(tree, now or datetime.now(timezone.utc))
-    original = (path / TREE).read_bytes()
+    stamp = now or datetime.now(timezone.utc)
     mode = (path / TREE).stat().st_mode & 0o777
-    write_all([*writes, (path / BACKUP, original, mode),
-               (path / TREE, json.dumps(marked, indent=2, ensure_ascii=False).encode(), mode)])
+    write_all([*writes, (path / BACKUP, _chunks(path / TREE), mode),
+               (path / TREE, tree_stream.rewritten(
+                   path / TREE, TREE_CAP,
+                   lambda node: mark_left_running_failed({"nodes": [node]}, stamp)["nodes"][0]), mode)])
     return Requeue("requeued", str(path), "runs.requeue.done",
                    {"count": len(cut), "nodes": ", ".join(cut), "backup": str(path / BACKUP),
                     "command": command}, tuple(cut), command)

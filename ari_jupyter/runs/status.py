@@ -35,7 +35,7 @@ LOG_TAIL_LINES = 40
 MARKER_WINDOW = 256 * 1024
 """How much of the end of each log is searched for the current stage and ARI's end."""
 MAX_LINE = 400
-TREE_PROBLEMS = ("truncated", "invalid", "too-large", "unreadable")
+TREE_PROBLEMS = ("truncated", "invalid", "too-large", "too-deep", "unreadable")
 
 
 class NotACheckpoint(ValueError):

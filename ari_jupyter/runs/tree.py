@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, Iterable
 
-from .reading import JsonRead, read_json
+from . import tree_stream
+from .reading import JSON_CAP, JsonRead, read_json
 
 STATUSES = ("pending", "running", "success", "failed", "abandoned")
 _NODE_STATUS = re.compile(r'\n      "status": "([a-z]+)"')
@@ -25,8 +28,11 @@ _NODE_OPEN = "\n    {\n"
 _NODE_HEAD = re.compile(r'\n      "id": "([^"\n]*)",\n      "parent_id": [^\n]*\n      "depth": [^\n]*\n'
                         r'      "status": "([a-z]+)"')
 """``Node.to_dict`` starts with id, parent_id, depth, status: one pass finds both."""
-_NODE_METRICS = re.compile(r'\n      "metrics": (\{\}|\{\n[^}]*\n      \})')
-"""Flat metrics (ARI's are name -> number); a nested value makes the counts differ -> full parse."""
+_NODE_METRICS = re.compile(r'\n      "metrics": (\{\}|\{\n(?:        [^\n]*\n)*      \})')
+"""A node's metrics: the lines indented deeper than the node's keys, up to the brace at the
+keys' depth (ARI's are flat, name -> number; a nested value is taken whole). Linear: a node key
+line never holds eight leading spaces, so the lines one try reads are read by no other (a
+``[^}]*`` up to the next brace read the rest of a crafted file once per node)."""
 _NODE_ERROR = re.compile(r'\n      "error_log": ([^\n]*)')
 _TOP = re.compile(r'\n  "(run_id|created_at)": ("(?:[^"\\\n]|\\.)*")')
 
@@ -167,15 +173,62 @@ def _fast_summary(name: str, read: JsonRead, metric: str, higher: bool) -> TreeS
                        node_ids=tuple(n["id"] for n in nodes))
 
 
+def _streamed_summary(path: Path, metric: str, higher: bool) -> TreeSummary | None:
+    """The summary of a whole tree read node by node (``tree_stream``): memory a chunk and a
+    node, not the parsed tree (a compact 60 MB tree.json parsed whole took gigabytes). None
+    when the file is not a whole tree (then it is read whole, for its problem and salvage)."""
+    top: dict[str, Any] = {}
+    statuses: list[str] = []
+    ids: list[str] = []
+    scored: list[dict] = []  # successful nodes with only the metrics best_metric looks at
+    errors: list[tuple[str, str]] = []
+    key = ""
+    try:
+        for kind, value in tree_stream.events(path, JSON_CAP):
+            if kind == "key":
+                key = value
+            elif kind == "value" and key in ("run_id", "created_at"):
+                top[key] = value
+            elif kind == "node" and isinstance(value, dict):
+                status = str(value.get("status", ""))
+                statuses.append(status)
+                ids.append(str(value.get("id", "")))
+                if value.get("status") == "success" and isinstance(value.get("metrics"), dict):
+                    scored.append({"id": value.get("id", ""), "status": "success", "metrics": {
+                        k: v for k, v in value["metrics"].items() if k in (metric, "_scientific_score")}})
+                if value.get("status") in ("failed", "abandoned") and value.get("error_log"):
+                    errors = [*errors[-(ERRORS_KEPT - 1):], (ids[-1], str(value.get("error_log") or ""))]
+    except (OSError, ValueError):
+        return None
+    return TreeSummary(run_id=str(top.get("run_id") or ""), counts=count(statuses),
+                       best=best_metric(scored, metric, higher), errors=tuple(errors),
+                       source=path.name, created_at=str(top.get("created_at") or ""),
+                       node_ids=tuple(ids))
+
+
+def _layout(path: Path) -> bool:
+    """Whether the file starts as ARI's ``indent=2`` layout (the fast reader's); a compact
+    tree is read node by node instead of as one text."""
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
+            return S_ISREG(os.fstat(handle.fileno()).st_mode) and handle.read(2) == b"{\n"
+    except OSError:
+        return False
+
+
 def read_tree(checkpoint: Path, metric: str = "", higher_is_better: bool = True) -> TreeSummary:
     """The node summary from tree.json, else nodes_tree.json, else what a partial file shows."""
     reads: list[tuple[str, JsonRead]] = []
-    fast = read_json(checkpoint / "tree.json", parse=False)
-    if fast.text:
-        summary = _fast_summary("tree.json", fast, metric, higher_is_better)
+    if _layout(checkpoint / "tree.json"):
+        fast = read_json(checkpoint / "tree.json", parse=False)
+        summary = _fast_summary("tree.json", fast, metric, higher_is_better) if fast.text else None
         if summary is not None:
             return summary
     for name in ("tree.json", "nodes_tree.json"):
+        if not reads or reads[-1][1].problem in ("", "missing"):
+            streamed = _streamed_summary(checkpoint / name, metric, higher_is_better)
+            if streamed is not None and (not reads or reads[-1][1].problem == "missing"):
+                return streamed
         read = read_json(checkpoint / name)
         reads.append((name, read))
         nodes = _nodes_of(read)

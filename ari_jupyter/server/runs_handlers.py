@@ -171,18 +171,17 @@ class RunCancelHandler(BoundedJSONBody, _RunsBase):
             raise web.HTTPError(404, str(exc)) from None
 
 
-class ForgetWorkspaceHandler(_RunsBase):
-    """Forget a workspace the list recorded (never the default one, never a file)."""
+@web.stream_request_body
+class ForgetWorkspaceHandler(BoundedJSONBody, _RunsBase):
+    """Forget a workspace the list recorded (never the default one, never a file). The body is
+    bounded as the cancel route's: 413 past its size, 400 when it is not JSON or too deep."""
 
     auth_action = "write"
 
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        try:
-            body = json.loads(self.request.body or b"{}")
-        except ValueError:
-            raise web.HTTPError(400, "the body must be JSON") from None
+        body = self.json_body(empty={})
         workspace = body.get("workspace") if isinstance(body, dict) else None
         if not isinstance(workspace, str) or not workspace.startswith("/"):
             raise web.HTTPError(400, "workspace must be an absolute path")

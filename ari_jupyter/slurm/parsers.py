@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from ..base.numbers import MAX_DIGITS, count_of
 
 SINFO_FORMAT = "%P|%a|%l|%D|%c|%m|%G"
 """Explicit ``sinfo -o`` format: partition (``*`` marks the default), availability, time
@@ -34,10 +35,10 @@ _LEADING_INT = re.compile(r"\s*(\d+)")
 
 def _leading_int(text: str) -> int | None:
     """``48`` -> 48, ``4+`` -> 4, ``N/A`` -> None."""
-    if text.isdecimal():  # the usual case, and exactly what \d+ would take whole
-        return int(text)
-    match = _LEADING_INT.match(text)
-    return int(match.group(1)) if match else None
+    digits = text if text.isdecimal() else (m.group(1) if (m := _LEADING_INT.match(text)) else "")
+    # the usual case first, then what \d+ takes (Arabic-Indic digits too, as int() does);
+    # more digits than any count has are none (int() refuses past 4,300)
+    return int(digits) if digits and len(digits) <= MAX_DIGITS else None
 
 
 def parse_sinfo(text: str) -> SinfoPartitions:
@@ -119,7 +120,7 @@ class GresSpec:
 _GRES_SPEC = re.compile(
     r"^(?P<name>[A-Za-z][\w.\-]*)"
     r"(?::(?P<type>[A-Za-z][\w.\-]*))?"
-    r"(?::(?P<count>\d+)(?P<suffix>[KMGT]?))?"
+    r"(?::(?P<count>[0-9]{1,18})(?P<suffix>[KMGT]?))?"  # more digits: no count int() takes
     r"(?:\(.*\))?$"
 )
 
@@ -259,6 +260,7 @@ def parse_count(text: str) -> int | None:
     raw = text.strip()
     if raw.upper() in _NO_VALUE:
         return None
-    if not raw.isascii() or not raw.isdigit():
-        raise ValueError(f"not a count: {raw!r}")
-    return int(raw)
+    count = count_of(raw)
+    if count is None:
+        raise ValueError(f"not a count: {raw[:40]!r}")
+    return count

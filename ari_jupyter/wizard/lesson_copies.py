@@ -34,6 +34,7 @@ from typing import Iterable, Mapping
 
 from ..base.files import Target, write_all
 from ..i18n import LANGUAGES
+from ..base.bounded_read import read_json_bounded
 from . import assignment
 from .lessons import packaged_lessons
 
@@ -114,10 +115,14 @@ def _dump(notebook: dict) -> bytes:
     return (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+NOTEBOOK_CAP = 64 * 1024 * 1024
+"""A learner's copy larger than this (or /dev/zero behind its name) is not read: it is kept."""
+
+
 def _read(path: Path) -> dict | None:
     try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        notebook = read_json_bounded(path, NOTEBOOK_CAP)
+    except (OSError, ValueError):  # also a FIFO, a device, or a file too large or too deep
         return None
     return notebook if isinstance(notebook, dict) else None
 

@@ -184,7 +184,17 @@ def test_a_run_cut_by_its_time_limit_is_requeued_and_ari_resume_continues_it(
         figures["fix"] = interrupted[0]["fix"]
         cut_nodes = sorted(n for n, s in figures["nodes_before"].items() if s == "running")
 
-        requeued = run(as_user(user, shlex.split(params["requeue"]), jupyter_env), cwd=HOME, timeout=120)
+        # requeue may first say why the run may still be running elsewhere (the pid ARI left,
+        # files written in the last minutes) and change nothing; then the user confirms with
+        # the command it names, as the refusal asks
+        asked = run(as_user(user, shlex.split(params["requeue"]), jupyter_env), cwd=HOME, timeout=120)
+        figures["requeue_refusal"] = asked.stdout + asked.stderr if asked.returncode else ""
+        requeued = asked
+        if asked.returncode:
+            confirm = f"{params['requeue']} --force"
+            assert asked.returncode == 1 and confirm in asked.stderr, figures["requeue_refusal"]
+            assert _states(_tree(ckpt)) == figures["nodes_before"]  # nothing was changed
+            requeued = run(as_user(user, shlex.split(confirm), jupyter_env), cwd=HOME, timeout=120)
         figures["requeue_output"] = requeued.stdout + requeued.stderr
         assert requeued.returncode == 0, figures["requeue_output"]
         command = requeued.stdout.strip().splitlines()[-1]

@@ -43,6 +43,12 @@ AREAS = {
                "unprivileged users for the shared-workspace case. \"lost\" counts outside files "
                "changed, links written through, user files deleted, option-like values let "
                "through, and live runs or jobs acted on.",
+    "Hostile run files": "A run's own files and an option's file made hostile by whoever can write "
+                         "them: JSON nested 200 KB deep, FIFOs and links to /dev/zero, a log line "
+                         "of chained key= pairs, numbers int() refuses, every log and tree.json "
+                         "pattern on 256 KB single lines, requeue of a large compact tree.json and "
+                         "of another user's run; each reader in a fresh process under a 1 GB "
+                         "memory limit. \"lost\" counts hangs, crashes and tracebacks.",
 }
 """Known areas, in page order, with what they cover. A test may record figures under any other
 area (``record("Hostlists", ...)``): it gets its own section after these, titled by its name,

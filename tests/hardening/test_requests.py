@@ -152,3 +152,26 @@ def test_cancel_on_the_command_line_needs_well_formed_jobs_or_an_explicit_all(la
            cases=1, survived=int(survived), lost=int(not survived), unit="commands")
     assert survived, (done.returncode, done.stdout, done.stderr, _cancelled(log))
     log.unlink(missing_ok=True)
+
+
+FORGET = "/ari-jupyter/runs/forget"
+
+
+def test_the_forget_body_is_bounded_as_the_others(lab):
+    """POST /runs/forget read its body whole with a plain json.loads: deep JSON was a 500, a
+    large body was held in memory. Now the bounded body of the other routes."""
+    server, _, _ = lab
+    cases = {
+        "forget, nested 60000 deep": b"[" * 60000,
+        "forget, objects nested 20000 deep": b'{"a":' * 20000,
+        "forget, 8 MB": b'{"workspace": "/' + b"a" * (8 << 20) + b'"}',
+    }
+    wrong = []
+    for name, body in cases.items():
+        status, answer = _post(server, FORGET, body)
+        if status not in (0, 400, 413) or len(answer) > 2000:
+            wrong.append((name, status, answer[:200]))
+    status, _ = _post(server, FORGET, b'{"workspace": "/nowhere/recorded"}')  # still answers
+    record("Server", "runs/forget: 8 MB bodies, JSON nested 60000 deep",
+           cases=len(cases), survived=len(cases) - len(wrong), lost=len(wrong), unit="requests")
+    assert wrong == [] and status == 404

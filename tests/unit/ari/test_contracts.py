@@ -20,7 +20,7 @@ from ari_jupyter.base.verdict import ProbeResult
 from ari_jupyter.checkpoint.handoff import handoff_checklist
 from ari_jupyter.cli.check_handoff import report
 from ari_jupyter.hosts.host import LocalHost
-from ari_jupyter.i18n import LANGUAGES, render as said
+from ari_jupyter.i18n import LANGUAGES
 from ari_jupyter.probes.ari import probe_ari
 from ari_jupyter.probes.context import ProbeContext
 from ari_jupyter.wizard.state import WizardState

@@ -1,5 +1,4 @@
 """One verdict: each cause is told once, with the same severity on step 1 and on step 4."""
-import html
 import re
 
 import pytest

@@ -5,7 +5,6 @@ from repo_paths import TESTS
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 

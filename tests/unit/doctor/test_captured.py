@@ -11,7 +11,6 @@ the test bed's ``mem`` variant, where memory is a consumable resource).
 from __future__ import annotations
 from repo_paths import TESTS
 
-from pathlib import Path
 
 import pytest
 

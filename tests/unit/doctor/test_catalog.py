@@ -5,7 +5,6 @@ from repo_paths import TESTS
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 

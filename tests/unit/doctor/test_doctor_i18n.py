@@ -4,7 +4,6 @@ from __future__ import annotations
 from repo_paths import TESTS
 
 import re
-from pathlib import Path
 
 import pytest
 

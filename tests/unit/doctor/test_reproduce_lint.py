@@ -2,7 +2,6 @@
 from __future__ import annotations
 from repo_paths import TESTS
 
-from pathlib import Path
 
 import pytest
 

@@ -9,7 +9,6 @@ from repo_paths import REPO
 
 import io
 import json
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest

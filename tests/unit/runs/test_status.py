@@ -281,4 +281,4 @@ def test_layout_reader_agrees_with_a_full_parse(tmp_path, shape):
     (ckpt / "tree.json").write_text(text)
     fast = read_tree(ckpt, "GBps")
     assert fast == _slow_tree(ckpt)
-    assert (_fast_nodes(text) is None) == (shape in ("nested-metrics", "compact"))
+    assert (_fast_nodes(text) is None) == (shape == "compact")  # nested metrics are read whole

@@ -5,7 +5,6 @@ from repo_paths import REPO
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 

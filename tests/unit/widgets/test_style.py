@@ -3,7 +3,6 @@ from __future__ import annotations
 from repo_paths import REPO
 
 import re
-from pathlib import Path
 
 import pytest
 

@@ -1,7 +1,6 @@
 """The notebooks are committed as documents to run, not as results: no outputs, no counts."""
 from repo_paths import REPO
 import json
-from pathlib import Path
 
 import pytest
 
