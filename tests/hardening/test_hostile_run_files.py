@@ -347,6 +347,8 @@ import os, sys, json
 uid, gid = int(sys.argv[2]), int(sys.argv[3])
 from ari_jupyter.cli import main, _localized
 _localized.catalog(), _localized._templates()
+from ari_jupyter import i18n
+i18n.labels("en"), i18n.messages()  # read now: the package's folder may be root's alone
 import ari_jupyter.runs.requeue, ari_jupyter.cli.requeue
 os.setgroups([]); os.setgid(gid); os.setuid(uid)
 sys.exit(main(["requeue", sys.argv[1]]))
