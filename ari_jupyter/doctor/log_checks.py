@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 from . import proposals
 from ..base.verdict import Finding, translated as _translated
@@ -297,8 +298,6 @@ def read_cancels(checkpoint: str) -> dict:
 def cancel_cause(findings: list[Finding], text: str, record_dirs: list[str]) -> list[Finding]:
     """The catalog's ``job-cancelled`` with its cause: named when a checkpoint's cancel record
     (``slurm.cancel_record``) holds the job, else the guess with the ways to tell."""
-    from dataclasses import replace
-
     out = []
     for finding in findings:
         if finding.rule != "job-cancelled":
