@@ -47,7 +47,8 @@ def live_handoff(checkpoint: Path) -> Iterator[int]:
     launch = checkpoint.parent.parent / "launch"
     launch.mkdir(exist_ok=True)
     script = launch / f"{checkpoint.name}.sh"
-    script.write_text('echo $$ > "$1/.ari_handoff_pid"\nsleep 300 | cat\n')
+    script.write_text('echo $$ > "$1/.ari_handoff_pid.tmp"\n'
+                      'mv -f "$1/.ari_handoff_pid.tmp" "$1/.ari_handoff_pid"\nsleep 300 | cat\n')
     (checkpoint / "ari_run_20261201100000.log").touch()
     proc = subprocess.Popen(["bash", str(script), str(checkpoint)], stdin=subprocess.DEVNULL,
                             start_new_session=True)

@@ -393,7 +393,9 @@ def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: st
         'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
         f"echo {_said(choices, 'handoff.script.log', log='$log')}",
         _comment(choices, "handoff.comment.pid"),
-        f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
+        # written whole then renamed: the Runs panel never reads a half-written PID
+        f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp"',
+        f'mv -f "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp" "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
         f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"',
         "",
     ]

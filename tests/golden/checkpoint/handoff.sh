@@ -102,5 +102,6 @@ fi
 log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"
 echo "ari run log: $log"
 # This script's PID: while it runs and ARI has not written .ari_pid, ARI is starting.
-echo $$ > "$ARI_CHECKPOINT_DIR/.ari_handoff_pid"
+echo $$ > "$ARI_CHECKPOINT_DIR/.ari_handoff_pid.tmp"
+mv -f "$ARI_CHECKPOINT_DIR/.ari_handoff_pid.tmp" "$ARI_CHECKPOINT_DIR/.ari_handoff_pid"
 ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile hpc 2>&1 | tee "$log"

@@ -349,7 +349,7 @@ def test_the_handoff_stops_before_ari_when_the_backends_key_is_nowhere(tmp_path,
         str(script), api_key="OPENAI_API_KEY"), encoding="utf-8")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("date", "tee", "grep"):
+    for tool in ("date", "tee", "grep", "mv"):
         (bin_dir / tool).symlink_to(shutil.which(tool))
     (bin_dir / "ari").write_text("#!/bin/sh\necho ARI RAN\n")
     (bin_dir / "ari").chmod(0o755)
