@@ -132,12 +132,16 @@ def measure(quick: bool = False) -> list[dict]:
 ROUND4_RUN = "20261201093000_hostile"
 SQUEUE_ROWS = 100_000
 TREE_MB = 60
+RUN_ROWS = 2
+"""Of the queue's rows, the ones of the run asked about (the rest are the user's other jobs)."""
 PARSE_QUEUE = """
-import sys, time
-from ari_jupyter.runs.jobs import parse_squeue
+import sys
+from pathlib import Path
+from ari_jupyter.runs.jobs import RunScope, read_squeue
 text = open(sys.argv[1], encoding="utf-8").read()
-jobs = parse_squeue(text)
-assert len(jobs) == int(sys.argv[2]), len(jobs)
+scope = RunScope.of(Path(sys.argv[3])) if len(sys.argv) > 3 else None
+jobs, unreadable = read_squeue(text, (lambda job: bool(scope.kind_of(job))) if scope else None)
+assert (len(jobs), unreadable) == (int(sys.argv[2]), 0), (len(jobs), unreadable)
 """
 
 
@@ -152,10 +156,12 @@ def round4_cases(tmp: Path) -> list[tuple[str, list[str], dict | None]]:
     (ckpt / "ari_run_20261201093000.log").write_text("monkey=" * (256 * 1024 // 7) + "\n")
     user = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
     queue = tmp / "squeue.txt"
+    run_every = SQUEUE_ROWS // RUN_ROWS
     with open(queue, "w", encoding="utf-8") as handle:
         for n in range(SQUEUE_ROWS):
+            work_dir = str(ckpt) if n % run_every == run_every - 1 else f"/work/other/{n}"
             handle.write("\x1f".join([str(100000 + n), f"job{n}", "RUNNING", "1:00", "1", "n1", user,
-                                      f"/work/other/{n}"]) + "\n")
+                                      work_dir]) + "\n")
     tree = tmp / "requeue" / "20261201093000_big"
     tree.mkdir(parents=True)
     (tree / "experiment.md").write_text("# Big tree\n")
@@ -185,7 +191,10 @@ def round4_cases(tmp: Path) -> list[tuple[str, list[str], dict | None]]:
         ("doctor on a 256 KB single-line log (no `: `: the old pattern's worst)", ["doctor", str(line)], None),
         ("status of a run whose log is one 256 KB line of chained `key=` pairs",
          ["status", str(ckpt)], path_env),
-        (f"parse a {SQUEUE_ROWS:,}-row squeue answer", ["-c", PARSE_QUEUE, str(queue), str(SQUEUE_ROWS)], None),
+        (f"parse a {SQUEUE_ROWS:,}-row squeue answer, every job kept",
+         ["-c", PARSE_QUEUE, str(queue), str(SQUEUE_ROWS)], None),
+        (f"parse a {SQUEUE_ROWS:,}-row squeue answer for one run's jobs ({RUN_ROWS} kept, as the Runs "
+         "view reads it)", ["-c", PARSE_QUEUE, str(queue), str(RUN_ROWS), str(ckpt)], None),
         (f"requeue a {TREE_MB} MB compact tree.json ({n:,} nodes)", ["requeue", str(tree)], path_env),
     ]
 

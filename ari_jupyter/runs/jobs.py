@@ -22,7 +22,7 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..checkpoint.ownership import foreign_output
 from ..hosts.host import Host, SiteError
@@ -138,44 +138,79 @@ _ROW_HEAD = re.compile(r"^[0-9]+(?:_[0-9]+|_\[[^\x1f\n]*\])?\x1f")
 _STATE = re.compile(r"[A-Z][A-Z_]*(?: .*)?")
 
 
-def read_squeue(text: str) -> tuple[list[Job], int]:
+def read_squeue(text: str, keep: Callable[[Job], bool] | None = None) -> tuple[list[Job], int]:
     """``parse_squeue``'s jobs and how many rows could not be read. A job name is free text:
     one holding the separator keeps its row (the other fields are counted from both ends), one
     holding a line break keeps it too (a line that does not start a row continues the one
     before; only ``\\n`` ends a line, so a ``\\r`` never does). A row still unreadable is counted,
-    never silently dropped: a caller must not take the answer for the whole queue."""
-    rows: list[str] = []
-    unreadable = 0
-    for line in text.split("\n"):
-        if _ROW_HEAD.match(line):
-            rows.append(line)
-        elif rows and line:
-            rows[-1] += "\n" + line
-        elif line.strip():
-            unreadable += 1
-    jobs = []
-    for row in rows:
-        job = _job_of_row(row.split(SEP))
-        if job is None:
-            unreadable += 1
-        elif _JOB_ID.match(job.job_id):  # a collapsed array of pending tasks is left out, as before
-            jobs.append(job)
+    never silently dropped: a caller must not take the answer for the whole queue.
+    ``keep``: only the jobs it takes are kept (the rest are read and let go)."""
+    jobs, _read, unreadable = scan_squeue(text, keep)
     return jobs, unreadable
 
 
-def _job_of_row(parts: list[str]) -> Job | None:
-    width = len(SQUEUE_FIELDS) if len(parts) >= len(SQUEUE_FIELDS) else 8
+def scan_squeue(text: str, keep: Callable[[Job], bool] | None = None) -> tuple[list[Job], int, int]:
+    """``read_squeue`` row by row: the jobs ``keep`` takes, how many jobs were read, how many
+    rows could not be read. The answer is walked a line at a time and each row becomes its job
+    at once (a 100,000-row queue is never held as rows, nor as jobs but the ones kept); a
+    field many rows share (a state, a user, a partition) is held once."""
+    jobs: list[Job] = []
+    read = unreadable = 0
+    shared: dict[str, str] = {}
+    row: str | None = None
+    for line in _lines(text):
+        if _ROW_HEAD.match(line):
+            head, row = row, line
+        elif row is not None and line:
+            row += "\n" + line
+            continue
+        else:
+            unreadable += bool(line.strip())
+            continue
+        if head is not None:
+            read, unreadable = _take(head, shared, keep, jobs, read, unreadable)
+    if row is not None:
+        read, unreadable = _take(row, shared, keep, jobs, read, unreadable)
+    return jobs, read, unreadable
+
+
+def _lines(text: str) -> Iterator[str]:
+    """``text.split("\\n")`` one line at a time."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
+def _take(row: str, shared: dict[str, str], keep: Callable[[Job], bool] | None, jobs: list[Job],
+          read: int, unreadable: int) -> tuple[int, int]:
+    job = _job_of_row(row.split(SEP), shared)
+    if job is None:
+        return read, unreadable + 1
+    if _JOB_ID.match(job.job_id):  # a collapsed array of pending tasks is left out, as before
+        if keep is None or keep(job):
+            jobs.append(job)
+        return read + 1, unreadable
+    return read, unreadable
+
+
+def _job_of_row(parts: list[str], shared: dict[str, str]) -> Job | None:
+    """A row's job; None when it cannot be read. ``shared`` holds one copy of each value the
+    rows repeat (all fields but the id, the name and the work dir)."""
     if len(parts) < 8:
         return None
+    width = len(SQUEUE_FIELDS) if len(parts) >= len(SQUEUE_FIELDS) else 8
     extra = len(parts) - width  # separators inside the job name
-    name = SEP.join(parts[1:2 + extra])
-    job_id, state, elapsed, nodes, where, user, work_dir = (
-        p.strip() for p in (parts[0], *parts[2 + extra:8 + extra]))
+    state = parts[2 + extra].strip()
     if not _STATE.fullmatch(state):
         return None
-    partition, cpus, tres, limit = (p.strip() for p in parts[8 + extra:]) if width > 8 else ("",) * 4
-    return Job(job_id, name.strip(), state, elapsed, nodes, where, user, work_dir,
-               partition=partition, cpus_per_node=cpus, tres_per_node=tres, time_limit=limit)
+    kept = [shared.setdefault(p, p) for p in map(str.strip, (*parts[2 + extra:7 + extra],
+                                                             *parts[8 + extra:]))]
+    partition, cpus, tres, limit = kept[5:] if width > 8 else ("",) * 4
+    return Job(parts[0].strip(), SEP.join(parts[1:2 + extra]).strip(), *kept[:5],
+               parts[7 + extra].strip(), partition=partition, cpus_per_node=cpus,
+               tres_per_node=tres, time_limit=limit)
 
 
 def parse_sacct(text: str) -> list[Job]:
@@ -270,7 +305,15 @@ def attribute(jobs: Sequence[Job], scope: RunScope, tail_lines: int = 20) -> lis
     return mine
 
 
-async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[list[Job], str, str]:
+def _listed(job: Job) -> bool:
+    """A job the run's views list: in the queue, or ended by its time limit (``ENDED_KEPT``)."""
+    return job.active or (job.state.split() or [""])[0] in ENDED_KEPT
+
+
+async def _squeue(host: Host, user: str, job_ids: Sequence[str] = (),
+                  scopes: Sequence["RunScope"] = ()) -> tuple[list[Job], str, str]:
+    """The user's jobs squeue lists (``_listed``); with ``scopes``, only those of these runs
+    are kept as the answer is read (the other rows of a long queue are let go at once)."""
     argv = ["squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", SQUEUE_FORMAT]
     if job_ids:
         argv += ["-j", ",".join(job_ids)]
@@ -287,10 +330,11 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = ()) -> tuple[l
             return [], "ok", ""  # the job has left the queue
         last = said.splitlines()[-1] if said else f"exit {result.returncode}"
         return [], "error", text("runs.squeue.failed", output=last[-300:])
-    jobs, unreadable = read_squeue(result.stdout)
-    kept = [job for job in jobs if job.active or (job.state.split() or [""])[0] in ENDED_KEPT]
+    keep = _listed if not scopes else (
+        lambda job: _listed(job) and any(scope.kind_of(job) for scope in scopes))
+    kept, read, unreadable = scan_squeue(result.stdout, keep)
     if result.truncated:
-        return kept, "partial", text("runs.squeue.cut", rows=len(jobs))
+        return kept, "partial", text("runs.squeue.cut", rows=read)
     if unreadable:
         return kept, "partial", text("runs.squeue.unreadable_rows", count=unreadable)
     return kept, "ok", ""
@@ -305,7 +349,7 @@ async def _squeue_of_runs(host: Host, user: str,
     """``_squeue``, and when the user's queue is too long to be read whole: only the jobs
     whose work dir is one of these runs' (their ids found from ids and work dirs alone, a
     fraction of each row), asked for by id. Still 'partial' when even that cannot be read."""
-    queued, scheduler, problem = await _squeue(host, user)
+    queued, scheduler, problem = await _squeue(host, user, scopes=scopes)
     if scheduler != "partial" or not scopes:
         return queued, scheduler, problem
     argv = ["squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", WORK_DIRS_FORMAT]
@@ -324,7 +368,7 @@ async def _squeue_of_runs(host: Host, user: str,
             ids.append(job_id.strip())
     if not ids:
         return [], "ok", ""
-    return await _squeue(host, user, ids)
+    return await _squeue(host, user, ids, scopes)
 
 
 async def _sacct(host: Host, user: str, since: str) -> tuple[list[Job], str]:

@@ -22,12 +22,12 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..ari.dotenv import read_dotenv
 from ..ari.markers import PID_FILE, ari_process
 from ..ari.resume_rule import (RESUME_CONFIG, bfts_scope, left_running, mark_left_running_failed,
-                               requeue_command, resume_command, resume_config)
+                               requeue_command, resume_command, resume_config, stranded)
 from ..base.files import write_all
 from ..checkpoint.ownership import ours, unsafe_entries
 from ..hosts.host import Host, LocalHost
@@ -83,11 +83,42 @@ def _not_ours(path: Path) -> Requeue | None:
     return None
 
 
-def _chunks(path: Path):
-    """The file's bytes in pieces (the backup of a large tree.json, never held whole)."""
-    with open(path, "rb") as handle:
-        while chunk := handle.read(tree_stream.CHUNK):
-            yield chunk
+class _NothingLeftRunning(Exception):
+    """The tree was read to its end and no node was left running: nothing is written."""
+
+
+class _TreeRefused(Exception):
+    """tree.json could not be read as a tree: ``message_id`` says how."""
+
+    def __init__(self, message_id: str) -> None:
+        super().__init__(message_id)
+        self.message_id = message_id
+
+
+def _read_as_tree(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    """``pieces`` of tree.json, a reading error turned into ``_TreeRefused`` (a write error,
+    a full disk, stays what it is)."""
+    try:
+        yield from pieces
+    except FileNotFoundError:
+        raise _TreeRefused("runs.requeue.no_tree") from None
+    except (OSError, ValueError):  # not a tree, cut, too large or nested too deep
+        raise _TreeRefused("runs.requeue.bad_tree") from None
+
+
+def _marked(path: Path, stamp: datetime, cut: list[str]) -> Iterator[bytes]:
+    """tree.json rewritten with its nodes left running marked failed, their ids added to
+    ``cut`` as they go by; ``_NothingLeftRunning`` at its end when there was none."""
+    def node_of(node: Any) -> Any:
+        if not (isinstance(node, dict) and stranded(node.get("status"))):
+            return node  # most nodes: the rule's question asked cheaply first
+        ids = left_running({"nodes": [node]})
+        cut.extend(ids)
+        return mark_left_running_failed({"nodes": [node]}, stamp)["nodes"][0]
+
+    yield from _read_as_tree(tree_stream.rewritten(path, TREE_CAP, node_of))
+    if not cut:
+        raise _NothingLeftRunning
 
 
 def _scope_config(path: Path) -> list[tuple[Path, bytes, int]]:
@@ -158,8 +189,8 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
     refused = _not_ours(path)
     if refused:
         return refused
-    try:
-        status = await run_status(path, host or LocalHost())
+    try:  # the tree is read below, once: the status needs none of it to say the run is alive
+        status = await run_status(path, host or LocalHost(), with_nodes=False)
     except NotACheckpoint:
         return _refused(path, "runs.requeue.unreadable", path=str(path))
     if status.jobs.scheduler != "ok":
@@ -172,24 +203,23 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
     if evidence:
         return _refused(path, "runs.requeue.maybe_running", evidence=evidence,
                         command=f"{requeue_command(str(path))} --force")
-    try:  # node by node: a 60 MB tree.json is never held whole (tree_stream)
-        cut = [node_id for kind, node in tree_stream.events(path / TREE, TREE_CAP)
-               if kind == "node" for node_id in left_running({"nodes": [node]})]
-    except FileNotFoundError:
-        return _refused(path, "runs.requeue.no_tree", path=str(path / TREE))
-    except (OSError, ValueError):  # not a tree, cut, too large or nested too deep
-        return _refused(path, "runs.requeue.bad_tree", path=str(path / TREE))
     writes = _scope_config(path)
     command = resume_command(str(path), str(path / RESUME_CONFIG) if writes else None)
-    if not cut:
+    stamp = now or datetime.now(timezone.utc)
+    cut: list[str] = []
+    try:
+        mode = (path / TREE).stat().st_mode & 0o777
+    except FileNotFoundError:
+        return _refused(path, "runs.requeue.no_tree", path=str(path / TREE))
+    try:  # parsed once, node by node: a 60 MB tree.json is never held whole (tree_stream); the
+        write_all([*writes,  # backup is its bytes as they are
+                   (path / BACKUP, _read_as_tree(tree_stream.chunks(path / TREE, TREE_CAP)), mode),
+                   (path / TREE, _marked(path / TREE, stamp, cut), mode)])
+    except _TreeRefused as refusal:
+        return _refused(path, refusal.message_id, path=str(path / TREE))
+    except _NothingLeftRunning:  # nothing was changed but the run's scope for resume
         write_all(writes)
         return Requeue("nothing", str(path), "runs.requeue.nothing", {"command": command}, (), command)
-    stamp = now or datetime.now(timezone.utc)
-    mode = (path / TREE).stat().st_mode & 0o777
-    write_all([*writes, (path / BACKUP, _chunks(path / TREE), mode),
-               (path / TREE, tree_stream.rewritten(
-                   path / TREE, TREE_CAP,
-                   lambda node: mark_left_running_failed({"nodes": [node]}, stamp)["nodes"][0]), mode)])
     return Requeue("requeued", str(path), "runs.requeue.done",
                    {"count": len(cut), "nodes": ", ".join(cut), "backup": str(path / BACKUP),
                     "command": command}, tuple(cut), command)

@@ -19,7 +19,7 @@ from typing import Any
 from ..ari import markers
 from .jobs import JobsView, run_jobs
 from .reading import linked_out, read_json, read_small_text, redaction_env, tail
-from .tree import BestMetric, NodeCounts, read_tree
+from .tree import BestMetric, NodeCounts, TreeSummary, read_tree
 from ..base.verdict import Finding, sort_findings
 from ..i18n import message, message_of, text
 from ..ari.lint_experiment import parse_experiment
@@ -149,20 +149,24 @@ def is_checkpoint(path: Path) -> bool:
         return False
 
 
-def read_status(checkpoint: str | Path, jobs: JobsView | None = None) -> RunStatus:
+def read_status(checkpoint: str | Path, jobs: JobsView | None = None, *,
+                with_nodes: bool = True) -> RunStatus:
     """The status from the files (and the jobs, when given); never raises but NotACheckpoint
-    (``UnreadableCheckpoint`` for a folder or file this user may not read)."""
+    (``UnreadableCheckpoint`` for a folder or file this user may not read). ``with_nodes``
+    False leaves the tree unread (no nodes, no best metric): whether the run is alive and its
+    active phase do not depend on it, only which end an ended run came to (``requeue``, which
+    reads the tree itself, asks only that)."""
     path = Path(checkpoint).expanduser()
     refuse_linked_out(path)
     try:
         if path.is_dir() and not os.access(path, os.R_OK | os.X_OK):
             raise PermissionError(path)
-        return _read_status(path, jobs)
+        return _read_status(path, jobs, with_nodes)
     except PermissionError:
         raise UnreadableCheckpoint(text("runs.unreadable", path=str(path))) from None
 
 
-def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
+def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> RunStatus:
     if not path.is_dir():
         raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
     jobs = jobs or JobsView(scheduler="not-asked")
@@ -179,8 +183,7 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
     if recording:  # a demo site's recorded run: said first, so no one takes it for a live one
         notes.append(text("runs.note.recording", recorded_at=recording["recorded_at"],
                           nodes=recording["nodes"]))
-    metric, higher = _metric(path)
-    tree = read_tree(path, metric, higher)
+    tree = read_tree(path, *_metric(path)) if with_nodes else TreeSummary()
     if tree.problem in TREE_PROBLEMS:
         problem = message(f"runs.tree_problem.{tree.problem}")
         if tree.source and tree.salvaged:
@@ -260,7 +263,8 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-async def run_status(checkpoint: str | Path, host=None, *, with_jobs: bool = True) -> RunStatus:
+async def run_status(checkpoint: str | Path, host=None, *, with_jobs: bool = True,
+                     with_nodes: bool = True) -> RunStatus:
     """``read_status`` off the event loop, with the run's jobs asked from SLURM concurrently."""
     path = Path(checkpoint).expanduser()
     if with_jobs and path.is_dir():
@@ -269,4 +273,4 @@ async def run_status(checkpoint: str | Path, host=None, *, with_jobs: bool = Tru
         jobs = await run_jobs(path, host)
     else:
         jobs = None
-    return await asyncio.to_thread(read_status, path, jobs)
+    return await asyncio.to_thread(read_status, path, jobs, with_nodes=with_nodes)
