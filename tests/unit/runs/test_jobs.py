@@ -263,3 +263,48 @@ def test_a_job_output_is_shown_only_when_it_is_the_users_own(ckpt, change, shown
         os.chown(out, 65534, 65534)
     [job] = [j for j in attribute(parse_squeue(_rows(ckpt)["bfts-node"]), RunScope.of(ckpt, ME))]
     assert job.tail == (("bfts says hi",) if shown else ()), change
+
+
+@pytest.mark.parametrize("keep,kept", [
+    (None, ["11", "12", "13", "14", "15", "16"]),                   # every job read
+    (lambda job: job.user == "mallory", ["14"]),                     # only what is asked about
+    (lambda job: False, []),
+])
+def test_read_squeue_keeps_only_the_jobs_asked_about_and_counts_every_row(ckpt, keep, kept):
+    from ari_jupyter.runs.jobs import read_squeue, scan_squeue
+
+    text = "not a row\n" + "\n".join(_rows(ckpt).values()) + "\n"  # a line before any row
+    jobs, read, unreadable = scan_squeue(text, keep)
+    assert ([j.job_id for j in jobs], read, unreadable) == (kept, 6, 1)
+    assert [j.job_id for j in read_squeue(text, keep)[0]] == kept
+
+
+def test_a_long_queue_holds_each_repeated_field_once(ckpt):
+    """100 rows of one state, user and partition: one string each, not one per row (a
+    100,000-row queue took 106 MB parsed)."""
+    text = "\n".join(SEP.join([str(100 + n), f"job{n}", "RUNNING", "1:00", "1", "n1", ME, f"/w/{n}",
+                               "small", "4", "gres/gpu:1", "1:00:00"]) for n in range(100))
+    jobs = parse_squeue(text)
+    assert len(jobs) == 100 and len({j.work_dir for j in jobs}) == 100
+    for name in ("state", "user", "partition", "tres_per_node", "time_limit"):
+        assert len({id(getattr(j, name)) for j in jobs}) == 1, name
+
+
+def test_the_queue_of_runs_keeps_only_their_jobs_and_says_how_many_rows_a_cut_answer_had(ckpt):
+    from ari_jupyter.runs.jobs import _squeue
+
+    host = FakeHost(queue=list(_rows(ckpt).values()))
+    jobs, scheduler, _ = asyncio.run(_squeue(host, ME, scopes=[RunScope.of(ckpt, ME)]))
+    assert ([j.job_id for j in jobs], scheduler) == (["11", "12"], "ok")
+    everyone, _, _ = asyncio.run(_squeue(host, ME))
+    assert [j.job_id for j in everyone] == ["11", "12", "13", "15", "16"]  # mallory's left by -u
+
+    class Cut(FakeHost):
+        async def run(self, argv, timeout, env=None):
+            done = await super().run(argv, timeout, env)
+            return CommandResult(done.argv, done.returncode, done.stdout, done.stderr, truncated=True)
+
+    jobs, scheduler, problem = asyncio.run(_squeue(Cut(queue=list(_rows(ckpt).values())), ME,
+                                                   scopes=[RunScope.of(ckpt, ME)]))
+    assert ([j.job_id for j in jobs], scheduler) == (["11", "12"], "partial")
+    assert (problem.message_id, problem.params["rows"]) == ("runs.squeue.cut", 5)  # rows read, not kept

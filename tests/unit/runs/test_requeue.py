@@ -138,6 +138,23 @@ def test_requeue_marks_the_cut_node_and_status_then_gives_plain_resume(cut):
     assert (cut / RESUME_CONFIG).is_file() and _interrupted(cut).fix_id == "runs.finding.interrupted.fix"
 
 
+def test_requeue_parses_the_tree_once(cut, monkeypatch):
+    """The status requeue asks reads no tree (whether the run is alive does not depend on it);
+    the rewrite finds the nodes left running as it goes; the backup is the file's bytes. A 60 MB
+    tree.json read three times took 3.4 s."""
+    from ari_jupyter.runs import status, tree_stream
+
+    parsed, copied = [], []
+    reader_init, chunks = tree_stream._Reader.__init__, tree_stream.chunks
+    monkeypatch.setattr(tree_stream._Reader, "__init__",
+                        lambda self, path, cap: (parsed.append(path.name), reader_init(self, path, cap))[1])
+    monkeypatch.setattr(tree_stream, "chunks", lambda path, cap: (copied.append(path.name), chunks(path, cap))[1])
+    monkeypatch.setattr(status, "read_tree", lambda *a, **k: pytest.fail("the status read the tree"))
+    outcome = asyncio.run(requeue(cut, FakeHost(), now=NOW, force=True))
+    assert outcome.result == "requeued"
+    assert (parsed, copied) == (["tree.json"], ["tree.json"])
+
+
 def _unchanged(ckpt, outcome, message_id):
     assert (outcome.result, outcome.message_id) == ("refused", message_id), outcome
     assert json.loads((ckpt / "tree.json").read_text())["nodes"][0]["status"] == "running"
