@@ -22,6 +22,11 @@ export const RUN_RULES: readonly string[] = [
   'run-jobs-unknown'
 ];
 
+/** The scheduler's answer that was cut (`scheduler` of the list and of a run's jobs): squeue's
+ * output was longer than the output cap, or held rows that could not be read; the jobs listed
+ * are the ones read, others may be missing (ari_jupyter/runs/jobs.py, JobsView). */
+export const SCHEDULER_CUT = 'partial';
+
 /** What of a value does not have its shape: one line each, naming where (empty: it has it). */
 export type Guard<T> = ((value: unknown, at: string) => string[]) & { readonly shape?: T };
 
@@ -125,11 +130,11 @@ export interface IRunsList {
   /** what of the workspaces this user cannot read, said once in the panel's language (left out) */
   skipped_text?: string;
   runs: IRunRow[];
-  /** 'ok', 'absent' (no squeue here), 'error' (squeue failed), 'recording' (a demo site),
-   * 'not-asked' (no run to ask about) */
+  /** 'ok', 'absent' (no squeue here), 'error' (squeue failed), 'partial' (its answer was cut:
+   * SCHEDULER_CUT), 'recording' (a demo site), 'not-asked' (no run to ask about) */
   scheduler: string;
   accounting: string;
-  /** why squeue failed (scheduler 'error'): no run's job count is known */
+  /** why squeue failed or was cut (scheduler 'error' or 'partial'): no run's job count is known */
   problem?: string;
 }
 

@@ -6,13 +6,15 @@ import { Widget } from '@lumino/widgets';
 import { fetchJSON } from './fetch_json';
 import { VisiblePoll } from './visibility';
 import { bundle } from './i18n';
-import { IFinding, IJob, IRunStatus, IRunsList } from './payloads';
+import { IFinding, IJob, IRunStatus, IRunsList, SCHEDULER_CUT } from './payloads';
 import {
   IGroupView,
   IListView,
   INoteView,
   IRowView,
   jobLine,
+  jobsCutText,
+  jobStateView,
   listView,
   logHeading,
   noLogText,
@@ -499,6 +501,8 @@ export class RunsPanel extends Widget {
       box.append(el('p', {}, trans.__('No SLURM on this machine.')));
     } else if (s.jobs.scheduler === 'error') {
       box.append(el('p', { class: 'ari-RunsPanel-error' }, s.jobs.problem));
+    } else if (s.jobs.scheduler === SCHEDULER_CUT) {
+      box.append(el('p', { class: 'ari-RunsPanel-note ari-RunsPanel-jobscut' }, jobsCutText(trans, s.jobs.problem)));
     } else if (!jobs.length) {
       box.append(el('p', {}, trans.__('None of this run’s jobs is in the queue.')));
     }
@@ -507,14 +511,15 @@ export class RunsPanel extends Widget {
     }
     const active = jobs.filter(cancellable);
     for (const job of jobs) {
+      const shownState = jobStateView(trans, job, s.jobs.scheduler);
       const item = el(
         'div',
         { class: 'ari-RunsPanel-job', 'data-job-id': job.job_id, 'data-state': job.state },
         el(
           'div',
-          {},
+          shownState.title ? { title: shownState.title } : {},
           el('strong', {}, `${job.job_id} ${job.name}`),
-          ' ' + jobLine(trans, job)
+          ' ' + jobLine(trans, job, s.jobs.scheduler)
         )
       );
       const recorded = recordedView(trans, job, s.ledger);

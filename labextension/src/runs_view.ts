@@ -13,7 +13,8 @@ import {
   IRequestResources,
   IRunRow,
   IRunsList,
-  IRunStatus
+  IRunStatus,
+  SCHEDULER_CUT
 } from './payloads';
 import {
   bestShort,
@@ -76,8 +77,12 @@ export interface IListView {
   notes: INoteView[];
 }
 
-/** Why no job count is known (squeue absent or failed); '' when the counts are known. */
+/** Why no job count is known (squeue absent, failed, or its answer cut); '' when the counts
+ * are known. */
 export function jobsUnknownText(trans: IWords, scheduler: string): string {
+  if (scheduler === SCHEDULER_CUT) {
+    return trans.__('unknown: the scheduler’s answer was cut');
+  }
   if (jobCountsKnown(scheduler)) {
     return '';
   }
@@ -130,6 +135,8 @@ export function listNotes(trans: IWords, list: Pick<IRunsList, 'scheduler' | 'pr
     });
   } else if (list.scheduler === 'error') {
     notes.push({ kind: 'jobserror', text: trans.__('Jobs ?: unknown, squeue did not answer: %1', list.problem ?? '') });
+  } else if (list.scheduler === SCHEDULER_CUT) {
+    notes.push({ kind: 'jobsnote', text: jobsCutText(trans, list.problem ?? '') });
   }
   return notes;
 }
@@ -152,17 +159,40 @@ export function listView(trans: IWords, list: IRunsList): IListView {
   };
 }
 
-/** A job's line after its id and name: "RUNNING · 0:42 · 3 nodes n[1-3] · bfts"; for a job
- * known only from the ledger (no time, no nodes of its own), "state unknown · bfts". */
+/** The sentence for a scheduler's answer that was cut, with why (`problem`, the server's). */
+export function jobsCutText(trans: IWords, problem: string): string {
+  return trans.__('Jobs ?: unknown, the scheduler’s answer was cut (jobs of a run may be missing): %1', problem);
+}
+
+/** A job's state as its line shows it: the state, or '?' when the scheduler's answer was cut
+ * (`title` says so, the line's tooltip); null `title` when the state is as squeue said it. */
+export function jobStateView(
+  trans: IWords,
+  job: Pick<IJob, 'state' | 'source'>,
+  scheduler: string
+): { state: string; title: string | null } {
+  if (scheduler === SCHEDULER_CUT && job.source !== 'ledger' && job.source !== 'recording') {
+    return {
+      state: '?',
+      title: trans.__('State unknown: the scheduler’s answer was cut, so this job’s state is not shown and other jobs of the run may be missing.')
+    };
+  }
+  return { state: job.state, title: null };
+}
+
+/** A job's line after its id and name: "RUNNING · 0:42 · 3 nodes n[1-3] · bfts" ("?" for the
+ * state when the scheduler's answer was cut: jobStateView); for a job known only from the
+ * ledger (no time, no nodes of its own), "state unknown · bfts". */
 export function jobLine(
   trans: IWords,
-  job: Pick<IJob, 'nodes' | 'state' | 'elapsed' | 'where' | 'kind' | 'source'>
+  job: Pick<IJob, 'nodes' | 'state' | 'elapsed' | 'where' | 'kind' | 'source'>,
+  scheduler = 'ok'
 ): string {
   if (job.source === 'ledger') {
     return trans.__('state unknown · %1', job.kind);
   }
   return trans._n('%2 · %3 · %1 node %4 · %5', '%2 · %3 · %1 nodes %4 · %5', Number(job.nodes) || 0,
-    job.state, job.elapsed, job.where, job.kind);
+    jobStateView(trans, job, scheduler).state, job.elapsed, job.where, job.kind);
 }
 
 /** The heading above the run's log: its file name when there is one. */

@@ -13,9 +13,12 @@ import {
   RUN_RULES,
   runIds,
   runsList,
-  runStatus
+  runStatus,
+  SCHEDULER_CUT
 } from '../src/payloads';
 import { isOutsideEnvelope, jobToCancel } from '../src/runs_text';
+import { jobStateView, listView } from '../src/runs_view';
+import { english } from './helpers';
 
 /**
  * A real answer of the Runs routes, recorded by the Python tests from a running jupyter server
@@ -122,4 +125,27 @@ describe('a guard names what does not have its shape', () => {
   test('a run the wizard did not write has no envelope', () => {
     assert.equal(isShaped(runStatus, changed(status, s => (s.envelope = null))), true);
   });
+});
+
+describe('a cut scheduler answer, as the server words it, is shaped and shown as "?"', () => {
+  // ari_jupyter/runs/jobs.py: JobsView's scheduler 'partial' (squeue's output cut at the cap)
+  const jobsModule = readFileSync(join(__dirname, '..', '..', '..', 'ari_jupyter', 'runs', 'jobs.py'), 'utf-8');
+  test('the server names a cut answer so', () => assert.match(jobsModule, new RegExp(`return kept, "${SCHEDULER_CUT}"`)));
+  const list = changed(RECORDED.runs, copy => {
+    copy.scheduler = SCHEDULER_CUT;
+    copy.problem = 'squeue\'s answer was cut after 8,000 rows';
+  });
+  const status = changed(RECORDED.status, copy => {
+    copy.jobs.scheduler = SCHEDULER_CUT;
+  }) as IRunStatus;
+  test('both answers keep their shapes', () =>
+    assert.deepEqual([problemsOf(runsList, list), problemsOf(runStatus, status)], [[], []]));
+  test('the list: every run’s job count "?"', () => {
+    const rows = listView(english, list as never).rows;
+    assert.ok(rows.length > 0);
+    assert.deepEqual([...new Set(rows.map(r => r.jobs))], ['?']);
+  });
+  test('the run: the queue’s jobs "?", the ledger’s as recorded', () =>
+    assert.deepEqual(status.jobs.jobs.map(j => jobStateView(english, j, status.jobs.scheduler).state),
+      status.jobs.jobs.map(j => (j.source === 'ledger' ? j.state : '?'))));
 });

@@ -8,6 +8,8 @@ import { ILedger, ILedgerEntry, IRequestResources, IRunRow, IRunsList, IRunStatu
 import {
   groupViews,
   jobLine,
+  jobsCutText,
+  jobStateView,
   jobsUnknownText,
   listNotes,
   listView,
@@ -73,7 +75,8 @@ describe('jobsUnknownText: why no job count is known', () => {
     ['recording', ''],
     ['not-asked', ''],
     ['absent', '⟨unknown: squeue is not available here⟩'],
-    ['error', '⟨unknown: squeue did not answer⟩']
+    ['error', '⟨unknown: squeue did not answer⟩'],
+    ['partial', '⟨unknown: the scheduler’s answer was cut⟩']
   ];
   for (const [scheduler, expected] of cases) {
     test(`${scheduler} → ${JSON.stringify(expected)}`, () => assert.equal(jobsUnknownText(marked, scheduler), expected));
@@ -89,12 +92,38 @@ describe('listNotes: the paragraphs under the list', () => {
       [['legend', 'Nodes: done/failed/running/total'],
         ['jobsnote', 'Jobs ?: unknown, squeue is not available here (no SLURM on this machine).']]],
     ['squeue failed: why, as an error', { scheduler: 'error', problem: 'timed out' }, false,
-      [['jobserror', 'Jobs ?: unknown, squeue did not answer: timed out']]]
+      [['jobserror', 'Jobs ?: unknown, squeue did not answer: timed out']]],
+    ['squeue’s answer cut: said so, with why', { scheduler: 'partial', problem: 'cut after 9000 rows' }, true,
+      [['legend', 'Nodes: done/failed/running/total'],
+        ['jobsnote', 'Jobs ?: unknown, the scheduler’s answer was cut (jobs of a run may be missing): cut after 9000 rows']]]
   ];
   for (const [name, changes, hasRows, expected] of cases) {
     test(name, () =>
       assert.deepEqual(listNotes(english, list(changes), hasRows).map(n => [n.kind, n.text]), expected));
   }
+});
+
+describe('a cut scheduler answer: "?" where a count or a state would be, and why as its tooltip', () => {
+  test('each row of the list: "?", never the count of the jobs that were read', () => {
+    const view = listView(marked, list({ scheduler: 'partial', problem: 'cut', runs: [run('20261204231300_a', { jobs: 1 })] }));
+    assert.deepEqual(view.rows.map(r => [r.jobs, r.jobsTitle]), [['?', '⟨unknown: the scheduler’s answer was cut⟩']]);
+  });
+  const cut = '⟨State unknown: the scheduler’s answer was cut, so this job’s state is not shown and other jobs of the run may be missing.⟩';
+  const cases: [string, string, string | undefined, { state: string; title: string | null }][] = [
+    ['squeue answered: the state as it said it', 'ok', 'squeue', { state: 'RUNNING', title: null }],
+    ['a recording: the state it recorded', 'recording', 'recording', { state: 'RUNNING', title: null }],
+    ['the answer was cut: "?"', 'partial', 'squeue', { state: '?', title: cut }],
+    ['the answer was cut, a job accounting listed: "?"', 'partial', 'sacct', { state: '?', title: cut }],
+    ['the answer was cut, a job from the ledger: as the ledger says it', 'partial', 'ledger', { state: 'RUNNING', title: null }]
+  ];
+  for (const [name, scheduler, source, expected] of cases) {
+    test(name, () => assert.deepEqual(jobStateView(marked, { state: 'RUNNING', source }, scheduler), expected));
+  }
+  test('a job’s line says "?" for its state', () =>
+    assert.equal(jobLine(english, { nodes: '3', state: 'RUNNING', elapsed: '0:42', where: 'n[1-3]', kind: 'bfts' }, 'partial'),
+      '? · 0:42 · 3 nodes n[1-3] · bfts'));
+  test('the run’s jobs: the sentence with why', () =>
+    assert.equal(jobsCutText(marked, 'cut'), '⟨Jobs ?: unknown, the scheduler’s answer was cut (jobs of a run may be missing): cut⟩'));
 });
 
 describe('listView: the list as a whole', () => {
