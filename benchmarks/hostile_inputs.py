@@ -137,10 +137,10 @@ RUN_ROWS = 2
 PARSE_QUEUE = """
 import sys
 from pathlib import Path
-from ari_jupyter.runs.jobs import RunScope, read_squeue
+from ari_jupyter.runs.jobs import RunScope, of_runs, read_squeue
 text = open(sys.argv[1], encoding="utf-8").read()
-scope = RunScope.of(Path(sys.argv[3])) if len(sys.argv) > 3 else None
-jobs, unreadable = read_squeue(text, (lambda job: bool(scope.kind_of(job))) if scope else None)
+keep = of_runs([RunScope.of(Path(sys.argv[3]))]) if len(sys.argv) > 3 else None
+jobs, unreadable = read_squeue(text, keep)
 assert (len(jobs), unreadable) == (int(sys.argv[2]), 0), (len(jobs), unreadable)
 """
 

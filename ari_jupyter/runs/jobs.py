@@ -230,6 +230,29 @@ def _real(path: str | Path) -> str:
     return os.path.realpath(os.path.expanduser(str(path)))
 
 
+def _resolver() -> Callable[[str], str]:
+    """``_real`` for the many work dirs of one answer: each folder above a work dir resolved
+    once (a 100,000-row queue's rows share a few), the work dir itself only when it is a link."""
+    folders: dict[str, str] = {}
+
+    def real(path: str) -> str:
+        folder, name = os.path.split(os.path.expanduser(path))
+        if not folder or name in ("", ".", ".."):
+            return _real(path)
+        if folder not in folders:
+            folders[folder] = _real(folder)
+        whole = os.path.join(folders[folder], name)
+        return _real(whole) if os.path.islink(whole) else whole
+    return real
+
+
+def of_runs(scopes: Sequence["RunScope"]) -> Callable[[Job], bool]:
+    """Whether a job is one of these runs' (``RunScope.kind_of``), the work dirs of one answer
+    resolved through one ``_resolver``."""
+    real = _resolver()
+    return lambda job: any(scope.kind_of(job, real) for scope in scopes)
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -267,11 +290,11 @@ class RunScope:
         return cls(ckpt, f"{ckpt}/repro_sandbox", f"{root}/experiments/{Path(ckpt).name}",
                    _real(log_dir) if log_dir else "", user or current_user())
 
-    def kind_of(self, job: Job) -> str:
-        """'reproduce', 'bfts' or '' (not this run's)."""
+    def kind_of(self, job: Job, real: Callable[[str], str] = _real) -> str:
+        """'reproduce', 'bfts' or '' (not this run's); ``real`` resolves the work dir."""
         if job.user != self.user or not job.work_dir:
             return ""
-        work = _real(job.work_dir)
+        work = real(job.work_dir)
         if job.name == REPRODUCE_JOB_NAME and work == self.repro_sandbox:
             return "reproduce"
         if _inside(work, self.experiments) or (_inside(work, self.checkpoint)
@@ -330,8 +353,8 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = (),
             return [], "ok", ""  # the job has left the queue
         last = said.splitlines()[-1] if said else f"exit {result.returncode}"
         return [], "error", text("runs.squeue.failed", output=last[-300:])
-    keep = _listed if not scopes else (
-        lambda job: _listed(job) and any(scope.kind_of(job) for scope in scopes))
+    mine = of_runs(scopes)
+    keep = _listed if not scopes else (lambda job: _listed(job) and mine(job))
     kept, read, unreadable = scan_squeue(result.stdout, keep)
     if result.truncated:
         return kept, "partial", text("runs.squeue.cut", rows=read)

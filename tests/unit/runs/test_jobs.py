@@ -308,3 +308,21 @@ def test_the_queue_of_runs_keeps_only_their_jobs_and_says_how_many_rows_a_cut_an
                                                    scopes=[RunScope.of(ckpt, ME)]))
     assert ([j.job_id for j in jobs], scheduler) == (["11", "12"], "partial")
     assert (problem.message_id, problem.params["rows"]) == ("runs.squeue.cut", 5)  # rows read, not kept
+
+
+def test_the_work_dirs_of_one_answer_resolve_as_each_would_alone(tmp_path, monkeypatch):
+    """A folder above many work dirs is resolved once; a link anywhere still leads where it
+    points (a link into the run is the run's, as ``realpath`` says)."""
+    from ari_jupyter.runs.jobs import _real, _resolver
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "real" / "run" / "node_1").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "leaf").symlink_to(tmp_path / "real" / "run")
+    paths = [tmp_path / "real" / "run" / "node_1", tmp_path / "linked" / "run" / "node_1",
+             tmp_path / "real" / "leaf", tmp_path / "linked" / "leaf" / "node_1",
+             tmp_path / "real" / "run" / "..", f"{tmp_path}/real/run/", tmp_path / "missing" / "x",
+             "~/x", "relative/x", "/"]
+    real = _resolver()
+    assert [real(str(p)) for p in paths] == [_real(p) for p in paths]
