@@ -1,6 +1,7 @@
 """The status bar follows the wizard's site, not the server's demo site: a lab configured with
 rccs-cloud, a wizard on sx40, the bar says sx40; the wizard switches to rccs-cloud, the bar
-follows. In English Light and Japanese Dark, with a picture of each (``ARI_SCREENSHOTS_DIR``)."""
+follows, and the Runs panel, on rccs-cloud's recorded run, names its search nodes so. In English
+Light and Japanese Dark, with a picture of each (``ARI_SCREENSHOTS_DIR``)."""
 from __future__ import annotations
 
 import os
@@ -10,7 +11,7 @@ import pytest
 
 from .conftest import LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env, require_browser
 from .jupyter_process import start_jupyter
-from .lab_helpers import STATUS_ITEM, set_theme
+from .lab_helpers import STATUS_ITEM, execute_command, set_theme
 from .test_wizard_look_e2e import _notebook, _run_cell
 
 pytestmark = pytest.mark.e2e
@@ -62,6 +63,14 @@ def test_the_status_bar_follows_the_wizards_site(tmp_path, page, lang, locale, t
         page.wait_for_function(BAR_SAYS, arg=[STATUS_ITEM, "rccs-cloud"], timeout=30_000)
         assert "sx40" not in _bar(page).inner_text()
         page.screenshot(path=str(shots / f"sites-bar-follows-wizard-rccs-{lang}-{theme}.png"))
+        execute_command(page, "ari-jupyter:runs")
+        page.wait_for_selector("#ari-jupyter-runs[data-view='list'] .ari-RunsPanel-row", timeout=60_000)
+        translated = "locale" in str(settings.get("@jupyterlab/translation-extension/plugin", {}))
+        word = "探索ノード" if translated else "Search nodes"
+        assert page.locator("#ari-jupyter-runs th").nth(1).inner_text() == word
+        assert page.locator("#ari-jupyter-runs").inner_text().count(word) >= 2  # column and legend
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(shots / f"runs-panel-search-nodes-{lang}-{theme}.png"))
         assert_no_console_errors(page)
     finally:
         server.stop()
