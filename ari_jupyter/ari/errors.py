@@ -46,6 +46,12 @@ NO_PARTITION = (
 )
 
 
+NO_GRES_WAY = "probe.no_gres.fix"
+"""The one sentence on GPUs without GRES (what SLURM and ARI refuse, and the one job that works):
+the site check's fix, the validator's, the doctor's for ARI's refusal and for sbatch's, and the
+reproduce.sh lint's all say it. (Its id is the site check's, which saved states carry.)"""
+
+
 def gpu_without_gres(gpu_type: str, gpus_per_task: int, gpus_per_node: int) -> str:
     """ARI's message when GPUs are requested on a cluster whose ``sinfo -h -o %G`` shows no GRES."""
     return (

@@ -34,6 +34,29 @@ def search_seconds(scope: Mapping[str, int]) -> int:
     return search_rounds(scope) * scope["node_timeout_min"] * 60
 
 
+def search_time(scope: Mapping[str, int]) -> dict:
+    """The one model of how long a search takes, in words: the bound above in hours (a
+    message). The scope presets' labels and the time-fit warning both say this."""
+    return hours(search_seconds(scope))
+
+
+def hours(seconds: int) -> dict:
+    """A duration as a sentence says it, in hours (``16 hours``, ``about 3.2 hours``; under an
+    hour in minutes), not sbatch's ``D-HH:MM:SS``: a message, said in the reader's language.
+    "about" when the figure shown is rounded."""
+    if seconds < 3600:
+        minutes = max(round(seconds / 60), 1)
+        exact = minutes * 60 == seconds
+        return message("run_settings.duration.minutes" if exact else "run_settings.duration.about_minutes",
+                       n=minutes)
+    shown = round(seconds / 3600, 1) if seconds < 36000 else round(seconds / 3600)
+    exact = shown * 3600 == seconds
+    figure = int(shown) if shown == int(shown) else shown
+    one = "_one" if figure == 1 else ""
+    return message(f"run_settings.duration.hours{one}" if exact
+                   else f"run_settings.duration.about_hours{one}", h=figure)
+
+
 def clock(seconds: int) -> str:
     """``H:MM:SS`` (``D-HH:MM:SS`` past a day), as sbatch's ``--time`` reads it."""
     days, rest = divmod(seconds, 86400)
@@ -62,8 +85,9 @@ def time_fit_finding(scope: Mapping[str, int], time_left: Any) -> Finding | None
     if left is None or needed <= left:
         return None
     return Finding.of("time_fit_short", "warning", "run_settings.time_fit_short",
-                      field="run_settings.node_timeout_min", fix_id="run_settings.time_fit_short.fix",
-                      needed=clock(needed), left=clock(left), rounds=search_rounds(scope),
+                      field="run_settings.scope_preset", fix_id="run_settings.time_fit_short.fix",
+                      needed=search_time(scope), left=hours(left), time=clock(needed),
+                      rounds=search_rounds(scope),
                       parallel=scope["parallel"], max_nodes=scope["max_nodes"],
                       node_timeout_min=scope["node_timeout_min"])
 
@@ -101,7 +125,7 @@ def idle_cull_finding(env: Mapping[str, str] | None, time_left: Any) -> Finding 
     if idle is None:
         return None
     left = time_left_seconds(time_left)
-    said = {"idle": idle_duration(idle)} if left is None else {"idle": idle_duration(idle), "left": clock(left)}
+    said = {"idle": idle_duration(idle)} if left is None else {"idle": idle_duration(idle), "left": hours(left)}
     return Finding.of("idle_cull", "warning",
                       "run_settings.idle_cull" if left is None else "run_settings.idle_cull_left",
                       field="run_settings.server", fix_id="run_settings.idle_cull.fix", **said)

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..i18n import message
 from .module_choice import software_modules
-from .errors import AriValueError
+from .errors import NO_GRES_WAY, AriValueError
 from ..base.verdict import Finding, rank
 from .partition import resolve_partition
 from .profile import GPU_KINDS, PROFILE_KEYS, ExecutionProfile
@@ -278,7 +278,7 @@ def _check_gpus(ctx: _Context) -> None:
                 ctx.add("no_gres_allowed_unseen", field_name, "warning")
             return
         ctx.add("no_gres", field_name, "error", fix="fix_seen" if seen else "fix_unseen",
-                seen=seen or 0)
+                seen=seen or 0, way=message(NO_GRES_WAY))
         return
     if facts.has_gres is None:
         ctx.add("gres_unknown", field_name, "info", fix=None)

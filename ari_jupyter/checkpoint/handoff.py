@@ -41,7 +41,8 @@ from ..probes.runner import redacted
 from ..ari.dotenv import read_dotenv
 from ..ari.choices import Choices
 from ..ari.run_settings import api_key_status, package_llm
-from ..ari.time_fit import clock, idle_cull_finding, search_seconds, time_fit_finding, time_left_seconds
+from ..ari.time_fit import (clock, hours, idle_cull_finding, search_seconds, search_time, time_fit_finding,
+                            time_left_seconds)
 from ..wizard.run_settings_view import ari_default_llm
 from ..slurm.allocation import Allocation
 from ..probes import ProbeContext, run_probes
@@ -592,11 +593,11 @@ async def _check_time_fit(host: Any, ckpt: Path, choices: Choices | None,
     if choices is None:
         return _said("time_fit", "skip", "handoff.check.time_fit.unread")
     scope = choices.run_settings.scope()
-    needed = clock(search_seconds(scope))
+    needed = search_time(scope)
     # The terminal's own allocation is the one `ari run` lives in (none: a login node's shell).
     ctx = ProbeContext(allocation=Allocation.from_env(host.env), timeout=timeout, only=["time_left"])
     left = await _first_probe(host, ctx, "time_left")
-    data = {"needed": needed, "time_left": left.data}
+    data = {"needed": clock(search_seconds(scope)), "time_left": left.data}
     if left.status == "skip":
         return _said("time_fit", "ok", "handoff.check.time_fit.no_allocation", data=data,
                      needed=needed)
@@ -622,7 +623,7 @@ async def _check_time_fit(host: Any, ckpt: Path, choices: Choices | None,
         return ProbeResult.of("time_fit", "warn", "handoff.check.time_fit.both",
                               fix_id="handoff.check.time_fit.both.fix", params=said, data=data)
     return _said("time_fit", "ok", "handoff.check.time_fit.fits", data=data, needed=needed,
-                 left=clock(time_left_seconds(left)))
+                 left=hours(time_left_seconds(left)))
 
 
 async def _check_ari(host: Any, choices: Choices | None, timeout: float) -> ProbeResult:

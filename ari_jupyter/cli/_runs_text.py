@@ -5,7 +5,7 @@ from typing import Any, Iterable
 
 from ._columns import columns
 from ._ledger_text import ledger_lines
-from ..i18n import render_message, say, t
+from ..i18n import message, render_message, say, t
 from ..slurm.parsers import gpus_per_node
 
 
@@ -123,11 +123,12 @@ def stage_text(stage: str, lang: str = "en") -> str:
     return t("runs.status.stage", lang, stage=stage) if stage else ""
 
 
-def nodes_params(status: dict[str, Any]) -> dict[str, Any]:
-    """The node counts and the best metric, as the parameters of ``runs.status.nodes``."""
+def nodes_line(status: dict[str, Any]) -> dict:
+    """The search nodes' counts and the best metric (``runs.status.nodes``), as a message."""
     nodes = status["nodes"]
-    return {"total": nodes["total"], "done": nodes["done"], "failed": nodes["failed"],
-            "running": nodes["running"], "best": best_text(status["best_metric"])}
+    return message("runs.status.nodes_one" if nodes["total"] == 1 else "runs.status.nodes",
+                   total=nodes["total"], done=nodes["done"], failed=nodes["failed"],
+                   running=nodes["running"], best=best_text(status["best_metric"]))
 
 
 def _in_lang(english: str, said: dict[str, Any] | None, lang: str) -> str:
@@ -143,7 +144,7 @@ def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -
              t("runs.status.checkpoint", lang, path=status["checkpoint_dir"]),
              t("runs.status.phase", lang, phase=phase_text(status["phase"], lang),
                stage=stage_text(status["stage"], lang)),
-             t("runs.status.nodes", lang, **nodes_params(status)),
+             say(nodes_line(status), lang),
              t("runs.status.process", lang,
                process=_in_lang(status["process"], status.get("process_message"), lang))]
     lines += [t("runs.status.note", lang, note=_in_lang(note, message, lang))

@@ -24,6 +24,7 @@ from ._columns import hang, terminal_width
 from ._localized import error_line
 from ..ari.profile import PRESETS, ExecutionProfile
 from ..ari.render import LAUNCH_CONFIG_KEY
+from ..ari.run_settings import DEFAULT_PRESET
 from ..checkpoint.emit import EmitBlocked, EmitError, _is_shared_fs_problem, emit_checkpoint
 from ..hosts.host import SiteError, list_sites
 from ..wizard.config import open_host
@@ -99,7 +100,11 @@ _FIELD_FLAGS = {"metrics": "--metric", "module_loads": "--module", "provided_fil
 """Fields whose emit flag is not the field's name with dashes."""
 
 
-def _flag_of(problem: Any, args: argparse.Namespace) -> str:
+_SCOPE_FLAGS = ("--scope-preset", "--max-nodes", "--max-depth", "--parallel", "--node-timeout-min")
+"""The flags that change how long the search may take (``ari.time_fit``)."""
+
+
+def _flag_of(problem: Any, args: argparse.Namespace, lang: str | None = None) -> str:
     """What a person at the command line changes for ``problem``: the emit flag that sets its
     field, else the profile key with where the profile came from (``--preset mpi
     (min_ranks)``): emit has no flag for it, the preset or the --profile file sets it."""
@@ -111,6 +116,12 @@ def _flag_of(problem: Any, args: argparse.Namespace) -> str:
         return f"{source} ({field})"  # a module the preset or profile loads, not a --module
     if field in _FIELD_FLAGS:
         return _FIELD_FLAGS[field]
+    if field == "run_settings.scope_preset":  # the scope flags given here, else where it came from
+        given = [flag for flag in _SCOPE_FLAGS if getattr(args, flag[2:].replace("-", "_"), None) is not None]
+        if given:
+            return "/".join(given)
+        return (f"--from-json {args.from_json} (scope)" if args.from_json
+                else t("cli.emit.scope_default", lang, flag="--scope-preset", preset=DEFAULT_PRESET))
     if field == "run_settings.stages":  # the stages switched off here, else by --from-json
         given_off = [flag for flag in ("--no-ear", "--no-review", "--no-reproduce")
                      if getattr(args, flag[2:].replace("-", "_"), False)]
@@ -135,7 +146,7 @@ def _problem_line(problem: Any, args: argparse.Namespace, lang: str) -> str:
     fix = problem.fix_text(lang)
     said = t("cli.emit.problem_fix", lang, text=problem.text(lang), fix=fix) if fix \
         else problem.text(lang)
-    return f"{_flag_of(problem, args)}: {said}"
+    return f"{_flag_of(problem, args, lang)}: {said}"
 
 
 _EMIT_FLAGS: set[str] = set()

@@ -13,7 +13,7 @@ from ._localized import error_line
 from ..runs import NotACheckpoint
 from ..hosts.host import SiteError
 from ..runs.service import demo_checkpoint, runs_host, status_json
-from ._runs_text import status_text, phase_text, nodes_params, stage_text
+from ._runs_text import status_text, phase_text, nodes_line, stage_text
 
 HELP = "show one ARI run: phase, nodes, best metric, findings, jobs, log tail"
 SITE_HELP = ("a demo site: CHECKPOINT may be a run id of its local demo workspace (its recorded "
@@ -110,7 +110,7 @@ def _print_changes(args: argparse.Namespace, old: dict, new: dict) -> bool:
     lang = output_lang(args)
     if moved:
         print(t("runs.status.changed", lang, phase=phase_text(new["phase"], lang),
-                stage=stage_text(new["stage"], lang), **nodes_params(new)))
+                stage=stage_text(new["stage"], lang), nodes=nodes_line(new)))
     if jobs_moved:
         jobs = ", ".join(f"{j['job_id']} {j['state']}" for j in new["jobs"]["jobs"]) \
             or t("runs.jobs.none_word", lang)

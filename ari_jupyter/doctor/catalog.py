@@ -17,7 +17,8 @@ from . import proposals
 from ..base.verdict import Finding
 from .paths import line_on_shared_path
 from ..base.redact import redact
-from ..i18n import message
+from ..ari.errors import NO_GRES_WAY
+from ..i18n import message, t
 
 DASHBOARD_COMMAND = f"ari viz <checkpoint> --port {DEFAULT_DASHBOARD_PORT}"
 DASHBOARD_TUNNEL = ssh_tunnel_command("<node>", DEFAULT_DASHBOARD_PORT)
@@ -82,9 +83,8 @@ CATALOG: tuple[Signature, ...] = (
          "SLURM rejected the GPU request (no GRES on this cluster or partition)",
          "GPU flags (--gres / --gpus*) were sent but the cluster has no GRES configured; "
          "`sinfo -h -o %G` prints (null)",
-         "leave gpu_type empty and the GPU counts at 0 in the execution profile (GPUs on the node are "
-         "still usable), or pick a partition whose `sinfo -o '%P %G'` shows gpu:..., or export "
-         "ARI_SLURM_ALLOW_NO_GRES=1 to drop the GPU flags on purpose; for BFTS jobs unset ARI_SLURM_GPUS",
+         t(NO_GRES_WAY, "en") + " Where another partition's `sinfo -o '%P %G'` shows gpu:..., choose "
+         "that partition and SLURM grants the GPUs.",
          echo_of=("gpus-per-task-without-ntasks", "gres-typed-and-untyped")),
     _sig("mpirun-not-found", "error",
          r"\b(?:mpirun|mpiexec): (?:command )?not found",
@@ -190,8 +190,7 @@ CATALOG: tuple[Signature, ...] = (
          _then(r"gpu resources requested", r"no gres configured"),
          "ARI refused to submit: GPUs requested on a cluster without GRES",
          "the execution profile sets gpu_type or a GPU count and `sinfo -h -o %G` shows only (null)",
-         "pick a partition with GRES, drop gpu_type / requested_gpus_* from the profile, or export "
-         "ARI_SLURM_ALLOW_NO_GRES=1 (ARI then drops every GPU flag)"),
+         t(NO_GRES_WAY, "en")),  # ARI's check is cluster-wide: no partition has GRES here
     _sig("sandbox-tool-missing", "error",
          (r"docker daemon is not reachable",
           r"sandbox_kind=(?:apptainer|singularity) requested but .{0,40}not on path"),
@@ -478,13 +477,19 @@ FIX_PARAMS: Mapping[str, Mapping[str, str]] = {
     "viz-host-flag": {"dashboard_command": DASHBOARD_COMMAND, "tunnel": DASHBOARD_TUNNEL},
     "viz-unreachable": {"tunnel": DASHBOARD_TUNNEL, "port": str(DEFAULT_DASHBOARD_PORT)},
     "no-papers-registered": {"workspace": "{workspace}"},
+    "gres-invalid": {"way": message(NO_GRES_WAY)},
 }
 """The code a signature's texts quote (messages/doctor.json keeps it as placeholders)."""
 
 
+SHARED_FIXES: Mapping[str, str] = {"gpu-without-gres": NO_GRES_WAY}
+"""Signatures whose fix is a sentence other views say in the same words."""
+
+
 def message_ids(rule: str) -> tuple[str, str, str]:
-    """The catalog ids of a signature's symptom, cause and fix (messages/doctor.json)."""
-    return f"doctor.{rule}.symptom", f"doctor.{rule}.cause", f"doctor.{rule}.fix"
+    """The catalog ids of a signature's symptom, cause and fix (messages/doctor.json; a shared
+    fix's own id)."""
+    return f"doctor.{rule}.symptom", f"doctor.{rule}.cause", SHARED_FIXES.get(rule, f"doctor.{rule}.fix")
 
 
 def _format_lines(lines: Iterable[int]) -> str:

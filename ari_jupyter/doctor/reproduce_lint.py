@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..base.bounded_read import NotARegularFile, TooLarge, read_window
+from ..ari.errors import NO_GRES_WAY
 from ..ari.profile import GPU_KINDS, MPI_KINDS, ExecutionProfile
 from ..i18n import message, t
 from . import proposals
@@ -174,9 +175,8 @@ def _l3_gres(profile: Mapping[str, Any], has_gres: bool | None, allow_no_gres: b
         "L3", "error", None,
         "L3 GRES: the profile requests GPUs (gpu_type / requested_gpus_*) but this cluster has no GRES; "
         "ARI will raise \"GPU resources requested ... no GRES configured\" before submitting",
-        "remove gpu_type and the GPU counts from the profile, pick a partition with GRES, or export "
-        "ARI_SLURM_ALLOW_NO_GRES=1", cause="GPUs requested without GRES"),
-        "doctor.L3.no_gres", "doctor.L3.no_gres.fix")]
+        t(NO_GRES_WAY, "en"), cause="GPUs requested without GRES"),
+        "doctor.L3.no_gres", NO_GRES_WAY)]
 
 
 def _l4_conda(cmds: Sequence[Command]) -> list[Finding]:

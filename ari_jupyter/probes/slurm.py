@@ -6,6 +6,7 @@ import asyncio
 import re
 from datetime import datetime
 
+from ..ari.errors import NO_GRES_WAY
 from ..ari.sbatch import bind_flags_from_help
 from ..i18n import message, t
 from ..hosts.host import Host
@@ -37,13 +38,6 @@ NO_SLURM_FIX = (
     "not on PATH\" (ARI_PHASE1_ALLOW_FALLBACK=1 runs it on this host instead)."
 )
 
-NO_GRES_FIX = (
-    "Leave gpu_type empty and rely on --gpus-per-task only (a typed request fails with "
-    "`sbatch: error: Invalid GRES`). ARI refuses any GPU request on a cluster without GRES "
-    "(RuntimeError \"GPU resources requested ... but this cluster has no GRES configured\") "
-    "unless ARI_SLURM_ALLOW_NO_GRES=1, which drops every GPU flag (--gres, --gpus-per-task, "
-    "--gpus-per-node); jobs then see the node's GPUs without a GRES request."
-)
 
 TIME_LEFT_WARN_SECONDS = 3600
 
@@ -334,13 +328,8 @@ async def probe_gres(host: Host, ctx: ProbeContext) -> ProbeResult:
         # Not a problem for what the probe can know: the default profile asks for no GPU (the
         # CLI has no profile). A profile that does ask gets its verdict from the judge
         # (``judge.probe_verdict``), with the validator's severity.
-        return ProbeResult(
-            "gres", "ok",
-            "no GRES configured (sinfo -h -o %G shows (null)): fine for jobs without GPUs; a "
-            "GPU request here needs gpu_type empty and ARI_SLURM_ALLOW_NO_GRES=1",
-            command=command, evidence=evidence, fix=NO_GRES_FIX, data=data,
-            message_id="probe.gres.none", fix_id="probe.no_gres.fix",
-        )
+        return ProbeResult.of("gres", "ok", "probe.gres.none", fix_id=NO_GRES_WAY,
+                              command=command, evidence=evidence, data=data)
     listing = ", ".join(cluster_specs)
     parsed = [(spec, parse_gres_spec(spec)) for spec in cluster_specs]
     data["unparsed"] = [spec for spec, p in parsed if p is None]

@@ -18,6 +18,7 @@ from .status import (NotACheckpoint, UnreadableCheckpoint, is_checkpoint, read_s
                      refuse_linked_out)
 from .workspace import RUN_ID, checkpoint_dirs, is_dir, readable
 from ..wizard.config import AriWizard, select_host, wizard_config
+from ..wizard.site_choice import wizard_site
 from ..checkpoint.known_workspaces import recorded_workspaces
 from ..i18n import message_of, text
 from .reopen import wizard_written
@@ -78,6 +79,23 @@ def runs_host(site: str | None = None, env: Mapping[str, str] | None = None) -> 
         return select_host(config=_config(), env=env)[0]
     except Exception:  # an unreadable demo site: this machine, as default_workspace does
         return LocalHost(env)
+
+
+def server_views(env: Mapping[str, str] | None = None) -> tuple[str, Host]:
+    """(default workspace, host) of the Jupyter server's Runs routes: those of the site the
+    wizard under this server looks at (``wizard.site_choice``: a demo site, ``""`` for this
+    machine), so the panel follows the wizard as the status bar does; else those of the
+    configured demo site, as ``ari-jupyter runs`` has them."""
+    chosen = wizard_site(env=env)
+    if chosen:
+        try:
+            return default_workspace(env, chosen), runs_host(chosen, env)
+        except Exception:  # a site the wizard named that is gone: the configured one
+            pass
+    elif chosen == "":
+        here = dict(os.environ if env is None else env)
+        return _config().workspace_for(here), LocalHost(here)
+    return default_workspace(env), runs_host(env=env)
 
 
 def place_recorded_runs(host: Host, env: Mapping[str, str] | None = None) -> list[Path]:

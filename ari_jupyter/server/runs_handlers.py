@@ -13,8 +13,8 @@
 ``POST <base_url>/ari-jupyter/runs/forget``             take a recorded workspace off the
                                                         list (body ``{"workspace": path}``); its
                                                         checkpoints stay, the default one stays
-On a demo site (the wizard's: outside an allocation, ``ARI_JUPYTER_DEMO_SITE`` or
-``c.AriWizard.demo_site``) the routes list the site's recorded run beside the user's own, answer
+On a demo site (the wizard's: the one a wizard under this server chose, ``wizard.site_choice``,
+else outside an allocation ``ARI_JUPYTER_DEMO_SITE`` or ``c.AriWizard.demo_site``) the routes list the site's recorded run beside the user's own, answer
 jobs from the recording and never call the machine's SLURM; cancel says it is a recording.
 The two run routes take ``?lang=en|ja|zh``: the findings, the process sentence and the notes
 come back in that language (ids and parameters kept); English without it.
@@ -42,9 +42,8 @@ from ..runs.status import UnreadableCheckpoint
 from ..runs.workspace import is_dir
 from ..runs.cancel_request import BadCancelRequest, cancel_targets
 from ..runs.localize import cancel_in_language, runs_in_language, status_in_language
-from ..runs.service import (cancel_json, default_workspace, listed_workspaces,
-                            place_recorded_runs, run_ids_json, runs_host, runs_json,
-                            same_workspace, status_json)
+from ..runs.service import (cancel_json, listed_workspaces, place_recorded_runs, run_ids_json,
+                            runs_json, same_workspace, server_views, status_json)
 from .bodies import BoundedJSONBody
 from .queue_cache import QueueCachingHost
 from ..hosts.host import LocalHost
@@ -62,7 +61,7 @@ class _RunsBase(APIHandler):
 
     @property
     def workspace(self) -> str:
-        return self.settings.get(WORKSPACE_KEY) or default_workspace()
+        return self.settings.get(WORKSPACE_KEY) or server_views()[0]
 
     @property
     def workspaces(self) -> list[str]:
@@ -76,7 +75,7 @@ class _RunsBase(APIHandler):
         host = self.settings.get(HOST_KEY)
         if host is not None:
             return host
-        chosen = runs_host()
+        chosen = server_views()[1]  # the wizard's site, as the status bar's
         if not isinstance(chosen, LocalHost):
             return chosen
         shared = self.settings.get(SHARED_HOST_KEY)

@@ -3,7 +3,8 @@
 The allocation comes from the environment the server was started with (it does not change
 while the server runs). Outside an allocation, with a demo site configured (``ARI_JUPYTER_DEMO_SITE``
 or ``c.AriWizard.demo_site``, as the wizard chooses its site), it is the demo site's recorded
-allocation, marked ``"demo": {"site": name}``: the status bar shows it as a demo. Time left comes from the core ``time_left`` probe (squeue), run on
+allocation, marked ``"demo": {"site": name}``: the status bar shows it as a demo. A wizard that
+runs under this server names its own site (``wizard.site_choice``), and the bar follows it. Time left comes from the core ``time_left`` probe (squeue), run on
 the async host API with a short timeout, and cached for a few seconds so that many open
 browser tabs cause one squeue call, never a blocked IO loop.
 """
@@ -19,6 +20,7 @@ from ..probes import ProbeContext, run_probes
 from ..base.verdict import ProbeResult
 from ..slurm.allocation import Allocation
 from ..wizard.config import wizard_config
+from ..wizard.site_choice import wizard_site
 from ..hosts.recorded_site import RecordedSite
 from ..i18n import message, say
 from ..base.redact import redact_tree
@@ -63,16 +65,22 @@ class AllocationStatus:
         self._clock = clock
         self._cached: tuple[float, dict[str, Any]] | None = None
         self._lock = asyncio.Lock()
-        self._demo: dict[str, Any] | None = None  # the demo site's snapshot, made once
+        self._demo: dict[str, dict[str, Any]] = {}  # each demo site's snapshot, made once
+
+    def site_name(self) -> str:
+        """The demo site looked at: the one the wizard under this server chose (``""``: this
+        machine), else the configured one."""
+        chosen = wizard_site(env=self.env)
+        return chosen if chosen is not None else wizard_config(None).effective_demo_site(self.env)
 
     def demo_site(self):
-        """``(name, host)`` of the configured demo site when the server is outside an
-        allocation and the site's recording is inside one; else None."""
+        """``(name, host)`` of the demo site looked at (``site_name``) when the server is
+        outside an allocation and the site's recording is inside one; else None."""
         if self.allocation.inside_allocation:
             return None
 
         try:
-            name = wizard_config(None).effective_demo_site(self.env)
+            name = self.site_name()
             if not name:
                 return None
 
@@ -82,20 +90,21 @@ class AllocationStatus:
         return host.name, host
 
     async def _demo_snapshot(self) -> dict[str, Any] | None:
-        if self._demo is None:
-            found = self.demo_site()
+        found = self.demo_site()
+        key = found[0] if found else ""
+        if key not in self._demo:
             allocation = Allocation.from_env(found[1].env) if found else None
             if allocation is None or not allocation.inside_allocation:
-                self._demo = {}
+                self._demo[key] = {}
             else:
                 try:  # the recording's squeue answers: quick, and the same every time
                     left = await asyncio.wait_for(probe_time_left(allocation, found[1]),
                                                   TIME_LEFT_TIMEOUT + PROBE_GRACE)
                 except asyncio.TimeoutError:
                     left = None
-                self._demo = {"allocation": allocation.to_json(), "time_left": left,
-                              "demo": {"site": found[0]}}
-        return self._demo or None
+                self._demo[key] = {"allocation": allocation.to_json(), "time_left": left,
+                                   "demo": {"site": found[0]}}
+        return self._demo[key] or None
 
     async def time_left(self) -> dict[str, Any] | None:
         """The cached probe result; None outside an allocation (nothing to ask squeue)."""

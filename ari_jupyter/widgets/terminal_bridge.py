@@ -43,6 +43,7 @@ READY = "ari-jupyter:ready"
 OPEN_TERMINAL = "ari-jupyter:open-terminal"
 TERMINAL_OPENED = "ari-jupyter:terminal-opened"
 PAGE = "ari-jupyter:page"
+SITE_CHANGED = "ari-jupyter:site-changed"
 
 _BRIDGES: "weakref.WeakSet[TerminalBridge]" = weakref.WeakSet()
 """The bridges of this kernel, for a reloaded page to reach (step 5)."""
@@ -157,6 +158,13 @@ class TerminalBridge(HasTraits):
             # the new page has no extension: the click waiting for it gets an answer
             self.last_result = {"ok": False, "unavailable": True}
         self._reconnecting = False
+
+    def site_changed(self) -> None:
+        """Tell the page the wizard looks at another site (it told the server): the status bar
+        asks the server again. Nothing to tell before the page answered the hello (its answer
+        makes it ask anyway)."""
+        if self._comm is not None and self.available:
+            self._comm.send({"type": SITE_CHANGED})
 
     def open_terminal(self, command: str, cwd: str = "", run: bool = False) -> str:
         """Ask the extension to open a terminal with ``command`` typed in; returns the request id."""

@@ -13,6 +13,7 @@ from ..ari.run_settings import (ARI_DEFAULT_BACKEND, ARI_DEFAULT_MODEL, AXIS_MOD
                                 BACKEND_DEFAULT_MODEL, BACKEND_KEY, BACKEND_MODELS, COMPOSITES,
                                 FRONTIER_SCORES, PACKAGED_LLM, PAPER_FORMATS, PAPER_LANGUAGES,
                                 PHASES, RunSettings, SCOPE_PRESETS, api_key_status, package_llm)
+from ..ari.time_fit import search_time
 from ..i18n import Text, text
 from ..ari.install import find_ari_workflow
 
@@ -60,8 +61,11 @@ def model_placeholder(settings: RunSettings, default: tuple[str, str]) -> Text:
 
 
 def preset_options() -> list[tuple[Text, str]]:
-    """ARI's presets, each with ARI's time estimate written in the user's language."""
-    return [(text(f"rs_preset_{name}"), name) for name in SCOPE_PRESETS]
+    """ARI's presets, each with the longest its search may take (``time_fit.search_time``, the
+    figure the time-fit warning says), in the user's language."""
+    return [(text("rs_preset_option", name=text(f"rs_preset_{name}"),
+                  most=search_time(preset._asdict())), name)
+            for name, preset in SCOPE_PRESETS.items()]
 
 
 def preset_budget(settings: RunSettings) -> Text:

@@ -20,6 +20,7 @@ from ..base.running import running_loop
 from ..i18n import normalize_lang, t
 from ..probes import PROBE_IDS
 from .config import open_host, probe_context, seed_site
+from .site_choice import tell_server
 from .site_defaults import SITE_PRESET, seed_defaults, site_profile, use_site
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class WizardContext(HasTraits):
         else:  # a new run's profile is made when first needed (its defaults, or a look at it)
             state.observe(lambda _: self._watch_profile(), names="profile", type="default")
         self.observe(lambda _: self._notify(), names="fan_out")
+        self._tell_server()
+        self.observe(lambda _: self._tell_server(), names="host")
 
     @observe("lang")
     def _check_lang(self, change):
@@ -94,6 +97,13 @@ class WizardContext(HasTraits):
             self._watched_profile.unobserve(self._on_profile_change)
         self._watched_profile = self.state.profile
         self._watched_profile.observe(self._on_profile_change)
+
+    def _tell_server(self) -> None:
+        """Tell the Jupyter server this kernel runs under which site the wizard looks at, so its
+        status bar and Runs panel follow it (``site_choice``)."""
+        told = tell_server(self.host.name if getattr(self.host, "is_demo", False) else "", self.local_env)
+        if told and callable(getattr(self.bridge, "site_changed", None)):
+            self.bridge.site_changed()
 
     def _on_state_change(self, change) -> None:
         if change["name"] == "profile":

@@ -22,6 +22,8 @@ export const READY = 'ari-jupyter:ready';
 export const OPEN_TERMINAL = 'ari-jupyter:open-terminal';
 export const TERMINAL_OPENED = 'ari-jupyter:terminal-opened';
 export const PAGE = 'ari-jupyter:page';
+/** The wizard looks at another site (it told the server): the status bar asks again. */
+export const SITE_CHANGED = 'ari-jupyter:site-changed';
 
 type Message = { [key: string]: unknown };
 
@@ -29,6 +31,8 @@ type Message = { [key: string]: unknown };
 export interface ICommContext {
   trans: TranslationBundle;
   locale: () => string;
+  /** A wizard started or switched sites: what follows its site asks the server again. */
+  siteChanged?: () => void;
 }
 
 async function handleOpenTerminal(
@@ -68,10 +72,14 @@ function registerOn(
         if (data.type === OPEN_TERMINAL) {
           return handleOpenTerminal(app, context, comm, data);
         }
+        if (data.type === SITE_CHANGED) {
+          context.siteChanged?.();
+        }
       };
       const hello = (open.content.data ?? {}) as Message;
       if (hello.type === HELLO) {
         comm.send({ type: READY, protocol: PROTOCOL, locale: context.locale() });
+        context.siteChanged?.(); // a new wizard has told the server its site
       }
     }
   );

@@ -99,15 +99,16 @@ const plugin: JupyterFrontEndPlugin<void> = {
       palette.addItem({ command: CommandIDs.setup, category });
       palette.addItem({ command: CommandIDs.openTerminal, category });
     }
+    // the time left in JupyterLab's own language, as the rest of the status bar
+    const status = statusBar
+      ? addStatusItem(statusBar, trans, current, settings, () => wizardLanguage('', translator))
+      : null;
     if (notebooks) {
       registerTerminalComm(app, notebooks, {
         trans,
-        locale: lang
+        locale: lang,
+        siteChanged: () => void status?.refresh()
       });
-    }
-    if (statusBar) {
-      // the time left in JupyterLab's own language, as the rest of the status bar
-      addStatusItem(statusBar, trans, current, settings, () => wizardLanguage('', translator));
     }
     registerRuns(app, ariIcon, palette, browser, statusBar, translator, lang, settings?.changed ?? null);
     console.log('ari-jupyter extension activated');
@@ -176,7 +177,7 @@ function addStatusItem(
   current: () => IAriSettings,
   settings: ISettingRegistry.ISettings | null,
   lang: () => string
-): void {
+): AllocationStatusItem {
   const item = new AllocationStatusItem(trans, lang);
   item.setInterval(current().refreshInterval);
   statusBar.registerStatusItem('ari-jupyter-labextension:allocation', {
@@ -191,6 +192,7 @@ function addStatusItem(
     item.setInterval(current().refreshInterval);
     item.notifyActiveChanged();
   });
+  return item;
 }
 
 export default plugin;

@@ -345,7 +345,7 @@ export class RunsPanel extends Widget {
           {},
           el('th', {}, trans.__('Run')),
           // the legend of the d/f/r/t cells is the header's tooltip: a narrow panel keeps one line
-          el('th', { title: trans.__('done/failed/running/total') }, trans.__('Nodes')),
+          el('th', { title: trans.__('done/failed/running/total') }, trans.__('Search nodes')),
           el('th', {}, trans.__('Best')),
           el('th', { title: trans.__('The run’s SLURM jobs in the queue') }, trans.__('Jobs'))
         )
@@ -428,7 +428,7 @@ export class RunsPanel extends Widget {
       { class: 'ari-RunsPanel-facts' },
       el('dt', {}, trans.__('Phase')),
       el('dd', {}, phaseBadge(trans, s.phase), s.stage ? ` ${s.stage}` : ''),
-      el('dt', {}, trans.__('Nodes')),
+      el('dt', {}, trans.__('Search nodes')),
       el(
         'dd',
         { 'data-field': 'nodes' },

@@ -121,12 +121,12 @@ export function groupViews(trans: IWords, list: IRunsList, rows: IRowView[]): IG
   }));
 }
 
-/** The paragraphs under the list: the Nodes legend (seen without hovering: a tooltip is lost
+/** The paragraphs under the list: the search nodes' legend (seen without hovering: a tooltip is lost
  * on a touch screen) when there are runs, then why the job counts are unknown. */
 export function listNotes(trans: IWords, list: Pick<IRunsList, 'scheduler' | 'problem'>, hasRows: boolean): INoteView[] {
   const notes: INoteView[] = [];
   if (hasRows) {
-    notes.push({ kind: 'legend', text: trans.__('Nodes: done/failed/running/total') });
+    notes.push({ kind: 'legend', text: trans.__('Search nodes: done/failed/running/total') });
   }
   if (list.scheduler === 'absent') {
     notes.push({

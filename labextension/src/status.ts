@@ -71,7 +71,8 @@ export class AllocationStatusItem extends Widget {
       console.warn('ari-jupyter: allocation status unavailable', reason);
     }
     if (status && (!status.allocation.inside_allocation || status.demo)) {
-      // The server's environment never changes: outside stays outside, a recording stays as it is.
+      // The server's environment never changes: outside stays outside, a recording stays as it
+      // is. Only a wizard's site switch changes the answer, and the wizard says so (comm.ts).
       this.stop();
     }
     this.render(status);

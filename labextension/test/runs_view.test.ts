@@ -86,10 +86,10 @@ describe('jobsUnknownText: why no job count is known', () => {
 describe('listNotes: the paragraphs under the list', () => {
   const cases: [string, Partial<IRunsList>, boolean, [string, string][]][] = [
     ['runs, squeue answered: the legend only', { scheduler: 'ok' }, true,
-      [['legend', 'Nodes: done/failed/running/total']]],
+      [['legend', 'Search nodes: done/failed/running/total']]],
     ['no runs: no legend', { scheduler: 'ok' }, false, []],
     ['no SLURM here', { scheduler: 'absent' }, true,
-      [['legend', 'Nodes: done/failed/running/total'],
+      [['legend', 'Search nodes: done/failed/running/total'],
         ['jobsnote', 'Jobs ?: unknown, squeue is not available here (no SLURM on this machine).']]],
     ['squeue failed: why, as an error', { scheduler: 'error', problem: 'timed out' }, false,
       [['jobserror', 'Jobs ?: unknown, squeue did not answer: timed out']]],

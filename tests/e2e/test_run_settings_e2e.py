@@ -49,7 +49,7 @@ def test_run_settings_are_shown_changed_refused_and_written(lab, page, tmp_path)
     part.scroll_into_view_if_needed()
     page.get_by_label("LLM backend", exact=True).select_option(label="anthropic")
     page.wait_for_selector('.ari-rs-key:has-text("ANTHROPIC_API_KEY")')
-    page.get_by_label("Search scope", exact=True).select_option(label="Quick (~30 min)")
+    page.get_by_label("Search scope", exact=True).select_option(label="Quick (up to 2.5 hours)")
     part.get_by_text("Review of the paper").wait_for()
     # Advanced: a negative budget is refused live, and the fix names the field
     part.get_by_text("Advanced", exact=True).click()

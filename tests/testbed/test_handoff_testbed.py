@@ -83,7 +83,7 @@ def test_good_checkpoint_passes_every_check(lab):
         **{i: "ok" for i in CHECK_IDS}, "time_fit": "warn"}, \
         {k: (v["status"], v["summary"]) for k, v in checks.items()}
     fit = checks["time_fit"]
-    assert fit["summary"].startswith("The search may need up to 16:00:00") and \
+    assert fit["summary"].startswith("The search may need up to 16 hours") and \
         "sbatch" in fit["fix"], fit
     assert "small" in checks["sbatch"]["summary"]
     assert "fuse.sshfs" in checks["shared_fs"]["summary"], checks["shared_fs"]  # the real mount

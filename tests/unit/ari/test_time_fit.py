@@ -12,7 +12,10 @@ import pytest
 
 from ari_jupyter.ari.judge import for_step, judge
 from ari_jupyter.ari.run_settings import RunSettings
-from ari_jupyter.ari.time_fit import clock, search_rounds, search_seconds, time_fit_finding
+from ari_jupyter.ari.run_settings import SCOPE_PRESETS
+from ari_jupyter.ari.time_fit import clock, hours, search_rounds, search_seconds, search_time, time_fit_finding
+from ari_jupyter.i18n import say
+from ari_jupyter.wizard.run_settings_view import preset_options
 from ari_jupyter.base.verdict import ProbeResult
 from ari_jupyter.checkpoint.emit import emit_checkpoint
 from ari_jupyter.checkpoint.handoff import check_handoff
@@ -42,6 +45,33 @@ def test_clock(seconds, shown):
     assert clock(seconds) == shown
 
 
+@pytest.mark.parametrize("seconds,en,ja,zh", [
+    (57600, "16 hours", "16 時間", "16 小时"),
+    (345600, "96 hours", "96 時間", "96 小时"),              # Deep: hours, never 4-00:00:00
+    (3600, "1 hour", "1 時間", "1 小时"),
+    (9000, "2.5 hours", "2.5 時間", "2.5 小时"),
+    (11565, "about 3.2 hours", "約 3.2 時間", "约 3.2 小时"),  # 3:12:45 left
+    (37000, "about 10 hours", "約 10 時間", "约 10 小时"),
+    (1800, "30 min", "30 分", "30 分钟"),
+    (1790, "about 30 min", "約 30 分", "约 30 分钟"),
+])
+def test_durations_in_sentences_read_as_hours(seconds, en, ja, zh):
+    said = hours(seconds)
+    assert (say(said, "en"), say(said, "ja"), say(said, "zh")) == (en, ja, zh)
+
+
+@pytest.mark.parametrize("name", list(SCOPE_PRESETS))
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_each_preset_label_says_what_its_warning_says(name, lang):
+    """One model: the label of a preset names the figure the time-fit warning gives for it."""
+    scope_of = SCOPE_PRESETS[name]._asdict()
+    [label] = [say(label, lang) for label, value in preset_options() if value == name]
+    most = say(search_time(scope_of), lang)
+    assert most in label
+    warning = time_fit_finding(scope_of, left(60))
+    assert most in warning.text(lang) and ":" not in most
+
+
 def left(seconds=None, unlimited=False, status="ok"):
     return ProbeResult("time_left", status, "", data={"seconds": seconds, "unlimited": unlimited})
 
@@ -60,8 +90,8 @@ def test_warns_only_when_it_will_not_fit(time_left, warns):
     assert (finding is not None) is warns
     if warns:
         assert finding.severity == "warning" and finding.field.startswith("run_settings.")
-        assert "up to 16:00:00" in finding.message
-        for fix in ("smaller scope", "longer allocation", "sbatch", "16:00:00"):
+        assert "up to 16 hours" in finding.message and "16:00:00" not in finding.message
+        for fix in ("smaller scope", "longer allocation", "sbatch", "16 hours", "--time=16:00:00"):
             assert fix in finding.fix
 
 
@@ -72,7 +102,7 @@ def test_step_4_shows_the_core_finding(tmp_path):
     [shown] = [f for f in for_step(judge(state.choices()), "run_settings") if f.rule == "time_fit_short"]
     assert shown.message == time_fit_finding(state.run_settings.scope(), left(3600)).message
     for lang in ("ja", "zh"):
-        assert "16:00:00" in shown.text(lang) and "1:00:00" in shown.text(lang)
+        assert "16 " in shown.text(lang) and "1 " in shown.text(lang) and "16:00:00" not in shown.text(lang)
 
 
 SQUEUE = '#!/bin/sh\n[ "$2" = "-j" ] && [ "$3" = "77" ] && [ "$5" = "%L" ] && echo "{left}" && exit 0\nexit 1\n'

@@ -157,6 +157,11 @@ def test_emit_names_what_the_user_changes_for_each_problem(tmp_path, flags, line
     (("--llm-backend", "openai", "--llm-model", "nosuch-model"),
      "warning: --llm-model: Model 'nosuch-model' is not one ARI offers for openai"),
     (("--llm-backend", "foo", "--llm-model", "bar"), "warning: --llm-backend: "),
+    # the time-fit warning names the scope flags the user set, never one they did not pass
+    ((), "warning: --scope-preset (not given: standard, the default): The search may need up to 16 hours"),
+    (("--max-nodes", "40"), "warning: --max-nodes: The search may need up to 20 hours"),
+    (("--scope-preset", "deep", "--parallel", "24"),
+     "warning: --scope-preset/--parallel: The search may need up to 96 hours"),
 ])
 def test_emit_says_the_warnings_the_wizard_shows_and_still_writes(tmp_path, flags, warning):
     env = {**os.environ, "JUPYTER_CONFIG_DIR": "/nonexistent", "HOME": str(tmp_path)}

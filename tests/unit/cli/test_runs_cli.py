@@ -264,3 +264,19 @@ def test_runs_of_a_workspace_that_is_not_a_directory_is_a_verdict(tmp_path, targ
     done = cli("runs", "--workspace", str(path), env=NO_SLURM)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("ari-jupyter runs: ") and str(path) in done.stderr
+
+
+@pytest.mark.parametrize("lang, word, counts", [
+    ("en", "search nodes", "1 search node: 0 done, 1 failed"),
+    ("ja", "探索ノード", "探索ノード 1 個: 完了 0、失敗 1"),
+    ("zh", "搜索节点", "1 个搜索节点：完成 0，失败 1")])
+def test_the_search_trees_nodes_are_called_search_nodes(tmp_path, lang, word, counts):
+    """`status` and the `runs` header name ARI's search-tree nodes so, never bare "nodes",
+    which the same screens use for compute nodes."""
+    (tmp_path / "checkpoints").mkdir()
+    run = copy_case("failed", tmp_path / "case")
+    run.rename(tmp_path / "checkpoints" / run.name)
+    said = cli("status", "--lang", lang, str(tmp_path / "checkpoints" / run.name), env=NO_SLURM).stdout
+    assert counts in said.splitlines()[3], said
+    header = cli("runs", "--lang", lang, "--workspace", str(tmp_path), env=NO_SLURM).stdout.splitlines()[0]
+    assert word in header.lower(), header

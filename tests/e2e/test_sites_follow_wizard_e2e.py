@@ -1,0 +1,76 @@
+"""The status bar follows the wizard's site, not the server's demo site: a lab configured with
+rccs-cloud, a wizard on sx40, the bar says sx40; the wizard switches to rccs-cloud, the bar
+follows, and the Runs panel, on rccs-cloud's recorded run, names its search nodes so. In English
+Light and Japanese Dark, with a picture of each (``ARI_SCREENSHOTS_DIR``)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from .conftest import LAB_ARGS, LAB_SETTINGS, assert_no_console_errors, lab_env, require_browser
+from .jupyter_process import start_jupyter
+from .lab_helpers import STATUS_ITEM, execute_command, set_theme
+from .test_wizard_look_e2e import _notebook, _run_cell
+
+pytestmark = pytest.mark.e2e
+
+BAR_SAYS = """([selector, site]) => {
+  const item = Array.from(document.querySelectorAll(selector)).find(el => el.offsetParent !== null);
+  return !!item && item.textContent.includes(site);
+}"""
+
+
+def _bar(page):
+    return page.locator(f"{STATUS_ITEM}:visible")
+
+
+@pytest.mark.parametrize("lang, locale, theme", [("en", "en", "light"), ("ja", "ja_JP", "dark")])
+def test_the_status_bar_follows_the_wizards_site(tmp_path, page, lang, locale, theme):
+    from .test_lab_conventions_e2e import _has_language_pack
+
+    require_browser()
+    settings = dict(LAB_SETTINGS)
+    if locale != "en" and _has_language_pack(locale):
+        settings["@jupyterlab/translation-extension/plugin"] = {"locale": locale}
+    env = lab_env(tmp_path, {"ARI_JUPYTER_DEMO_SITE": "rccs-cloud", "LANG": "C.UTF-8"})
+    server = start_jupyter(tmp_path, app="lab", env=env, settings=settings, args=LAB_ARGS)
+    shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or tmp_path / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    try:
+        _notebook(server.root_dir / "sites.ipynb", [
+            f'from ari_jupyter import Wizard\nwizard = Wizard(site="sx40", lang="{lang}")\nwizard',
+            "wizard.use_site('rccs-cloud')"])
+        page.set_viewport_size({"width": 1400, "height": 900})
+        page.goto(server.url("/lab/tree/sites.ipynb?reset"))
+        page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget "
+                               "&& window.jupyterapp.shell.currentWidget.sessionContext?.session?.kernel",
+                               timeout=60_000)
+        _bar(page).wait_for(timeout=60_000)
+        assert "rccs-cloud" in _bar(page).inner_text()  # no wizard yet: the server's demo site
+        page.evaluate("window.jupyterapp.commands.execute('notebook:hide-all-cell-code')")
+        _run_cell(page, 0)
+        page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=60_000)
+        page.wait_for_function(BAR_SAYS, arg=[STATUS_ITEM, "sx40"], timeout=30_000)
+        said = _bar(page).inner_text()
+        assert "sx40" in said and "rccs-cloud" not in said, said
+        assert "ari-mod-demo" in _bar(page).get_attribute("class")
+        set_theme(page, theme)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(shots / f"sites-bar-follows-wizard-sx40-{lang}-{theme}.png"))
+        _run_cell(page, 1)  # the wizard switches to rccs-cloud: the bar follows
+        page.wait_for_function(BAR_SAYS, arg=[STATUS_ITEM, "rccs-cloud"], timeout=30_000)
+        assert "sx40" not in _bar(page).inner_text()
+        page.screenshot(path=str(shots / f"sites-bar-follows-wizard-rccs-{lang}-{theme}.png"))
+        execute_command(page, "ari-jupyter:runs")
+        page.wait_for_selector("#ari-jupyter-runs[data-view='list'] .ari-RunsPanel-row", timeout=60_000)
+        translated = "locale" in str(settings.get("@jupyterlab/translation-extension/plugin", {}))
+        word = "探索ノード" if translated else "Search nodes"
+        assert page.locator("#ari-jupyter-runs th").nth(1).inner_text() == word
+        assert page.locator("#ari-jupyter-runs").inner_text().count(word) >= 2  # column and legend
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(shots / f"runs-panel-search-nodes-{lang}-{theme}.png"))
+        assert_no_console_errors(page)
+    finally:
+        server.stop()
