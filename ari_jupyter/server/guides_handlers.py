@@ -1,4 +1,5 @@
-"""``GET <base_url>/ari-jupyter/guides/<file>.md``: a shipped user guide as a web page.
+"""``GET <base_url>/ari-jupyter/guides/<file>.md``: a shipped user guide as a web page
+(``.../guides/<name>?lang=ja``: that guide in Japanese where it is translated, by redirect).
 
 The guides are the package's own copies of ``docs/`` (:mod:`ari_jupyter.base.guides`); the
 lab's Help menu and each wizard step link here, so they are read where ari-jupyter is
@@ -16,7 +17,8 @@ from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-from ..base.guides import GUIDES_DIR, ROUTE
+from ..base.guides import GUIDES, GUIDES_DIR, ROUTE, guide_file
+from ..i18n import normalize_lang
 
 FILE_RE = re.compile(r"^[a-z]+(?:\.(?:ja|zh))?\.md$")
 
@@ -81,6 +83,10 @@ class GuideHandler(JupyterHandler):
     @web.authenticated
     @authorized
     def get(self, name: str) -> None:
+        if name in GUIDES:  # a guide by name (the Help menu): its file in ?lang=, else English
+            lang = normalize_lang(self.get_argument("lang", "")) or "en"
+            self.redirect(url_path_join(self.base_url, ROUTE, guide_file(name, lang)))
+            return
         path = GUIDES_DIR / name
         if not FILE_RE.match(name) or not path.is_file():
             raise web.HTTPError(404, f"{name} is not a guide shipped with ari-jupyter")

@@ -20,6 +20,7 @@ from ..i18n import LANGUAGES, render_message
 from .runs_handlers import setup_runs_handlers
 from .notebook_handlers import setup_notebook_handlers
 from .guides_handlers import setup_guides_handlers
+from .terminal_handlers import setup_terminal_handlers
 
 ROUTE = "/ari-jupyter/allocation"
 SETTINGS_KEY = "ari_jupyter_allocation_status"
@@ -60,3 +61,5 @@ def setup_handlers(web_app, status: AllocationStatus | None = None) -> None:
     setup_notebook_handlers(web_app)
 
     setup_guides_handlers(web_app)
+
+    setup_terminal_handlers(web_app)

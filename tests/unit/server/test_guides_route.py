@@ -78,3 +78,24 @@ def test_a_guide_in_a_language_falls_back_to_english(name, lang, expected):
 @pytest.mark.parametrize("name", GUIDES)
 def test_every_guide_is_installed_with_the_package(name):
     assert (GUIDES_DIR / f"{name}.md").is_file()
+
+
+@pytest.mark.parametrize("asked, file", [
+    ("wizard?lang=ja", "wizard.ja.md"),
+    ("runs?lang=zh", "runs.zh.md"),
+    ("admin?lang=ja", "admin.md"),
+    ("teaching?lang=zh_CN", "teaching.zh.md"),
+    ("wizard", "wizard.md"),
+])
+def test_a_guide_by_name_redirects_to_its_file_in_the_language(server, asked, file):
+    import urllib.request
+
+    class Stop(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(Stop)
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        opener.open(server.url(f"/{ROUTE}/{asked}"), timeout=10)
+    assert answer.value.code == 302
+    assert answer.value.headers["Location"].split("?")[0].endswith(f"/{ROUTE}/{file}")
