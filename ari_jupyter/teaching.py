@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping
 from .i18n import t
 from .ari.profile import ExecutionProfile, PRESETS
@@ -157,7 +157,12 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, max_cpu
     shape = ", ".join(f"{name}: {count}" for name, count in told.ranks_per_node)
     cause = told.cause
     if told.verdict == "no_plan":
-        return answer(False, "teaching.ari_refuses", error=told.error)
+        brought = _preset_gpu_request(profile, chosen)
+        said = answer(False, "teaching.ari_refuses", _no_plan_hint(chosen, state), error=told.error)
+        if brought:  # the GPU request ARI quotes came with the preset, not from the learner
+            said = replace(said, message=t("teaching.preset_brings", lang, preset=repr(profile),
+                                           values=brought) + " " + said.message)
+        return said
     if told.verdict == "refused":
         return answer(False, "teaching.sbatch_refuses", "fit_node", reason=cause.text(lang),
                       shape=shape, cpus=state.max_cpus)
@@ -173,7 +178,29 @@ def check_ranks_on_both_nodes(profile: Any, site: str = "rccs-cloud", *, max_cpu
         return answer(False, "teaching.shares_cores", "fewer_tasks", reason=cause.text(lang),
                       shape=shape)
     plan, _ = slurm_plan(state.choices(), host.env)
-    return answer(True, "teaching.ranks_ok", shape=shape, line=" ".join(plan.argv[:-1]))
+    said = answer(True, "teaching.ranks_ok", shape=shape, line=" ".join(plan.argv[:-1]))
+    if chosen.requested_nodes and state.nodes and chosen.requested_nodes != state.nodes:
+        # the wizard's Nodes (the allocation's) wins over the profile's requested_nodes
+        said = replace(said, message=said.message + " " + t(
+            "teaching.nodes_overridden", lang, asked=chosen.requested_nodes, nodes=state.nodes))
+    return said
+
+
+def _preset_gpu_request(given: Any, chosen) -> str:
+    """The GPU request a preset named by ``given`` brings (``gpu_type='v100', ...``), or ""."""
+    if not isinstance(given, str):
+        return ""
+    asked = {key: getattr(chosen, key, None) for key in ("gpu_type", "gpus_per_task", "gpus_per_node")}
+    return ", ".join(f"{key}={value!r}" for key, value in asked.items() if value)
+
+
+def _no_plan_hint(chosen, state) -> str:
+    """The hint when ARI refuses the profile: a GPU request on a site without GRES asks for a
+    CPU kind; anything else starts again from a preset."""
+    gres = state.probe_results.get("gres")
+    no_gres = gres is not None and gres.data.get("has_gres") is False
+    gpus = any(getattr(chosen, key, None) for key in ("gpu_type", "gpus_per_task", "gpus_per_node"))
+    return "kind_for_site" if gpus and no_gres else "start_from_preset"
 
 
 def check_gres_fix(profile: Any, *, allow_no_gres: bool = False, site: str = "sx40",
@@ -317,6 +344,18 @@ def _best_jobs(run: Mapping[str, Any]) -> list[str]:
             and job["work_dir"].rstrip("/").endswith("/" + node)]
 
 
+_JOB_WORDS = re.compile(r"(?:slurm\s*)?(?:job|ジョブ|作业|作業)?\s*(?:id)?\s*[#:：]?\s*(\d+)\s*[.。]?",
+                        re.IGNORECASE)
+
+
+def _job_id(answer: Any) -> str:
+    """A job as a learner names it: ``3``, ``"3"``, ``"job 3"``, ``"Job #3"``, ``"ジョブ 3"``,
+    ``"作业 3"`` are job 3; anything else stays as given (and is said to be no job of the run)."""
+    text = str(answer if answer is not None else "").strip()
+    found = _JOB_WORDS.fullmatch(text)
+    return found.group(1) if found else text
+
+
 def check_run_reading(best_job: Any, rank_3_host: Any, run: Mapping[str, Any] | None = None, *,
                       site: str = "rccs-cloud", lang: str = "en") -> CheckResult:
     """Lesson 5: which BFTS job measured the best metric, and on which host rank 3 of the
@@ -325,7 +364,7 @@ def check_run_reading(best_job: Any, rank_3_host: Any, run: Mapping[str, Any] | 
     said = _answer(lang)
     run = run or recorded_run(site)
     jobs = {job["job_id"]: job for job in run["jobs"]["jobs"]}
-    given_job, given_host = str(best_job or "").strip(), str(rank_3_host or "").strip()
+    given_job, given_host = _job_id(best_job), str(rank_3_host or "").strip()
     if not given_job or not given_host:
         return said(False, "teaching.run.no_answer", "run_read_both")
     best_jobs, hosts = _best_jobs(run), _rank_hosts(run)

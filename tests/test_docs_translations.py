@@ -1,5 +1,5 @@
 """The translated pages (docs/<page>.<lang>.md: the teacher's guide in Japanese and Chinese, the
-wizard's and the Runs panel's guides in Japanese) keep the English page's shape: the same
+wizard's and the Runs panel's guides in Japanese and Chinese) keep the English page's shape: the same
 sections, table rows, markers and commands, and no English prose left. The commands differ
 only in naming the translated lessons (notebooks/teaching/<lang>/), the pictures only in
 showing the wizard in that language (screenshots/<step>-<lang>-<theme>.png)."""
@@ -12,7 +12,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
-TRANSLATED = [("teaching", "ja"), ("teaching", "zh"), ("wizard", "ja"), ("runs", "ja")]
+TRANSLATED = [("teaching", "ja"), ("teaching", "zh"), ("wizard", "ja"), ("wizard", "zh"), ("runs", "ja"),
+              ("runs", "zh")]
 IMAGE = re.compile(r"\]\((screenshots/[^)]+)\)")
 FENCE = re.compile(r"^```[^\n]*\n.*?^```$", re.S | re.M)
 

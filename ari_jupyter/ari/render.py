@@ -344,12 +344,16 @@ def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: st
         problem = module_name_problem(name)
         _require(not problem, f"module {name!r} {problem}")
     q = shlex.quote
+    ari_line = f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"'
     lines = [
         "#!/usr/bin/env bash",
         _comment(choices, "handoff.comment.title", run=choices.run_id, version=__version__),
         _comment(choices, "handoff.comment.run_it"),
         f"#   bash {q(script_path)}",
         _comment(choices, "handoff.comment.env"),
+        # the script is long (checks, modules); what it comes to is said first
+        _comment(choices, "handoff.comment.what_it_runs"),
+        f"#   {ari_line}",
         "set -eo pipefail",
         "",
         f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}",
@@ -396,7 +400,7 @@ def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: st
         # written whole then renamed: the Runs panel never reads a half-written PID
         f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp"',
         f'mv -f "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp" "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
-        f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"',
+        ari_line,
         "",
     ]
     return "\n".join(lines)

@@ -28,7 +28,7 @@ from ..wizard.lessons import FIRST_LESSON, LESSONS_DIR, lessons_folder
 from ..wizard.config import wizard_config
 from ..hosts.recorded_site import RecordedSite
 from ..hosts.host import SiteError
-from ..wizard.lesson_copies import LessonsRefused, copies_folder, place_lessons
+from ..wizard.lesson_copies import LessonsRefused, copies_folder, lessons_home, place_lessons
 
 LESSONS_WORKSPACE = "ari-lessons"
 
@@ -102,14 +102,21 @@ def plan_lab(directory: str | None, demo_site: str | None, extra: Sequence[str],
                    copy_from=copy_from, inside_allocation=inside)
 
 
-def plan_lessons(folder: Path, extra: Sequence[str], *, euid: int | None = None) -> LabPlan:
+def plan_lessons(folder: Path, extra: Sequence[str], *, teacher: bool = False,
+                 env: Mapping[str, str] | None = None, euid: int | None = None) -> LabPlan:
     """JupyterLab rooted at the lessons, on the first one; nothing to copy, no demo site (each
     lesson names the sites it uses)."""
 
     # A workspace of their own: the wizard's lab, also open, keeps its layout (two labs of one
-    # user share the "default" workspace, and each would save its tabs over the other's).
+    # user share the "default" workspace, and each would save its tabs over the other's). The
+    # teacher's lab and the student's have one each, in folders of their own: a teacher trying
+    # both would otherwise get the other lab's tabs back, each with its kernel started again.
+    role = "teacher" if teacher else "student"
+    workspace = LESSONS_WORKSPACE + ("-teacher" if teacher else "")
+    workspaces_dir = lessons_home(env) / "workspaces" / role
     argv = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}",
-            f"--LabApp.default_url=/lab/workspaces/{LESSONS_WORKSPACE}/tree/{FIRST_LESSON}"]
+            f"--LabApp.workspaces_dir={workspaces_dir}",
+            f"--LabApp.default_url=/lab/workspaces/{workspace}/tree/{FIRST_LESSON}"]
     if (os.geteuid() if euid is None else euid) == 0:
         argv.append("--allow-root")
     extra = list(extra)
@@ -180,7 +187,7 @@ def _open_lessons(args, notebook_lang: str, lang: str) -> int:
         return 1
     teacher = bool(getattr(args, "teacher", False))
     folder = Path(args.dir) if args.dir else copies_folder(notebook_lang, teacher)
-    plan = plan_lessons(folder, args.jupyter_args)
+    plan = plan_lessons(folder, args.jupyter_args, teacher=teacher)
     if args.print_command:
         print(" ".join(plan.argv))
         return 0

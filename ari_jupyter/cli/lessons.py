@@ -1,15 +1,18 @@
 """``ari-jupyter lessons``: the learner's copies of the teaching lessons.
 
 ``reset`` puts the packaged lessons back over a learner's edited copies (each edited copy is
-moved to ``.reset/`` beside them first); ``path`` prints the folder ``ari-jupyter lab
+moved to ``.reset/`` beside them first) and says which of them a running JupyterLab of this
+user has open (a kernel session on it: that tab still holds the old cells); ``path`` prints the folder ``ari-jupyter lab
 --lessons`` opens; ``export DIR`` writes a version of every lesson, in every language, to
 ``DIR`` (to hand out: an LMS, a shared folder, an nbgitpuller repository).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import urllib.request
 from pathlib import Path
 
 from .lab_settings import lab_language
@@ -90,7 +93,35 @@ def run(args: argparse.Namespace) -> int:
             print(t("cli.lessons.reset_one", lang, lesson=str(lesson)))
         else:
             print(t("cli.lessons.reset_kept", lang, lesson=str(lesson), kept=str(kept)))
+    for lesson, url in open_in_a_lab([lesson for lesson, _ in done]):
+        print("ari-jupyter lessons: " + t("cli.lessons.open_in_lab", lang, lesson=lesson.name,
+                                            url=url), file=sys.stderr)
     return 0
+
+
+def open_in_a_lab(lessons: list[Path], timeout: float = 2.0) -> list[tuple[Path, str]]:
+    """(lesson, server URL) for each of ``lessons`` a running Jupyter server of this user has a
+    kernel session on (the servers its runtime folder lists, asked with their own token)."""
+    # cold start: jupyter_server's list of running servers, only once something was reset
+    from jupyter_server.serverapp import list_running_servers
+
+    wanted = {os.path.realpath(lesson): lesson for lesson in lessons}
+    found: list[tuple[Path, str]] = []
+    for server in list_running_servers():
+        url, root = server.get("url", ""), server.get("root_dir") or server.get("notebook_dir", "")
+        request = urllib.request.Request(url.rstrip("/") + "/api/sessions",
+                                         headers={"Authorization": f"token {server.get('token', '')}"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
+                sessions = json.loads(answer.read())
+        except (OSError, ValueError):
+            continue  # a server that does not answer (gone, another user's) has nothing open
+        for session in sessions if isinstance(sessions, list) else ():
+            path = session.get("path") or (session.get("notebook") or {}).get("path") or ""
+            lesson = wanted.get(os.path.realpath(os.path.join(root, path)))
+            if lesson is not None and (lesson, url) not in found:
+                found.append((lesson, url))
+    return found
 
 
 def _export(directory, teacher: bool, lang: str) -> int:

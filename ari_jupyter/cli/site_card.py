@@ -3,7 +3,7 @@
 Runs the probes a card needs (sbatch, partitions, gres, modules, mpi) on this machine or a demo
 site and prints the card: one line per partition, the modules, the launcher. ``--json`` prints
 the card itself; ``--hub-config form|profiles`` prints a ``jupyterhub_config.py`` fragment made
-from it (docs/admin.md). Exit code: 0 with a card, 1 when sinfo listed no partition that is up,
+from it (the admin guide, `ari-jupyter guide admin`). Exit code: 0 with a card, 1 when sinfo listed no partition that is up,
 2 on usage errors.
 """
 from __future__ import annotations

@@ -18,4 +18,4 @@ def _jupyter_server_extension_points():
 def _load_jupyter_server_extension(server_app) -> None:
     setup_handlers(server_app.web_app)
     server_app.log.info("ari_jupyter.server: /ari-jupyter/allocation, /ari-jupyter/runs and "
-                        "/ari-jupyter/wizard-notebook enabled")
+                        "/ari-jupyter/wizard-notebook and /ari-jupyter/guides enabled")

@@ -19,6 +19,8 @@ from .status import AllocationStatus
 from ..i18n import LANGUAGES, render_message
 from .runs_handlers import setup_runs_handlers
 from .notebook_handlers import setup_notebook_handlers
+from .guides_handlers import setup_guides_handlers
+from .terminal_handlers import setup_terminal_handlers
 
 ROUTE = "/ari-jupyter/allocation"
 SETTINGS_KEY = "ari_jupyter_allocation_status"
@@ -57,3 +59,7 @@ def setup_handlers(web_app, status: AllocationStatus | None = None) -> None:
     setup_runs_handlers(web_app)
 
     setup_notebook_handlers(web_app)
+
+    setup_guides_handlers(web_app)
+
+    setup_terminal_handlers(web_app)

@@ -22,6 +22,7 @@ from pathlib import Path
 import ipywidgets as widgets
 import traitlets
 
+from ..base.guides import guide_url
 from ..wizard.config import AriWizard, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
 from ._base import STEP_BUTTONS_STYLE, SharedLooks, esc, language_options
@@ -261,8 +262,13 @@ class Wizard(widgets.VBox):
         site = tr("wizard_site", site=self.ctx.site_name, reason=reason)
         if self.ctx.switching_to:  # a site switch on its way: pending, said at once
             site = tr("wizard_site_switching", site=self.ctx.switching_to)
+        # this step's section of the guide shipped with the package (the server shows it)
+        step = self.step if hasattr(self, "steps") else 0  # the header is made before the steps
+        guide = guide_url("wizard", self.ctx.lang, f"step-{step + 1}", env=self.ctx.local_env)
         return (f'<style>{css()}</style><div class="ari-title">{esc(tr("wizard_title"))}</div>'
-                f'<div class="ari-site ari-muted">{esc(site)}</div>')
+                f'<div class="ari-site ari-muted">{esc(site)}</div>'
+                f'<a class="ari-guide-link" href="{esc(guide)}" target="_blank" rel="noopener">'
+                f'{esc(tr("wizard_guide_link"))} ↗</a>')
 
     # -- restoring ----------------------------------------------------------------------------
     @classmethod

@@ -12,6 +12,7 @@ import { ITranslator, TranslationBundle } from '@jupyterlab/translation';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { registerTerminalComm } from './comm';
+import { addGuideCommand } from './guides';
 import { registerRuns } from './runs_plugin';
 import { bundle, wizardLanguage } from './i18n';
 import { translatedPlugin } from './settings';
@@ -32,6 +33,7 @@ export const LAUNCHER_CATEGORY = 'HPC';
 export namespace CommandIDs {
   export const setup = 'ari-jupyter:multi-node-setup';
   export const openTerminal = 'ari-jupyter:open-terminal';
+  export const openGuide = 'ari-jupyter:open-guide';
 }
 
 const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">
@@ -87,6 +89,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     const lang = (): string => wizardLanguage(current().wizardLanguage, translator);
     addCommands(app, trans, browser, lang);
+    addGuideCommand(app, CommandIDs.openGuide, trans, lang); // the Help menu's entries
     if (launcher) {
       launcher.add({
         command: CommandIDs.setup,
@@ -98,6 +101,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       const category = trans.__('ARI');
       palette.addItem({ command: CommandIDs.setup, category });
       palette.addItem({ command: CommandIDs.openTerminal, category });
+      for (const guide of ['wizard', 'runs', 'teaching']) {
+        palette.addItem({ command: CommandIDs.openGuide, args: { guide }, category });
+      }
     }
     // the time left in JupyterLab's own language, as the rest of the status bar
     const status = statusBar

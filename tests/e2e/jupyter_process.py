@@ -173,7 +173,11 @@ def start_jupyter(tmp: Path, *, app: str = "server", env: Mapping[str, str] | No
         confd = dirs["config"] / "jupyter_server_config.d"
         confd.mkdir(exist_ok=True)
         shutil.copy(SERVER_CONFIG, confd / SERVER_CONFIG.name)
-    if app == "lab" and installed_labextension() is None:
+    installed = installed_labextension()
+    # the checkout's build when none is installed, or another one is (an older install): the
+    # user data dir comes first in JupyterLab's search for extensions
+    if app == "lab" and (installed is None or (installed / "package.json").read_bytes()
+                         != (BUILT_LABEXTENSION / "package.json").read_bytes()):
         _stage_labextension(dirs["data"])
     for plugin, values in (settings or {}).items():
         path = dirs["settings"] / f"{plugin}.jupyterlab-settings"

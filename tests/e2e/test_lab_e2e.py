@@ -107,6 +107,60 @@ def test_open_terminal_types_without_enter_unless_run_is_true(lab, page):
     assert_no_console_errors(page)
 
 
+def _terminal_tabs(page) -> int:
+    return page.evaluate("""() => [...window.jupyterapp.shell.widgets('main')]
+        .filter(w => w.hasClass('jp-TerminalPanel') || (w.content && w.content.hasClass
+        && w.content.hasClass('jp-Terminal'))).length""")
+
+
+def test_open_terminal_again_reuses_its_terminal_while_the_shell_is_idle(lab, page):
+    """Each "Open in terminal" typed into a new terminal; now the one it opened for that
+    folder is used again, the earlier words cleared, unless a command runs there."""
+    workdir = lab.root_dir / "reuse dir"
+    workdir.mkdir(exist_ok=True)
+    open_lab(page, lab)
+    first = execute_command(page, OPEN_TERMINAL, {"command": "echo REUSE_ONE", "cwd": str(workdir)})
+    wait_terminal_contains(page, "echo REUSE_ONE")
+    tabs = _terminal_tabs(page)
+    again = execute_command(page, OPEN_TERMINAL, {"command": 'echo "REUSE_$((6*7))"',
+                                                  "cwd": str(workdir), "run": True})
+    assert again == first
+    assert _terminal_tabs(page) == tabs
+    wait_terminal_contains(page, "REUSE_42")
+    assert "REUSE_ONEecho" not in visible_terminal_text(page).replace(" ", "")
+
+    # a command holds that terminal now: the next hand-off gets a terminal of its own
+    execute_command(page, OPEN_TERMINAL, {"command": "sleep 60", "cwd": str(workdir), "run": True})
+    time.sleep(1.0)
+    busy = execute_command(page, OPEN_TERMINAL, {"command": "echo REUSE_NEW", "cwd": str(workdir)})
+    assert busy != first
+    assert _terminal_tabs(page) == tabs + 1
+    assert_no_console_errors(page)
+
+
+@pytest.mark.parametrize("lang, file, heading", [
+    ("en", "wizard.md", "Partition &amp; profile"),
+    ("ja", "wizard.ja.md", "パーティションとプロファイル"),
+])
+def test_the_help_menu_opens_the_shipped_guide_in_the_wizard_language(lab, page, lang, file,
+                                                                       heading):
+    open_lab(page, lab)
+    page.evaluate("""async (lang) => { await window.jupyterapp.restored;
+        await window.jupyterapp.serviceManager.settings.save('ari-jupyter-labextension:plugin',
+            JSON.stringify({wizardLanguage: lang})); }""", lang)  # Settings > ARI, as a user sets it
+    page.reload()
+    open_lab(page, lab)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Help").click()
+    with page.context.expect_page() as opened:
+        page.locator(".lm-Menu-itemLabel", has_text="ARI guide: the setup wizard").click()
+    guide = opened.value
+    guide.wait_for_load_state()
+    assert guide.url.split("?")[0].endswith(f"/ari-jupyter/guides/{file}")
+    assert heading in guide.content()
+    guide.close()
+    assert_no_console_errors(page)
+
+
 @pytest.mark.parametrize("command", ["echo one\necho two", "echo one\rx", "printf \x1b[2J",
                                      "", "   "])
 def test_open_terminal_refuses_multi_line_or_control_characters(lab, page, command):

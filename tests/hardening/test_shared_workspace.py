@@ -330,7 +330,7 @@ def test_a_group_member_cannot_swap_alices_handoff_in_a_workspace_without_the_st
     emitted = answers["emit"]
     assert emitted["outcome"] == "refused", emitted
     assert "can be written by other users (mode 2770" in emitted["message"]
-    assert "chmod +t" in emitted["message"] and "docs/admin.md" in emitted["message"]
+    assert "chmod +t" in emitted["message"] and "ari-jupyter guide admin" in emitted["message"]
 
 
 BOB_PREPARES_FOLDERS = """

@@ -228,8 +228,9 @@ def test_the_handoff_scripts_comments_are_in_the_runs_language_too(tmp_path, lan
                                         api_key="OPENAI_API_KEY")
     comments = [line.strip() for line in text.splitlines()
                 if line.lstrip().startswith("#") and not line.startswith("#!")]
-    prose = [line for line in comments if line != f"#   bash {SCRIPT}"]
-    assert len(prose) == 9, comments
+    commands = (f"#   bash {SCRIPT}", f"#   {text.rstrip().splitlines()[-1]}")
+    prose = [line for line in comments if line not in commands]
+    assert len(prose) == 10, comments
     assert all(CJK.search(line) for line in prose), [line for line in prose if not CJK.search(line)]
     script = tmp_path / "handoff.sh"
     script.write_text(text, encoding="utf-8")
@@ -525,3 +526,17 @@ def test_the_handoff_overlaps_the_servers_step_only_inside_a_step(step_id, expor
     ran = subprocess.run(["/bin/bash", "-c", "\n".join(lines) + '\necho "${SLURM_OVERLAP-unset}"'],
                          capture_output=True, text=True, timeout=30, env=env, check=True)
     assert ran.stdout.strip() == exported
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+@pytest.mark.parametrize("modules", [(), ("openmpi/4.1",)])
+def test_the_one_command_the_script_runs_is_said_at_its_top(lang, modules):
+    """The script is long (checks, modules, key); its first lines say the command it comes to,
+    which is its last line, word for word."""
+    choices = golden_state(lang=lang, module_loads=list(modules)).choices()
+    text = render.render_handoff_script(choices, CHECKPOINT, SCRIPT, api_key="OPENAI_API_KEY",
+                                        files_sha256={"experiment.md": "0" * 64})
+    lines = text.rstrip().splitlines()
+    assert lines[-1].startswith("ari run ")
+    top = lines[:lines.index("set -eo pipefail")]
+    assert f"#   {lines[-1]}" in top

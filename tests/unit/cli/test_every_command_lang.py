@@ -59,6 +59,7 @@ def _rows(demo):
         "emit (checkpoint exists)": (["emit", "--site", "rccs-cloud", "--title", "t", "--goal", "g",
                                       "--metric", "m", "--walltime", "00:30:00", "--no-probes",
                                       "--run-id", demo["checkpoint"].name], {}),
+        "guide": (["guide", "admin"], {}),
         "lab --print-command": (["lab", "--print-command"], {}),
         "lab (unknown site)": (["lab", "--site", "atlantis", "--print-command"], {}),
         "lessons reset": (["lessons", "reset"], {}),

@@ -507,3 +507,53 @@ def test_a_clean_jobs_output_has_no_cause_to_name():
     result = teaching.check_diagnosis("srun rank 0 of 2 on n1\nsrun rank 1 of 2 on n2\n", "job-output")
     assert not result.passed
     assert result.message == teaching.check_diagnosis("nothing here\n", "x").message
+
+
+@pytest.mark.parametrize("form", ["{job}", "job {job}", "Job {job}", "job #{job}", "job id {job}",
+                                  " JOB {job}. ", "ジョブ {job}", "作业 {job}", "slurm job {job}"])
+def test_the_best_job_is_read_in_the_forms_a_learner_writes(recorded, form):
+    """'job 3' for job 3 was answered "job 3 is not a job of this run; its jobs are 3, ..."."""
+    run, best, other, reproduce, rank_3 = recorded
+    said = teaching.check_run_reading(form.format(job=best), rank_3, run)
+    assert said.passed, said
+    assert not teaching.check_run_reading(form.format(job=other), rank_3, run).passed
+
+
+@pytest.mark.parametrize("answer", ["job 3 or 4", "3, 4", "jobs", "n1"])
+def test_an_answer_that_is_not_one_job_stays_as_given(recorded, answer):
+    run, _, _, _, rank_3 = recorded
+    said = teaching.check_run_reading(answer, rank_3, run)
+    assert not said.passed and answer.strip() in said.message, said
+
+
+@pytest.mark.parametrize("profile, lang, overridden", [
+    ({"kind": "cpu_single", "requested_nodes": 1, "ntasks_per_node": 1}, "en",
+     "requested_nodes: 1 is overridden: the wizard's Nodes (2, this allocation's) sets the job's --nodes 2"),
+    ({"kind": "cpu_single", "requested_nodes": 1, "ntasks_per_node": 1}, "ja", "requested_nodes: 1 は上書き"),
+    ({"kind": "cpu_single", "requested_nodes": 2, "ntasks_per_node": 1}, "en", None),
+    ({"kind": "cpu_single", "ntasks_per_node": 1}, "en", None),
+])
+def test_a_correct_answer_says_when_the_wizard_overrode_requested_nodes(profile, lang, overridden):
+    """Lesson 1 passed requested_nodes: 1 while the line said --nodes 2, without a word."""
+    result = teaching.check_ranks_on_both_nodes(profile, lang=lang)
+    assert result.passed, result
+    assert "--nodes 2" in result.message
+    if overridden:
+        assert overridden in result.message, result
+    else:
+        assert "requested_nodes" not in result.message, result
+
+
+@pytest.mark.parametrize("profile, brought, hint", [
+    ("mpi_gpu", "The preset 'mpi_gpu' asks for GPUs by itself (gpu_type='v100')", "kind 'cpu_single'"),
+    ({"kind": "mpi_gpu", "gpu_type": "a100", "ntasks_per_node": 1}, None, "kind 'cpu_single'"),
+])
+def test_a_gpu_request_refused_on_a_site_without_gpus_says_where_it_came_from(profile, brought, hint):
+    """Lesson 1's mpi_gpu answer quoted a v100 the learner never typed, with no hint."""
+    result = teaching.check_ranks_on_both_nodes(profile)
+    assert not result.passed and "ARI refuses this profile" in result.message
+    assert hint in result.hint, result
+    if brought:
+        assert result.message.startswith(brought), result
+    else:
+        assert "by itself" not in result.message

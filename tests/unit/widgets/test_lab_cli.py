@@ -273,6 +273,25 @@ def test_lab_lessons_opens_the_lessons_in_the_language(lang, capsys, monkeypatch
     assert argv[-1] == "--no-browser" and not any("DEMO_SITE" in a for a in argv)
 
 
+@pytest.mark.parametrize("flags, workspace, folder", [
+    ([], "ari-lessons", "student"),
+    (["--teacher"], "ari-lessons-teacher", "teacher"),
+])
+def test_the_teachers_lab_and_the_students_keep_their_own_workspace(flags, workspace, folder,
+                                                                    capsys, monkeypatch, tmp_path):
+    """The teacher's lab reopened the student's five tabs (five kernels at once): each lab has
+    a workspace of its own, in a folder of its own."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path / "settings"))
+    assert main(["lab", "--lessons", *flags, "--lang", "en", "--print-command"]) == 0
+    argv = capsys.readouterr().out.split()
+    home = tmp_path / "home" / ".local" / "share" / "ari-jupyter" / "lessons"
+    assert f"--LabApp.default_url=/lab/workspaces/{workspace}/tree/01_allocation_and_hostlists.ipynb" in argv
+    assert f"--LabApp.workspaces_dir={home / 'workspaces' / folder}" in argv
+
+
 def test_lab_lessons_without_lessons_in_the_install_says_so(capsys, monkeypatch):
     from ari_jupyter.cli import lab
 

@@ -372,3 +372,19 @@ def test_the_header_names_a_picked_demo_site_at_once():
     assert as_shown(t("wizard_site", "ja", site="gres-cluster",
                       reason=t("site_reason_given", "ja"))) in header
     assert as_shown(t("site_reason_outside", "ja")) not in header
+
+
+@pytest.mark.parametrize("lang, env, step, expected", [
+    ("en", {}, 0, '/ari-jupyter/guides/wizard.md#step-1'),
+    ("ja", {}, 2, '/ari-jupyter/guides/wizard.ja.md#step-3'),
+    ("zh", {}, 4, '/ari-jupyter/guides/wizard.zh.md#step-5'),
+    # under JupyterHub the single-user server's prefix, which its kernels are given
+    ("en", {"JUPYTERHUB_SERVICE_PREFIX": "/user/alice/"}, 3,
+     '/user/alice/ari-jupyter/guides/wizard.md#step-4'),
+])
+def test_each_step_links_to_its_section_of_the_shipped_guide(lang, env, step, expected):
+    wizard = Wizard(config=AriWizard(), lang=lang, run_probes=False, bridge=fake_bridge()[0],
+                    env={"HOME": "/home/x", "USER": "x", "PATH": "/nonexistent", **env})
+    wizard.go(step)
+    assert f'href="{expected}"' in wizard.header.value
+    assert t("wizard_guide_link", lang) in wizard.header.value
