@@ -89,3 +89,17 @@ def test_the_readme_has_the_generated_region():
     from benchmarks.run import README_END, README_START
 
     assert text.count(README_START) == 1 and text.count(README_END) == 1
+
+
+def test_the_controller_load_tab_polls_on_the_lab_extensions_own_schedule():
+    """benchmarks/controller_load.py's tab reads its schedule from the lab extension (no copy):
+    every constant it needs is found there, as the panel and the status bar use them."""
+    from benchmarks.controller_load import LAB_SCHEMA, LAB_SRC, lab_schedule
+
+    every = lab_schedule()
+    source = LAB_SRC.read_text(encoding="utf-8")
+    for name, key in (("WATCH_MS", "watch"), ("POLL_FIRST_MS", "run_first"), ("POLL_MAX_MS", "run_max")):
+        assert f"export const {name} = {int(every[key] * 1000)};" in source
+    schema = json.loads(LAB_SCHEMA.read_text(encoding="utf-8"))
+    assert every["status"] == schema["properties"]["refreshInterval"]["default"]
+    assert 0 < every["run_first"] < every["run_max"] and every["watch"] > 0

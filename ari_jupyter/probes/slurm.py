@@ -24,7 +24,7 @@ from .context import (
 )
 from .evidence_words import bind_flags_note
 from .parsers import parse_version
-from ..slurm.parsers import SINFO_FORMAT, ari_has_gres, gres_lines, parse_gres_spec, parse_sinfo, parse_squeue_time
+from ..slurm.parsers import SINFO_FORMAT, ari_has_gres, gres_lines, parse_gres_spec, parse_sinfo, parse_squeue_time, TimeLeft
 from ..slurm.refusal import refusal_fix_id, refusal_kind
 from ..base.verdict import ProbeResult
 
@@ -412,21 +412,27 @@ async def probe_time_left(host: Host, ctx: ProbeContext) -> ProbeResult:
             "time_left", "unknown", "probe.time_left.unreadable", params={"error": str(exc)},
             command=result.command, evidence=evidence, data=data,
         )
-    data.update(raw=left.raw, seconds=left.seconds, unlimited=left.unlimited)
+    return time_left_verdict(job_id, left, command=result.command, evidence=evidence)
+
+
+def time_left_verdict(job_id: str, left: TimeLeft, *, command: str = "", evidence: str = "") -> ProbeResult:
+    """The time_left result for ``left`` of job ``job_id``: what the probe says once squeue
+    answered, and what the server says as it counts that answer down without asking again."""
+    data = {"job_id": job_id, "seconds": left.seconds, "raw": left.raw, "unlimited": left.unlimited}
     if left.unlimited:
         return ProbeResult("time_left", "ok", f"job {job_id} has no time limit",
-                           command=result.command, evidence=evidence, data=data,
+                           command=command, evidence=evidence, data=data,
                            message_id="probe.time_left.unlimited", params={"job": job_id})
     if left.seconds is not None and left.seconds < TIME_LEFT_WARN_SECONDS:
         return ProbeResult(
             "time_left", "warn",
             f"job {job_id} ends in {left.raw} ({left.seconds // 60} min): an `ari run` started "
             "here stops with it",
-            command=result.command, evidence=evidence, data=data,
+            command=command, evidence=evidence, data=data,
             fix="Start a longer allocation for the notebook, or run `ari` from a batch job.",
             message_id="probe.time_left.short", fix_id="probe.time_left.short.fix",
             params={"job": job_id, "left": left.raw, "minutes": left.seconds // 60},
         )
     return ProbeResult("time_left", "ok", f"job {job_id} has {left.raw} left",
-                       command=result.command, evidence=evidence, data=data,
+                       command=command, evidence=evidence, data=data,
                        message_id="probe.time_left.ok", params={"job": job_id, "left": left.raw})

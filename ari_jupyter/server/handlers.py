@@ -2,8 +2,9 @@
 
 ``GET <base_url>/ari-jupyter/allocation`` answers the JSON of
 :meth:`ari_jupyter.server.status.AllocationStatus.snapshot`. The route has no path
-parameters and its one query argument, ``lang=en|ja|zh`` (the time-left sentence in the status
-bar's language; English without it), is a language code, so no request can name a file.
+parameters and its query arguments are ``lang=en|ja|zh`` (the time-left sentence in the status
+bar's language; English without it), a language code, and ``refresh=1`` (ask squeue for the time
+left now rather than count down the last answer), so no request can name a file.
 Requests without a valid token are refused by jupyter_server (403 for API handlers).
 """
 from __future__ import annotations
@@ -38,7 +39,7 @@ class AllocationHandler(APIHandler):
         lang = self.get_query_argument("lang", "")
         if lang and lang not in LANGUAGES:
             raise web.HTTPError(400, f"lang must be one of {', '.join(LANGUAGES)}")
-        answer = await status.snapshot()
+        answer = await status.snapshot(refresh=self.get_query_argument("refresh", "") == "1")
         left = answer.get("time_left")
         if lang and isinstance(left, dict):
             answer = {**answer, "time_left": {**left, "summary": render_message(

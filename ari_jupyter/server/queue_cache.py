@@ -1,10 +1,13 @@
-"""One squeue (and sacct) answer per server for a few seconds, shared by every tab and poll.
+"""One squeue (and sacct) answer per server per interval, shared by every tab and poll.
 
 Each open Runs panel polls its run, and each poll asks the queue for the user's jobs: without
 sharing, the controller's load grows with every tab a user leaves open and with the poll's
 pace (benchmarks/controller_load.py). The server's runs routes run their commands through one
 ``QueueCachingHost``: the same user-wide ``squeue``/``sacct`` line within ``CACHE_SECONDS`` is
-answered from the last answer, requests that arrive while one is out wait for it, and a
+answered from the last answer (one ``squeue -u`` per interval covers all of the user's runs,
+however many panels and tabs follow them: 2 RPCs, REQUEST_JOB_INFO and the
+REQUEST_PARTITION_INFO squeue 22.05 makes itself), requests that arrive while one is out wait
+for it, and a
 ``scancel`` forgets what was cached so the run shown after Cancel is the queue of now.
 Job-specific lines (``-j``: Cancel's checks) always go to SLURM.
 """
@@ -17,9 +20,9 @@ from typing import Mapping, Sequence
 from ..base.commands import CommandResult
 from ..hosts.host import LocalHost
 
-CACHE_SECONDS = 10.0
-"""How long a queue answer is reused: the panel's fastest poll is 2 s, squeue's %M counts
-seconds but the panel shows a run's phase, and the status bar's time-left cache is 10 s too."""
+CACHE_SECONDS = 30.0
+"""How long a queue answer is reused: a job's state shows within 30 s (a run's phase comes from
+its files, never from here); 4 RPCs a minute per server, however many tabs poll."""
 SHARED = ("squeue", "sacct")
 
 

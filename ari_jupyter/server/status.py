@@ -4,9 +4,16 @@ The allocation comes from the environment the server was started with (it does n
 while the server runs). Outside an allocation, with a demo site configured (``ARI_JUPYTER_DEMO_SITE``
 or ``c.AriWizard.demo_site``, as the wizard chooses its site), it is the demo site's recorded
 allocation, marked ``"demo": {"site": name}``: the status bar shows it as a demo. A wizard that
-runs under this server names its own site (``wizard.site_choice``), and the bar follows it. Time left comes from the core ``time_left`` probe (squeue), run on
-the async host API with a short timeout, and cached for a few seconds so that many open
-browser tabs cause one squeue call, never a blocked IO loop.
+runs under this server names its own site (``wizard.site_choice``), and the bar follows it.
+
+Time left comes from the core ``time_left`` probe (squeue), run on the async host API with a
+short timeout, once: the job's end is fixed, so later answers count that one down on this
+machine's clock and ask slurmctld nothing (``time_left_age_s`` says how old the squeue answer
+is). It is asked again after :data:`REREAD_SECONDS` (an admin may have run ``scontrol update
+TimeLimit=``), when the count reaches zero, or when the request asks (``?refresh=1``). An
+answer that cannot be counted (unknown) is kept :data:`CACHE_SECONDS`. When a later read gets no
+answer (slurmctld down or slow) the last answer goes on being counted down, marked
+``time_left_stale``. Concurrent requests share one squeue; none blocks the IO loop.
 """
 from __future__ import annotations
 
@@ -18,6 +25,8 @@ from typing import Any, Awaitable, Callable, Mapping
 from ..hosts.host import LocalHost
 from ..probes import ProbeContext, run_probes
 from ..base.verdict import ProbeResult
+from ..probes.slurm import time_left_verdict
+from ..slurm.parsers import TimeLeft, format_slurm_duration
 from ..slurm.allocation import Allocation
 from ..wizard.config import wizard_config
 from ..wizard.site_choice import wizard_site
@@ -30,8 +39,11 @@ TIME_LEFT_TIMEOUT = 3.0
 """Seconds squeue may take; a slow controller gives status 'unknown', not a hung request."""
 PROBE_GRACE = 2.0
 """Extra seconds before a probe that ignores its own timeout is abandoned."""
-CACHE_SECONDS = 10.0
-"""How long one time-left answer is reused (squeue reports minutes, polling is every 30 s)."""
+CACHE_SECONDS = 30.0
+"""How long an answer that cannot be counted down (unknown) is reused: the status bar's poll."""
+REREAD_SECONDS = 300.0
+"""How long a time left is counted down before squeue is asked again (a changed time limit
+shows within this; 3 RPCs per read: 0.6 a minute per server)."""
 
 TimeLeftProbe = Callable[[Any], Awaitable[dict[str, Any]]]
 
@@ -57,13 +69,18 @@ class AllocationStatus:
     def __init__(self, env: Mapping[str, str] | None = None, *,
                  time_left_probe: TimeLeftProbe = probe_time_left,
                  cache_seconds: float = CACHE_SECONDS,
+                 reread_seconds: float = REREAD_SECONDS,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.env = dict(os.environ) if env is None else dict(env)
         self.allocation = Allocation.from_env(self.env)
         self._probe = time_left_probe
         self._cache_seconds = cache_seconds
+        self._reread_seconds = reread_seconds
         self._clock = clock
         self._cached: tuple[float, dict[str, Any]] | None = None
+        """When the last read was made and its answer."""
+        self._counted: tuple[float, dict[str, Any]] | None = None
+        """The last answer that could be counted down (a time left in seconds, or no limit)."""
         self._lock = asyncio.Lock()
         self._demo: dict[str, dict[str, Any]] = {}  # each demo site's snapshot, made once
 
@@ -106,13 +123,14 @@ class AllocationStatus:
                                    "demo": {"site": found[0]}}
         return self._demo[key] or None
 
-    async def time_left(self) -> dict[str, Any] | None:
-        """The cached probe result; None outside an allocation (nothing to ask squeue)."""
+    async def time_left(self, refresh: bool = False) -> tuple[dict[str, Any] | None, float | None, bool]:
+        """``(probe result, seconds since squeue answered it, stale)``; ``(None, None, False)``
+        outside an allocation (nothing to ask squeue)."""
         if not self.allocation.inside_allocation:
-            return None
+            return None, None, False
         async with self._lock:  # concurrent requests wait for the one squeue in flight
             now = self._clock()
-            if self._cached is None or now - self._cached[0] >= self._cache_seconds:
+            if refresh or self._cached is None or self._expired(now):
                 try:
                     result = await asyncio.wait_for(self._probe(self.allocation),
                                                     TIME_LEFT_TIMEOUT + PROBE_GRACE)
@@ -122,11 +140,28 @@ class AllocationStatus:
                                       what=message("probe.what.time_left",
                                                    job_id=self.allocation.job_id))
                 self._cached = (now, result)
-            return self._cached[1]
+                if _countable(result):
+                    self._counted = (now, result)
+            read_at, result = self._cached
+            unanswered = str(result.get("message_id", "")).startswith("probe.unanswered")
+            if unanswered and self._counted is not None:
+                read_at, counted = self._counted  # no answer now: the last one, marked stale
+                return _counted_down(counted, now - read_at), now - read_at, True
+            return _counted_down(result, now - read_at), now - read_at, False
 
-    async def snapshot(self) -> dict[str, Any]:
+    def _expired(self, now: float) -> bool:
+        read_at, result = self._cached
+        age = now - read_at
+        if not _countable(result):
+            return age >= self._cache_seconds
+        seconds = (result.get("data") or {}).get("seconds")
+        return age >= self._reread_seconds or (isinstance(seconds, int) and seconds - age <= 0)
+
+    async def snapshot(self, refresh: bool = False) -> dict[str, Any]:
         """``{"allocation": Allocation.to_json(), "time_left": ProbeResult JSON or None,
-        "idle_cull": {"seconds", "text", "message_id", "params"} (the hub's idle timeout) or None}``."""
+        "time_left_age_s": seconds since squeue gave it, "time_left_stale": true when the last read
+        got no answer, "idle_cull": {"seconds", "text", "message_id", "params"} (the hub's idle
+        timeout) or None}``; ``refresh`` asks squeue again now."""
 
         demo = await self._demo_snapshot() if not self.allocation.inside_allocation else None
         if demo is not None:
@@ -137,6 +172,27 @@ class AllocationStatus:
         # left is: English here, the route's language from message_id and params)
         idle = idle_cull_seconds(self.env)
         said = idle_duration(idle) if idle else None
-        return redact_tree({"allocation": self.allocation.to_json(), "time_left": await self.time_left(),
+        left, age, stale = await self.time_left(refresh)
+        return redact_tree({"allocation": self.allocation.to_json(), "time_left": left,
+                            "time_left_age_s": None if age is None else round(age),
+                            "time_left_stale": stale,
                             "idle_cull": {"seconds": idle, "text": say(said, "en"), **said} if idle else None},
                            self.env)
+
+
+def _countable(result: dict[str, Any]) -> bool:
+    """A time left that can be counted down here: squeue gave seconds, or no limit."""
+    data = result.get("data") or {}
+    return result.get("status") in ("ok", "warn") and bool(data.get("job_id")) and (
+        isinstance(data.get("seconds"), int) or data.get("unlimited") is True)
+
+
+def _counted_down(result: dict[str, Any], age: float) -> dict[str, Any]:
+    """``result`` as it reads ``age`` seconds after squeue gave it (the same words and ids)."""
+    data = result.get("data") or {}
+    seconds = data.get("seconds")
+    if not _countable(result) or data.get("unlimited") or age < 1:
+        return result
+    left = max(0, seconds - int(age))
+    return time_left_verdict(str(data["job_id"]), TimeLeft(format_slurm_duration(left), left),
+                             command=result.get("command", ""), evidence=result.get("evidence", "")).to_json()

@@ -188,6 +188,20 @@ def parse_slurm_duration(text: str) -> int:
     return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
 
 
+def format_slurm_duration(seconds: int) -> str:
+    """``seconds`` as squeue prints a time left (``%L``): ``M:SS``, ``H:MM:SS``, ``D-HH:MM:SS``;
+    what :func:`parse_slurm_duration` reads back to the same seconds."""
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
 def parse_squeue_time(text: str) -> TimeLeft:
     """The time left printed by ``squeue -h -j ID -o %L``. Raises ValueError when the output is
     not one time value (empty, several lines, ``INVALID``, garbage)."""
