@@ -27,12 +27,14 @@ from typing import Any, Sequence
 from ..checkpoint.ownership import foreign_output
 from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
-from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
+from ..i18n import DEFAULT_LANGUAGE, message, message_of, say, text
 from ..probes.context import is_unconfigured
 from ..base.files import atomic_write
 from ..slurm.accounting import Accounted
+from ..slurm.pending import advice_id
 from ..slurm.cancel_record import RECORD, render_cancels
 from .accounting import accounted, log_dir_job_ids
+from .pending import waiting
 from .reading import linked_out, read_small_text, redaction_env, tail
 from ..base.numbers import digits_key
 
@@ -82,6 +84,18 @@ class Job:
     """``<code>:<signal>`` as accounting (sacct) recorded it; empty where it has not."""
     elapsed_s: int | None = None
     """Elapsed seconds as accounting recorded them; None where it has not."""
+    reason: str = ""
+    """Why a pending job waits (``squeue --start``'s ``%r`` code); empty otherwise."""
+    expected_start: str = ""
+    """When the scheduler expects a pending job to start (ISO); empty while it has no estimate."""
+
+    def pending_said(self) -> dict[str, Any] | None:
+        """Why it waits, when it may start and what the user can do, as a sentence (or None)."""
+        if not self.reason:
+            return None
+        return message("runs.pending.line" if self.expected_start else "runs.pending.line_no_start",
+                       reason=self.reason, start=self.expected_start,
+                       advice=message(advice_id(self.reason), reason=self.reason, job=self.job_id))
 
     @property
     def active(self) -> bool:
@@ -97,7 +111,10 @@ class Job:
                 "tail": list(self.tail), "source": self.source, "partition": self.partition,
                 "cpus_per_node": self.cpus_per_node, "tres_per_node": self.tres_per_node,
                 "time_limit": self.time_limit, "exit_code": self.exit_code,
-                "elapsed_s": self.elapsed_s, "outside": [o.to_json() for o in self.outside],
+                "elapsed_s": self.elapsed_s, "reason": self.reason,
+                "expected_start": self.expected_start, "pending": self.pending_said(),
+                "pending_text": say(self.pending_said(), DEFAULT_LANGUAGE) if self.reason else "",
+                "outside": [o.to_json() for o in self.outside],
                 "outside_text": say([o.said() for o in self.outside], DEFAULT_LANGUAGE)
                 if self.outside else ""}
 
@@ -390,11 +407,16 @@ async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
         ids += [i for scope in scopes.values() for i in log_dir_job_ids(scope.log_dir)]
         rows, accounting = await accounted(host, ids, user, since)
         finished = [job_of(row) for row in rows]
-    views = {}
-    for key, scope in scopes.items():
-        jobs = merged(ours[key], attribute(finished, scope), scheduler == "ok")
-        views[key] = JobsView(tuple(jobs), scheduler, problem, accounting)
-    return views
+    runs_jobs = {key: merged(ours[key], attribute(finished, scope), scheduler == "ok")
+                 for key, scope in scopes.items()}
+    # why the pending ones wait and when they may start: one squeue --start line for all
+    said = await waiting(host, [j.job_id for jobs in runs_jobs.values() for j in jobs
+                                if j.state == "PENDING" and j.source == "squeue"])
+    return {key: JobsView(tuple(replace(j, reason=said[j.job_id].reason,
+                                        expected_start=said[j.job_id].expected_start)
+                                if j.job_id in said else j for j in jobs),
+                          scheduler, problem, accounting)
+            for key, jobs in runs_jobs.items()}
 
 
 def _id_key(job_id: str) -> tuple[tuple[int, str], tuple[int, str]]:

@@ -8,6 +8,7 @@ has forgotten it, and attributes it by its work dir from sacct's own answer.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -87,3 +88,34 @@ def test_a_finished_job_that_left_squeue_is_shown_with_its_sacct_state(testbed_a
     listed = json.loads(bed.run([sys.executable, "-m", "ari_jupyter", "runs", "--json", "--workspace",
                                  str(tmp_path / "ws")], timeout=60).stdout)
     assert [(r["run_id"], r["jobs"]) for r in listed["runs"]] == [(ckpt.name, 1)]
+
+
+def test_a_pending_job_shows_its_reason_and_expected_start(testbed_acct, tmp_path):
+    bed = testbed_acct
+    ckpt = copy_case("exploring", tmp_path / "ws")
+    (ckpt / ".ari_pid").unlink()
+    node_dir = tmp_path / "ws" / "experiments" / ckpt.name / "node_2"
+    node_dir.mkdir(parents=True)
+    # another job holds both nodes for 5 minutes: the run's job waits for Resources
+    holder = bed.run(["sbatch", "--parsable", "-N", "2", "--exclusive", "-t", "5", "-D", "/tmp",
+                      "-o", "/dev/null", "--wrap", "sleep 300"], check=True).stdout.strip()
+    try:
+        waiting = bed.run(["sbatch", "--parsable", "-N", "1", "-t", "2", "-J", "bfts_node_2",
+                           "-D", str(node_dir), "-o", "/dev/null", "--wrap", "true"],
+                          check=True).stdout.strip()
+
+        def shown_waiting():
+            answer = json.loads(status(bed, ckpt, "--json").stdout)
+            jobs = {j["job_id"]: j for j in answer["jobs"]["jobs"]}
+            job = jobs.get(waiting)
+            return job if job and job["reason"] == "Resources" and job["expected_start"] else None
+
+        job = wait_for(shown_waiting, 60, f"job {waiting} pending on Resources with an expected start")
+        assert job["state"] == "PENDING"
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", job["expected_start"])
+        assert job["pending_text"].startswith(f"pending (Resources), expected start {job['expected_start']}")
+        text = status(bed, ckpt, "--lang", "ja").stdout
+        assert f"待機中（Resources）、開始見込み {job['expected_start']}" in text
+    finally:
+        bed.run(["scancel", holder])
+        bed.run(["scancel", "-u", "root"])

@@ -78,3 +78,31 @@ def test_log_dir_job_ids(tmp_path):
         (tmp_path / name).write_text("")
     assert sorted(log_dir_job_ids(str(tmp_path))) == ["12", "3"]
     assert log_dir_job_ids(str(tmp_path / "missing")) == [] and log_dir_job_ids("") == []
+
+
+def test_a_pending_job_says_why_and_when(tmp_path):
+    """The run's pending job gets squeue --start's reason and expected start (one line for all)."""
+    from unit.runs.test_jobs import FakeHost, ME, _rows
+
+    class Starting(FakeHost):
+        async def run(self, argv, timeout, env=None):
+            if argv[:2] == ["squeue", "--start"]:
+                self.calls.append(tuple(argv))
+                return CommandResult(tuple(argv), 0, "12|Resources|2026-12-07T03:04:05\n", "")
+            return await super().run(argv, timeout, env)
+
+    path = tmp_path / "ws" / "checkpoints" / "20261201094500_stream_triad"
+    (path / "repro_sandbox").mkdir(parents=True)
+    (path / ".env").write_text("ARI_SLURM_PARTITION=small\n")
+    host = Starting(queue=[_rows(path)["reproduce"], _rows(path)["bfts-node"]])
+    from ari_jupyter.runs.jobs import run_jobs
+    from ari_jupyter.i18n import say
+    view = asyncio.run(run_jobs(path, host, user=ME))
+    jobs = {j.job_id: j for j in view.jobs}
+    assert (jobs["12"].reason, jobs["12"].expected_start) == ("Resources", "2026-12-07T03:04:05")
+    assert (jobs["11"].reason, jobs["11"].expected_start) == ("", "")  # running: no reason
+    [asked] = [c for c in host.calls if c[:2] == ("squeue", "--start")]
+    assert asked[asked.index("-j") + 1] == "12"
+    said = jobs["12"].to_json()
+    assert said["pending_text"].startswith("pending (Resources), expected start 2026-12-07T03:04:05: the nodes")
+    assert "待機中" in say(said["pending"], "ja") and "排队中" in say(said["pending"], "zh")

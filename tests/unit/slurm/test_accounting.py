@@ -13,6 +13,8 @@ import pytest
 
 from ari_jupyter.slurm.accounting import (ACCOUNT_FIELDS, accounting_disabled, parse_accounting,
                                           sacct_argv)
+from ari_jupyter.slurm.pending import ADVISED, advice_id, parse_start, start_argv
+from ari_jupyter.i18n import t
 
 RECORDED = (Path(__file__).parents[2] / "fixtures" / "outputs" / "sacct" / "testbed_acct.txt").read_text()
 
@@ -73,3 +75,41 @@ def test_one_line_for_all_the_jobs(ids, asked):
 ])
 def test_accounting_disabled(output, disabled):
     assert accounting_disabled(output) is disabled
+
+
+# squeue --start's rows as the test bed printed them (a job waiting for nodes, one for its
+# dependency), and the reasons a site shows
+START_ROWS = [
+    ("3|Resources|2026-12-07T01:56:39", ("Resources", "2026-12-07T01:56:39", "runs.pending.advice.Resources")),
+    ("4|Dependency|N/A", ("Dependency", "", "runs.pending.advice.Dependency")),
+    ("5|ReqNodeNotAvail, UnavailableNodes:n1|N/A",
+     ("ReqNodeNotAvail", "", "runs.pending.advice.ReqNodeNotAvail")),
+    ("6|QOSMaxJobsPerUserLimit|2026-12-08T00:00:00",
+     ("QOSMaxJobsPerUserLimit", "2026-12-08T00:00:00", "runs.pending.advice.QOSMaxJobsPerUserLimit")),
+    ("7|PartitionTimeLimit|N/A", ("PartitionTimeLimit", "", "runs.pending.advice.PartitionTimeLimit")),
+    ("8|Priority|2026-12-07T03:00:00", ("Priority", "2026-12-07T03:00:00", "runs.pending.advice.Priority")),
+    ("9|AssocGrpGRESMinutes|N/A", ("AssocGrpGRESMinutes", "", "runs.pending.advice.other")),
+    ("10|None|N/A", ("", "", "runs.pending.advice.other")),
+]
+
+
+@pytest.mark.parametrize("line,read", START_ROWS, ids=[r[0].split("|")[1] for r in START_ROWS])
+def test_pending_reason_and_expected_start(line, read):
+    [(job_id, waiting)] = parse_start(line + "\n").items()
+    assert job_id == line.split("|")[0]
+    assert (waiting.reason, waiting.expected_start, advice_id(waiting.reason)) == read
+
+
+def test_every_advice_is_in_the_catalogs():
+    for reason in ADVISED + ("other",):
+        for lang in ("en", "ja", "zh"):
+            assert t(f"runs.pending.advice.{reason}", lang, reason=reason, job="5")
+
+
+@pytest.mark.parametrize("text", ["", "garbage\n", "x|Resources|N/A\n", "5|Resources\n"])
+def test_start_rows_it_cannot_read(text):
+    assert parse_start(text) == {}
+
+
+def test_start_argv():
+    assert start_argv(["3", "3", "4;x", "5"]) == ["squeue", "--start", "-h", "-j", "3,5", "-o", "%i|%r|%S"]
