@@ -84,3 +84,29 @@ def parse_accounting(text: str) -> tuple[list[Accounted], int]:
 def accounting_disabled(output: str) -> bool:
     """Whether sacct's output says the site keeps no accounting."""
     return DISABLED in output.lower()
+
+
+LIMIT_FIELDS = ("Account", "Partition", "GrpTRESMins", "GrpTRESRunMins", "MaxTRESMins", "GrpJobs",
+                "MaxJobs", "MaxSubmit", "MaxWall", "GrpWall")
+
+
+def assoc_argv(user: str) -> list[str]:
+    """The user's associations and their limits, as ``sacctmgr show assoc`` lets a user see them."""
+    return ["sacctmgr", "-n", "-P", "show", "assoc", "where", f"user={user}",
+            "format=" + ",".join(LIMIT_FIELDS)]
+
+
+def assoc_limits(text: str) -> list[str]:
+    """Each association that has a limit, as ``account[/partition]: Name=value, ...``; none when
+    no limit is set (or nothing could be read): a view then says nothing rather than guess."""
+    out = []
+    for line in text.splitlines():
+        parts = line.split("|")
+        if len(parts) != len(LIMIT_FIELDS) or not parts[0].strip():
+            continue
+        limits = [f"{name}={value.strip()}" for name, value in zip(LIMIT_FIELDS[2:], parts[2:])
+                  if value.strip()]
+        if limits:
+            where = parts[0].strip() + (f"/{parts[1].strip()}" if parts[1].strip() else "")
+            out.append(f"{where}: {', '.join(limits)}")
+    return list(dict.fromkeys(out))
