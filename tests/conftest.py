@@ -193,6 +193,13 @@ def testbed_nogres(_testbed: Testbed):
     return _testbed.ensure("nogres")
 
 
+@pytest.fixture
+def testbed_acct(_testbed: Testbed):
+    """nogres with accounting (slurmdbd, MariaDB; sacct answers) and MinJobAge=2: an ended
+    job leaves squeue within seconds, as it does on a site after 300 s."""
+    return _testbed.ensure("acct")
+
+
 @pytest.fixture(params=VARIANTS)
 def testbed_any(request: pytest.FixtureRequest):
     """Runs the test once per variant (parametrised ``gres`` / ``nogres``)."""

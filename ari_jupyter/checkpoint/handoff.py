@@ -17,6 +17,7 @@ interface (HTTP on N, WebSocket on N+1) and serves ``/api/env-keys`` with raw AP
 from __future__ import annotations
 
 import asyncio
+import getpass
 import hashlib
 import json
 import os
@@ -41,6 +42,8 @@ from ..probes.runner import redacted
 from ..ari.dotenv import read_dotenv
 from ..ari.choices import Choices
 from ..ari.run_settings import api_key_status, package_llm
+from ..ari.cost import cost_bound
+from ..slurm.accounting import assoc_argv, assoc_limits
 from ..ari.time_fit import (clock, hours, idle_cull_finding, search_seconds, search_time, time_fit_finding,
                             time_left_seconds)
 from ..wizard.run_settings_view import ari_default_llm
@@ -51,7 +54,7 @@ from ..base.bounded_read import OPTION_FILE_CAP, read_json_bounded
 
 
 CHECK_IDS = ("checkpoint", "script", "checkpoint_env", "env_overrides", "api_key", "shared_fs",
-             "ari", "sbatch", "modules", "time_fit")
+             "ari", "sbatch", "modules", "time_fit", "cost")
 
 _MODULE_INIT = "\n".join(prelude.module_init_lines())
 
@@ -268,7 +271,7 @@ def with_checks(items: Sequence[ChecklistItem], checks: Sequence[Any],
 
 # -- the check -----------------------------------------------------------------------------
 
-SLOW_CHECK_IDS = ("shared_fs", "ari", "sbatch", "modules", "time_fit")
+SLOW_CHECK_IDS = ("shared_fs", "ari", "sbatch", "modules", "time_fit", "cost")
 """The checks that run commands (concurrently); the others only read files."""
 
 
@@ -315,6 +318,7 @@ async def check_handoff_async(checkpoint_dir: str | Path, *, host: Any = None,
             "sbatch", "handoff.check.sbatch.unread"),
         "modules": _check_modules(host, choices, timeout),
         "time_fit": _check_time_fit(host, ckpt, choices, timeout),
+        "cost": _check_cost(host, choices, timeout),
     }
     assert tuple(pending) == SLOW_CHECK_IDS
 
@@ -624,6 +628,21 @@ async def _check_time_fit(host: Any, ckpt: Path, choices: Choices | None,
                               fix_id="handoff.check.time_fit.both.fix", params=said, data=data)
     return _said("time_fit", "ok", "handoff.check.time_fit.fits", data=data, needed=needed,
                  left=hours(time_left_seconds(left)))
+
+
+async def _check_cost(host: Any, choices: Choices | None, timeout: float) -> ProbeResult:
+    """The worst case in node-hours of what was approved (``ari.cost``), beside the time fit,
+    and the user's association limits where ``sacctmgr`` shows them (nothing said otherwise)."""
+    if choices is None:
+        return _said("cost", "skip", "handoff.check.cost.unread")
+    bound = cost_bound(choices)
+    result = await host.run(assoc_argv(getpass.getuser()), timeout=timeout)
+    limits = assoc_limits(result.stdout) if result.ok else []
+    data = {"bound": bound.to_json(), "limits": limits}
+    if limits:
+        return _said("cost", "ok", "handoff.check.cost.bound_limits", data=data, bound=bound.said(),
+                     limits="; ".join(limits))
+    return _said("cost", "ok", "handoff.check.cost.bound", data=data, bound=bound.said())
 
 
 async def _check_ari(host: Any, choices: Choices | None, timeout: float) -> ProbeResult:

@@ -89,6 +89,10 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en",
         for job in jobs["jobs"]:
             lines.append(t("runs.jobs.row", lang, **{k: job[k] for k in (
                 "job_id", "name", "state", "elapsed", "nodes", "where", "kind")}))
+            if job.get("pending"):  # why it waits, when it may start, what the user can do
+                lines.append("    " + say(job["pending"], lang))
+            if job.get("exit_code") and job.get("source") == "sacct":  # it ended: how, from accounting
+                lines.append(t("runs.acct.ended", lang, state=job["state"], exit_code=job["exit_code"]))
             lines += envelope_lines(job, envelope, lang)
             if job["output"]:
                 lines.append(t("runs.jobs.output", lang, path=job["output"]))

@@ -27,10 +27,14 @@ from typing import Any, Callable, Iterator, Sequence
 from ..checkpoint.ownership import foreign_output
 from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
-from ..i18n import DEFAULT_LANGUAGE, message_of, say, text
+from ..i18n import DEFAULT_LANGUAGE, message, message_of, say, text
 from ..probes.context import is_unconfigured
 from ..base.files import atomic_write
+from ..slurm.accounting import Accounted
+from ..slurm.pending import advice_id
 from ..slurm.cancel_record import RECORD, render_cancels
+from .accounting import accounted, log_dir_job_ids
+from .pending import waiting
 from .reading import linked_out, read_small_text, redaction_env, tail
 from ..base.numbers import digits_key
 
@@ -47,7 +51,6 @@ so a job ended by its time limit is seen as TIMEOUT where no accounting (sacct) 
 ENDED_KEPT = frozenset({"TIMEOUT"})
 """Of the ended jobs squeue still lists, the ones kept: the time limit ended the run's job.
 The others (a cancelled, a completed job) leave the list as they leave the queue."""
-SACCT_FORMAT = "JobID,JobName,State,Elapsed,NNodes,NodeList,User,WorkDir"
 ACTIVE_STATES = frozenset({"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED",
                            "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT"})
 COMMAND_TIMEOUT = 10.0
@@ -77,6 +80,22 @@ class Job:
     time_limit: str = ""
     outside: tuple[Any, ...] = ()
     """What the job asks beyond what the user approved (``envelope.Over``), once compared."""
+    exit_code: str = ""
+    """``<code>:<signal>`` as accounting (sacct) recorded it; empty where it has not."""
+    elapsed_s: int | None = None
+    """Elapsed seconds as accounting recorded them; None where it has not."""
+    reason: str = ""
+    """Why a pending job waits (``squeue --start``'s ``%r`` code); empty otherwise."""
+    expected_start: str = ""
+    """When the scheduler expects a pending job to start (ISO); empty while it has no estimate."""
+
+    def pending_said(self) -> dict[str, Any] | None:
+        """Why it waits, when it may start and what the user can do, as a sentence (or None)."""
+        if not self.reason:
+            return None
+        return message("runs.pending.line" if self.expected_start else "runs.pending.line_no_start",
+                       reason=self.reason, start=self.expected_start,
+                       advice=message(advice_id(self.reason), reason=self.reason, job=self.job_id))
 
     @property
     def active(self) -> bool:
@@ -91,7 +110,11 @@ class Job:
                 "kind": self.kind, "work_dir": self.work_dir, "output": self.output,
                 "tail": list(self.tail), "source": self.source, "partition": self.partition,
                 "cpus_per_node": self.cpus_per_node, "tres_per_node": self.tres_per_node,
-                "time_limit": self.time_limit, "outside": [o.to_json() for o in self.outside],
+                "time_limit": self.time_limit, "exit_code": self.exit_code,
+                "elapsed_s": self.elapsed_s, "reason": self.reason,
+                "expected_start": self.expected_start, "pending": self.pending_said(),
+                "pending_text": say(self.pending_said(), DEFAULT_LANGUAGE) if self.reason else "",
+                "outside": [o.to_json() for o in self.outside],
                 "outside_text": say([o.said() for o in self.outside], DEFAULT_LANGUAGE)
                 if self.outside else ""}
 
@@ -213,17 +236,24 @@ def _job_of_row(parts: list[str], shared: dict[str, str]) -> Job | None:
                tres_per_node=tres, time_limit=limit)
 
 
-def parse_sacct(text: str) -> list[Job]:
-    """Rows of ``sacct --noheader --parsable2 -X --format=SACCT_FORMAT`` (steps dropped)."""
-    jobs = []
-    for line in text.splitlines():
-        parts = line.split("|")
-        if len(parts) != 8 or not _JOB_ID.match(parts[0].strip()):
-            continue
-        job_id, name, state, elapsed, nodes, nodelist, user, work_dir = (p.strip() for p in parts)
-        jobs.append(Job(job_id, name, state, elapsed, nodes, nodelist, user, work_dir,
-                        source="sacct"))
-    return jobs
+def job_of(row: Accounted) -> Job:
+    """An accounting row (``slurm.accounting``) as a job (``source`` "sacct")."""
+    return Job(row.job_id, row.name, row.state, row.elapsed, str(row.nodes), row.node_list,
+               row.user, row.work_dir, source="sacct", time_limit=row.time_limit,
+               exit_code=row.exit_code, elapsed_s=row.elapsed_s)
+
+
+def merged(queued: Sequence[Job], finished: Sequence[Job], queue_whole: bool) -> list[Job]:
+    """A run's jobs: the queue's where it lists a job (it is fresher, with accounting's exit
+    code and seconds added), else accounting's. A job accounting still calls active that a whole
+    queue no longer lists has ended (accounting lags the queue a moment): never shown running."""
+    jobs = {j.job_id: replace(j, state="UNKNOWN") if j.active and queue_whole else j
+            for j in finished}
+    for job in queued:
+        known = jobs.get(job.job_id)
+        jobs[job.job_id] = job if known is None else replace(
+            job, exit_code=known.exit_code, elapsed_s=known.elapsed_s)
+    return sorted(jobs.values(), key=lambda j: _id_key(j.job_id))
 
 
 def _real(path: str | Path) -> str:
@@ -394,16 +424,6 @@ async def _squeue_of_runs(host: Host, user: str,
     return await _squeue(host, user, ids, scopes)
 
 
-async def _sacct(host: Host, user: str, since: str) -> tuple[list[Job], str]:
-    argv = ["sacct", "-u", user, "-X", "--noheader", "--parsable2", f"--format={SACCT_FORMAT}"]
-    if since:
-        argv += ["-S", since]
-    result = await host.run(argv, timeout=COMMAND_TIMEOUT)
-    if not result.ok:
-        return [], "no"
-    return parse_sacct(result.stdout), "yes"
-
-
 async def run_jobs(checkpoint: Path, host: Host, *, since: str = "", with_accounting: bool = True,
                    user: str | None = None) -> JobsView:
     """The run's jobs in the queue (squeue) and, where accounting exists, finished ones (sacct)."""
@@ -444,22 +464,26 @@ def _recorded_view(checkpoint: Path, user: str) -> JobsView | None:
 
 async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
                         with_accounting: bool, user: str) -> dict[str, JobsView]:
-    queue_task = _squeue_of_runs(host, user, [RunScope.of(Path(c), user) for c in checkpoints])
-    if with_accounting:
-        (queued, scheduler, problem), (finished, accounting) = await asyncio.gather(
-            queue_task, _sacct(host, user, since))
-    else:
-        (queued, scheduler, problem), finished, accounting = await queue_task, [], "unknown"
-    if scheduler == "absent":
-        accounting = "unknown"
-    views = {}
-    for checkpoint in checkpoints:
-        scope = RunScope.of(Path(checkpoint), user)
-        jobs = {j.job_id: j for j in attribute(finished, scope)}
-        jobs.update({j.job_id: j for j in attribute(queued, scope)})  # the queue is fresher
-        views[str(checkpoint)] = JobsView(tuple(sorted(jobs.values(), key=lambda j: _id_key(j.job_id))),
-                                          scheduler, problem, accounting)
-    return views
+    scopes = {str(c): RunScope.of(Path(c), user) for c in checkpoints}
+    queued, scheduler, problem = await _squeue_of_runs(host, user, list(scopes.values()))
+    ours = {key: attribute(queued, scope) for key, scope in scopes.items()}
+    finished: list[Job] = []
+    accounting = "unknown"
+    if with_accounting and scheduler != "absent":  # one sacct line for every run's known jobs
+        ids = [j.job_id for jobs in ours.values() for j in jobs]
+        ids += [i for scope in scopes.values() for i in log_dir_job_ids(scope.log_dir)]
+        rows, accounting = await accounted(host, ids, user, since)
+        finished = [job_of(row) for row in rows]
+    runs_jobs = {key: merged(ours[key], attribute(finished, scope), scheduler == "ok")
+                 for key, scope in scopes.items()}
+    # why the pending ones wait and when they may start: one squeue --start line for all
+    said = await waiting(host, [j.job_id for jobs in runs_jobs.values() for j in jobs
+                                if j.state == "PENDING" and j.source == "squeue"])
+    return {key: JobsView(tuple(replace(j, reason=said[j.job_id].reason,
+                                        expected_start=said[j.job_id].expected_start)
+                                if j.job_id in said else j for j in jobs),
+                          scheduler, problem, accounting)
+            for key, jobs in runs_jobs.items()}
 
 
 def _id_key(job_id: str) -> tuple[tuple[int, str], tuple[int, str]]:

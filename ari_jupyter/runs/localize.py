@@ -41,7 +41,9 @@ def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
 
 
 def _job(job: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The job with what it asks beyond its approval said in ``lang``."""
+    """The job with what it asks beyond its approval, and why it waits, said in ``lang``."""
+    if job.get("pending"):
+        job = {**job, "pending_text": say(job["pending"], lang)}
     if not job.get("outside"):
         return job
     return {**job, "outside_text": say([o["said"] for o in job["outside"]], lang)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from ..wizard import run_settings_view as view
-from ..i18n import render
+from ..i18n import render, say
 from ._base import Panel, esc, findings_html, rich
 
 _LABELLED = {"description_width": "150px"}
@@ -163,8 +163,11 @@ class RunSettingsPart(Panel, widgets.VBox):
         self.advanced.set_title(0, tr("rs_advanced"))
         self.heading.value = (f'<h4 class="ari-heading">{esc(tr("rs_title"))}</h4>'
                               f'<div class="ari-text ari-muted">{esc(tr("rs_intro"))}</div>')
+        cost = view.cost_before(self.state)  # the worst case in node-hours, beside the scope
         self.preset_budget.value = (f'<div class="ari-text ari-muted ari-indented">'
-                                    f'{rich(render(view.preset_budget(s), lang))}</div>')
+                                    f'{rich(render(view.preset_budget(s), lang))}</div>'
+                                    + (f'<div class="ari-text ari-muted ari-indented ari-rs-cost">'
+                                       f'{esc(say(cost, lang))}</div>' if cost else ""))
         self.stages_label.value = f'<label class="ari-text ari-rs-label">{esc(tr("rs_stages"))}</label>'
         demo = bool(getattr(self.ctx.host, "is_demo", False))
         switchable = view.stages_switchable(s, self.ctx.workflow_found, demo=demo)

@@ -148,3 +148,13 @@ def stages_note(settings: RunSettings, workflow_found: bool, *, demo: bool = Fal
     if settings.disabled_stages():
         return "error", text("rs_stages_need_ari")
     return "info", text("rs_stages_default_demo" if demo else "rs_stages_default")
+
+
+def cost_before(state: Any) -> dict | None:
+    """The worst case in node-hours of what step 4 approves (``ari.cost``, the sentence
+    ``check-handoff`` shows too); None while the choices cannot be written yet."""
+    from ..ari.cost import cost_bound  # cold start: ARI's decided record loads when step 4 first shows the bound
+    try:
+        return cost_bound(state.choices()).said()
+    except Exception:  # half-typed input (Max CPUs empty, ...): no bound until it can be written
+        return None

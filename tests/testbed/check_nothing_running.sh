@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check_nothing_running.sh - exit 1 when test-bed processes outlived the tests: any slurmctld,
-# slurmd or slurmstepd, a munged that the test bed started (ARI_TESTBED_DIR in its
-# environment), or the shared filesystem's sshd / sshfs (their command line names
+# slurmd or slurmstepd, a munged, slurmdbd or mariadbd that the test bed started (ARI_TESTBED_DIR
+# in its environment), or the shared filesystem's sshd / sshfs (their command line names
 # ARI_SHAREDFS_DIR) and its mount, and the hub of tests/testbed/hub.sh: anything running from
 # ARI_HUB_DIR (hub, proxy, sshd, sshfs, single-user servers and their kernels), the test users'
 # processes and their home mounts (ARI_HUB_USERS, default: the hub tests' two users). Zombies are ignored (already dead, waiting for init to reap
@@ -22,7 +22,7 @@ leftovers() {
     comm=$(cat "$d/comm" 2>/dev/null) || continue
     case "$comm" in
       slurmctld|slurmd|slurmstepd|slurmscriptd) ;;
-      munged) tr '\0' '\n' 2>/dev/null <"$d/environ" | grep -qxF "ARI_TESTBED_DIR=$LAB" || continue ;;
+      munged|slurmdbd|mariadbd) tr '\0' '\n' 2>/dev/null <"$d/environ" | grep -qxF "ARI_TESTBED_DIR=$LAB" || continue ;;
       sshd|sshfs) tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -qF "$SHARED/" || continue ;;
       *) if tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -qF "$HUB/"; then :
          elif [[ "$HUB_UIDS" == *" $(stat -c %u "$d" 2>/dev/null) "* ]]; then :

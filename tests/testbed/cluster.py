@@ -26,7 +26,9 @@ LOCK_PATH = Path(os.environ.get("ARI_TESTBED_LOCK", "/tmp/ari-testbed.lock"))
 VARIANTS = ("gres", "nogres")
 # Started only by the tests that need it (not in VARIANTS, so ``testbed_any`` skips it): nogres
 # with memory a consumable resource (CR_Core_Memory, DefMemPerCPU), for memory refusals.
-EXTRA_VARIANTS = ("mem",)
+# acct: nogres with real accounting (slurmdbd on MariaDB, the cluster and root's association
+# registered) and MinJobAge=2, so an ended job leaves squeue within seconds as on a site.
+EXTRA_VARIANTS = ("mem", "acct")
 NODES = ("n1", "n2")
 PARTITIONS = ("small", "large")
 DEFAULT_PARTITION = "small"

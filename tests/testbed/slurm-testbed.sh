@@ -2,9 +2,12 @@
 # slurm-testbed.sh - a real two-node SLURM cluster (slurmctld + slurmd n1, n2), Lmod and
 # OpenMPI on this one machine, for the project's integration tests. Root only.
 #
-#   slurm-testbed.sh start [gres|nogres|mem]  install what is missing, start (idempotent; a
-#                                          running cluster of another variant is restarted;
-#                                          mem = nogres with memory a consumable resource)
+#   slurm-testbed.sh start [gres|nogres|mem|acct]  install what is missing, start (idempotent;
+#                                          a running cluster of another variant is restarted;
+#                                          mem = nogres with memory a consumable resource;
+#                                          acct = nogres with accounting: slurmdbd on MariaDB,
+#                                          and MinJobAge=2 so ended jobs leave squeue soon,
+#                                          as they do on a site after 300 s)
 #   slurm-testbed.sh stop                  cancel jobs, stop exactly what start started (by PID)
 #   slurm-testbed.sh status                variant, daemons and sinfo; exit 1 when not running
 #   slurm-testbed.sh env                   print the path of the env file to source
@@ -22,6 +25,10 @@
 # - Every process we start carries ARI_TESTBED_DIR and our SLURM_CONF in its environment
 #   (slurmstepd keeps only the latter): that is how `stop` recognises stray slurmstepd of our
 #   own jobs and tells a munged started by us from someone else's.
+# - Accounting (variant acct): Debian's MariaDB and slurmdbd. The database's files are made once
+#   per test bed directory ($LAB/mysql, a few seconds) and kept across starts; mariadbd listens
+#   on its own socket only, slurmdbd reaches it as root through that socket (unix_socket
+#   authentication: no password anywhere), and both are stopped by PID like the other daemons.
 set -Eeuo pipefail
 trap 'log "FAILED (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
 
@@ -35,6 +42,11 @@ ENV_FILE=$LAB/env.sh
 NODES=(n1 n2)
 NODELIST="n[1-2]"
 PACKAGES=(slurmctld slurmd slurm-client munge openmpi-bin lmod)
+ACCT_PACKAGES=(mariadb-server slurmdbd)  # only the acct variant needs them
+DBD_PORT=${ARI_TESTBED_DBD_PORT:-16819}
+DB_DIR=$LAB/mysql
+DB_RUN=$LAB/mysql-run   # mariadbd's socket and PID file: a folder user mysql owns
+DB_SOCK=$DB_RUN/mysqld.sock
 LMOD_INIT=/usr/share/lmod/lmod/init/bash
 
 export ARI_TESTBED_DIR=$LAB
@@ -116,9 +128,10 @@ pidfile_pid() { if [ -s "$1" ]; then cat "$1"; fi; }
 
 # ---- install ----------------------------------------------------------------------------
 
-do_install() {
-  local missing=() p own_policy=0 t0=$SECONDS
-  for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+do_install() {  # do_install VARIANT
+  local missing=() p own_policy=0 t0=$SECONDS wanted=("${PACKAGES[@]}")
+  [ "${1:-}" = acct ] && wanted+=("${ACCT_PACKAGES[@]}")
+  for p in "${wanted[@]}"; do installed "$p" || missing+=("$p"); done
   [ ${#missing[@]} = 0 ] && return 0
   command -v apt-get >/dev/null || die "missing packages ${missing[*]} and no apt-get to install them"
   log "installing: ${missing[*]}"
@@ -205,12 +218,27 @@ SlurmctldLogFile=$LOG/slurmctld.log
 SlurmdLogFile=$LOG/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
-# no cgroups, no accounting daemon: what works on one machine without systemd
+# no cgroups: what works on one machine without systemd (accounting only in variant acct)
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
+EOF
+    if [ "$variant" = acct ]; then
+      cat <<EOF
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=127.0.0.1
+AccountingStoragePort=$DBD_PORT
+# a site's 300 s, shortened: an ended job leaves squeue within seconds, then only sacct knows it
+MinJobAge=2
+EOF
+    else
+      cat <<EOF
+AccountingStorageType=accounting_storage/none
+MinJobAge=300
+EOF
+    fi
+    cat <<EOF
 MpiDefault=none
 SwitchType=switch/none
 SchedulerType=sched/backfill
@@ -225,7 +253,6 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 InactiveLimit=0
 KillWait=5
-MinJobAge=300
 # what proctrack/cgroup does on a site, which linuxproc cannot: see write_epilog
 Epilog=$ETC/epilog.sh
 MailProg=/bin/true
@@ -303,6 +330,80 @@ write_env_file() {  # plain `export NAME=VALUE` lines: sourced by shells, parsed
   mv "$ENV_FILE.new" "$ENV_FILE"
 }
 
+# ---- accounting (variant acct): MariaDB, slurmdbd, the cluster and the users' associations -----
+db_up() { mariadb-admin --no-defaults -S "$DB_SOCK" -u root ping >/dev/null 2>&1; }
+
+start_db() {
+  local t0=$SECONDS i
+  install -d -o mysql -g mysql -m 0755 "$DB_RUN"
+  if [ ! -d "$DB_DIR/mysql" ]; then  # once per test bed directory: the system tables
+    rm -rf "$DB_DIR"; install -d -o mysql -g mysql -m 0700 "$DB_DIR"
+    run "initialise MariaDB in $DB_DIR" mariadb-install-db --no-defaults --user=mysql \
+      --datadir="$DB_DIR" --auth-root-authentication-method=socket --skip-test-db \
+      || die "mariadb-install-db failed"
+    log "MariaDB initialised in $((SECONDS - t0)) s"
+  fi
+  rm -f "$DB_RUN/mariadbd.pid"
+  # mariadbd stays in the foreground: started in the background, known by its PID file
+  ( close_inherited_fds; exec mariadbd --no-defaults --user=mysql --datadir="$DB_DIR" \
+      --socket="$DB_SOCK" --pid-file="$DB_RUN/mariadbd.pid" --skip-networking \
+      --log-error="$LOG/mariadb.log" --skip-log-bin --innodb-buffer-pool-size=16M \
+      --innodb-log-file-size=8M --performance-schema=OFF ) </dev/null >/dev/null 2>&1 &
+  for i in $(seq 1 150); do db_up && break; sleep 0.2; done
+  db_up || { show_log "$LOG/mariadb.log"; die "mariadbd did not answer on $DB_SOCK"; }
+  cp "$DB_RUN/mariadbd.pid" "$RUN/mariadbd.pid"
+  log "mariadbd started (pid $(cat "$RUN/mariadbd.pid")) in $((SECONDS - t0)) s"
+}
+
+write_slurmdbd_conf() {
+  cat >"$ETC/slurmdbd.conf.new" <<EOF
+# generated by tests/testbed/slurm-testbed.sh (variant acct)
+AuthType=auth/munge
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$DBD_PORT
+SlurmUser=root
+PidFile=$RUN/slurmdbd.pid
+LogFile=$LOG/slurmdbd.log
+DebugLevel=info
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageUser=root
+StorageLoc=ari_testbed_acct
+EOF
+  chmod 600 "$ETC/slurmdbd.conf.new"
+  mv "$ETC/slurmdbd.conf.new" "$ETC/slurmdbd.conf"
+}
+
+dbd_up() { sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1; }
+
+start_dbd() {
+  local t0=$SECONDS i user
+  write_slurmdbd_conf
+  rm -f "$RUN/slurmdbd.pid"
+  # slurmdbd reads slurmdbd.conf beside SLURM_CONF; the client library finds the database's
+  # socket through MYSQL_UNIX_PORT (StorageHost=localhost means a socket)
+  MYSQL_UNIX_PORT=$DB_SOCK run "start slurmdbd" slurmdbd \
+    || { show_log "$LOG/slurmdbd.log"; die "slurmdbd did not start"; }
+  for i in $(seq 1 100); do dbd_up && break; sleep 0.2; done
+  dbd_up || { show_log "$LOG/slurmdbd.log"; die "slurmdbd started but sacctmgr gets no answer"; }
+  # the cluster, an account and each user's association (root, and the users the tests name)
+  if [ -z "$(sacctmgr -n -P show cluster format=cluster where cluster=ari-testbed)" ]; then
+    run "register cluster ari-testbed" sacctmgr -i add cluster ari-testbed || die "sacctmgr add cluster failed"
+  fi
+  if [ -z "$(sacctmgr -n -P show account format=account where account=ari)" ]; then
+    run "add account ari" sacctmgr -i add account ari cluster=ari-testbed \
+      "description=ari test bed" organization=ari || die "sacctmgr add account failed"
+  fi
+  for user in root ${ARI_TESTBED_ACCT_USERS:-}; do
+    id -u "$user" >/dev/null 2>&1 || continue
+    [ -n "$(sacctmgr -n -P show assoc format=user where user="$user" account=ari)" ] && continue
+    run "add association of $user" sacctmgr -i add user "$user" account=ari cluster=ari-testbed \
+      || die "sacctmgr add user $user failed"
+  done
+  log "slurmdbd up with the cluster registered in $((SECONDS - t0)) s"
+}
+
 # ---- daemons ---------------------------------------------------------------------------------------
 ctld_up() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
 
@@ -350,7 +451,7 @@ start_daemons() {
 
 do_start() {
   local variant=${1:-gres} current
-  case "$variant" in gres|nogres|mem) ;; *) die "unknown variant '$variant' (gres, nogres or mem)" ;; esac
+  case "$variant" in gres|nogres|mem|acct) ;; *) die "unknown variant '$variant' (gres, nogres, mem or acct)" ;; esac
   [ "$(id -u)" = 0 ] || die "must run as root (munge user, mknod, unshare, daemons as root)"
   install -d -m 0755 "$LAB" "$RUN" "$LOG" "$ETC"
   exec 9>"$LAB/.start.lock"; flock 9   # two concurrent starts would fight over ports
@@ -360,12 +461,13 @@ do_start() {
     [ -n "$current" ] && log "switching from $current to $variant"
   fi
   do_stop keep-munge
-  do_install
+  do_install "$variant"
   for p in slurmctld slurmd sinfo munged unshare; do command -v "$p" >/dev/null || die "$p not found after install"; done
   start_munge
   write_slurm_conf "$variant"
   write_modulefiles
   write_env_file "$variant"
+  if [ "$variant" = acct ]; then start_db; start_dbd; fi
   start_daemons
   echo "$variant" >"$RUN/variant"
   log "ready ($variant). env: $ENV_FILE"
@@ -412,14 +514,17 @@ do_stop() {  # do_stop [keep-munge]
   if [ "${1:-}" != keep-munge ]; then terminate munged "$(pidfile_pid "$RUN/munged.pid")" & fi
   wait
   stop_stray_stepds
-  rm -f "$RUN/variant" "$RUN"/slurmd-*.pid "$RUN/slurmctld.pid"
+  # accounting after the controller (it sends its last records on the way down)
+  terminate slurmdbd "$(pidfile_pid "$RUN/slurmdbd.pid")"
+  terminate mariadbd "$(pidfile_pid "$RUN/mariadbd.pid")"
+  rm -f "$RUN/variant" "$RUN"/slurmd-*.pid "$RUN/slurmctld.pid" "$RUN/slurmdbd.pid" "$RUN/mariadbd.pid"
   [ "${1:-}" = keep-munge ] || rm -f "$RUN/munged.pid"
 }
 
 do_status() {
   local variant n p
   variant=$(running_variant)
-  for n in slurmctld "${NODES[@]/#/slurmd-}" munged; do
+  for n in slurmctld "${NODES[@]/#/slurmd-}" munged slurmdbd mariadbd; do
     p=$(pidfile_pid "$RUN/$n.pid")
     if [ -n "$p" ] && ours "$p" "${n%%-*}"; then echo "$n: running (pid $p)"; else echo "$n: not running (started by us)"; fi
   done

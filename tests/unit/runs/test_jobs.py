@@ -16,8 +16,7 @@ import pytest
 from ari_jupyter.hosts.host import Host
 from ari_jupyter.base.commands import CommandResult
 from ari_jupyter.doctor.log_checks import read_cancels
-from ari_jupyter.runs.jobs import (SEP, RunScope, attribute, cancel_jobs, parse_sacct, parse_squeue,
-                                   run_jobs)
+from ari_jupyter.runs.jobs import SEP, RunScope, attribute, cancel_jobs, parse_squeue, run_jobs
 
 ME = "alice"
 
@@ -74,16 +73,6 @@ def test_parse_squeue_skips_malformed_rows(text, count):
     assert len(parse_squeue(text)) == count
 
 
-def test_parse_sacct():
-    text = ("21|ari-ors|COMPLETED|00:01:02|2|n[1-2]|alice|/w/c/r/repro_sandbox\n"
-            "21.batch|batch|COMPLETED|00:01:02|1|n1||\n"
-            "22|x|CANCELLED by 0|00:00:01|1|n1|alice|/tmp\n")
-    jobs = parse_sacct(text)
-    assert [(j.job_id, j.state, j.source) for j in jobs] == [("21", "COMPLETED", "sacct"),
-                                                             ("22", "CANCELLED by 0", "sacct")]
-    assert not jobs[0].active
-
-
 @dataclass
 class FakeHost(Host):
     """Answers squeue/sacct/scancel from a script; records every command it was asked."""
@@ -131,10 +120,15 @@ def test_run_jobs_without_accounting(ckpt):
 
 
 def test_run_jobs_with_accounting_adds_finished_jobs(ckpt):
-    sacct = f"9|ari-ors|FAILED|00:00:03|1|node1|{ME}|{ckpt}/repro_sandbox\n"
-    view = asyncio.run(run_jobs(ckpt, FakeHost(queue=[_rows(ckpt)["reproduce"]], sacct=sacct), user=ME))
-    assert [(j.job_id, j.state) for j in view.jobs] == [("9", "FAILED"), ("11", "RUNNING")]
+    sacct = f"9|ari-ors|FAILED|1:0|00:00:03|3|1|node1|{ME}|{ckpt}/repro_sandbox|00:05:00\n"
+    host = FakeHost(queue=[_rows(ckpt)["reproduce"]], sacct=sacct)
+    view = asyncio.run(run_jobs(ckpt, host, user=ME))
+    assert [(j.job_id, j.state, j.exit_code) for j in view.jobs] == [("9", "FAILED", "1:0"),
+                                                                     ("11", "RUNNING", "")]
     assert view.accounting == "yes"
+    # one sacct line, for the jobs known: the queue's (11) and the log dir's output file (12)
+    [asked] = [c for c in host.calls if c[0] == "sacct"]
+    assert asked[asked.index("-j") + 1] == "11,12"
 
 
 UNCONFIGURED = ("squeue: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host\n"
