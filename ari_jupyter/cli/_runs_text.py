@@ -135,6 +135,18 @@ def _in_lang(english: str, said: dict[str, Any] | None, lang: str) -> str:
     return english if lang == "en" else render_message(english, said, lang)
 
 
+def chain_lines(chain: dict[str, Any] | None, lang: str) -> list[str]:
+    """The run's follow-up allocations: how many of the approved were submitted, and each link
+    (the job it waits for → the follow-up, its state in the queue now)."""
+    if not chain:
+        return []
+    lines = [t("runs.chain.summary", lang, used=chain["used"], approved=chain["approved"], **chain["envelope"])]
+    for link in chain["links"]:
+        state = " ".join(part for part in (link["state"], link["where"]) if part) or t("runs.chain.left", lang)
+        lines.append("  " + t("runs.chain.link", lang, after=link["after"], job=link["job_id"], state=state))
+    return lines
+
+
 def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -> str:
     """``ari-jupyter status`` in ``lang``: labels and notes from the catalog, log lines as ARI wrote them."""
     title = f"  \"{status['title']}\"" if status["title"] else ""
@@ -150,6 +162,7 @@ def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -
               for note, message in zip(status["notes"], notes)]
     lines += jobs_text(status["jobs"], lang=lang, envelope=status.get("envelope"))
     lines += ledger_lines(status.get("ledger"), lang)  # the newer ARI's submission ledger
+    lines += chain_lines(status.get("chain"), lang)  # the follow-up allocations
     if status["findings"]:
         lines.append(t("runs.status.findings", lang))
         lines += findings_text(status["findings"], lang)

@@ -264,3 +264,18 @@ def test_runs_of_a_workspace_that_is_not_a_directory_is_a_verdict(tmp_path, targ
     done = cli("runs", "--workspace", str(path), env=NO_SLURM)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("ari-jupyter runs: ") and str(path) in done.stderr
+
+
+@pytest.mark.parametrize("lang, summary, left", [
+    ("en", "Follow-up allocations: 2 of 3 submitted (partition small, 2 node(s), 00:30:00 each).", "left the queue"),
+    ("ja", "フォローアップ割り当て: 3 個中 2 個を投入済み（各パーティション small、2 ノード、00:30:00）。", "キューから出ました"),
+    ("zh", "后续分配：已提交 2 个，共批准 3 个（每个分区 small、2 个节点、00:30:00）。", "已离开队列"),
+])
+def test_status_shows_the_chain_link_by_link(lang, summary, left):
+    from ari_jupyter.cli._runs_text import chain_lines
+    chain = {"approved": 3, "used": 2, "envelope": {"partition": "small", "nodes": 2, "time": "00:30:00"},
+             "links": [{"job_id": "8", "after": "7", "state": "", "where": ""},
+                       {"job_id": "9", "after": "8", "state": "PENDING", "where": "(Dependency)"}]}
+    sep = "：" if lang == "zh" else ": "
+    assert chain_lines(chain, lang) == [summary, f"  7 → 8{sep}{left}", f"  8 → 9{sep}PENDING (Dependency)"]
+    assert chain_lines(None, lang) == []
