@@ -132,3 +132,22 @@ def test_a_followup_job_is_the_runs_and_of_its_own_kind(tmp_path):
                              ("bfts_x", checkpoint, "bfts")):
         [job] = parse_squeue(SEP.join(["9", name, "PENDING", "0:00", "2", "(None)", "alice", str(work)]))
         assert scope.kind_of(job) == kind
+
+
+@pytest.mark.parametrize("next_state", ["PENDING", "RUNNING"])
+def test_cancel_all_cancels_the_whole_chain_in_one_action(tmp_path, next_state):
+    from ari_jupyter.runs.jobs import cancel_jobs
+    from ari_jupyter.slurm.cancel_record import RECORD
+    checkpoint = _checkpoint(tmp_path)
+    node = checkpoint.parent.parent / "experiments" / checkpoint.name / "node_1"
+    host = FakeHost(queue=[
+        SEP.join(["11", "bfts_node_1", "RUNNING", "0:10", "1", "n1", "alice", str(node)]),
+        SEP.join(["12", "ari-followup", next_state, "0:00", "2", "(Dependency)", "alice", str(checkpoint)]),
+        SEP.join(["13", "someone-elses", "PENDING", "0:00", "1", "(None)", "alice", str(tmp_path)]),
+    ])
+    outcomes = asyncio.run(cancel_jobs(checkpoint, host, None, user="alice", settle=0))
+    assert sorted((o.job_id, o.result) for o in outcomes) == [("11", "cancelled"), ("12", "cancelled")]
+    assert [c for c in host.calls if c[0] == "scancel"] == [("scancel", "--user", "alice", "11"),
+                                                           ("scancel", "--user", "alice", "12")]
+    recorded = (checkpoint / RECORD).read_text()
+    assert "11" in recorded and "12" in recorded
