@@ -5,6 +5,7 @@ from typing import Any, Iterable
 
 from ._columns import columns
 from ._ledger_text import ledger_lines
+from ..runs.chain import chain_text
 from ..i18n import render_message, say, t
 from ..slurm.parsers import gpus_per_node
 
@@ -34,6 +35,8 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
     widths = [max(columns(row[i]) for row in [header, *body]) for i in range(len(header) - 1)]
     lines = ["  ".join(cell + " " * (w - columns(cell)) for cell, w in zip(row[:-1], widths))
              + "  " + row[-1] for row in [header, *body]]
+    for row in rows:  # a run with follow-ups approved: its chain, under the table
+        lines += [f"{row['run_id']}: {line.strip()}" for line in chain_lines(row.get("chain"), lang)]
     if answer.get("scheduler") == "absent":
         lines.append(t("runs.no_slurm", lang))
     elif answer.get("scheduler") in ("error", "partial"):
@@ -136,15 +139,9 @@ def _in_lang(english: str, said: dict[str, Any] | None, lang: str) -> str:
 
 
 def chain_lines(chain: dict[str, Any] | None, lang: str) -> list[str]:
-    """The run's follow-up allocations: how many of the approved were submitted, and each link
-    (the job it waits for → the follow-up, its state in the queue now)."""
-    if not chain:
-        return []
-    lines = [t("runs.chain.summary", lang, used=chain["used"], approved=chain["approved"], **chain["envelope"])]
-    for link in chain["links"]:
-        state = " ".join(part for part in (link["state"], link["where"]) if part) or t("runs.chain.left", lang)
-        lines.append("  " + t("runs.chain.link", lang, after=link["after"], job=link["job_id"], state=state))
-    return lines
+    """The run's follow-up allocations (``runs.chain.chain_text``), the links indented."""
+    said = chain_text(chain, lang)
+    return said[:1] + [f"  {line}" for line in said[1:]]
 
 
 def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -> str:

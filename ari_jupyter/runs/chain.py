@@ -22,7 +22,7 @@ from ..ari.followup import (CHAIN_FILE, FOLLOWUP_SCRIPT, Envelope, FollowupError
 from ..ari.render import LAUNCH_CONFIG_KEY
 from ..base.files import atomic_write
 from ..hosts.host import Host, LocalHost
-from ..i18n import message
+from ..i18n import DEFAULT_LANGUAGE, t
 from .jobs import Job, JobsView
 from .reading import read_json
 
@@ -162,6 +162,18 @@ def chain_json(checkpoint: Path, jobs: JobsView | None) -> dict[str, Any] | None
         job = queued.get(link.job_id)
         links.append({**link.to_json(), "state": job.state if job else "",
                       "where": job.where if job else ""})
-    return {"approved": chain.approved, "used": chain.used, "envelope": chain.envelope.to_json(),
-            "links": links, "message": message("runs.chain.summary", used=chain.used,
-                                                  approved=chain.approved, **chain.envelope.to_json())}
+    shown = {"approved": chain.approved, "used": chain.used, "envelope": chain.envelope.to_json(),
+             "links": links}
+    return {**shown, "said": chain_text(shown, DEFAULT_LANGUAGE)}
+
+
+def chain_text(chain: dict[str, Any] | None, lang: str) -> list[str]:
+    """The chain in words: how many of the approved follow-ups were submitted, then each link
+    (the job it waits for → the follow-up: its state in the queue now)."""
+    if not chain:
+        return []
+    lines = [t("runs.chain.summary", lang, used=chain["used"], approved=chain["approved"], **chain["envelope"])]
+    for link in chain["links"]:
+        state = " ".join(part for part in (link["state"], link["where"]) if part) or t("runs.chain.left", lang)
+        lines.append(t("runs.chain.link", lang, after=link["after"], job=link["job_id"], state=state))
+    return lines

@@ -109,7 +109,8 @@ class RunStatus:
         return {"run_id": self.run_id, "checkpoint_dir": self.checkpoint_dir, "title": self.title,
                 "phase": self.phase, "nodes": self.nodes.to_json(),
                 "best_metric": self.best_metric.to_json() if self.best_metric else None,
-                "updated_at": self.updated_at, "jobs": len(self.jobs.jobs)}
+                "updated_at": self.updated_at, "jobs": len(self.jobs.jobs),
+                **({"chain": self.chain} if self.chain is not None else {})}
 
 
 def _title(checkpoint: Path) -> str:

@@ -279,3 +279,16 @@ def test_status_shows_the_chain_link_by_link(lang, summary, left):
     sep = "：" if lang == "zh" else ": "
     assert chain_lines(chain, lang) == [summary, f"  7 → 8{sep}{left}", f"  8 → 9{sep}PENDING (Dependency)"]
     assert chain_lines(None, lang) == []
+
+
+def test_runs_lists_each_runs_chain_under_the_table():
+    from ari_jupyter.cli._runs_text import runs_table
+    chain = {"approved": 2, "used": 1, "envelope": {"partition": "small", "nodes": 1, "time": "5"},
+             "links": [{"job_id": "8", "after": "7", "state": "PENDING", "where": "(Dependency)"}]}
+    row = {"run_id": "20260101000000_a", "phase": "exploring", "title": "A", "updated_at": "2026-01-01T00:00:00",
+           "nodes": {"done": 1, "failed": 0, "running": 1, "total": 2}, "best_metric": None, "jobs": 2,
+           "chain": chain}
+    lines = runs_table({"runs": [row, {**row, "run_id": "20260101000000_b"} | {"chain": None}],
+                        "workspace": "/w", "scheduler": "ok"}).splitlines()
+    assert lines[-2:] == ["20260101000000_a: Follow-up allocations: 1 of 2 submitted (partition small, 1 node(s), 5 each).",
+                          "20260101000000_a: 7 → 8: PENDING (Dependency)"]

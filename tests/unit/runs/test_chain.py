@@ -151,3 +151,16 @@ def test_cancel_all_cancels_the_whole_chain_in_one_action(tmp_path, next_state):
                                                            ("scancel", "--user", "alice", "12")]
     recorded = (checkpoint / RECORD).read_text()
     assert "11" in recorded and "12" in recorded
+
+
+@pytest.mark.parametrize("lang, first", [("en", "Follow-up allocations: 1 of 2 submitted"),
+                                         ("ja", "フォローアップ割り当て: 2 個中 1 個を投入済み"),
+                                         ("zh", "后续分配：已提交 1 个，共批准 2 个")])
+def test_the_panel_gets_the_chain_in_its_language(tmp_path, lang, first):
+    from ari_jupyter.runs.localize import status_in_language
+    checkpoint, host = _checkpoint(tmp_path), SbatchHost()
+    _submit(checkpoint, host, "100")
+    shown = status_in_language({"chain": chain_json(checkpoint, None), "findings": [], "notes": [],
+                                "process": ""}, lang)["chain"]
+    assert shown["said"][0].startswith(first) and len(shown["said"]) == 2, shown["said"]
+    assert shown["said"][1].startswith("100 → 501")
