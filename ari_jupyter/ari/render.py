@@ -334,36 +334,13 @@ def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: st
     it, the run's folders at its root (``naming.WORKSPACE_FOLDERS``), the checkpoint and its files are the user's and no other
     user can write them (``checkpoint/ownership.py``'s rules).
     """
-    if api_key is None:
-        settings = choices.run_settings
-        api_key = BACKEND_KEY.get(settings.llm_backend or PACKAGED_LLM[0], "")
-    located = ari_jupyter != "ari-jupyter"
-    for value, what in ((checkpoint_dir, "checkpoint directory"), (choices.workspace, "workspace"),
-                        (script_path, "script path"), *([(ari_jupyter, "ari-jupyter")] * located)):
-        _require(value.startswith("/") and not has_control_chars(value),
-                 f"{what} {value!r} must be an absolute path without control characters")
-    for name in choices.module_loads:
-        problem = module_name_problem(name)
-        _require(not problem, f"module {name!r} {problem}")
-    q = shlex.quote
-    lines = [
-        "#!/usr/bin/env bash",
-        _comment(choices, "handoff.comment.title", run=choices.run_id, version=__version__),
-        _comment(choices, "handoff.comment.run_it"),
-        f"#   bash {q(script_path)}",
-        _comment(choices, "handoff.comment.env"),
-        "set -eo pipefail",
-        "",
-        f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}",
-        "",
-    ]
-    if located:
-        lines += [
-            _comment(choices, "handoff.comment.ari_jupyter"),
-            f"ari_jupyter=$(command -v ari-jupyter || echo {q(ari_jupyter)})",
-            "",
-        ]
-    said_as = "$ari_jupyter" if located else "ari-jupyter"
+    api_key = _key_variable(choices, api_key)
+    lines, said_as = _script_head(
+        choices, [_comment(choices, "handoff.comment.title", run=choices.run_id, version=__version__),
+                  _comment(choices, "handoff.comment.run_it"),
+                  f"#   bash {shlex.quote(script_path)}",
+                  _comment(choices, "handoff.comment.env")],
+        checkpoint_dir, ari_jupyter, [(script_path, "script path")])
     if files_sha256 is not None:  # the script emit writes (a preview shows the rest)
         lines += _verify_lines(choices, checkpoint_dir, files_sha256, said_as)
     lines += _environment_lines(choices, said_as)
@@ -380,6 +357,38 @@ def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: st
         "",
     ]
     return "\n".join(lines)
+
+
+def _key_variable(choices: Choices, api_key: str | None) -> str:
+    """The variable the run's LLM backend needs: as given, else ARI's packaged default's."""
+    if api_key is None:
+        return BACKEND_KEY.get(choices.run_settings.llm_backend or PACKAGED_LLM[0], "")
+    return api_key
+
+
+def _script_head(choices: Choices, comments: list[str], checkpoint_dir: str, ari_jupyter: str,
+                 paths: Iterable[tuple[str, str]] = ()) -> tuple[list[str], str]:
+    """A script's first lines (its comments, ``set -eo pipefail``, ARI_CHECKPOINT_DIR and, when
+    ``ari_jupyter`` is a path, the line that finds ari-jupyter), every path and module name
+    checked first; and how the script names ari-jupyter."""
+    located = ari_jupyter != "ari-jupyter"
+    for value, what in ((checkpoint_dir, "checkpoint directory"), (choices.workspace, "workspace"),
+                        *paths, *([(ari_jupyter, "ari-jupyter")] * located)):
+        _require(value.startswith("/") and not has_control_chars(value),
+                 f"{what} {value!r} must be an absolute path without control characters")
+    for name in choices.module_loads:
+        problem = module_name_problem(name)
+        _require(not problem, f"module {name!r} {problem}")
+    q = shlex.quote
+    lines = ["#!/usr/bin/env bash", *comments, "set -eo pipefail", "",
+             f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}", ""]
+    if located:
+        lines += [
+            _comment(choices, "handoff.comment.ari_jupyter"),
+            f"ari_jupyter=$(command -v ari-jupyter || echo {q(ari_jupyter)})",
+            "",
+        ]
+    return lines, "$ari_jupyter" if located else "ari-jupyter"
 
 
 def _followup_lines(choices: Choices, said_as: str, comment_id: str) -> list[str]:
@@ -411,33 +420,15 @@ def render_followup_script(choices: Choices, checkpoint_dir: str, ari_jupyter: s
     envelope = envelope_of(choices)
     problem = envelope_problem(envelope)
     _require(not problem, f"follow-up envelope: {problem}")
-    if api_key is None:
-        api_key = BACKEND_KEY.get(choices.run_settings.llm_backend or PACKAGED_LLM[0], "")
-    located = ari_jupyter != "ari-jupyter"
-    for value, what in ((checkpoint_dir, "checkpoint directory"), (choices.workspace, "workspace"),
-                        *([(ari_jupyter, "ari-jupyter")] * located)):
-        _require(value.startswith("/") and not has_control_chars(value),
-                 f"{what} {value!r} must be an absolute path without control characters")
+    api_key = _key_variable(choices, api_key)
     q = shlex.quote
-    said_as = "$ari_jupyter" if located else "ari-jupyter"
-    runner = '"$ari_jupyter"' if located else "ari-jupyter"
+    lines, said_as = _script_head(
+        choices, [_comment(choices, "followup.comment.title", run=choices.run_id, version=__version__),
+                  _comment(choices, "followup.comment.envelope", partition=envelope.partition,
+                           nodes=str(envelope.nodes), time=envelope.time)],
+        checkpoint_dir, ari_jupyter)
+    runner = f'"{said_as}"' if said_as.startswith("$") else said_as
     config = checkpoint_dir.rstrip("/") + "/" + RESUME_CONFIG
-    lines = [
-        "#!/usr/bin/env bash",
-        _comment(choices, "followup.comment.title", run=choices.run_id, version=__version__),
-        _comment(choices, "followup.comment.envelope", partition=envelope.partition,
-                 nodes=str(envelope.nodes), time=envelope.time),
-        "set -eo pipefail",
-        "",
-        f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}",
-        "",
-    ]
-    if located:
-        lines += [
-            _comment(choices, "handoff.comment.ari_jupyter"),
-            f"ari_jupyter=$(command -v ari-jupyter || echo {q(ari_jupyter)})",
-            "",
-        ]
     lines += [
         _comment(choices, "followup.comment.outside"),
         f'if [ "${{SLURM_JOB_PARTITION:-}}" != {q(envelope.partition)} ] '

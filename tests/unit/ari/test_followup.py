@@ -3,9 +3,7 @@ follow-up script (golden file, and what it does when run outside its envelope)."
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
