@@ -72,6 +72,8 @@ class Choices:
     nodes: int | None = None
     mem_gb: int | None = None
     allow_no_gres: bool = False
+    followups: int = 0
+    """Follow-up allocations the user approved (``ari/followup``); 0: none."""
     run_settings: RunSettings = field(default_factory=lambda: _default_run_settings())
     # -- experiment.md ---------------------------------------------------------------------
     title: str = ""
@@ -86,7 +88,7 @@ class Choices:
 
     SCALARS = ("site_name", "partition", "partition_source", "max_cpus", "walltime", "nodes",
                "mem_gb", "allow_no_gres", "title", "goal", "min_expected_metric", "workspace",
-               "run_id", "lang")
+               "run_id", "lang", "followups")
     LISTS = ("module_loads", "metrics", "provided_files")
 
     @classmethod
@@ -144,6 +146,8 @@ class Choices:
         data["run_settings"] = self.run_settings.to_json()
         for name in self.SCALARS:
             data[name] = getattr(self, name)
+        if not data["followups"]:  # none approved: the layout as before follow-ups existed
+            del data["followups"]
         for name in self.LISTS:
             data[name] = list(getattr(self, name))
         return data

@@ -16,6 +16,7 @@ from . import render
 from .arguments import slurm_log_dir_of
 from .choices import PARTITION_NAME, env_value_problem
 from .expressions import VIRSCI_MARKER
+from .followup import MAX_FOLLOWUPS, Envelope, envelope_problem
 from .naming import (WorkspaceError, check_workspace, is_short_name, slug_for_title, slug_is_hashed,
                      slug_names_nothing)
 
@@ -59,6 +60,19 @@ def resource_problems(*, max_cpus: int | None, walltime: str, nodes: int | None,
             out.add("allow_no_gres_useless", "allow_no_gres", "warning", fix=None)
         elif has_gres is True:
             out.add("allow_no_gres_with_gres", "allow_no_gres", "warning")
+    return out
+
+
+def followup_problems(followups: int, partition: str, walltime: str, nodes: int | None) -> list[Finding]:
+    """Follow-ups: at most ``followup.MAX_FOLLOWUPS``, and only with an envelope sbatch takes
+    (a partition, a time limit: what each follow-up asks, exactly)."""
+    out = _Findings()
+    if followups < 0 or followups > MAX_FOLLOWUPS:
+        out.add("followups_range", "followups", "error", value=followups, most=MAX_FOLLOWUPS)
+    elif followups:
+        problem = envelope_problem(Envelope(partition, nodes if nodes and nodes > 0 else 1, walltime))
+        if problem:
+            out.add("followups_envelope", "followups", "error", detail=problem)
     return out
 
 

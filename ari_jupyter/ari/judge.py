@@ -113,6 +113,8 @@ def field_findings(choices: Choices) -> list[Finding]:
                                      requests_gpus=choices.allow_no_gres and choices.profile.requests_gpus,
                                      has_gres=has_gres),
            *fields.module_problems(choices.module_loads),
+           *fields.followup_problems(choices.followups, choices.partition, choices.walltime,
+                                     choices.nodes),
            *fields.text_problems(choices.title, choices.goal),
            *fields.metric_problems(choices.metrics, choices.min_expected_metric),
            *fields.file_problems(choices.provided_files),

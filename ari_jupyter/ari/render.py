@@ -22,6 +22,8 @@ from .run_settings import BACKEND_KEY, PACKAGED_LLM, apply_stage_toggles, launch
 from ..i18n import t
 from .arguments import env_values, reproduce_args
 from .choices import PARTITION_NAME, Choices
+from .followup import envelope_of, envelope_problem
+from .resume_rule import RESUME_CONFIG, resume_command
 
 if TYPE_CHECKING:
     from .decided import Decided
@@ -332,42 +334,151 @@ def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: st
     it, the run's folders at its root (``naming.WORKSPACE_FOLDERS``), the checkpoint and its files are the user's and no other
     user can write them (``checkpoint/ownership.py``'s rules).
     """
+    api_key = _key_variable(choices, api_key)
+    ari_line = f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"'
+    lines, said_as = _script_head(
+        choices, [_comment(choices, "handoff.comment.title", run=choices.run_id, version=__version__),
+                  _comment(choices, "handoff.comment.run_it"),
+                  f"#   bash {shlex.quote(script_path)}",
+                  _comment(choices, "handoff.comment.env"),
+                  # the script is long (checks, modules); what it comes to is said first
+                  _comment(choices, "handoff.comment.what_it_runs"),
+                  f"#   {ari_line}"],
+        checkpoint_dir, ari_jupyter, [(script_path, "script path")])
+    if files_sha256 is not None:  # the script emit writes (a preview shows the rest)
+        lines += _verify_lines(choices, checkpoint_dir, files_sha256, said_as)
+    lines += _environment_lines(choices, said_as)
+    lines += [
+        *_key_check_lines(choices, api_key),
+        *_followup_lines(choices, said_as, "handoff.comment.followup"),
+        'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
+        f"echo {_said(choices, 'handoff.script.log', log='$log')}",
+        _comment(choices, "handoff.comment.pid"),
+        # written whole then renamed: the Runs panel never reads a half-written PID
+        f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp"',
+        f'mv -f "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp" "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
+        ari_line,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _key_variable(choices: Choices, api_key: str | None) -> str:
+    """The variable the run's LLM backend needs: as given, else ARI's packaged default's."""
     if api_key is None:
-        settings = choices.run_settings
-        api_key = BACKEND_KEY.get(settings.llm_backend or PACKAGED_LLM[0], "")
+        return BACKEND_KEY.get(choices.run_settings.llm_backend or PACKAGED_LLM[0], "")
+    return api_key
+
+
+def _script_head(choices: Choices, comments: list[str], checkpoint_dir: str, ari_jupyter: str,
+                 paths: Iterable[tuple[str, str]] = ()) -> tuple[list[str], str]:
+    """A script's first lines (its comments, ``set -eo pipefail``, ARI_CHECKPOINT_DIR and, when
+    ``ari_jupyter`` is a path, the line that finds ari-jupyter), every path and module name
+    checked first; and how the script names ari-jupyter."""
     located = ari_jupyter != "ari-jupyter"
     for value, what in ((checkpoint_dir, "checkpoint directory"), (choices.workspace, "workspace"),
-                        (script_path, "script path"), *([(ari_jupyter, "ari-jupyter")] * located)):
+                        *paths, *([(ari_jupyter, "ari-jupyter")] * located)):
         _require(value.startswith("/") and not has_control_chars(value),
                  f"{what} {value!r} must be an absolute path without control characters")
     for name in choices.module_loads:
         problem = module_name_problem(name)
         _require(not problem, f"module {name!r} {problem}")
     q = shlex.quote
-    ari_line = f'ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile {HANDOFF_ARI_PROFILE} 2>&1 | tee "$log"'
-    lines = [
-        "#!/usr/bin/env bash",
-        _comment(choices, "handoff.comment.title", run=choices.run_id, version=__version__),
-        _comment(choices, "handoff.comment.run_it"),
-        f"#   bash {q(script_path)}",
-        _comment(choices, "handoff.comment.env"),
-        # the script is long (checks, modules); what it comes to is said first
-        _comment(choices, "handoff.comment.what_it_runs"),
-        f"#   {ari_line}",
-        "set -eo pipefail",
-        "",
-        f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}",
-        "",
-    ]
+    lines = ["#!/usr/bin/env bash", *comments, "set -eo pipefail", "",
+             f"export ARI_CHECKPOINT_DIR={q(checkpoint_dir)}", ""]
     if located:
         lines += [
             _comment(choices, "handoff.comment.ari_jupyter"),
             f"ari_jupyter=$(command -v ari-jupyter || echo {q(ari_jupyter)})",
             "",
         ]
-    said_as = "$ari_jupyter" if located else "ari-jupyter"
-    if files_sha256 is not None:  # the script emit writes (a preview shows the rest)
-        lines += _verify_lines(choices, checkpoint_dir, files_sha256, said_as)
+    return lines, "$ari_jupyter" if located else "ari-jupyter"
+
+
+def _followup_lines(choices: Choices, said_as: str, comment_id: str) -> list[str]:
+    """Inside an allocation, with follow-ups approved: submit the next link of the chain
+    (``ari-jupyter follow-up``: the approved count, the envelope and the atomic record are
+    its). A refusal is said and the run goes on in this allocation."""
+    if not choices.followups:
+        return []
+    runner = f'"{said_as}"' if said_as.startswith("$") else said_as
+    return [
+        _comment(choices, comment_id, count=str(choices.followups)),
+        'if [ -n "${SLURM_JOB_ID:-}" ]; then',
+        f'  {runner} follow-up "$ARI_CHECKPOINT_DIR" --after "$SLURM_JOB_ID" \\',
+        f"    || echo {_said(choices, 'handoff.script.followup_failed')} >&2",
+        "fi",
+    ]
+
+
+def render_followup_script(choices: Choices, checkpoint_dir: str, ari_jupyter: str = "ari-jupyter",
+                           api_key: str | None = None) -> str:
+    """The follow-up job's script (``followup.FOLLOWUP_SCRIPT``), submitted by
+    ``ari-jupyter follow-up`` with ``--dependency=afterany:<the allocation before>``.
+
+    It refuses to run outside the run's envelope (its partition and node count; sbatch was
+    given its time limit), ends at once when the search is finished, makes the cut run
+    resumable (``ari-jupyter requeue --force``: the allocation before has ended, afterany says
+    so; it waits while a job of the run is still in the queue), submits the next link while the
+    approved count allows, and runs the same ``ari resume`` line ``status`` prints."""
+    envelope = envelope_of(choices)
+    problem = envelope_problem(envelope)
+    _require(not problem, f"follow-up envelope: {problem}")
+    api_key = _key_variable(choices, api_key)
+    q = shlex.quote
+    lines, said_as = _script_head(
+        choices, [_comment(choices, "followup.comment.title", run=choices.run_id, version=__version__),
+                  _comment(choices, "followup.comment.envelope", partition=envelope.partition,
+                           nodes=str(envelope.nodes), time=envelope.time)],
+        checkpoint_dir, ari_jupyter)
+    runner = f'"{said_as}"' if said_as.startswith("$") else said_as
+    config = checkpoint_dir.rstrip("/") + "/" + RESUME_CONFIG
+    lines += [
+        _comment(choices, "followup.comment.outside"),
+        f'if [ "${{SLURM_JOB_PARTITION:-}}" != {q(envelope.partition)} ] '
+        f'|| [ "${{SLURM_JOB_NUM_NODES:-}}" != {q(str(envelope.nodes))} ]; then',
+        f"  echo {_said(choices, 'followup.script.outside', partition=envelope.partition, nodes=str(envelope.nodes))} >&2",
+        "  exit 3",
+        "fi",
+        "",
+    ]
+    lines += _environment_lines(choices, said_as)
+    lines += [
+        *_key_check_lines(choices, api_key),
+        _comment(choices, "followup.comment.finished"),
+        f'if {runner} follow-up "$ARI_CHECKPOINT_DIR" --finished; then',
+        "  exit 0",
+        "fi",
+        _comment(choices, "followup.comment.requeue"),
+        "tries=0",
+        f'until {runner} requeue --force "$ARI_CHECKPOINT_DIR"; do',
+        "  tries=$((tries + 1))",
+        '  [ "$tries" -lt 60 ] || exit 1',
+        "  sleep 10",
+        "done",
+        *_followup_lines(choices, said_as, "followup.comment.next"),
+        'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
+        f"echo {_said(choices, 'handoff.script.log', log='$log')}",
+        _comment(choices, "handoff.comment.pid"),
+        f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp"',
+        f'mv -f "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp" "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
+        _comment(choices, "followup.comment.resume"),
+        f'if [ -f "$ARI_CHECKPOINT_DIR/{RESUME_CONFIG}" ]; then',
+        f'  {resume_command(checkpoint_dir, config)} 2>&1 | tee "$log"',
+        "else",
+        f'  {resume_command(checkpoint_dir)} 2>&1 | tee "$log"',
+        "fi",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _environment_lines(choices: Choices, said_as: str) -> list[str]:
+    """What the hand-off and a follow-up job both do before ARI: load the run's modules,
+    drop the allocation's memory request and a step's exclusivity, cd to the workspace, and
+    stop when ``ari`` is not found."""
+    q = shlex.quote
+    lines: list[str] = []
     if choices.module_loads:
         lines += [
             _comment(choices, "handoff.comment.modules"),
@@ -393,17 +504,8 @@ def render_handoff_script(choices: Choices, checkpoint_dir: str, script_path: st
         f"  echo {_no_ari_said(choices, said_as)} >&2",
         "  exit 127",
         "fi",
-        *_key_check_lines(choices, api_key),
-        'log="$ARI_CHECKPOINT_DIR/ari_run_$(date +%Y%m%d%H%M%S).log"',
-        f"echo {_said(choices, 'handoff.script.log', log='$log')}",
-        _comment(choices, "handoff.comment.pid"),
-        # written whole then renamed: the Runs panel never reads a half-written PID
-        f'echo $$ > "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp"',
-        f'mv -f "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}.tmp" "$ARI_CHECKPOINT_DIR/{HANDOFF_PID_FILE}"',
-        ari_line,
-        "",
     ]
-    return "\n".join(lines)
+    return lines
 
 
 _SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")

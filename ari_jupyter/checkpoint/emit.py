@@ -35,6 +35,7 @@ from typing import Any, Iterable, Mapping
 
 from ..ari import render
 from ..ari.decided import decide
+from ..ari.followup import FOLLOWUP_SCRIPT
 from ..ari.install import NO_ARI, find_ari_workflow
 from ..i18n import message, message_of, text
 from ..wizard.state import WizardState
@@ -61,7 +62,8 @@ FILE_MODE = 0o640
 ENV_MODE = 0o600
 SCRIPT_MODE = 0o750
 
-CHECKPOINT_FILES = ("experiment.md", ".env", "bfts_env.sh", "workflow.yaml", "launch_config.json")
+CHECKPOINT_FILES = ("experiment.md", ".env", "bfts_env.sh", "workflow.yaml", FOLLOWUP_SCRIPT,
+                    "launch_config.json")
 
 
 @dataclass(frozen=True)
@@ -203,8 +205,9 @@ def _write(state: WizardState, contents: dict[str, tuple[bytes, int]], checkpoin
             # Only now that this emit writes: the temps a killed writer of this run id left.
             remove_stale_temps(ckpt_fd, CHECKPOINT_FILES)
             remove_stale_temps(launch_fd, (script.name,))  # launch/ is shared with other run ids
-            if "workflow.yaml" in existing and "workflow.yaml" not in contents:
-                os.unlink("workflow.yaml", dir_fd=ckpt_fd)
+            for optional in ("workflow.yaml", FOLLOWUP_SCRIPT):  # written only when chosen
+                if optional in existing and optional not in contents:
+                    os.unlink(optional, dir_fd=ckpt_fd)
 
             written: dict[str, str] = {}
             items: list[tuple[Target, bytes, int]] = []
@@ -296,6 +299,10 @@ def _render_all(state: WizardState, checkpoint: str, script: str,
             raise EmitError(text("emit.error.stages_need_workflow",
                                  notes=[message_of(n) or n for n in notes[said:]]))
 
+        if choices.followups:  # the follow-up job's script, hashed with the others
+            contents[FOLLOWUP_SCRIPT] = (render.render_followup_script(
+                choices, checkpoint, ari_jupyter=ari_jupyter_command(),
+                api_key=handoff_key_variable(choices)).encode("utf-8"), SCRIPT_MODE)
         hashes = {name: hashlib.sha256(data).hexdigest() for name, (data, _) in contents.items()}
         script_text = render.render_handoff_script(choices, checkpoint, script,
                                                    api_key=handoff_key_variable(choices),

@@ -39,6 +39,7 @@ COMMANDS: dict[str, Command] = {
                              "verify what the hand-off terminal will see for a checkpoint"),
     "doctor": Command("doctor", "explain a failed run: log, reproduce.sh or experiment.md -> cause and fix"),
     "emit": Command("emit", "write a checkpoint (experiment.md, .env, launch_config.json) and hand-off script"),
+    "follow-up": Command("follow_up", "submit the next follow-up allocation of a run (the hand-off and each follow-up job call it)"),
     "guide": Command("guide", "show where the user guides shipped with ari-jupyter are"),
     "lab": Command("lab", "open JupyterLab on the ARI multi-node wizard notebook"),
     "lessons": Command("lessons", "the teaching lessons: reset your copies, show where they are, export them"),

@@ -5,6 +5,7 @@ from typing import Any, Iterable
 
 from ._columns import columns
 from ._ledger_text import ledger_lines
+from ..runs.chain import chain_text
 from ..i18n import message, render_message, say, t
 from ..slurm.parsers import gpus_per_node
 
@@ -34,6 +35,8 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
     widths = [max(columns(row[i]) for row in [header, *body]) for i in range(len(header) - 1)]
     lines = ["  ".join(cell + " " * (w - columns(cell)) for cell, w in zip(row[:-1], widths))
              + "  " + row[-1] for row in [header, *body]]
+    for row in rows:  # a run with follow-ups approved: its chain, under the table
+        lines += [f"{row['run_id']}: {line.strip()}" for line in chain_lines(row.get("chain"), lang)]
     if answer.get("scheduler") == "absent":
         lines.append(t("runs.no_slurm", lang))
     elif answer.get("scheduler") in ("error", "partial"):
@@ -140,6 +143,12 @@ def _in_lang(english: str, said: dict[str, Any] | None, lang: str) -> str:
     return english if lang == "en" else render_message(english, said, lang)
 
 
+def chain_lines(chain: dict[str, Any] | None, lang: str) -> list[str]:
+    """The run's follow-up allocations (``runs.chain.chain_text``), the links indented."""
+    said = chain_text(chain, lang)
+    return said[:1] + [f"  {line}" for line in said[1:]]
+
+
 def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -> str:
     """``ari-jupyter status`` in ``lang``: labels and notes from the catalog, log lines as ARI wrote them."""
     title = f"  \"{status['title']}\"" if status["title"] else ""
@@ -155,6 +164,7 @@ def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -
               for note, message in zip(status["notes"], notes)]
     lines += jobs_text(status["jobs"], lang=lang, envelope=status.get("envelope"))
     lines += ledger_lines(status.get("ledger"), lang)  # the newer ARI's submission ledger
+    lines += chain_lines(status.get("chain"), lang)  # the follow-up allocations
     if status["findings"]:
         lines.append(t("runs.status.findings", lang))
         lines += findings_text(status["findings"], lang)

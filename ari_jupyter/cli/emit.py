@@ -54,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--walltime", metavar="HH:MM:SS", help="job time limit")
     p.add_argument("--nodes", type=int, metavar="N", help="nodes for the reproduce job (default: the allocation's; 0: the "
                    "profile's requested_nodes decide, as in the wizard)")
+    p.add_argument("--followups", type=int, metavar="N",
+                   help="follow-up allocations to approve (default 0: none): when the run's allocation "
+                   "ends, the next one (same partition, nodes and walltime) resumes it; at most 10")
     p.add_argument("--mem-gb", type=int, metavar="N",
                    help="memory per BFTS job in GB (0: the partition's default, as in the wizard)")
     p.add_argument("--module", action="append", metavar="NAME", help="module to load before `ari run`; repeatable")
@@ -184,7 +187,8 @@ def _apply_flags(state: Any, args: argparse.Namespace) -> None:
             raise _BadInput(refused.args[0]) from None
     simple = {"title": args.title, "goal": args.goal, "min_expected_metric": args.min_expected_metric,
               "partition": args.partition, "max_cpus": args.max_cpus, "walltime": args.walltime,
-              "nodes": args.nodes, "mem_gb": args.mem_gb, "workspace": args.workspace,
+              "nodes": args.nodes, "mem_gb": args.mem_gb, "followups": args.followups,
+              "workspace": args.workspace,
               "run_id": args.run_id, "lang": getattr(args, "lang", None)}
     for name, value in simple.items():
         if value is not None:

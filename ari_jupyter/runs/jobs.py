@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from ..ari.followup import FOLLOWUP_JOB_NAME
 from ..checkpoint.ownership import foreign_output
 from ..hosts.host import Host, SiteError
 from ..hosts.recorded_run import RecordedRun, recording_of
@@ -321,12 +322,15 @@ class RunScope:
                    _real(log_dir) if log_dir else "", user or current_user())
 
     def kind_of(self, job: Job, real: Callable[[str], str] = _real) -> str:
-        """'reproduce', 'bfts' or '' (not this run's); ``real`` resolves the work dir."""
+        """'reproduce', 'bfts', 'followup' (a follow-up allocation of the run's chain) or ''
+        (not this run's); ``real`` resolves the work dir."""
         if job.user != self.user or not job.work_dir:
             return ""
         work = real(job.work_dir)
         if job.name == REPRODUCE_JOB_NAME and work == self.repro_sandbox:
             return "reproduce"
+        if job.name == FOLLOWUP_JOB_NAME and work == self.checkpoint:
+            return "followup"
         if _inside(work, self.experiments) or (_inside(work, self.checkpoint)
                                               and job.name != REPRODUCE_JOB_NAME):
             return "bfts"
@@ -335,6 +339,8 @@ class RunScope:
     def output_of(self, job: Job) -> str:
         if job.kind == "reproduce":
             return f"{self.repro_sandbox}/reproduce.log"
+        if job.kind == "followup":
+            return f"{self.checkpoint}/followup_{job.job_id}.out"
         if self.log_dir:
             return f"{self.log_dir}/slurm_job_{job.job_id}.out"
         return ""

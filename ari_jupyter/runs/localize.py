@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import DEFAULT_LANGUAGE, render_message as _rendered, say, t
+from .chain import chain_text
 
 
 def _finding(finding: dict[str, Any], lang: str) -> dict[str, Any]:
@@ -31,6 +32,8 @@ def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
            "findings": [_finding(f, lang) for f in status.get("findings", ())],
            "process": _rendered(status.get("process", ""), status.get("process_message"), lang),
            "notes": [_rendered(n, m, lang) for n, m in zip(status.get("notes", ()), notes)]}
+    if isinstance(status.get("chain"), dict):  # the follow-up allocations, in words
+        out["chain"] = {**status["chain"], "said": chain_text(status["chain"], lang)}
     jobs = status.get("jobs")
     if isinstance(jobs, dict) and jobs.get("problem_message"):
         jobs = {**jobs, "problem": _rendered(jobs["problem"], jobs["problem_message"], lang)}

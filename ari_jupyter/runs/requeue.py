@@ -196,7 +196,8 @@ async def requeue(checkpoint: str | Path, host: Host | None = None,
     if status.jobs.scheduler != "ok":
         return _refused(path, "runs.requeue.queue_unknown",
                         problem=message_of(status.jobs.problem) or str(status.jobs.problem))
-    live = [job.job_id for job in status.jobs.jobs if job.active]
+    # the chain's follow-ups (the one running this requeue, the next waiting) are not the run
+    live = [job.job_id for job in status.jobs.jobs if job.active and job.kind != "followup"]
     if status.alive or status.active or live:
         return _refused(path, "runs.requeue.alive", phase=status.phase, jobs=", ".join(live) or "-")
     evidence = [] if force else still_running_evidence(path)

@@ -26,6 +26,7 @@ from ..ari.lint_experiment import parse_experiment
 from .findings import run_findings
 from .envelope import Envelope, compared, read_envelope
 from .ledger import Ledger, read_ledger, with_ledger
+from .chain import chain_json
 from ..hosts.host import LocalHost
 from ..hosts.recorded_run import recording_of
 
@@ -80,6 +81,8 @@ class RunStatus:
     """What the user approved in the wizard per job kind (None: not the wizard's checkpoint)."""
     ledger: Ledger | None = None
     """The newer ARI's submission ledger (None: none kept, as ARI e41c806 keeps none)."""
+    chain: dict[str, Any] | None = None
+    """The follow-up allocations approved and submitted (``chain.chain_json``; None: none approved)."""
 
     @property
     def active(self) -> bool:
@@ -98,14 +101,16 @@ class RunStatus:
                 "notes": list(self.notes),
                 "note_messages": [message_of(note) for note in self.notes],
                 "envelope": self.envelope.to_json() if self.envelope else None,
-                **({"ledger": self.ledger.to_json()} if self.ledger is not None else {})}
+                **({"ledger": self.ledger.to_json()} if self.ledger is not None else {}),
+                **({"chain": self.chain} if self.chain is not None else {})}
 
     def summary_json(self) -> dict[str, Any]:
         """The row of ``ari-jupyter runs`` and of the Runs panel's list."""
         return {"run_id": self.run_id, "checkpoint_dir": self.checkpoint_dir, "title": self.title,
                 "phase": self.phase, "nodes": self.nodes.to_json(),
                 "best_metric": self.best_metric.to_json() if self.best_metric else None,
-                "updated_at": self.updated_at, "jobs": len(self.jobs.jobs)}
+                "updated_at": self.updated_at, "jobs": len(self.jobs.jobs),
+                **({"chain": self.chain} if self.chain is not None else {})}
 
 
 def _title(checkpoint: Path) -> str:
@@ -200,7 +205,9 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
     handoff_tail = tail(handoff[0], LOG_TAIL_LINES, MARKER_WINDOW, secrets) if handoff else None
     process = markers.ari_process(path)
     handoff_process = markers.handoff_process(path)
-    jobs_alive = any(job.active for job in jobs.jobs)
+    # a follow-up of the chain is not the run: one waiting for this allocation to end, or the
+    # one checking whether the search is finished, keeps no run alive
+    jobs_alive = any(job.active and job.kind != "followup" for job in jobs.jobs)
     alive = process.alive or jobs_alive
 
     all_lines = list(ari_log.lines) + list(handoff_tail.lines if handoff_tail else ())
@@ -253,7 +260,7 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
         nodes=tree.counts, best_metric=tree.best, stage=stage if phase in ACTIVE_PHASES else "",
         alive=alive, process=process.why, log_file=log_file, log_tail=log_lines,
         findings=tuple(sort_findings(findings)), jobs=jobs, updated_at=_iso(max(mtimes, default=0.0)),
-        notes=tuple(notes), envelope=envelope, ledger=ledger)
+        notes=tuple(notes), envelope=envelope, ledger=ledger, chain=chain_json(path, jobs))
 
 
 def _mtime(path: Path) -> float:

@@ -29,7 +29,7 @@ CUSTOM = "custom"
 SIMPLE_KEYS = ("min_ranks", "ntasks_per_node", "requested_gpus_per_node", "gpu_type")
 SHOWN_ABOVE = ("module_loads",)
 """Findings on these fields are said under the Modules box, outside Advanced."""
-RESOURCE_FIELDS = ("nodes", "max_cpus", "mem_gb", "walltime")
+RESOURCE_FIELDS = ("nodes", "max_cpus", "mem_gb", "walltime", "followups")
 """The job resources of the state (not of the profile): their findings sit under their box."""
 BOXES_WITH_FINDINGS = (*RESOURCE_FIELDS, "kind", "partition")
 """The boxes of the simple part whose findings sit right under them: the job resources, the
@@ -218,6 +218,10 @@ class ProfilePanel(Panel, widgets.VBox):
         self.label(self.nodes, "description", "profile_nodes")
         self.mem_gb = widgets.IntText(value=s.mem_gb or 0, style=LABEL_STYLE, layout=wide)
         self.label(self.mem_gb, "description", "profile_mem_gb")
+        # follow-up allocations: the run resumed in the next one, same partition, nodes, walltime
+        self.followups = widgets.IntText(value=s.followups or 0, style=LABEL_STYLE, layout=wide)
+        self.label(self.followups, "description", "profile_followups")
+        self.followups_help = widgets.HTML()
         self.allow_no_gres = widgets.Checkbox(value=s.allow_no_gres, indent=False,
                                               style={"description_width": "initial"},
                                               layout=widgets.Layout(width="auto"))
@@ -231,6 +235,7 @@ class ProfilePanel(Panel, widgets.VBox):
                                        (self.walltime, "walltime", str),
                                        (self.nodes, "nodes", _count("nodes")),
                                        (self.mem_gb, "mem_gb", _count("mem_gb")),
+                                       (self.followups, "followups", int),
                                        (self.allow_no_gres, "allow_no_gres", bool)):
             widget.observe(self._setter(trait, convert), names="value")
         # preset + profile fields
@@ -270,7 +275,7 @@ class ProfilePanel(Panel, widgets.VBox):
              self.fields["ntasks_per_node"].row, self._box_row("max_cpus"),
              self.fields["requested_gpus_per_node"].row, self.fields["gpu_type"].row,
              self._box_row("mem_gb"), self._box_row("walltime"),
-             self.resources_help])
+             self.resources_help, self._box_row("followups"), self.followups_help])
         self.fields_box = widgets.VBox([self.allow_no_gres] + [
             f.row for key, f in self.fields.items() if key not in SIMPLE_KEYS])
         self.fields_title = widgets.HTML()
@@ -290,7 +295,7 @@ class ProfilePanel(Panel, widgets.VBox):
         self._watched_profile = None
         self._watch_profile()
         s.observe(self._on_state, names=["profile", "partition", "partition_source", "max_cpus",
-                                         "walltime", "nodes", "mem_gb", "allow_no_gres",
+                                         "walltime", "nodes", "mem_gb", "followups", "allow_no_gres",
                                          "module_loads", "probe_results"])
         ctx.observe_plan(self.refresh_previews)
         self.refresh()
@@ -324,6 +329,8 @@ class ProfilePanel(Panel, widgets.VBox):
             self.nodes.value = change["new"] or 0
         elif name == "mem_gb":
             self.mem_gb.value = change["new"] or 0
+        elif name == "followups":
+            self.followups.value = change["new"] or 0
         elif name == "allow_no_gres":
             self.allow_no_gres.value = bool(change["new"])
         elif name == "module_loads" and list(self.modules.value) != list(change["new"]):
@@ -435,6 +442,7 @@ class ProfilePanel(Panel, widgets.VBox):
             f'<span class="ari-partition-source ari-help">'
             f'{esc(self.tr("profile_partition_source", source=self._source_text()))}</span>')
         self.resources_help.value = f'<div class="ari-help">{_flags_unbroken(esc(self.tr("profile_resources_help")))}</div>'
+        self.followups_help.value = f'<div class="ari-help">{esc(self.tr("profile_followups_help"))}</div>'
         self._relabel_presets()
         self.show_preset_of_profile()  # the site's default may have changed with the probes
         self._render_preset_doc()

@@ -24,7 +24,7 @@ from ..ari.choices import STATE_SCHEMA, Choices
 
 _CHOICE_FIELDS = ("allocation", "probe_results", "site_name", "partition", "partition_source",
                   "profile", "module_loads", "max_cpus", "walltime", "nodes", "mem_gb",
-                  "allow_no_gres", "run_settings", "title", "goal", "metrics",
+                  "allow_no_gres", "followups", "run_settings", "title", "goal", "metrics",
                   "min_expected_metric", "provided_files", "workspace", "run_id", "lang")
 """Every trait the user's choices are made of (``Choices``' fields)."""
 
@@ -94,6 +94,8 @@ class WizardState(HasTraits):
     walltime = Unicode("", help="Job time limit HH:MM:SS or D-HH:MM:SS ('' = ARI's default).")
     nodes = Int(None, allow_none=True, help="Nodes for the reproduce job (caller argument).")
     mem_gb = Int(None, allow_none=True, help="Memory per BFTS job in GB (ARI_SLURM_MEM_GB).")
+    followups = Int(0, help="Follow-up allocations approved, each with the run's partition, nodes "
+                    "and time limit (0: none).")
     allow_no_gres = Bool(False, help="Write ARI_SLURM_ALLOW_NO_GRES=1 (GPU flags dropped).")
     run_settings = _LazyInstance("ari_jupyter.ari.run_settings.RunSettings", args=(),
                                  help="ARI's run settings (LLM, scope, stages, paper).")

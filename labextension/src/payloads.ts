@@ -265,6 +265,16 @@ export interface IRunStatus extends Omit<IRunRow, 'jobs' | 'workspace'> {
   envelope: IEnvelope | null;
   /** ARI's submission ledger, when the run keeps one (the newer ARI's) */
   ledger?: ILedger;
+  /** the follow-up allocations approved at Write (left out when none was approved) */
+  chain?: IChain;
+}
+
+/** A run's chain of follow-up allocations (ari_jupyter/runs/chain.py, chain_json). */
+export interface IChain {
+  approved: number;
+  used: number;
+  /** the chain in words, in the panel's language: the count, then each link and its state */
+  said: string[];
 }
 
 /** One job's outcome of POST /ari-jupyter/runs/<id>/cancel. */
@@ -398,7 +408,8 @@ export const runStatus = object<IRunStatus>({
   lab_folder: optional(nullable(str)),
   jobs: object<IJobsView>({ jobs: arrayOf(job), scheduler: str, problem: str, accounting: str }),
   envelope: nullable(object<IEnvelope>({ bfts: approved, reproduce: approved })),
-  ledger: optional(ledger)
+  ledger: optional(ledger),
+  chain: optional(object<IChain>({ approved: num, used: num, said: arrayOf(str) }))
 });
 
 export const cancelAnswer = object<ICancelAnswer>({

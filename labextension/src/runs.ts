@@ -475,6 +475,10 @@ export class RunsPanel extends Widget {
       ...s.notes.map(n => el('p', { class: 'ari-RunsPanel-note' }, n)),
       findings,
       jobs,
+      // the follow-up allocations: this allocation → the next, each with its state
+      ...(s.chain
+        ? [el('div', { class: 'ari-RunsPanel-chain' }, ...s.chain.said.map(line => el('p', { class: 'ari-RunsPanel-note' }, line)))]
+        : []),
       actions,
       el('h4', {}, logHeading(trans, s.log_file)),
       log

@@ -148,6 +148,28 @@ def test_emit_writes_the_checkpoint_and_nothing_else_in_its_root(tmp_path):
     assert not any("workflow.yaml not written" in note for note in result.notes)
 
 
+def test_approved_followups_write_the_followup_script_hashed_with_the_others(tmp_path):
+    import hashlib
+    from ari_jupyter.runs.chain import read_chain
+    state = make_state(tmp_path, followups=2)
+    result = emit_checkpoint(state)
+    ckpt = Path(result.checkpoint_dir)
+    script = ckpt / "followup.sh"
+    assert script.read_text() == render.render_followup_script(
+        state.choices(), str(ckpt), ari_jupyter=ari_jupyter_command(), api_key=handoff_key_variable(state))
+    assert script.stat().st_mode & 0o777 == 0o750
+    digest = hashlib.sha256(script.read_bytes()).hexdigest()
+    config = json.loads((ckpt / "launch_config.json").read_text())
+    assert config["ari_jupyter"]["files_sha256"]["followup.sh"] == digest
+    assert f"{digest} followup.sh" in Path(result.handoff_script).read_text()  # the hand-off checks it
+    assert "follow-up \"$ARI_CHECKPOINT_DIR\" --after" in Path(result.handoff_script).read_text()
+    chain = read_chain(ckpt)
+    assert (chain.approved, chain.used, chain.script_sha256) == (2, 0, digest)
+    # written again without follow-ups: no script is left behind, nothing approved
+    emit_checkpoint(make_state(tmp_path, run_id=state.run_id, title=state.title), force=True)
+    assert not script.exists() and read_chain(ckpt).approved == 0
+
+
 def test_without_ari_the_notes_say_so_once_and_the_checklist_does_not_repeat_it(tmp_path, monkeypatch):
     """A teacher on a laptop has no ARI: one plain sentence, not an error repeated twice."""
     from ari_jupyter.checkpoint import emit as emit_module

@@ -75,6 +75,7 @@ def _rows(demo):
                                           "no", "--sbatch", "yes"], {"ARI_SLURM_PARTITION": "small"}),
         "probe": (["probe", "--site", "rccs-cloud"], {}),
         "requeue (no queue to ask)": (["requeue", ckpt], {}),
+        "follow-up (none approved)": (["follow-up", ckpt, "--after", "4242"], {}),
         "runs": (["runs", "--workspace", str(demo["workspace"])], {}),
         "site-card": (["site-card", "--site", "rccs-cloud"], {}),
         "site-card (no SLURM)": (["site-card", "--site", "laptop"], {}),
@@ -101,7 +102,7 @@ def test_every_command_has_a_row(demo):
                                  "doctor", "emit", "emit (checkpoint exists)", "lab --print-command", "lab (unknown site)",
                                  "lessons reset", "lessons reset (unknown lesson)",
                                  "lessons export", "lint", "preview sbatch",
-                                 "preview sbatch (ARI refuses)", "probe", "requeue (no queue to ask)", "runs",
+                                 "preview sbatch (ARI refuses)", "probe", "requeue (no queue to ask)", "follow-up (none approved)", "runs",
                                  "site-card", "site-card (no SLURM)", "status"])
 def test_the_command_prints_no_english_sentence(row, lang, demo, capsys, monkeypatch):
     argv, env = _rows(demo)[row]

@@ -280,3 +280,31 @@ def test_the_search_trees_nodes_are_called_search_nodes(tmp_path, lang, word, co
     assert counts in said.splitlines()[3], said
     header = cli("runs", "--lang", lang, "--workspace", str(tmp_path), env=NO_SLURM).stdout.splitlines()[0]
     assert word in header.lower(), header
+
+
+@pytest.mark.parametrize("lang, summary, left", [
+    ("en", "Follow-up allocations: 2 of 3 submitted (partition small, 2 node(s), 00:30:00 each).", "left the queue"),
+    ("ja", "フォローアップ割り当て: 3 個中 2 個を投入済み（各パーティション small、2 ノード、00:30:00）。", "キューから出ました"),
+    ("zh", "后续分配：已提交 2 个，共批准 3 个（每个分区 small、2 个节点、00:30:00）。", "已离开队列"),
+])
+def test_status_shows_the_chain_link_by_link(lang, summary, left):
+    from ari_jupyter.cli._runs_text import chain_lines
+    chain = {"approved": 3, "used": 2, "envelope": {"partition": "small", "nodes": 2, "time": "00:30:00"},
+             "links": [{"job_id": "8", "after": "7", "state": "", "where": ""},
+                       {"job_id": "9", "after": "8", "state": "PENDING", "where": "(Dependency)"}]}
+    sep = "：" if lang == "zh" else ": "
+    assert chain_lines(chain, lang) == [summary, f"  7 → 8{sep}{left}", f"  8 → 9{sep}PENDING (Dependency)"]
+    assert chain_lines(None, lang) == []
+
+
+def test_runs_lists_each_runs_chain_under_the_table():
+    from ari_jupyter.cli._runs_text import runs_table
+    chain = {"approved": 2, "used": 1, "envelope": {"partition": "small", "nodes": 1, "time": "5"},
+             "links": [{"job_id": "8", "after": "7", "state": "PENDING", "where": "(Dependency)"}]}
+    row = {"run_id": "20260101000000_a", "phase": "exploring", "title": "A", "updated_at": "2026-01-01T00:00:00",
+           "nodes": {"done": 1, "failed": 0, "running": 1, "total": 2}, "best_metric": None, "jobs": 2,
+           "chain": chain}
+    lines = runs_table({"runs": [row, {**row, "run_id": "20260101000000_b"} | {"chain": None}],
+                        "workspace": "/w", "scheduler": "ok"}).splitlines()
+    assert lines[-2:] == ["20260101000000_a: Follow-up allocations: 1 of 2 submitted (partition small, 1 node(s), 5 each).",
+                          "20260101000000_a: 7 → 8: PENDING (Dependency)"]

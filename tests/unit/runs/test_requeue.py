@@ -21,7 +21,7 @@ from ari_jupyter.ari.resume_rule import (INTERRUPTED_ERROR, RESUME_CONFIG, bfts_
                                          resume_command, resume_config, resumes, stranded)
 from ari_jupyter.runs.jobs import current_user
 from ari_jupyter.runs.requeue import BACKUP, requeue
-from ari_jupyter.runs.status import read_status
+from ari_jupyter.runs.status import read_status, run_status
 
 from runs_support import copy_case, live_ari
 from unit.runs.test_jobs import FakeHost, row
@@ -206,3 +206,14 @@ def test_cli_says_why_it_changed_nothing_in_the_users_language(cut, lang):
     said = {"en": "nothing was changed", "ja": "何も変更していません", "zh": "未做任何更改"}[lang]
     assert said in done.stderr, done.stderr
     assert not (cut / BACKUP).exists()
+
+
+@pytest.mark.parametrize("state, where", [("PENDING", "(Dependency)"), ("RUNNING", "n[1-2]")])
+def test_the_chains_followups_are_not_the_run(cut, state, where):
+    """The follow-up running this requeue, and the next one waiting for it, keep no run alive:
+    requeue marks the cut node, and status says interrupted, not exploring."""
+    job = row("13", "ari-followup", state, cut, user=current_user(), where=where)
+    status = asyncio.run(run_status(cut, FakeHost(queue=[job])))
+    assert (status.phase, [j.kind for j in status.jobs.jobs]) == ("interrupted", ["followup"])
+    outcome = asyncio.run(requeue(cut, FakeHost(queue=[job]), now=NOW, force=True))
+    assert outcome.result == "requeued", outcome

@@ -33,7 +33,7 @@ def _fields(problems, severity="error"):
 # -- round trip ---------------------------------------------------------------------------------
 
 def test_to_json_round_trips_every_field():
-    state = golden_state(mem_gb=16, allow_no_gres=True, profile=PRESETS["mpi_gpu"]())
+    state = golden_state(mem_gb=16, allow_no_gres=True, followups=2, profile=PRESETS["mpi_gpu"]())
     data = state.to_json()
     json.dumps(data)  # JSON-ready
     again = WizardState.from_json(json.loads(json.dumps(data)))

