@@ -94,7 +94,7 @@ describe('listNotes: the paragraphs under the list', () => {
     ['squeue failed: why, as an error', { scheduler: 'error', problem: 'timed out' }, false,
       [['jobserror', 'Jobs ?: unknown, squeue did not answer: timed out']]],
     ['squeue’s answer cut: said so, with why', { scheduler: 'partial', problem: 'cut after 9000 rows' }, true,
-      [['legend', 'Nodes: done/failed/running/total'],
+      [['legend', 'Search nodes: done/failed/running/total'],
         ['jobsnote', 'Jobs ?: unknown, the scheduler’s answer was cut (jobs of a run may be missing): cut after 9000 rows']]]
   ];
   for (const [name, changes, hasRows, expected] of cases) {
