@@ -3,6 +3,8 @@
 # Run it in a terminal inside the same allocation:
 #   bash /work/alice/ari/launch/20260706120000_spgemm_scaling_on_two_nodes.sh
 # ARI loads $ARI_CHECKPOINT_DIR/.env because ARI_CHECKPOINT_DIR is exported.
+# After the checks below, the one command it runs (its last line):
+#   ari run "$ARI_CHECKPOINT_DIR/experiment.md" --profile hpc 2>&1 | tee "$log"
 set -eo pipefail
 
 export ARI_CHECKPOINT_DIR=/work/alice/ari/checkpoints/20260706120000_spgemm_scaling_on_two_nodes
@@ -14,7 +16,7 @@ ari_jupyter=$(command -v ari-jupyter || echo /opt/ari/venv/bin/ari-jupyter)
 ari_uid=$(command -p id -u)
 ari_stop() {
   echo "$1" >&2
-  echo "Nothing was run. Check with: $ari_jupyter check-handoff $ARI_CHECKPOINT_DIR -- and write the run again in a workspace folder only you can write (docs/admin.md, Shared workspaces)." >&2
+  echo "Nothing was run. Check with: $ari_jupyter check-handoff $ARI_CHECKPOINT_DIR -- and write the run again in a workspace folder only you can write (the admin guide, Shared workspaces: ari-jupyter guide admin)." >&2
   exit 3
 }
 ari_own_group() {
