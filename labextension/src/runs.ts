@@ -434,7 +434,7 @@ export class RunsPanel extends Widget {
         trans.__('%1 total: %2 done, %3 failed, %4 running', s.nodes.total, s.nodes.done, s.nodes.failed, s.nodes.running)
       ),
       el('dt', {}, trans.__('Best')),
-      el('dd', { 'data-field': 'best', class: 'ari-RunsPanel-words' }, ...breakableId(bestText(s.best_metric))),
+      el('dd', { 'data-field': 'best' }, ...breakableId(bestText(s.best_metric))),
       el('dt', {}, 'ARI'),
       el('dd', {}, s.process)
     );
