@@ -122,8 +122,12 @@ def findings_text(findings: Iterable[dict[str, Any]], lang: str = "en") -> list[
 
 
 def phase_text(phase: str, lang: str = "en") -> str:
-    """The phase's name in ``lang`` (English keeps the JSON's own word)."""
-    return phase if lang == "en" else t(f"runs.phase.{phase}", lang)
+    """The phase's name in ``lang``, as the Runs panel says it ("not started", never the
+    JSON's ``not-started``); a phase the catalog does not know stays as it is."""
+    try:
+        return t(f"runs.phase.{phase}", lang)
+    except KeyError:
+        return phase
 
 
 def stage_text(stage: str, lang: str = "en") -> str:

@@ -94,6 +94,7 @@ class Wizard(widgets.VBox):
         # panel, Back and Next), with no row boxes and no Stack: only the step shown is a child.
         tr = self.ctx.tr
         self.header = looks(widgets.HTML, self._header_html(), _dom_classes=("ari-header",))
+        self.guide = looks(widgets.HTML, self._guide_html(), _dom_classes=("ari-guide",))
         # The language list shares the step buttons' style (a ToggleButtonsStyle is a
         # DescriptionStyle with the same "initial" label width): one style model fewer.
         self.language = widgets.Dropdown(options=language_options(), value=self.ctx.lang,
@@ -180,7 +181,7 @@ class Wizard(widgets.VBox):
         """The wizard's children with ``panel`` as the step shown (the sheet rides in the
         header: one model fewer); Back from step 2 on."""
         back = [self.back] if self.step else []
-        return [self.header, self.language, self.steps, panel, *back, self.next]
+        return [self.header, self.language, self.guide, self.steps, panel, *back, self.next]
 
     @property
     def back(self) -> widgets.Button:
@@ -252,6 +253,7 @@ class Wizard(widgets.VBox):
         self.next.disabled = index == len(STEP_KEYS) - 1
         self.language.description = tr("language")
         self.header.value = self._header_html()
+        self.guide.value = self._guide_html()
 
     def _step_options(self) -> list[tuple[str, int]]:
         return [(f"{i + 1}. {self.ctx.tr(key)}", i) for i, key in enumerate(STEP_KEYS)]
@@ -262,13 +264,17 @@ class Wizard(widgets.VBox):
         site = tr("wizard_site", site=self.ctx.site_name, reason=reason)
         if self.ctx.switching_to:  # a site switch on its way: pending, said at once
             site = tr("wizard_site_switching", site=self.ctx.switching_to)
-        # this step's section of the guide shipped with the package (the server shows it)
-        step = self.step if hasattr(self, "steps") else 0  # the header is made before the steps
-        guide = guide_url("wizard", self.ctx.lang, f"step-{step + 1}", env=self.ctx.local_env)
         return (f'<style>{css()}</style><div class="ari-title">{esc(tr("wizard_title"))}</div>'
-                f'<div class="ari-site ari-muted">{esc(site)}</div>'
-                f'<a class="ari-guide-link" href="{esc(guide)}" target="_blank" rel="noopener">'
-                f'{esc(tr("wizard_guide_link"))} ↗</a>')
+                f'<div class="ari-site ari-muted">{esc(site)}</div>')
+
+    def _guide_html(self) -> str:
+        """The link to this step's section of the guide shipped with the package (the server
+        shows it). Its own widget, not the header's: the header carries the style sheet, which
+        a step change would otherwise send and the page parse again."""
+        step = self.step if hasattr(self, "steps") else 0
+        guide = guide_url("wizard", self.ctx.lang, f"step-{step + 1}", env=self.ctx.local_env)
+        return (f'<a class="ari-guide-link" href="{esc(guide)}" target="_blank" rel="noopener">'
+                f'{esc(self.ctx.tr("wizard_guide_link"))} ↗</a>')
 
     # -- restoring ----------------------------------------------------------------------------
     @classmethod

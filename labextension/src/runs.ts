@@ -389,7 +389,8 @@ export class RunsPanel extends Widget {
       ),
       el('td', { title: this._trans.__('done/failed/running/total') }, row.nodes),
       // and the best metric's node is its tooltip (the run's own view shows it)
-      el('td', { class: 'ari-RunsPanel-best', title: row.bestTitle }, row.best),
+      // a metric name breaks after its '_' (triad_ / mbps), never inside a word (triad_mb / ps)
+      el('td', { class: 'ari-RunsPanel-best', title: row.bestTitle }, ...breakableId(row.best)),
       // without squeue's answer no count is known: '?' (as the run's own view says unknown),
       // never 0; its tooltip and the note under the table say why
       row.jobsTitle === null ? el('td', {}, row.jobs) : el('td', { title: row.jobsTitle }, row.jobs)
@@ -435,7 +436,7 @@ export class RunsPanel extends Widget {
         trans.__('%1 total: %2 done, %3 failed, %4 running', s.nodes.total, s.nodes.done, s.nodes.failed, s.nodes.running)
       ),
       el('dt', {}, trans.__('Best')),
-      el('dd', { 'data-field': 'best' }, bestText(s.best_metric)),
+      el('dd', { 'data-field': 'best' }, ...breakableId(bestText(s.best_metric))),
       el('dt', {}, 'ARI'),
       el('dd', {}, s.process)
     );

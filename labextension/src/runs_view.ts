@@ -191,8 +191,10 @@ export function jobLine(
   if (job.source === 'ledger') {
     return trans.__('state unknown · %1', job.kind);
   }
-  return trans._n('%2 · %3 · %1 node %4 · %5', '%2 · %3 · %1 nodes %4 · %5', Number(job.nodes) || 0,
+  const line = trans._n('%2 · %3 · %1 node %4 · %5', '%2 · %3 · %1 nodes %4 · %5', Number(job.nodes) || 0,
     jobStateView(trans, job, scheduler).state, job.elapsed, job.where, job.kind);
+  // a field the job does not have (a recorded job's time) is left out, not shown as "· ·"
+  return line.split(' · ').map(part => part.trim()).filter(Boolean).join(' · ');
 }
 
 /** The heading above the run's log: its file name when there is one. */

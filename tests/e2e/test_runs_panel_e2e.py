@@ -714,6 +714,19 @@ def _unknown_jobs(route):
     route.fulfill(response=response, json=answer)
 
 
+def _unknown_jobs_and_a_long_metric_name(route):
+    """As _unknown_jobs, with the best metric named as the recorded demo run names its own
+    (``triad_mbps``): a name with a '_' that a narrow column used to cut as "triad_mb ps"."""
+    response = route.fetch()
+    answer = response.json()
+    answer["scheduler"] = "error"
+    answer["problem"] = "slurm_load_jobs error: Unable to contact slurm controller"
+    for run in answer.get("runs", []):
+        if run.get("best_metric"):
+            run["best_metric"]["name"] = "triad_mbps"
+    route.fulfill(response=response, json=answer)
+
+
 # WCAG's contrast ratio of each phase badge's text on its own background.
 _BADGE_CONTRAST = """panel => [...panel.querySelectorAll('.ari-RunsPanel-row [data-phase]')].map(e => {
   const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
@@ -745,7 +758,7 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
     copy_case("not-started", starting.parent.parent / "fourth").rename(starting)
     with live_handoff(starting):
         runs = {**runs, "starting": starting}
-        page.route(LIST_URL, _unknown_jobs)
+        page.route(LIST_URL, _unknown_jobs_and_a_long_metric_name)
         page.goto(server.url("/lab?reset"))
         page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
         # at start-up the panel follows the starting run, and the status bar says it starts
@@ -767,6 +780,8 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
             assert faint == [], (theme, faint)  # every phase word readable on its badge
             jobs = page.locator(f"{PANEL} .ari-RunsPanel-row td:last-child").all_inner_texts()
             assert jobs == ["?"] * len(runs)
+            # a metric name wraps after its '_' or between words, never inside one ("triad_mb ps")
+            assert page.eval_on_selector(PANEL, _WORDS_SPLIT) == [], theme
             legend = {"en": "Nodes: done/failed/running/total",
                       "ja": "探索ノード: 完了/失敗/実行中/全体"}[lang]
             assert page.locator(f"{PANEL} .ari-RunsPanel-legend").inner_text() == legend
@@ -776,6 +791,20 @@ def test_the_whole_list_fits_the_side_panel_in_light_and_dark(lab_in_each_langua
         assert_no_console_errors(page)
 
 
+# The words of the best-metric cells that a line break cuts (a word: up to and with a '_').
+_WORDS_SPLIT = """panel => { const cut = [];
+  for (const cell of panel.querySelectorAll('td.ari-RunsPanel-best')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/[^\\s_]+_?/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (lines.size > 1) cut.push(m[0]);
+      }
+    }
+  }
+  return cut; }"""
 LEDGER = REPO / "tests" / "fixtures" / "ari_typed_hpc_v1" / "hpc-jobs-v1.json"
 # What of the jobs' section is cut at the panel's edge (its width at the side panel's default).
 _PAST_EDGE = """panel => { const edge = panel.getBoundingClientRect().right;

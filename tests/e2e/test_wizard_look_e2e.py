@@ -373,8 +373,8 @@ p3.walltime.value = "90 min"
 p3.fields["min_ranks"].widget.value = "abc"
 p3.fields["ntasks_per_node"].widget.value = "-3"
 """
-ERROR_BOXES = {"en": {"Nodes", "Max CPUs", "Walltime", "Ranks", "Ranks per node"},
-               "ja": {"ノード数", "最大 CPU", "制限時間", "ランク数", "ノードあたりのランク数"}}
+ERROR_BOXES = {"en": {"Nodes", "Max CPUs per task", "Walltime", "Ranks", "Ranks per node"},
+               "ja": {"ノード数", "タスクあたりの最大 CPU", "制限時間", "ランク数", "ノードあたりのランク数"}}
 
 # Every error or warning said about one box: where it sits and how it reads. It starts at the
 # input's left edge right under the input (not 300 px to the right, not beside the caption),

@@ -557,3 +557,20 @@ def test_a_gpu_request_refused_on_a_site_without_gpus_says_where_it_came_from(pr
         assert result.message.startswith(brought), result
     else:
         assert "by itself" not in result.message
+
+
+@pytest.mark.parametrize("lang", ["", "ja", "zh"])
+def test_lesson_2_shows_the_gres_command_once(lang, capsys):
+    """Lesson 2 printed `$ sinfo -h -o %G` twice: its own line, then the evidence, which
+    starts with the command."""
+    import json
+    from pathlib import Path
+
+    folder = Path(teaching.__file__).parent / "notebooks" / "teaching" / lang
+    notebook = json.loads((folder / "02_site_probes_on_demo_sites.ipynb").read_text(encoding="utf-8"))
+    code = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    scope: dict = {}
+    for source in code[:2]:  # every site's checks, then the GRES answer of sx40
+        exec(compile(source, "lesson-02", "exec"), scope)
+    printed = capsys.readouterr().out
+    assert printed.count("$ sinfo -h -o %G") == 1, printed

@@ -30,7 +30,11 @@ def ranks_per_node(placement_html: str) -> dict[str, int]:
             for m in re.finditer(r'data-node="([^"]+)" data-ranks="(\d+)"', placement_html)}
 
 
-def test_facts_show_the_allocation_as_slurm_reports_it():
+def test_facts_show_the_allocation_as_slurm_reports_it(monkeypatch):
+    from ari_jupyter.hosts.recorded_site import RecordedSite
+
+    # read as a real allocation would be (a demo's is said to be recorded: see below)
+    monkeypatch.setattr(RecordedSite, "is_demo", property(lambda self: False))
     wizard = wizard_on("rccs-cloud")
     facts = html.unescape(wizard.allocation_panel.facts.value)
     assert "1027 (jupyterlab)" in facts
@@ -45,6 +49,19 @@ def test_facts_show_the_allocation_as_slurm_reports_it():
     assert f"(until about {until})" in row
     wizard.ctx.lang = "ja"
     assert f"（{until} ごろまで）" in html.unescape(wizard.allocation_panel.facts.value)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_demo_sites_time_left_is_said_to_be_recorded_with_no_moving_end(lang):
+    """The demo's "Time left" stood still while its "until about ..." moved with the clock:
+    a recording's time left is said as recorded, with no end on this machine's clock."""
+    wizard = wizard_on("rccs-cloud")
+    wizard.ctx.lang = lang
+    facts = html.unescape(wizard.allocation_panel.facts.value)
+    row = html.unescape(wizard.checks_panel.rows["time_left"].summary.value)
+    for text in (facts, row):
+        assert "3:12:45" in text and t("time_left_recorded", lang) in text
+        assert t("probe.time_left.until", lang, ends="")[:4] not in text
 
 
 def test_a_short_time_left_reads_as_in_the_checks_step():
