@@ -275,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--round4-only", action="store_true",
                         help="only the run-file cases of issue 56 (the doctor/lint table is left out)")
     args = parser.parse_args(argv)
+    load = os.getloadavg()[0]  # other work on the machine slows every case alike (the baselines show it)
     rows4 = measure_round4()  # first: a child's peak memory counts its parent's at exec, and
     rows = [] if args.round4_only else measure(args.quick)  # step 5 loads the widgets here
     import platform
@@ -284,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "Written by `python -m benchmarks.hostile_inputs`"
         + (" --quick" if args.quick else "") + f" on {time.strftime('%Y-%m-%d')} "
-        f"({platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}). "
+        f"({platform.machine()}, {os.cpu_count()} CPUs, load average {load:.1f} at the start, "
+        f"Python {platform.python_version()}). "
         "Each command runs in a fresh interpreter; time is wall clock including the "
         "interpreter's start, memory the process's peak resident set (wait4).",
         "",

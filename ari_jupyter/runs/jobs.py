@@ -181,42 +181,38 @@ def scan_squeue(text: str, keep: Callable[[Job], bool] | None = None) -> tuple[l
     jobs: list[Job] = []
     read = unreadable = 0
     shared: dict[str, str] = {}
-    row: str | None = None
-    for line in _lines(text):
-        if _ROW_HEAD.match(line):
-            head, row = row, line
-        elif row is not None and line:
-            row += "\n" + line
-            continue
-        else:
-            unreadable += bool(line.strip())
-            continue
-        if head is not None:
-            read, unreadable = _take(head, shared, keep, jobs, read, unreadable)
-    if row is not None:
-        read, unreadable = _take(row, shared, keep, jobs, read, unreadable)
+    for row in _rows(text):
+        job = _job_of_row(row.split(SEP), shared) if row is not None else None
+        if job is None:
+            unreadable += 1
+        elif _JOB_ID.match(job.job_id):  # a collapsed array of pending tasks is left out, as before
+            read += 1
+            if keep is None or keep(job):
+                jobs.append(job)
     return jobs, read, unreadable
 
 
-def _lines(text: str) -> Iterator[str]:
-    """``text.split("\\n")`` one line at a time."""
+def _rows(text: str) -> Iterator[str | None]:
+    """squeue's rows, a line at a time (a line that does not start a row continues the one
+    before); None for a line that is no row's."""
+    row: str | None = None
     start = 0
-    while (end := text.find("\n", start)) >= 0:
-        yield text[start:end]
+    while True:
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if _ROW_HEAD.match(line):
+            if row is not None:
+                yield row
+            row = line
+        elif row is not None and line:
+            row += "\n" + line
+        elif line.strip():
+            yield None
+        if end < 0:
+            break
         start = end + 1
-    yield text[start:]
-
-
-def _take(row: str, shared: dict[str, str], keep: Callable[[Job], bool] | None, jobs: list[Job],
-          read: int, unreadable: int) -> tuple[int, int]:
-    job = _job_of_row(row.split(SEP), shared)
-    if job is None:
-        return read, unreadable + 1
-    if _JOB_ID.match(job.job_id):  # a collapsed array of pending tasks is left out, as before
-        if keep is None or keep(job):
-            jobs.append(job)
-        return read + 1, unreadable
-    return read, unreadable
+    if row is not None:
+        yield row
 
 
 def _job_of_row(parts: list[str], shared: dict[str, str]) -> Job | None:
@@ -263,18 +259,34 @@ def _real(path: str | Path) -> str:
 
 def _resolver() -> Callable[[str], str]:
     """``_real`` for the many work dirs of one answer: each folder above a work dir resolved
-    once (a 100,000-row queue's rows share a few), the work dir itself only when it is a link."""
-    folders: dict[str, str] = {}
+    and listed once (a 100,000-row queue's rows share a few), a work dir resolved on its own
+    only when its folder holds a link of its name or cannot be listed."""
+    folders: dict[str, tuple[str, frozenset[str] | None]] = {}
 
     def real(path: str) -> str:
-        folder, name = os.path.split(os.path.expanduser(path))
+        if path.startswith("~"):
+            path = os.path.expanduser(path)
+        folder, name = os.path.split(path)
         if not folder or name in ("", ".", ".."):
             return _real(path)
-        if folder not in folders:
-            folders[folder] = _real(folder)
-        whole = os.path.join(folders[folder], name)
-        return _real(whole) if os.path.islink(whole) else whole
+        known = folders.get(folder)
+        if known is None:
+            known = folders[folder] = (_real(folder), _links_in(folder))
+        whole = os.path.join(known[0], name)
+        return _real(whole) if known[1] is None or name in known[1] else whole
     return real
+
+
+def _links_in(folder: str) -> frozenset[str] | None:
+    """The names of the links in ``folder`` (none when it does not exist); None when it
+    cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset(entry.name for entry in entries if entry.is_symlink())
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
+    except OSError:
+        return None
 
 
 def of_runs(scopes: Sequence["RunScope"]) -> Callable[[Job], bool]:
