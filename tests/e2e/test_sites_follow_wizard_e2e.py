@@ -74,3 +74,42 @@ def test_the_status_bar_follows_the_wizards_site(tmp_path, page, lang, locale, t
         assert_no_console_errors(page)
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("lang, theme", [("en", "light"), ("ja", "dark")])
+def test_step_3_says_where_it_differs_from_the_setup_guide(tmp_path, page, lang, theme):
+    """sx40, step 3: the Nodes and modules lines on the setup guide, each with its link, and the
+    preview's note on the node count in the words the checklist uses."""
+    from .test_wizard_look_e2e import _step, _wizard
+
+    require_browser()
+    env = lab_env(tmp_path, {"ARI_JUPYTER_DEMO_SITE": "rccs-cloud", "LANG": "C.UTF-8"})
+    server = start_jupyter(tmp_path, app="lab", env=env, settings=LAB_SETTINGS, args=LAB_ARGS)
+    shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or tmp_path / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    try:
+        _notebook(server.root_dir / "seed.ipynb", [
+            f'from ari_jupyter import Wizard\nwizard = Wizard(site="sx40", lang="{lang}")\nwizard'])
+        page.set_viewport_size({"width": 1400, "height": 1400})
+        page.goto(server.url("/lab/tree/seed.ipynb?reset"))
+        page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget "
+                               "&& window.jupyterapp.shell.currentWidget.sessionContext?.session?.kernel",
+                               timeout=60_000)
+        page.evaluate("window.jupyterapp.commands.execute('notebook:hide-all-cell-code')")
+        _run_cell(page, 0)
+        page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=60_000)
+        _step(page, 2)
+        nodes = _wizard(page).locator(".ari-seed-note[data-spot='nodes']")
+        nodes.wait_for(timeout=30_000)
+        assert "nodes=<allocation>" in nodes.inner_text()
+        link = nodes.locator("a")
+        assert link.get_attribute("href").endswith(f"wizard{'.ja' if lang == 'ja' else ''}.md#seed-nodes")
+        assert _wizard(page).locator(".ari-seed-note[data-spot='modules']").is_visible()
+        assert "--nodes" in _wizard(page).locator(".ari-no-workflow").inner_text()
+        set_theme(page, theme)
+        nodes.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        _wizard(page).screenshot(path=str(shots / f"seed-notes-step3-{lang}-{theme}.png"))
+        assert_no_console_errors(page)
+    finally:
+        server.stop()
