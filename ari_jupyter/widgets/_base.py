@@ -58,7 +58,7 @@ def seed_note_html(spot: str, lang: str, env=None) -> str:
     """The one line on where the wizard differs from ARI's setup guide at ``spot``
     (``wizard.seed_notes``), with its link to the guide's section."""
     said = say(seed_note(spot), lang)
-    return (f'<div class="ari-seed-note ari-help" data-spot="{esc(spot)}">{rich(said)} '
+    return (f'<div class="ari-seed-note ari-help" data-spot="{esc(spot)}">{rich(said)}{sentence_gap(said)}'
             f'<a href="{esc(seed_note_url(spot, lang, env))}" target="_blank" rel="noopener">'
             f'{esc(t("seed_note_link", lang))} ↗</a></div>')
 
