@@ -15,6 +15,7 @@ from ..i18n import LANGUAGES, message
 from . import render
 from .arguments import slurm_log_dir_of
 from .choices import PARTITION_NAME, env_value_problem
+from .dashboard import goal_cut
 from .expressions import VIRSCI_MARKER
 from .followup import MAX_FOLLOWUPS, Envelope, envelope_problem
 from .naming import (WorkspaceError, check_workspace, is_short_name, slug_for_title, slug_is_hashed,
@@ -109,6 +110,11 @@ def text_problems(title: str, goal: str) -> list[Finding]:
         out.add("goal_headings_only", "goal", "error")
     for note in notes:
         out.add("goal_note", "goal", "info", fix=None, note=note)
+    cut = goal_cut(written)
+    if cut is not None:  # the goal as written: a first '#' line is already in bold
+        out.add("goal_cut_heading" if cut.heading else "goal_cut_hash", "goal", "warning",
+                number=cut.line, line_text=cut.text, dropped=cut.dropped,
+                words=cut.text.lstrip("#").strip())
     return out
 
 

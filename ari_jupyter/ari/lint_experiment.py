@@ -1,4 +1,4 @@
-"""What ARI reads out of an ``experiment.md``, and lints E1-E9 that catch silent misreads.
+"""What ARI reads out of an ``experiment.md``, and lints E1-E10 that catch silent misreads.
 
 ARI never rejects an ``experiment.md``: every field it extracts is found with a first-match
 regular expression over the whole text (spec §1.2, rules R1-R8), so a stray word changes the
@@ -21,6 +21,7 @@ from .expressions import (PARTITION_WORD, R1_METRICS, R2_INLINE, R2_METRIC_KEYWO
 from ..base.verdict import Finding, sort_findings
 from ..base.numbers import count_of
 from ..i18n import message
+from .dashboard import goal_cut
 
 
 
@@ -233,7 +234,42 @@ def lint_experiment(
     findings += _lint_virsci(text)
     findings += _lint_slurm_mode(parsed, env, ari_profile, expect_slurm)
     findings += _lint_fields(text)
+    findings += _lint_goal(text)
     return sort_findings(findings)
+
+
+GOAL_FOLLOWERS = re.compile(r"^##[ \t]*(?:Hardware Limits|Evaluation Metrics?|Success Metrics|Required "
+                            r"Workflow|提供ファイル|提供文件|Provided Files?|Local Files?|Files?)[ \t]*$",
+                            re.IGNORECASE)
+"""Sections that follow a goal by design (the wizard's, and those ARI reads): not a heading the
+goal meant as its own."""
+
+
+def _lint_goal(text: str) -> list[Finding]:
+    """E10: the Research Goal as ARI's dashboard reads it (``dashboard.goal_cut``, the rule step
+    4 applies to the goal field): a line of it that starts with '#' ends it there; a heading
+    right after it that no one reads as a section of its own is, for ARI, the goal's end."""
+    heading = GOAL_HEADING.search(text)
+    if heading is None:
+        return []
+    start = heading.end() + 1
+    end = NEXT_SECTION.search(text, start)
+    body = text[start:end.start() if end else len(text)]
+    cut = goal_cut(body)
+    if cut is not None:
+        said = {"number": cut.line, "line_text": cut.text, "dropped": cut.dropped,
+                "words": cut.text.lstrip("#").strip()}
+        rule = f"field.goal_{'cut_heading' if cut.heading else 'cut_hash'}"  # step 4's words
+        return [Finding.of("E10", "warning", "lint.E10.cut", fix_id="lint.E10.cut.fix",
+                           line=line_of(text, start) + cut.line - 1,
+                           detail=message(rule, **said), fix=message(f"{rule}.fix", **said))]
+    if end is not None:
+        after = text[end.start():].split("\n", 1)[0].strip()
+        if not GOAL_FOLLOWERS.match(after):
+            return [Finding.of("E10", "info", "lint.E10.next_heading", fix_id="lint.E10.next_heading.fix",
+                               line=line_of(text, end.start()), heading=after,
+                               words=after.lstrip("#").strip())]
+    return []
 
 
 def _lint_partition(text: str, parsed: ParsedExperiment, expected: str) -> list[Finding]:

@@ -19,7 +19,7 @@ from . import contracts
 from .expressions import R2_SECTION, R8_SECTION, VIRSCI_MARKER
 from .prelude import module_init_lines, module_name_problem
 from .run_settings import BACKEND_KEY, PACKAGED_LLM, apply_stage_toggles, launch_config_keys
-from ..i18n import t
+from ..i18n import Text, t, text
 from .arguments import env_values, reproduce_args
 from .choices import PARTITION_NAME, Choices
 from .followup import envelope_of, envelope_problem
@@ -669,6 +669,14 @@ def reproduce_inputs(choices: Choices) -> dict[str, Any]:
     Only non-default values are set (ARI treats 0/""/[] as "take it from the rubric").
     """
     return {"sandbox_kind": "slurm", **reproduce_args(choices).to_json()}
+
+
+def rubric_nodes(choices: Choices) -> Text:
+    """What happens to step 3's node count when no workflow.yaml carries it (no ARI where the
+    checkpoint is written): ARI takes the count from the paper's rubric. One sentence, said by
+    step 3's preview (whose ``--nodes`` is the caller's) and by the checklist after Write."""
+    nodes = reproduce_inputs(choices).get("nodes")
+    return text("reproduce.nodes_rubric", nodes=nodes) if nodes else text("reproduce.nodes_rubric_none")
 
 
 def render_workflow_yaml(package_yaml: str, choices: Choices) -> str:

@@ -183,7 +183,7 @@ def handoff_checklist(choices: Choices, checkpoint_dir: str, *, notes: Sequence[
                                inputs=_shown_inputs(found, quote_empty=True)))
         reproduce_state = "env only" if env_file.is_file() else "not written"
     else:
-        parts.append(text("handoff.reproduce.rubric", why=why_not))
+        parts.append(text("handoff.reproduce.rubric", why=why_not, rubric=render.rubric_nodes(choices)))
         # Only half of the reproduce inputs exist: say so rather than "written".
         reproduce_state = "env only" if env_file.is_file() else "not written"
     reproduce = ChecklistItem(

@@ -43,7 +43,7 @@ COMMANDS: dict[str, Command] = {
     "guide": Command("guide", "show where the user guides shipped with ari-jupyter are"),
     "lab": Command("lab", "open JupyterLab on the ARI multi-node wizard notebook"),
     "lessons": Command("lessons", "the teaching lessons: reset your copies, show where they are, export them"),
-    "lint": Command("lint", "check an experiment.md against ARI's parse rules (E1-E9)"),
+    "lint": Command("lint", "check an experiment.md against ARI's parse rules (E1-E10)"),
     "preview": Command("preview", "show what ARI will run (the reproduce sbatch line)"),
     "probe": Command("probe", "check the site: sbatch, partitions, GRES, shared FS, MPI, modules, GPUs, ARI"),
     "requeue": Command("requeue", "make a run that was cut (allocation ended, job cancelled) resumable by ari resume"),

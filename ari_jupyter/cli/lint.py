@@ -1,4 +1,4 @@
-"""``ari-jupyter lint FILE``: what ARI will read from an experiment.md, and lints E1-E9.
+"""``ari-jupyter lint FILE``: what ARI will read from an experiment.md, and lints E1-E10.
 
 The expected partition and CPU count default to ``ARI_SLURM_PARTITION`` / ``ARI_SLURM_CPUS``
 from this environment, completed by a ``.env`` beside the file (a checkpoint's own, which
@@ -23,7 +23,7 @@ from ._errors import cannot_read
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "lint", help="check an experiment.md against ARI's parse rules (E1-E9)",
+        "lint", help="check an experiment.md against ARI's parse rules (E1-E10)",
         description="Report what ARI reads from an experiment.md and every way it could misread it.")
     parser.add_argument("file", metavar="FILE", help="experiment.md to check ('-' reads stdin)")
     parser.add_argument("--json", action="store_true", help="print findings and parsed values as JSON")

@@ -1,4 +1,4 @@
-"""experiment.md goes to the experiment lint rules (E1-E9) of ``ari_jupyter.ari.lint_experiment``."""
+"""experiment.md goes to the experiment lint rules (E1-E10) of ``ari_jupyter.ari.lint_experiment``."""
 from __future__ import annotations
 
 from typing import Mapping

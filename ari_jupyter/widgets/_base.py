@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import ipywidgets as widgets
 
 from ..base.running import running_loop  # noqa: F401  (the panels ask it here)
-from ..i18n import LANGUAGES, LANGUAGE_NAMES, listed, sentence_gap
+from ..i18n import LANGUAGES, LANGUAGE_NAMES, listed, say, sentence_gap, t
+from ..wizard.seed_notes import seed_note, seed_note_url
 
 if TYPE_CHECKING:
     from ..base.verdict import ProbeResult
@@ -51,6 +52,15 @@ def fix_html(label: str, fix: str) -> str:
     """A fix or note under a verdict: its label in bold, then the advice (upright, not italic:
     it often holds a command to type, and slanted code is hard to read)."""
     return f'<div class="ari-fix"><b>{esc(label)}</b>{sentence_gap(label)}{rich(fix)}</div>'
+
+
+def seed_note_html(spot: str, lang: str, env=None) -> str:
+    """The one line on where the wizard differs from ARI's setup guide at ``spot``
+    (``wizard.seed_notes``), with its link to the guide's section."""
+    said = say(seed_note(spot), lang)
+    return (f'<div class="ari-seed-note ari-help" data-spot="{esc(spot)}">{rich(said)}{sentence_gap(said)}'
+            f'<a href="{esc(seed_note_url(spot, lang, env))}" target="_blank" rel="noopener">'
+            f'{esc(t("seed_note_link", lang))} ↗</a></div>')
 
 
 def pre(text: str, tall: bool = False) -> str:

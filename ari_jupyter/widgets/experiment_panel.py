@@ -9,7 +9,7 @@ import ipywidgets as widgets
 from ..i18n import error_text, listed, render, sentence_gap
 from ..ari.judge import EXPERIMENT_FIELDS, REQUIRED_FIELDS, for_step
 from ..wizard.state import min_expected_metric_of
-from ._base import Panel, STATUS_STYLE, esc, pre, rich, shared_fs_fix
+from ._base import Panel, STATUS_STYLE, esc, pre, rich, seed_note_html, shared_fs_fix
 from .run_settings_part import RunSettingsPart
 from ..hosts.host import list_sites
 from ..checkpoint.emit import (CheckpointExists, EmitBlocked, EmitError, NodeLocalWorkspace,
@@ -19,6 +19,7 @@ from ..runs.service import default_workspace, same_workspace
 from ..checkpoint import emit, handoff
 from ..ari import render as ari_render
 from ..wizard.site_defaults import checklist_title_key
+from ..wizard.seed_notes import SPOTS as SEED_SPOTS
 
 PANEL_FIELDS = EXPERIMENT_FIELDS
 
@@ -495,7 +496,7 @@ class ExperimentPanel(Panel, widgets.VBox):
         # hand-off check of the same id answers
         items = handoff.with_checks(self._checklist[1], self.handoff_results,
                                     self.state.probe_list())
-        return _render_checklist(items, self.tr, self.ctx.site_name, self.ctx.lang)
+        return _render_checklist(items, self.tr, self.ctx.site_name, self.ctx.lang, self.ctx.local_env)
 
     def start_handoff_check(self):
         """Run the hand-off checks as a task on the kernel's loop; results render as they come."""
@@ -541,7 +542,7 @@ CHECKLIST_LOOK = {"ready": "ari-sev-info", "not ready": "ari-sev-error", "writte
                   "differs": "ari-sev-warning"}  # a newer ARI (checkpoint/contract_step)
 
 
-def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
+def _render_checklist(items, tr, site_name: str = "", lang: str = "en", env=None) -> str:
     """The hand-off steps (handoff.ChecklistItem): translated title, state, detail and
     warning; the core's commands verbatim."""
     rows = []
@@ -560,6 +561,8 @@ def _render_checklist(items, tr, site_name: str = "", lang: str = "en") -> str:
         for command in item.extra_commands:
             parts.append(pre(command) if not hasattr(command, "message_id")
                          else f"<div>{rich(render(command, lang))}</div>")
+        if item.id in SEED_SPOTS:  # where the setup guide says otherwise: one line and its link
+            parts.append(seed_note_html(item.id, lang, env))
         rows.append(f'<li class="ari-checklist-{esc(item.id)}">{"".join(parts)}</li>')
     return (f'<h4 class="ari-heading">{esc(tr(checklist_title_key(site_name)))}</h4>'
             f'<ol class="ari-checklist ari-list ari-text">{"".join(rows)}</ol>')

@@ -16,11 +16,12 @@ from traitlets import Bool, Enum, Int, List as ListTrait, TraitError, Unicode
 
 from ..ari.contracts import contract_of, preview_note
 from ..ari.profile import PRESETS, PROFILE_KEYS
+from ..ari.render import rubric_nodes
 from ..ari.sbatch import DEFAULT_MAX_RUNTIME_SEC, walltime_str
 from ..i18n import catalog, listed, render, sentence_gap
 from ..ari.module_choice import choose_module, software_modules
 from ..wizard.site_defaults import SITE_PRESET, modules_left_out, named_preset, presets_matching
-from ._base import Panel, esc, pre, pre_args, rich
+from ._base import Panel, esc, pre, pre_args, rich, seed_note_html
 from ..wizard.session import probe_results
 from ..wizard.state import resource_value
 
@@ -227,6 +228,8 @@ class ProfilePanel(Panel, widgets.VBox):
                                               layout=widgets.Layout(width="auto"))
         self.label(self.allow_no_gres, "description", "profile_allow_no_gres")
         self.resources_help = widgets.HTML()
+        # where the wizard does otherwise than ARI's setup guide: one line there, with its link
+        self.seed_notes = {spot: widgets.HTML() for spot in ("nodes", "modules", "gpus")}
         # the findings on a box of the simple part, under it (not under Modules, far from it):
         # the job resources, the partition, and the kind (the preset row above decides it;
         # its own box is in Advanced, closed, where a warning would be out of sight)
@@ -271,12 +274,12 @@ class ProfilePanel(Panel, widgets.VBox):
         self.simple_box = widgets.VBox(
             [self._box_row("kind", self.preset, self.preset_doc),
              self._box_row("partition", self.partition, self.partition_source),
-             self._box_row("nodes"), self.fields["min_ranks"].row,
+             self._box_row("nodes"), self.seed_notes["nodes"], self.fields["min_ranks"].row,
              self.fields["ntasks_per_node"].row, self._box_row("max_cpus"),
              self.fields["requested_gpus_per_node"].row, self.fields["gpu_type"].row,
              self._box_row("mem_gb"), self._box_row("walltime"),
              self.resources_help, self._box_row("followups"), self.followups_help])
-        self.fields_box = widgets.VBox([self.allow_no_gres] + [
+        self.fields_box = widgets.VBox([self.allow_no_gres, self.seed_notes["gpus"]] + [
             f.row for key, f in self.fields.items() if key not in SIMPLE_KEYS])
         self.fields_title = widgets.HTML()
         self.advanced = widgets.Accordion(children=[widgets.VBox([self.fields_title, self.fields_box])],
@@ -287,7 +290,7 @@ class ProfilePanel(Panel, widgets.VBox):
         self.children = [
             self.problems,
             self.simple_title, self.simple_box,
-            self.modules_help, self.modules, self.modules_message,
+            self.modules_help, self.seed_notes["modules"], self.modules, self.modules_message,
             self.advanced,
             self.sbatch_title, self.sbatch_preview,
             self.prelude_title, self.prelude_preview,
@@ -449,12 +452,15 @@ class ProfilePanel(Panel, widgets.VBox):
         self.fields_title.value = f'<div class="ari-help">{esc(self.tr("profile_fields_title"))}</div>'
         self.simple_title.value = f'<h4 class="ari-heading">{esc(self.tr("profile_simple_title"))}</h4>'
         self.advanced.set_title(0, self.tr("profile_advanced"))
+        for spot, note in self.seed_notes.items():
+            note.value = seed_note_html(spot, self.ctx.lang, self.ctx.local_env)
         for field in self.fields.values():
             field.relabel()
         # A GPU type is a GRES word: only where the site has GRES.
         has_gres = self.ctx.probe_data("gres").get("has_gres")
         self.fields["gpu_type"].row.layout.display = "" if has_gres or self.state.profile.gpu_type \
             else "none"
+        self.seed_notes["gpus"].layout.display = "" if has_gres is False else "none"  # no GRES only
         self._refresh_modules(results)
         self.refresh_messages()
         self.refresh_previews()
@@ -574,7 +580,7 @@ class ProfilePanel(Panel, widgets.VBox):
         unwritten = ("" if self.ctx.workflow_found else
                      f'<div class="ari-text {"ari-sev-info" if demo else "ari-sev-warning"} '
                      f'ari-no-workflow">'
-                     f'{rich(self.tr("preview_no_workflow_demo" if demo else "preview_no_workflow"))}</div>')
+                     f'{rich(self.tr("preview_no_workflow_demo" if demo else "preview_no_workflow", rubric=rubric_nodes(self.state.choices())))}</div>')
         shows = preview_note(contract_of(self.state.choices()))  # which ARI's reproduce: a newer one's differs
         unwritten += (f'<div class="ari-text ari-sev-warning ari-preview-contract">'
                       f'{rich(render(shows, self.ctx.lang))}</div>' if shows is not None else "")

@@ -92,16 +92,43 @@ def check(case: str, state: WizardState, found: dict) -> list[str]:
     return problems
 
 
-def test_aris_parsers_read_back_what_the_user_entered(ari_env, tmp_path):
-    states = {case: _state(**overrides) for case, overrides in CASES.items()}
+def read_back(ari_env, tmp_path, states: dict) -> dict:
+    """What ARI's own parsers read from the experiment.md the wizard writes for each state."""
     texts = {case: render.render_experiment_md(state.choices()) for case, state in states.items()}
     (tmp_path / "texts.json").write_text(json.dumps(texts))
     env = {k: v for k, v in ari_env.env.items() if not k.startswith("ARI_SLURM")}
     proc = ari_env.run(DRIVER.read_text(), ari_env.root, tmp_path / "texts.json", cwd=tmp_path,
                        env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_aris_parsers_read_back_what_the_user_entered(ari_env, tmp_path):
+    states = {case: _state(**overrides) for case, overrides in CASES.items()}
+    found = read_back(ari_env, tmp_path, states)
     problems = [p for case, state in states.items() for p in check(case, state, found[case])]
     record_counts("experiment.md through ARI's parsers",
                   {"cases": len(CASES), "parsers per case": 6, "disagreements": len(problems)})
     assert not problems, "\n".join(problems)
+
+
+GOAL_CUTS = {
+    "hash-line": "Make the stencil fast.\n#1 priority: speed\nthen memory use.",
+    "heading-inside": "Tune the stencil.\n## Notes\nKeep the baseline.",
+    "hashtag-late": "Tune it.\nUse the usual flags.\n#hpc #stencil",
+    "no-cut": "Tune the stencil.\nKeep the baseline.",
+}
+
+
+def test_the_goal_cut_step_4_and_lint_warn_of_is_the_one_aris_dashboard_makes(ari_env, tmp_path):
+    """``dashboard.goal_cut`` (step 4's and lint's E10 warning) against ARI's own goal reader:
+    the dashboard shows exactly the goal's lines before the cut, and all of them without one."""
+    from ari_jupyter.ari.dashboard import goal_cut
+
+    found = read_back(ari_env, tmp_path, {case: _state(goal=goal) for case, goal in GOAL_CUTS.items()})
+    for case, goal in GOAL_CUTS.items():
+        written, _notes = render.neutralize_goal(goal)
+        cut = goal_cut(written)
+        assert (cut is None) == (case == "no-cut"), case
+        kept = written.splitlines()[:cut.line - 1] if cut else written.splitlines()
+        assert found[case]["dashboard_goal"] == " ".join(l.strip() for l in kept if l.strip()), case

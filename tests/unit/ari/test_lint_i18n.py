@@ -1,4 +1,4 @@
-"""Every experiment.md lint (E1-E9) speaks en/ja/zh from the message catalogs; the English is
+"""Every experiment.md lint (E1-E10) speaks en/ja/zh from the message catalogs; the English is
 the text ``--json`` and the other tests read."""
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ def _cases(a, b):
         (good + "## Success Metrics\n- accuracy: higher\n", chosen),
         ("Partition: small, Max CPUs: 8\n  Metrics: speed\nMetrics: GFlops\n", chosen),
         ("Partition: small, Max CPUs: 8\nMetrics:", chosen),
+        (good.replace("Measure things.", "Measure things.\n#1 priority: speed"), chosen),
+        (good + "## Background\nold runs\n", chosen),
     ]
 
 
@@ -62,7 +64,7 @@ def findings(tmp_path):
 
 
 def test_every_lint_rule_yields_findings_that_render_in_every_language(findings):
-    assert {f.rule for f in findings} == {f"E{n}" for n in range(1, 10)}
+    assert {f.rule for f in findings} == {f"E{n}" for n in range(1, 11)}
     for f in findings:
         assert f.message_id.startswith("lint."), f
         assert f.text("en") == f.message and f.fix_text("en") == f.fix

@@ -221,7 +221,9 @@ def test_after_write_the_checklist_and_check_handoff_appear(tmp_path):
     panel = run(fill_write_check())
     checklist = panel.checklist.value
     assert "ari-checklist-dashboard" in checklist and "ari viz" in checklist
-    assert "--host" not in checklist
+    # --host only in the line that says the setup guide's command has no such flag
+    assert "--host" not in re.sub(r'<div class="ari-seed-note.*?</div>', "", checklist)
+    assert 'data-spot="dashboard"' in checklist
     assert "ari-dashboard-warning" in checklist and "ssh -N -L" in checklist
     assert "rc01" in checklist  # the tunnel goes to the allocation's first node
     assert f"bash {workspace}/launch/{RUN_ID}.sh" in checklist.replace("&#x27;", "'")

@@ -451,6 +451,7 @@ def test_without_ari_here_step_3_says_the_line_needs_workflow_yaml(site, key):
     """No ARI on this machine: no workflow.yaml carries nodes and flags, so ARI would take them
     from the rubric (step 4's hand-off says so); step 3's "line ARI will run" says it too, and
     says nothing where ARI's workflow.yaml is found."""
+    from ari_jupyter.ari.render import rubric_nodes
     from ari_jupyter.i18n import t
     from widget_text import as_shown, shown
 
@@ -458,10 +459,57 @@ def test_without_ari_here_step_3_says_the_line_needs_workflow_yaml(site, key):
     wizard.ctx.workflow_found = False
     panel = wizard.profile_panel
     panel.refresh_previews()
-    assert as_shown(t(key, "en")) in shown(panel.sbatch_title.value)
+    assert as_shown(t(key, "en", rubric=rubric_nodes(wizard.state.choices()))) in shown(panel.sbatch_title.value)
     wizard.ctx.workflow_found = True
     panel.refresh_previews()
     assert "workflow.yaml" not in shown(panel.sbatch_title.value)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_the_preview_and_the_checklist_say_the_same_of_the_node_count(tmp_path, lang):
+    """rccs-cloud, no ARI here: step 3's preview shows --nodes 2, and both it and the checklist
+    after Write say that this 2 does not reach ARI without workflow.yaml (the rubric decides)."""
+    from ari_jupyter.ari.render import rubric_nodes
+    from ari_jupyter.checkpoint import handoff
+    from ari_jupyter.i18n import say
+    from unit.widgets.test_demo_workspace import demo_wizard
+    from widget_text import shown
+
+    wizard = demo_wizard(tmp_path, "rccs-cloud")
+    wizard.ctx.workflow_found = False
+    wizard.ctx.lang = lang
+    panel = wizard.profile_panel
+    panel.refresh_previews()
+    assert "--nodes 2" in shown(panel.sbatch_preview.value)
+    said = say(rubric_nodes(wizard.state.choices()), lang)
+    assert "2" in said and said in shown(panel.sbatch_title.value)
+    wizard.experiment_panel.write.click()
+    emitted = wizard.experiment_panel.last_emit
+    [reproduce] = [item for item in handoff.handoff_checklist(
+        wizard.state.choices(), emitted.checkpoint_dir, notes=emitted.notes) if item.id == "reproduce"]
+    assert said in say(reproduce.detail, lang)
+    checklist = wizard.experiment_panel.checklist.value  # the setup guide's run and dashboard lines
+    assert 'data-spot="handoff"' in checklist and 'data-spot="dashboard"' in checklist
+
+
+@pytest.mark.parametrize("site, shown_spots", [("sx40", {"nodes", "modules", "gpus"}),
+                                               ("gres-cluster", {"nodes", "modules"})])
+def test_step_3_says_where_it_differs_from_the_setup_guide(site, shown_spots):
+    """One line at each spot where the wizard does otherwise than ARI's setup guide, each with
+    its link to the guide's section; the GPU line only where the site has no GRES."""
+    from ari_jupyter.wizard.seed_notes import seed_note_url
+
+    wizard = wizard_on(site)
+    panel = wizard.profile_panel
+    visible = {spot for spot, note in panel.seed_notes.items()
+               if note.layout.display != "none" and note.value}
+    assert visible == shown_spots
+    for spot in shown_spots:
+        assert f'href="{seed_note_url(spot, "en", wizard.ctx.local_env)}"' in panel.seed_notes[spot].value
+    assert "nodes=&lt;allocation&gt;" in panel.seed_notes["nodes"].value
+    wizard.ctx.lang = "ja"
+    assert "wizard.ja.md#seed-nodes" in panel.seed_notes["nodes"].value
+    assert "ノード" in panel.seed_notes["nodes"].value
 
 
 @pytest.mark.parametrize("per_task, per_node, said", [
