@@ -31,6 +31,9 @@ def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
            "findings": [_finding(f, lang) for f in status.get("findings", ())],
            "process": _rendered(status.get("process", ""), status.get("process_message"), lang),
            "notes": [_rendered(n, m, lang) for n, m in zip(status.get("notes", ()), notes)]}
+    cost = status.get("cost")
+    if isinstance(cost, dict) and cost.get("said"):  # node-hours and LLM use in the panel's words
+        out["cost"] = {**cost, "text": [say(line, lang) for line in cost["said"]]}
     jobs = status.get("jobs")
     if isinstance(jobs, dict) and jobs.get("problem_message"):
         jobs = {**jobs, "problem": _rendered(jobs["problem"], jobs["problem_message"], lang)}

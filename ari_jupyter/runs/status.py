@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ari import markers
+from .cost import RunCost, run_cost
 from .jobs import JobsView, run_jobs
 from .reading import linked_out, read_json, read_small_text, redaction_env, tail
 from .tree import BestMetric, NodeCounts, read_tree
@@ -80,6 +81,8 @@ class RunStatus:
     """What the user approved in the wizard per job kind (None: not the wizard's checkpoint)."""
     ledger: Ledger | None = None
     """The newer ARI's submission ledger (None: none kept, as ARI e41c806 keeps none)."""
+    cost: RunCost | None = None
+    """Node-hours used per job kind and ARI's record of its LLM use (``runs.cost``)."""
 
     @property
     def active(self) -> bool:
@@ -98,14 +101,17 @@ class RunStatus:
                 "notes": list(self.notes),
                 "note_messages": [message_of(note) for note in self.notes],
                 "envelope": self.envelope.to_json() if self.envelope else None,
-                **({"ledger": self.ledger.to_json()} if self.ledger is not None else {})}
+                **({"ledger": self.ledger.to_json()} if self.ledger is not None else {}),
+                "cost": self.cost.to_json() if self.cost else None}
 
     def summary_json(self) -> dict[str, Any]:
         """The row of ``ari-jupyter runs`` and of the Runs panel's list."""
         return {"run_id": self.run_id, "checkpoint_dir": self.checkpoint_dir, "title": self.title,
                 "phase": self.phase, "nodes": self.nodes.to_json(),
                 "best_metric": self.best_metric.to_json() if self.best_metric else None,
-                "updated_at": self.updated_at, "jobs": len(self.jobs.jobs)}
+                "updated_at": self.updated_at, "jobs": len(self.jobs.jobs),
+                "node_hours": self.cost.node_hours["total"] if self.cost and self.cost.known else None,
+                "llm_cost_usd": self.cost.llm.total_cost_usd if self.cost and self.cost.llm else None}
 
 
 def _title(checkpoint: Path) -> str:
@@ -250,7 +256,7 @@ def _read_status(path: Path, jobs: JobsView | None) -> RunStatus:
         nodes=tree.counts, best_metric=tree.best, stage=stage if phase in ACTIVE_PHASES else "",
         alive=alive, process=process.why, log_file=log_file, log_tail=log_lines,
         findings=tuple(sort_findings(findings)), jobs=jobs, updated_at=_iso(max(mtimes, default=0.0)),
-        notes=tuple(notes), envelope=envelope, ledger=ledger)
+        notes=tuple(notes), envelope=envelope, ledger=ledger, cost=run_cost(path, jobs))
 
 
 def _mtime(path: Path) -> float:
