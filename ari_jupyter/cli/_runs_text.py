@@ -8,13 +8,15 @@ from ._ledger_text import ledger_lines
 from ..runs.chain import chain_text
 from ..i18n import message, render_message, say, t
 from ..slurm.parsers import gpus_per_node
+from ..ari.cost import hours_text
+from ..runs.cost import usd_text
 
 
 def best_text(best: dict[str, Any] | None) -> str:
     return f"{best['name']} = {best['value']:g} ({best['node_id']})" if best else "-"
 
 
-_HEADER = ("run", "phase", "nodes", "best", "jobs", "updated", "title")
+_HEADER = ("run", "phase", "nodes", "best", "jobs", "cost", "updated", "title")
 
 
 def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
@@ -29,7 +31,8 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
     known = answer.get("scheduler") not in ("absent", "error", "partial")
     body = [(r["run_id"], phase_text(r["phase"], lang),
              f"{r['nodes']['done']}/{r['nodes']['failed']}/{r['nodes']['running']}/{r['nodes']['total']}",
-             best_text(r["best_metric"]), str(r["jobs"]) if known else "?", r["updated_at"][:19],
+             best_text(r["best_metric"]), str(r["jobs"]) if known else "?", cost_cell(r, lang),
+             r["updated_at"][:19],
              *((r["workspace"],) if len(workspaces) > 1 else ()), r["title"])
             for r in rows]
     widths = [max(columns(row[i]) for row in [header, *body]) for i in range(len(header) - 1)]
@@ -44,6 +47,14 @@ def runs_table(answer: dict[str, Any], lang: str = "en") -> str:
                        lang, problem=_in_lang(
             answer.get("problem", ""), answer.get("problem_message"), lang)))
     return "\n".join(lines)
+
+
+def cost_cell(row: dict[str, Any], lang: str) -> str:
+    """Node-hours used (``?`` when SLURM did not say) and the LLM's cost where ARI recorded it."""
+    hours = "?" if row.get("node_hours") is None else hours_text(row["node_hours"])
+    if row.get("llm_cost_usd") is None:
+        return t("runs.cost_cell", lang, hours=hours)
+    return t("runs.cost_cell_llm", lang, hours=hours, usd=usd_text(row["llm_cost_usd"]))
 
 
 def _resources(partition: Any, nodes: Any, cpus: Any, gpus: Any, walltime: Any, lang: str) -> str:
@@ -169,6 +180,9 @@ def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -
     lines += jobs_text(status["jobs"], lang=lang, envelope=status.get("envelope"))
     lines += ledger_lines(status.get("ledger"), lang)  # the newer ARI's submission ledger
     lines += chain_lines(status.get("chain"), lang)  # the follow-up allocations
+    if status.get("cost"):  # node-hours per job kind, ARI's LLM use per phase and model
+        lines.append(t("runs.status.cost", lang))
+        lines += ["  " + say(line, lang) for line in status["cost"]["said"]]
     if status["findings"]:
         lines.append(t("runs.status.findings", lang))
         lines += findings_text(status["findings"], lang)

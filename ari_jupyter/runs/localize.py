@@ -34,6 +34,9 @@ def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
            "notes": [_rendered(n, m, lang) for n, m in zip(status.get("notes", ()), notes)]}
     if isinstance(status.get("chain"), dict):  # the follow-up allocations, in words
         out["chain"] = {**status["chain"], "said": chain_text(status["chain"], lang)}
+    cost = status.get("cost")
+    if isinstance(cost, dict) and cost.get("said"):  # node-hours and LLM use in the panel's words
+        out["cost"] = {**cost, "text": [say(line, lang) for line in cost["said"]]}
     jobs = status.get("jobs")
     if isinstance(jobs, dict) and jobs.get("problem_message"):
         jobs = {**jobs, "problem": _rendered(jobs["problem"], jobs["problem_message"], lang)}

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ari import markers
+from .cost import RunCost, run_cost
 from .jobs import JobsView, run_jobs
 from .reading import linked_out, read_json, read_small_text, redaction_env, tail
 from .tree import BestMetric, NodeCounts, TreeSummary, read_tree
@@ -83,6 +84,8 @@ class RunStatus:
     """The newer ARI's submission ledger (None: none kept, as ARI e41c806 keeps none)."""
     chain: dict[str, Any] | None = None
     """The follow-up allocations approved and submitted (``chain.chain_json``; None: none approved)."""
+    cost: RunCost | None = None
+    """Node-hours used per job kind and ARI's record of its LLM use (``runs.cost``)."""
 
     @property
     def active(self) -> bool:
@@ -102,6 +105,7 @@ class RunStatus:
                 "note_messages": [message_of(note) for note in self.notes],
                 "envelope": self.envelope.to_json() if self.envelope else None,
                 **({"ledger": self.ledger.to_json()} if self.ledger is not None else {}),
+                "cost": self.cost.to_json() if self.cost else None,
                 **({"chain": self.chain} if self.chain is not None else {})}
 
     def summary_json(self) -> dict[str, Any]:
@@ -110,6 +114,8 @@ class RunStatus:
                 "phase": self.phase, "nodes": self.nodes.to_json(),
                 "best_metric": self.best_metric.to_json() if self.best_metric else None,
                 "updated_at": self.updated_at, "jobs": len(self.jobs.jobs),
+                "node_hours": self.cost.node_hours["total"] if self.cost and self.cost.known else None,
+                "llm_cost_usd": self.cost.llm.total_cost_usd if self.cost and self.cost.llm else None,
                 **({"chain": self.chain} if self.chain is not None else {})}
 
 
@@ -260,7 +266,8 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
         nodes=tree.counts, best_metric=tree.best, stage=stage if phase in ACTIVE_PHASES else "",
         alive=alive, process=process.why, log_file=log_file, log_tail=log_lines,
         findings=tuple(sort_findings(findings)), jobs=jobs, updated_at=_iso(max(mtimes, default=0.0)),
-        notes=tuple(notes), envelope=envelope, ledger=ledger, chain=chain_json(path, jobs))
+        notes=tuple(notes), envelope=envelope, ledger=ledger, chain=chain_json(path, jobs),
+        cost=run_cost(path, jobs))
 
 
 def _mtime(path: Path) -> float:

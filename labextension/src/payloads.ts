@@ -167,6 +167,20 @@ export interface IJob {
   outside?: IOver[];
   /** the same, said in the panel's language ('' when it fits) */
   outside_text?: string;
+  /** how it ended, as SLURM's accounting recorded it ('<code>:<signal>'; '' where it has not) */
+  exit_code?: string;
+  /** why a pending job waits, when it may start and what the user can do, in the panel's
+   * language ('' when it is not pending) */
+  pending_text?: string;
+}
+
+/** What the run has cost so far: node-hours per job kind, ARI's record of its LLM use. */
+export interface IRunCost {
+  /** null when SLURM did not answer */
+  node_hours: Record<string, number> | null;
+  from_accounting: boolean;
+  /** the sentences to show, in the panel's language */
+  text: string[];
 }
 
 export interface IFinding {
@@ -265,6 +279,8 @@ export interface IRunStatus extends Omit<IRunRow, 'jobs' | 'workspace'> {
   envelope: IEnvelope | null;
   /** ARI's submission ledger, when the run keeps one (the newer ARI's) */
   ledger?: ILedger;
+  /** node-hours used and LLM use (absent from an older server) */
+  cost?: IRunCost | null;
   /** the follow-up allocations approved at Write (left out when none was approved) */
   chain?: IChain;
 }
@@ -336,7 +352,15 @@ export const job = object<IJob>({
   tail: arrayOf(str),
   source: optional(oneOf('squeue', 'sacct', 'recording', 'ledger')),
   outside: optional(arrayOf(over)),
-  outside_text: optional(str)
+  outside_text: optional(str),
+  exit_code: optional(str),
+  pending_text: optional(str)
+});
+
+const runCost = object<IRunCost>({
+  node_hours: nullable(recordOf(num)),
+  from_accounting: bool,
+  text: arrayOf(str)
 });
 
 export const finding = object<IFinding>({
@@ -409,6 +433,7 @@ export const runStatus = object<IRunStatus>({
   jobs: object<IJobsView>({ jobs: arrayOf(job), scheduler: str, problem: str, accounting: str }),
   envelope: nullable(object<IEnvelope>({ bfts: approved, reproduce: approved })),
   ledger: optional(ledger),
+  cost: optional(nullable(runCost)),
   chain: optional(object<IChain>({ approved: num, used: num, said: arrayOf(str) }))
 });
 

@@ -480,6 +480,7 @@ export class RunsPanel extends Widget {
       ...(s.chain
         ? [el('div', { class: 'ari-RunsPanel-chain' }, ...s.chain.said.map(line => el('p', { class: 'ari-RunsPanel-note' }, line)))]
         : []),
+      this.renderCost(s),
       actions,
       el('h4', {}, logHeading(trans, s.log_file)),
       log
@@ -496,6 +497,19 @@ export class RunsPanel extends Widget {
     return job
       ? this.button(this._trans.__('Cancel job %1', job.job_id), () => void this.cancel(s, [job]), 'ari-mod-cancel')
       : '';
+  }
+
+  /** Node-hours used per job kind and ARI's LLM use per phase and model (a small section). */
+  private renderCost(s: IRunStatus): HTMLElement {
+    if (!s.cost || !s.cost.text.length) {
+      return el('span', {});
+    }
+    return el(
+      'section',
+      { class: 'ari-RunsPanel-cost' },
+      el('h4', {}, this._trans.__('Cost so far')),
+      ...s.cost.text.map(line => el('p', { class: 'ari-RunsPanel-note' }, line))
+    );
   }
 
   private renderJobs(s: IRunStatus): HTMLElement {
@@ -542,6 +556,12 @@ export class RunsPanel extends Widget {
           ),
           el('div', { class: 'ari-RunsPanel-handle' }, recorded.handle)
         );
+      }
+      if (job.pending_text) {  // why it waits, when it may start, what to do about it
+        item.append(el('div', { class: 'ari-RunsPanel-pending ari-RunsPanel-note' }, ...withCode(job.pending_text)));
+      }
+      if (job.source === 'sacct' && job.exit_code) {  // how it ended, from SLURM's accounting
+        item.append(el('div', { class: 'ari-RunsPanel-exit ari-RunsPanel-note' }, trans.__('Exit code %1 (SLURM accounting)', job.exit_code)));
       }
       if (isOutsideEnvelope(job)) {
         item.dataset.outside = 'yes';

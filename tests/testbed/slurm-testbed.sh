@@ -8,6 +8,7 @@
 #                                          acct = nogres with accounting: slurmdbd on MariaDB,
 #                                          and MinJobAge=2 so ended jobs leave squeue soon,
 #                                          as they do on a site after 300 s)
+#   slurm-testbed.sh install [VARIANT]     only install what VARIANT needs (CI, before the tests)
 #   slurm-testbed.sh stop                  cancel jobs, stop exactly what start started (by PID)
 #   slurm-testbed.sh status                variant, daemons and sinfo; exit 1 when not running
 #   slurm-testbed.sh env                   print the path of the env file to source
@@ -535,6 +536,7 @@ do_status() {
 cmd=${1:-status}; shift || true
 case "$cmd" in
   start) do_start "$@" ;;
+  install) [ "$(id -u)" = 0 ] || die "must run as root"; do_install "${1:-gres}" ;;
   stop) [ -d "$LAB" ] && do_stop; log "stopped" ;;
   status) do_status || exit 1 ;;
   env) [ -s "$ENV_FILE" ] || die "no env file yet: run '$0 start' first"; echo "$ENV_FILE" ;;
@@ -543,6 +545,6 @@ case "$cmd" in
   ctld-pause|ctld-resume)  # SIGSTOP / SIGCONT: a controller that accepts but never answers
     p=$(pidfile_pid "$RUN/slurmctld.pid"); ours "$p" slurmctld || die "slurmctld is not running"
     if [ "$cmd" = ctld-pause ]; then kill -STOP "$p"; else kill -CONT "$p"; fi ;;
-  -h|--help|help) sed -n '2,24p' "$0" ;;
-  *) die "unknown command '$cmd' (start|stop|status|env|ctld-stop|ctld-start|ctld-pause|ctld-resume)" ;;
+  -h|--help|help) sed -n '2,30p' "$0" ;;
+  *) die "unknown command '$cmd' (start|install|stop|status|env|ctld-stop|ctld-start|ctld-pause|ctld-resume)" ;;
 esac

@@ -212,15 +212,18 @@ def test_status_in_the_panel_language_has_no_english_sentence(lab, case, lang):
     answer = json.loads(body)
     assert answer["findings"] and len(answer["findings"]) == len(english["findings"])
     sentences = [answer["process"]] + [f["message"] for f in answer["findings"]] + [
-        f["fix"] for f in answer["findings"] if f["fix"]] + answer["notes"]
+        f["fix"] for f in answer["findings"] if f["fix"]] + answer["notes"] + answer["cost"]["text"]
     for sentence in sentences:
         assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", sentence), sentence
     assert english_sentences(sentences) == [], sentences
     assert [(f["rule"], f["message_id"], f["params"]) for f in answer["findings"]] == [
         (f["rule"], f["message_id"], f["params"]) for f in english["findings"]]
     assert answer["process_message"] == english["process_message"]
-    assert {k: v for k, v in answer.items() if k not in ("findings", "process", "notes")} == {
-        k: v for k, v in english.items() if k not in ("findings", "process", "notes")}
+    said = ("findings", "process", "notes", "cost")
+    assert {k: v for k, v in answer.items() if k not in said} == {
+        k: v for k, v in english.items() if k not in said}
+    assert {k: v for k, v in answer["cost"].items() if k != "text"} == {
+        k: v for k, v in english["cost"].items() if k != "text"}
 
 
 @pytest.mark.parametrize("lang", ["fr", "ja_JP", "en;rm -rf"])
