@@ -34,7 +34,7 @@ LOG=$LAB/log
 ENV_FILE=$LAB/env.sh
 NODES=(n1 n2)
 NODELIST="n[1-2]"
-PACKAGES=(slurmctld slurmd slurm-client munge openmpi-bin lmod)
+PACKAGES=(slurmctld slurmd slurm-client munge openmpi-bin libopenmpi-dev lmod)
 LMOD_INIT=/usr/share/lmod/lmod/init/bash
 
 export ARI_TESTBED_DIR=$LAB
