@@ -8,19 +8,20 @@ in a terminal holding an API key (a canary value) and ARI on PATH. The scripted 
 its skills, its hpc skill submitting the BFTS jobs to the real slurmctld, the jobs' own
 measurements.
 
-Checked in what the run left: ARI evaluated at least two BFTS nodes with a metric the job
-printed (the node's value equals the number in that job's own output file), every BFTS job ran
+Checked in what the run left: ARI evaluated exactly as many BFTS nodes as emit's --max-nodes
+allows (3), each with a metric the job printed (the node's value equals the number in that job's own output file), every BFTS job ran
 as the user with ``--export=NONE`` and sourced ARI_ENV_FILE (its environment and ``module list``,
 written from inside the job); the paper pipeline went on to ARI's reproduce stage, whose
 reproduce.sh (written by ARI's EAR from the best node's run command) ARI's run_reproduce
-submitted as a 2-node job where ``srun`` and Open MPI's ``mpirun`` put ranks 0-3 on both nodes;
+submitted as a 2-node job where ``srun`` puts ranks 0-3 on both nodes and Open MPI's ``mpirun``
+runs a real MPI program there (a C allreduce built with ``mpicc`` inside the job from Debian's
+libopenmpi-dev: the sum of the ranks is 0+1+2+3 = 6 only when all four took part);
 the scripted server's log shows the model per phase and the API base the run settings chose,
 and the key's value appears nowhere (server log, checkpoint, workspace, job outputs).
 
 Not on the test bed, so not in this run: ARI's PaperBench replicator (ors_build_reproduce needs
 chz and nanoeval, fetched from git; ARI skips it when reproduce.sh is already in the sandbox),
-the review stages (--no-review), and a compiled MPI program (no MPI headers: the ranks are
-processes Open MPI's launcher starts, not MPI library calls).
+and the review stages (--no-review).
 
 Figures (nodes, metrics, job ids, hosts, wall time) and the request log go to
 $ARI_TEST_REPORT_DIR/whole-run/ when that is set.
@@ -55,6 +56,7 @@ from runs_panel_follow import PanelFollower, report as panel_report, start_user_
 SHOTS = Path(os.environ.get("ARI_TEST_REPORT_DIR") or REPO / "test-artifacts") / "whole-run"
 DOCS_SHOTS = ("whole-run-outside-envelope-en.png", "whole-run-reproduce-job-ja.png")
 OVER_TIME = "time limit 1:00:00, you approved 00:30:00"  # squeue's %l against the wizard's walltime
+MAX_NODES = 3  # emit's --max-nodes: the search evaluates exactly this many nodes
 
 
 
@@ -112,7 +114,7 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
             "--preset", "cpu_single", "--nodes", "2", "--ranks", "4", "--tasks-per-node", "2",
             "--llm-backend", "openai", "--llm-model", f"openai/{MAIN}", "--llm-api-base", api_base,
             *[a for phase, model in PHASE_MODELS.items() for a in ("--phase-model", f"{phase}=openai/{model}")],
-            "--max-nodes", "3", "--max-depth", "2", "--parallel", "1", "--max-react", "20",
+            "--max-nodes", str(MAX_NODES), "--max-depth", "2", "--parallel", "1", "--max-react", "20",
             "--node-timeout-min", "10", "--no-review"],
             {**base_env, "PATH": f"{dest}/jupyter/bin:{SYSTEM_PATH}", "ARI_ROOT": f"{dest}/src"}),
             cwd=HOME, timeout=600)
@@ -197,7 +199,8 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
             assert value in printed, (f"{node['id']}: metric {value} is not what its job printed ({printed}); "
                                       f"jobs: { {j: (s['node'], s['output'][-200:]) for j, s in jobs.items()} }")
             evaluated[node["id"]] = value
-    assert len(evaluated) >= 2, f"ARI evaluated {len(evaluated)} node(s) with a metric: {tree['nodes']}"
+    assert len(evaluated) == MAX_NODES == len(tree["nodes"]), \
+        f"ARI evaluated {len(evaluated)} node(s) with a metric: {tree['nodes']}"
     best = max(evaluated, key=evaluated.get)
     nodes_tree = json.loads((ckpt / "nodes_tree.json").read_text())
     figures.update(nodes=len(tree["nodes"]), evaluated=evaluated, best_node=best, best_triad_mbps=evaluated[best])
@@ -213,6 +216,9 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
         for launcher in ("srun", "mpirun"):
             ranks = re.findall(rf"(?m)^{launcher} rank (\d+) of {tasks} on (\S+)$", seen["output"])
             assert sorted(r for r, _ in ranks) == [str(i) for i in range(tasks)], (job, launcher, seen["output"])
+        # the MPI program's allreduce over its one rank
+        assert re.search(rf"(?m)^mpi_ranks: {tasks}\nmpi_rank_sum: {tasks * (tasks - 1) // 2}$", seen["output"]), \
+            (job, seen["output"][-1500:])
         assert "execve()" not in seen["output"], seen["output"]
         assert env.get("USER") == USER or env.get("SLURM_JOB_USER") == USER, job
         assert env.get("ARI_ENV_FILE") == str(ckpt / "bfts_env.sh") and env.get("ARI_CHECKPOINT_DIR") == str(ckpt)
@@ -248,6 +254,10 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
         assert [(r, n) for r, n, _ in ranks] == [(str(i), "4") for i in range(4)], (launcher, reproduce_text)
         assert {h for _, _, h in ranks} == {"n1", "n2"}, (launcher, ranks)
         figures["reproduce"][f"{launcher}_ranks"] = {r: h for r, _, h in ranks}
+    # the compiled MPI program: its allreduce summed the ranks of all four, on both nodes
+    summed = re.findall(r"(?m)^mpi_ranks: (\d+)\nmpi_rank_sum: (\d+)$", reproduce_text)
+    assert summed == [("4", "6")], (summed, reproduce_text[-2000:])
+    figures["reproduce"]["mpi_allreduce"] = {"ranks": 4, "rank_sum": 6}
     job = re.search(r"(?m)^job (\d+) on (\S+) partition=(\S+)$", reproduce_text)
     assert job and job.group(3) == "small", reproduce_text
     figures["reproduce"]["job_id"] = job.group(1)

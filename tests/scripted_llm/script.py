@@ -44,7 +44,31 @@ PY
 # every task of the allocation (one in a BFTS job, all of them in the reproduce job): srun's
 # ranks, then Open MPI's launcher over the same tasks
 srun --ntasks="${SLURM_NTASKS:-1}" sh -c 'echo "srun rank ${SLURM_PROCID} of ${SLURM_NTASKS} on ${SLURMD_NODENAME}"'
-mpirun -np "${SLURM_NTASKS:-1}" sh -c 'echo "mpirun rank ${OMPI_COMM_WORLD_RANK} of ${OMPI_COMM_WORLD_SIZE} on ${SLURMD_NODENAME}"'
+# a real MPI program over the same tasks, built with mpicc (Debian's libopenmpi-dev): each rank
+# gives its rank to an allreduce; the sum is n(n-1)/2 only when every rank took part
+cat > allreduce.c <<'C_EOF'
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int rank, size, sum = -1;
+  const char *host = getenv("SLURMD_NODENAME");
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  printf("mpirun rank %d of %d on %s\n", rank, size, host ? host : "unknown");
+  fflush(stdout);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("mpi_ranks: %d\nmpi_rank_sum: %d\n", size, sum);
+  }
+  MPI_Finalize();
+  return sum == size * (size - 1) / 2 ? 0 : 1;
+}
+C_EOF
+mpicc -O2 -o allreduce allreduce.c
+mpirun -np "${SLURM_NTASKS:-1}" ./allreduce
 # an agent that overreaches (Options.greedy_depth): its BFTS job keeps the allocation after it
 # measured. The reproduce job (ari-ors) runs the same command and stays 30 s, time enough for a
 # person (and the Runs panel's next poll) to see it running on its nodes.
