@@ -10,7 +10,9 @@ argv, in a checkpoint of the workspace). Each user is a Jupyter server with the 
 server extension, inside that allocation (its SLURM_* variables), and one open tab that polls
 it as the lab extension does: the status bar every 30 s, the Runs panel's watch for new runs
 every 4 s, and the run it follows at the panel's schedule (2 s, doubling to 30 s while nothing
-changes), each read from the lab extension's own constants (``lab_schedule``). ``sdiag -r`` before each case, ``sdiag`` after: RPCs per minute by type and per user
+changes), each read from the lab extension's own constants (``lab_schedule``). The tabs were
+open before the case (a server reads its allocation's time left once, then counts it down: 3 RPCs
+a server, not counted here). ``sdiag -r`` before each case, ``sdiag`` after: RPCs per minute by type and per user
 per minute. The peers' way for the same N: each open panel runs ``squeue -u USER`` every 30 s.
 A hidden tab polls nothing (tests/e2e/test_hidden_tab_polls_e2e.py), so it costs nothing here.
 """
@@ -183,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         with followed_run(slurm_env, max(counts), work) as (servers, run_id, user):
             results["run_alone"] = measure(slurm_env, [], args.seconds)  # ARI's own sbatch --wait
             for n in counts:
+                for server in servers[:n]:  # the tabs were open before: each server's one allocation read
+                    _get(server.url("/ari-jupyter/allocation"), server.token)
                 ours = measure(slurm_env, [(tab, (servers[i], run_id)) for i in range(n)], args.seconds)
                 peers = measure(slurm_env, [(peer_panel, (slurm_env, user)) for _ in range(n)], args.seconds)
                 results["cases"].append({"users": n, "ari_jupyter": ours, "squeue_every_30s": peers})
