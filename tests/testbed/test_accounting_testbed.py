@@ -11,23 +11,15 @@ import json
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 
+from ari_jupyter.slurm.accounting import assoc_argv, assoc_limits
+
 from runs_support import copy_case
+from testbed.test_runs_testbed import wait_for
 
 pytestmark = pytest.mark.slurm
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.5)
 
 
 def status(bed, ckpt, *args: str) -> subprocess.CompletedProcess:
@@ -41,6 +33,15 @@ def test_accounting_answers_with_the_cluster_and_the_users_association(testbed_a
     assoc = bed.run(["sacctmgr", "-n", "-P", "show", "assoc", "where", "user=root", "account=ari",
                      "format=cluster,account,user"], check=True)
     assert assoc.stdout.split() == ["ari-testbed|ari|root"]
+    # the limits a user may see (check-handoff's cost check): none set, then one set by the site
+    assert assoc_limits(bed.run(assoc_argv("root"), check=True).stdout) == []
+    limit = ["sacctmgr", "-i", "modify", "user", "root", "where", "account=ari", "set"]
+    bed.run([*limit, "GrpTRESMins=node=600", "MaxJobs=20"], check=True)
+    try:
+        assert assoc_limits(bed.run(assoc_argv("root"), check=True).stdout) == [
+            "ari: GrpTRESMins=node=600, MaxJobs=20"]
+    finally:
+        bed.run([*limit, "GrpTRESMins=node=-1", "MaxJobs=-1"], check=True)
     config = bed.run(["scontrol", "show", "config"], check=True).stdout
     assert "accounting_storage/slurmdbd" in config
     assert any(line.split() == ["MinJobAge", "=", "2", "sec"] for line in config.splitlines())
@@ -81,13 +82,20 @@ def test_a_finished_job_that_left_squeue_is_shown_with_its_sacct_state(testbed_a
         ("sacct", "bfts", "3:0", "2", "n[1-2]")
     assert job["elapsed_s"] >= 2 and job["elapsed"].count(":") == 2
     assert answer["alive"] is False  # no job shown running after it ended
+    # the run's cost so far: that job's elapsed seconds x its 2 nodes, from accounting
+    cost = answer["cost"]
+    assert cost["from_accounting"] is True
+    assert cost["node_hours"] == {"bfts": round(job["elapsed_s"] * 2 / 3600, 4), "reproduce": 0.0,
+                                  "total": round(job["elapsed_s"] * 2 / 3600, 4)}
+    assert cost["text"][0].startswith("node-hours used: ") and cost["text"][0].endswith("SLURM accounting)")
     text = status(bed, ckpt).stdout
     assert f"  {job_id}  bfts_node_1  FAILED" in text and "exit code 3:0" in text
     assert "no SLURM accounting here" not in text
     # the Runs panel's list and `runs` count the ended job too
     listed = json.loads(bed.run([sys.executable, "-m", "ari_jupyter", "runs", "--json", "--workspace",
                                  str(tmp_path / "ws")], timeout=60).stdout)
-    assert [(r["run_id"], r["jobs"]) for r in listed["runs"]] == [(ckpt.name, 1)]
+    assert [(r["run_id"], r["jobs"], r["node_hours"]) for r in listed["runs"]] == \
+        [(ckpt.name, 1, cost["node_hours"]["total"])]
 
 
 def test_a_pending_job_shows_its_reason_and_expected_start(testbed_acct, tmp_path):
