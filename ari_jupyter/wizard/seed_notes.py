@@ -6,9 +6,9 @@ differs from the setup guide", one anchor per spot).
 """
 from __future__ import annotations
 
-import os
 from typing import Mapping
 
+from ..base.guides import guide_url
 from ..i18n import Text, text
 
 SPOTS = ("nodes", "modules", "gpus", "handoff", "dashboard")
@@ -16,10 +16,7 @@ SPOTS = ("nodes", "modules", "gpus", "handoff", "dashboard")
 checklist's run step and its dashboard step."""
 
 GUIDE = "wizard"
-GUIDE_ROUTE = "ari-jupyter/guides"
-"""Where the server extension shows the shipped guides (``<base_url>ari-jupyter/guides/<file>``)."""
-TRANSLATED = ("ja",)
-"""The languages the section is written in besides English (``wizard.<lang>.md``)."""
+"""The guide whose section "Where the wizard differs from the setup guide" says why."""
 
 
 def seed_note(spot: str) -> Text:
@@ -33,8 +30,4 @@ def seed_note_url(spot: str, lang: str = "en", env: Mapping[str, str] | None = N
     """The guide's section on ``spot``, on this Jupyter server (JupyterHub's per-user prefix
     when there is one), in ``lang`` where the section is translated."""
     seed_note(spot)
-    env = os.environ if env is None else env
-    base = env.get("JUPYTERHUB_SERVICE_PREFIX") or "/"
-    base = base if base.endswith("/") else base + "/"
-    name = f"{GUIDE}.{lang}.md" if lang in TRANSLATED else f"{GUIDE}.md"
-    return f"{base}{GUIDE_ROUTE}/{name}#seed-{spot}"
+    return guide_url(GUIDE, lang, anchor=f"seed-{spot}", env=env)

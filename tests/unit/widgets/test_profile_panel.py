@@ -473,7 +473,7 @@ def test_the_preview_and_the_checklist_say_the_same_of_the_node_count(tmp_path, 
     from ari_jupyter.checkpoint import handoff
     from ari_jupyter.i18n import say
     from unit.widgets.test_demo_workspace import demo_wizard
-    from widget_text import shown
+    from widget_text import as_shown, shown
 
     wizard = demo_wizard(tmp_path, "rccs-cloud")
     wizard.ctx.workflow_found = False
@@ -482,7 +482,7 @@ def test_the_preview_and_the_checklist_say_the_same_of_the_node_count(tmp_path, 
     panel.refresh_previews()
     assert "--nodes 2" in shown(panel.sbatch_preview.value)
     said = say(rubric_nodes(wizard.state.choices()), lang)
-    assert "2" in said and said in shown(panel.sbatch_title.value)
+    assert "2" in said and as_shown(said) in shown(panel.sbatch_title.value)
     wizard.experiment_panel.write.click()
     emitted = wizard.experiment_panel.last_emit
     [reproduce] = [item for item in handoff.handoff_checklist(
