@@ -9,7 +9,9 @@ however many panels and tabs follow them: 2 RPCs, REQUEST_JOB_INFO and the
 REQUEST_PARTITION_INFO squeue 22.05 makes itself), requests that arrive while one is out wait
 for it, and a
 ``scancel`` forgets what was cached so the run shown after Cancel is the queue of now.
-Job-specific lines (``-j``: Cancel's checks) always go to SLURM.
+Job-specific ``squeue -j`` lines (Cancel's checks) always go to SLURM; the Runs view's own
+job-specific lines, asked on every poll, are shared like the listing: ``squeue --start -j``
+(why a pending job waits) and ``sacct -j`` (how the run's jobs ended).
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ class QueueCachingHost(LocalHost):
         argv = list(argv)
         if argv and argv[0] == "scancel":
             self._answers.clear()
-        if not argv or argv[0] not in SHARED or "-j" in argv or env is not None:
+        if not argv or argv[0] not in SHARED or _fresh_only(argv) or env is not None:
             return await super().run(argv, timeout, env)
         key = tuple(argv)
         now = self._clock()
@@ -58,3 +60,8 @@ class QueueCachingHost(LocalHost):
         if result.returncode != 0:  # a failure is not kept: the next poll asks again
             self._answers.pop(key, None)
         return result
+
+
+def _fresh_only(argv: Sequence[str]) -> bool:
+    """A line whose answer must be of now: ``squeue -j`` (Cancel checks its jobs with it)."""
+    return argv[0] == "squeue" and "-j" in argv and "--start" not in argv

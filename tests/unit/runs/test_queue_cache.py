@@ -63,3 +63,18 @@ def test_a_failed_listing_is_asked_again(tmp_path):
     asyncio.run(host.run(LISTING, timeout=10))
     asyncio.run(host.run(LISTING, timeout=10))
     assert _calls(tmp_path) == ["squeue", "squeue"]
+
+
+def test_the_views_job_specific_lines_are_shared_like_the_listing(tmp_path):
+    """Each poll of a run with a pending job asks why it waits (squeue --start -j) and how
+    its ended jobs ended (sacct -j): one answer per interval, as for the listing."""
+    host, now = _host(tmp_path)
+    start = ["squeue", "--start", "-h", "-j", "17", "-o", "%i|%r|%S"]
+    ended = ["sacct", "-X", "-P", "-n", "-j", "17"]
+    for _ in range(3):
+        asyncio.run(host.run(start, timeout=10))
+        asyncio.run(host.run(ended, timeout=10))
+    assert _calls(tmp_path) == ["squeue", "sacct"]
+    now[0] = 30.0
+    asyncio.run(host.run(start, timeout=10))
+    assert _calls(tmp_path) == ["squeue", "sacct", "squeue"]
