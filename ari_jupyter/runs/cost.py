@@ -115,6 +115,8 @@ class RunCost:
     llm: LlmUse | None
     known: bool = True
     """False when SLURM did not answer (no squeue, squeue failed): no node-hours are said."""
+    no_slurm: bool = False
+    """True on a machine without SLURM (a demo, a laptop): said so, not "did not answer"."""
 
     def to_json(self) -> dict[str, Any]:
         said = self.said()
@@ -126,7 +128,8 @@ class RunCost:
     def said(self) -> list[dict]:
         """The sentences a view shows: node-hours, then the LLM's use per phase and model."""
         hours = {k: hours_text(v) for k, v in self.node_hours.items()}
-        lines = [message("cost.used.node_hours_unknown") if not self.known else
+        unknown = "cost.used.node_hours_no_slurm" if self.no_slurm else "cost.used.node_hours_unknown"
+        lines = [message(unknown) if not self.known else
                  message("cost.used.node_hours" if self.from_accounting
                          else "cost.used.node_hours_queue", **hours)]
         if self.llm is None:
@@ -154,4 +157,5 @@ def usd_text(cost: float) -> str:
 def run_cost(checkpoint: Path, jobs: JobsView) -> RunCost:
     """The run's cost so far from its jobs (as the status read them) and its checkpoint."""
     known = jobs.scheduler in ("ok", "partial", "recording") or jobs.accounting == "yes"
-    return RunCost(node_hours(jobs.jobs), jobs.accounting == "yes", read_llm_use(checkpoint), known)
+    return RunCost(node_hours(jobs.jobs), jobs.accounting == "yes", read_llm_use(checkpoint), known,
+                   no_slurm=jobs.scheduler == "absent")

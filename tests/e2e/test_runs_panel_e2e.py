@@ -856,6 +856,56 @@ def test_a_run_with_a_ledger_shows_each_jobs_recorded_request_and_handle(lab_in_
     assert_no_console_errors(page)
 
 
+CHAIN_AND_COST_SHOWN = {
+    "en": ("Follow-up allocations: 1 of 2 submitted", "Cost so far", "123,456 tokens"),
+    "ja": ("2 個中 1 個を投入済み", "これまでのコスト", "123,456"),
+}
+
+
+def test_a_run_with_follow_ups_and_llm_use_shows_the_chain_and_the_cost(lab_in_each_language, page):
+    """A run whose Write approved two follow-up allocations, one submitted, and whose ARI
+    recorded its LLM use: the run's view says the chain link by link (the allocation before →
+    the follow-up, and its state) and what the run has cost so far (node-hours, tokens and
+    dollars per phase and model). Pictured for the README: English in Light, 日本語 in Dark."""
+    lang, server, runs = lab_in_each_language
+    theme = {"en": "light", "ja": "dark"}[lang]
+    run = runs["failed"]
+    config = json.loads((run / "launch_config.json").read_text())
+    config["ari_jupyter"]["state"]["followups"] = 2
+    (run / "launch_config.json").write_text(json.dumps(config))
+    (run / "followups.json").write_text(json.dumps(
+        {"links": [{"job_id": "4108", "after": "4100", "submitted_at": "2026-12-01T10:05:00"}]}))
+    (run / "cost_summary.json").write_text(json.dumps({
+        "total_cost_usd": 1.234567, "total_tokens": 123456, "call_count": 42,
+        "by_phase": {"bfts": {"cost_usd": 1.0, "tokens": 100000}, "paper": {"cost_usd": 0.234567, "tokens": 23456}},
+        "by_model": {"gpt-4o": {"cost_usd": 1.234567, "tokens": 123456}}}))
+    page.goto(server.url("/lab?reset"))
+    page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run.name}']",
+                           timeout=60_000)
+    open_run(page, run.name)
+    chain = page.locator(f"{PANEL} .ari-RunsPanel-chain")
+    chain.wait_for(timeout=30_000)
+    cost = page.locator(f"{PANEL} .ari-RunsPanel-cost")
+    summary, heading, tokens = CHAIN_AND_COST_SHOWN[lang]
+    lines = chain.locator("p").all_inner_texts()
+    assert len(lines) == 2 and summary in lines[0] and "4100 → 4108" in lines[1], lines
+    assert cost.locator("h4").inner_text() == heading
+    assert any(tokens in line for line in cost.locator("p").all_inner_texts()), cost.inner_text()
+    set_theme(page, theme)
+    chain.scroll_into_view_if_needed()
+    assert page.eval_on_selector(PANEL, _PAST_EDGE) == []  # nothing cut at the panel's edge
+    shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or ARTIFACTS)
+    shots.mkdir(parents=True, exist_ok=True)
+    top, bottom = page.locator(f"{PANEL} .ari-RunsPanel-jobs").bounding_box(), cost.bounding_box()
+    page.screenshot(path=str(shots / f"runs-panel-chain-cost-{lang}-{theme}.png"), clip={
+        "x": top["x"], "y": top["y"], "width": max(top["width"], bottom["width"]),
+        "height": bottom["y"] + bottom["height"] - top["y"]})
+    set_theme(page, "light")
+    assert_no_console_errors(page)
+
+
 def test_without_the_server_extension_the_panel_says_how_to_enable_it(tmp_path, page):
     """The lab extension without its server half (an install that skipped the server config):
     the list's 404 is not left as "404 Not Found" but says which extension to enable."""

@@ -86,7 +86,7 @@ def test_what_status_says(tmp_path):
 @pytest.mark.parametrize("scheduler,accounting,first", [
     ("ok", "no", "node-hours used by the jobs in the queue now: 0"),
     ("error", "unknown", "node-hours used: unknown (SLURM did not answer)"),
-    ("absent", "unknown", "node-hours used: unknown (SLURM did not answer)"),
+    ("absent", "unknown", "node-hours used: not known here (no SLURM on this machine)"),
     ("recording", "unknown", "node-hours used by the jobs in the queue now"),
 ])
 def test_without_accounting_a_partial_sum_is_never_the_whole(tmp_path, scheduler, accounting, first):
