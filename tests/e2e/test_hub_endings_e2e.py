@@ -58,11 +58,21 @@ LOOKS = {KEEP: {}, WALL: {
     "@jupyterlab/apputils-extension/themes.jupyterlab-settings": {"theme": "JupyterLab Dark"}}}
 # what each says before the end comes: the time left, the idle timeout (status bar, step 4)
 TOLD = {KEEP: {"bar": rf"\d+:\d\d:\d\d left · stops after {CULL_SECONDS} s idle",
-               "step4": rf"The run has (\d+:\d\d:\d\d) at most \(this job's time left\), and the hub "
-                        rf"stops this server after {CULL_SECONDS} s without use"},
+               "step4": r"The run has ((?:about )?[\d.]+ (?:min|hours?)) at most \(this job's time left\), "
+                        rf"and the hub stops this server after {CULL_SECONDS} s without use"},
         WALL: {"bar": rf"残り \d+:\d\d · {CULL_SECONDS} 秒操作なしで停止",
-               "step4": rf"実行に使える時間は最大 (\d+:\d\d:\d\d)（このジョブの残り時間）です。さらに "
+               "step4": r"実行に使える時間は最大 ((?:約 )?[\d.]+ (?:分|時間))（このジョブの残り時間）です。さらに "
                         rf"JupyterHub は {CULL_SECONDS} 秒以上使われないとこのサーバーを停止し"}}
+# a duration as step 4 says it (time_fit.hours): minutes under an hour, else hours to a tenth
+DURATION = re.compile(r"(?:about |約 )?([\d.]+) (min|分|hours?|時間)")
+
+
+def _said_seconds(said: str) -> tuple[float, float]:
+    """The seconds a sentence's duration says, and how far its rounding may be off."""
+    number, unit = DURATION.fullmatch(said).groups()
+    if unit in ("min", "分"):
+        return float(number) * 60, 30
+    return float(number) * 3600, 180 if float(number) < 10 else 1800
 
 
 def _shot(page, name: str) -> None:
@@ -183,9 +193,11 @@ def assert_told_how_long(page, hub: dict, user: str, job_id: str) -> None:
     page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=120_000)
     page.locator(STEP_BUTTONS).nth(3).click()
     wizard = page.locator(".ari-wizard").first
-    said = _clock_seconds(re.search(TOLD[user]["step4"], wait_until_shown(wizard, TOLD[user]["step4"], 120)).group(1))
+    said, rounding = _said_seconds(
+        re.search(TOLD[user]["step4"], wait_until_shown(wizard, TOLD[user]["step4"], 120)).group(1))
     left = _clock_seconds(_squeue(hub["slurm_env"], "-j", job_id, "-o", "%L")[0])
-    assert 0 <= said - left <= 180, (said, left)  # the probe ran a little before squeue answers here
+    # the probe ran a little before squeue answers here; the sentence rounds
+    assert -rounding <= said - left <= 180 + rounding, (said, left)
     wizard.get_by_text(re.compile(TOLD[user]["step4"])).first.scroll_into_view_if_needed()
 
 
