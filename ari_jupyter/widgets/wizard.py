@@ -281,9 +281,9 @@ class Wizard(widgets.VBox):
     def from_checkpoint(cls, path, **kwargs) -> "Wizard":
         """Reopen a checkpoint written by the wizard or ``ari-jupyter emit``."""
         # cold start: the checkpoint reader loads only to reopen a checkpoint
-        from ..checkpoint.load import load_checkpoint
+        from ..runs.reopen import reopen_state
 
-        state = load_checkpoint(Path(path))
+        state = reopen_state(path)
         kwargs.setdefault("run_probes", True)
         return cls(state=state, **kwargs)
 

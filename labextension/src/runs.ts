@@ -385,7 +385,11 @@ export class RunsPanel extends Widget {
         { class: 'ari-RunsPanel-title', title: run.checkpoint_dir },
         phaseBadge(this._trans, run.phase),
         el('div', {}, ...breakableId(row.label)),
-        ...(row.started ? [el('div', { class: 'ari-RunsPanel-started' }, row.started)] : [])
+        // "2026-12-01 10:00": the day and the time each unbroken, a line between them if need be
+        ...(row.started
+          ? [el('div', { class: 'ari-RunsPanel-started' },
+            ...row.started.split(' ').flatMap((part, i) => [...(i ? [' '] : []), el('span', {}, part)]))]
+          : [])
       ),
       el('td', { title: this._trans.__('done/failed/running/total') }, row.nodes),
       // and the best metric's node is its tooltip (the run's own view shows it)

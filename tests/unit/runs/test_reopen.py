@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from ari_jupyter.checkpoint.known_workspaces import FILE_ENV, recorded_workspaces
 from ari_jupyter.checkpoint.load import load_checkpoint
-from ari_jupyter.runs.reopen import clone_state, wizard_written
+from ari_jupyter.runs.reopen import clone_state, reopen_state, wizard_written
 
 from runs_support import copy_case
 
@@ -27,3 +30,21 @@ def test_a_checkpoint_without_the_wizard_state_cannot_be_reopened(tmp_path):
     assert not wizard_written(ckpt)
     (ckpt / "launch_config.json").write_text('{"partition": ')
     assert not wizard_written(ckpt)
+
+
+@pytest.mark.parametrize("open_run", [reopen_state, clone_state])
+def test_reopening_a_run_lists_its_workspace(tmp_path, monkeypatch, open_run):
+    """The wizard that opens may look at another site; the Runs panel follows it and must still
+    find the run that was reopened, so its workspace becomes one of the user's."""
+    monkeypatch.setenv(FILE_ENV, str(tmp_path / "workspaces.json"))
+    ckpt = copy_case("failed", tmp_path / "project")
+    open_run(ckpt)
+    assert recorded_workspaces() == [str(tmp_path / "project")]
+
+
+def test_a_checkpoint_outside_a_workspace_records_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv(FILE_ENV, str(tmp_path / "workspaces.json"))
+    ckpt = copy_case("failed", tmp_path / "project")
+    loose = ckpt.rename(tmp_path / ckpt.name)
+    assert reopen_state(loose).run_id == ckpt.name
+    assert recorded_workspaces() == []
