@@ -169,25 +169,28 @@ def read_squeue(text: str, keep: Callable[[Job], bool] | None = None) -> tuple[l
     before; only ``\\n`` ends a line, so a ``\\r`` never does). A row still unreadable is counted,
     never silently dropped: a caller must not take the answer for the whole queue.
     ``keep``: only the jobs it takes are kept (the rest are read and let go)."""
-    jobs, _read, unreadable = scan_squeue(text, keep)
+    may_keep = keep.may_keep if isinstance(keep, RunsFilter) else None
+    jobs, _read, unreadable = scan_squeue(text, keep, may_keep)
     return jobs, unreadable
 
 
-def scan_squeue(text: str, keep: Callable[[Job], bool] | None = None) -> tuple[list[Job], int, int]:
+def scan_squeue(text: str, keep: Callable[[Job], bool] | None = None,
+                may_keep: Callable[[str, str], bool] | None = None) -> tuple[list[Job], int, int]:
     """``read_squeue`` row by row: the jobs ``keep`` takes, how many jobs were read, how many
     rows could not be read. The answer is walked a line at a time and each row becomes its job
     at once (a 100,000-row queue is never held as rows, nor as jobs but the ones kept); a
-    field many rows share (a state, a user, a partition) is held once."""
+    field many rows share (a state, a user, a partition) is held once. ``may_keep(user,
+    work_dir)`` (``RunsFilter.may_keep``), when given, lets a row go before it becomes a job."""
     jobs: list[Job] = []
     read = unreadable = 0
     shared: dict[str, str] = {}
     for row in _rows(text):
-        job = _job_of_row(row.split(SEP), shared) if row is not None else None
+        job = _job_of_row(row.split(SEP), shared, may_keep) if row is not None else None
         if job is None:
             unreadable += 1
         elif _JOB_ID.match(job.job_id):  # a collapsed array of pending tasks is left out, as before
             read += 1
-            if keep is None or keep(job):
+            if job is not _LET_GO and (keep is None or keep(job)):
                 jobs.append(job)
     return jobs, read, unreadable
 
@@ -215,9 +218,17 @@ def _rows(text: str) -> Iterator[str | None]:
         yield row
 
 
-def _job_of_row(parts: list[str], shared: dict[str, str]) -> Job | None:
-    """A row's job; None when it cannot be read. ``shared`` holds one copy of each value the
-    rows repeat (all fields but the id, the name and the work dir)."""
+_LET_GO = Job("0", "", "")
+"""What ``_job_of_row`` gives for a readable row ``may_keep`` lets go (a job id that counts as read)."""
+_COLLAPSED = Job("[collapsed]", "", "")
+"""... and for one that is a collapsed array of pending tasks (not counted, as ever)."""
+
+
+def _job_of_row(parts: list[str], shared: dict[str, str],
+                may_keep: Callable[[str, str], bool] | None = None) -> Job | None:
+    """A row's job; None when it cannot be read; ``_LET_GO`` when ``may_keep`` lets it go.
+    ``shared`` holds one copy of each value the rows repeat (all fields but the id, the name
+    and the work dir)."""
     if len(parts) < 8:
         return None
     width = len(SQUEUE_FIELDS) if len(parts) >= len(SQUEUE_FIELDS) else 8
@@ -225,12 +236,18 @@ def _job_of_row(parts: list[str], shared: dict[str, str]) -> Job | None:
     state = parts[2 + extra].strip()
     if not _STATE.fullmatch(state):
         return None
-    kept = [shared.setdefault(p, p) for p in map(str.strip, (*parts[2 + extra:7 + extra],
-                                                             *parts[8 + extra:]))]
-    partition, cpus, tres, limit = kept[5:] if width > 8 else ("",) * 4
-    return Job(parts[0].strip(), SEP.join(parts[1:2 + extra]).strip(), *kept[:5],
-               parts[7 + extra].strip(), partition=partition, cpus_per_node=cpus,
-               tres_per_node=tres, time_limit=limit)
+    if may_keep is not None and not may_keep(parts[6 + extra].strip(), parts[7 + extra].strip()):
+        return _LET_GO if _JOB_ID.match(parts[0].strip()) else _COLLAPSED
+    one = shared.setdefault  # (spelled out field by field: this runs once per row of the answer)
+    elapsed, nodes, where, user = (one(p, p) for p in (parts[3 + extra].strip(), parts[4 + extra].strip(),
+                                                       parts[5 + extra].strip(), parts[6 + extra].strip()))
+    if width > 8:
+        partition, cpus, tres, limit = (one(p, p) for p in map(str.strip, parts[8 + extra:]))
+    else:
+        partition = cpus = tres = limit = ""
+    return Job(parts[0].strip(), SEP.join(parts[1:2 + extra]).strip(), one(state, state), elapsed,
+               nodes, where, user, parts[7 + extra].strip(), partition=partition,
+               cpus_per_node=cpus, tres_per_node=tres, time_limit=limit)
 
 
 def job_of(row: Accounted) -> Job:
@@ -266,13 +283,14 @@ def _resolver() -> Callable[[str], str]:
     def real(path: str) -> str:
         if path.startswith("~"):
             path = os.path.expanduser(path)
-        folder, name = os.path.split(path)
-        if not folder or name in ("", ".", ".."):
+        # str.rpartition, not os.path.split: this runs once per row of the answer
+        folder, _sep, name = path.rpartition("/")
+        if not _sep or name in ("", ".", ".."):
             return _real(path)
         known = folders.get(folder)
         if known is None:
-            known = folders[folder] = (_real(folder), _links_in(folder))
-        whole = os.path.join(known[0], name)
+            known = folders[folder] = (_real(folder or "/").rstrip("/") + "/", _links_in(folder or "/"))
+        whole = known[0] + name
         return _real(whole) if known[1] is None or name in known[1] else whole
     return real
 
@@ -289,11 +307,31 @@ def _links_in(folder: str) -> frozenset[str] | None:
         return None
 
 
-def of_runs(scopes: Sequence["RunScope"]) -> Callable[[Job], bool]:
+class RunsFilter:
     """Whether a job is one of these runs' (``RunScope.kind_of``), the work dirs of one answer
-    resolved through one ``_resolver``."""
-    real = _resolver()
-    return lambda job: any(scope.kind_of(job, real) for scope in scopes)
+    resolved through one ``_resolver``; ``may_keep`` answers from a row's user and work dir
+    alone, before the row is made a job (most rows of a long queue are other work)."""
+
+    def __init__(self, scopes: Sequence["RunScope"]):
+        self.scopes = tuple(scopes)
+        self.real = _resolver()
+        self.users = frozenset(scope.user for scope in self.scopes)
+        # every kind of a run's job works inside its checkpoint or its experiments folder
+        self.roots = tuple(root for scope in self.scopes for root in (scope.checkpoint, scope.experiments))
+
+    def __call__(self, job: Job) -> bool:
+        return any(scope.kind_of(job, self.real) for scope in self.scopes)
+
+    def may_keep(self, user: str, work_dir: str) -> bool:
+        if user not in self.users or not work_dir:
+            return False
+        work = self.real(work_dir)
+        return any(_inside(work, root) for root in self.roots)
+
+
+def of_runs(scopes: Sequence["RunScope"]) -> RunsFilter:
+    """``RunsFilter(scopes)``: whether a job is one of these runs'."""
+    return RunsFilter(scopes)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -403,7 +441,7 @@ async def _squeue(host: Host, user: str, job_ids: Sequence[str] = (),
         return [], "error", text("runs.squeue.failed", output=last[-300:])
     mine = of_runs(scopes)
     keep = _listed if not scopes else (lambda job: _listed(job) and mine(job))
-    kept, read, unreadable = scan_squeue(result.stdout, keep)
+    kept, read, unreadable = scan_squeue(result.stdout, keep, mine.may_keep if scopes else None)
     if result.truncated:
         return kept, "partial", text("runs.squeue.cut", rows=read)
     if unreadable:

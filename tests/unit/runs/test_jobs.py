@@ -273,6 +273,25 @@ def test_read_squeue_keeps_only_the_jobs_asked_about_and_counts_every_row(ckpt, 
     assert [j.job_id for j in read_squeue(text, keep)[0]] == kept
 
 
+@pytest.mark.parametrize("spelled", ["as it is", "through a link to the workspace"])
+def test_a_run_keeps_its_jobs_however_squeue_spells_their_work_dirs(ckpt, spelled):
+    """The rows a run's filter lets go before they become jobs (``RunsFilter.may_keep``) are
+    only those no spelling of a path leads into the run: a work dir through a link is the run's."""
+    from ari_jupyter.runs.jobs import of_runs, read_squeue
+
+    if spelled != "as it is":
+        (ckpt.parent.parent.parent / "ws-link").symlink_to(ckpt.parent.parent)
+        ckpt_seen = ckpt.parent.parent.parent / "ws-link" / "checkpoints" / ckpt.name
+        rows = {k: v.replace(str(ckpt.parent.parent), str(ckpt.parent.parent.parent / "ws-link"))
+                for k, v in _rows(ckpt).items()}
+        assert str(ckpt_seen) in rows["reproduce"]
+    else:
+        rows = _rows(ckpt)
+    text = "\n".join(rows.values())
+    jobs, unreadable = read_squeue(text, of_runs([RunScope.of(ckpt, ME)]))
+    assert ([j.job_id for j in jobs], unreadable) == (["11", "12"], 0)
+
+
 def test_a_long_queue_holds_each_repeated_field_once(ckpt):
     """100 rows of one state, user and partition: one string each, not one per row (a
     100,000-row queue took 106 MB parsed)."""
