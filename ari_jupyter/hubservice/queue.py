@@ -9,10 +9,10 @@ allows), ``user_ceiling`` the fresh answers one user's requests may cause. When 
 answer, the last answer is given on, marked stale, and asked again an interval later; a query
 never waits longer than ``timeout``.
 
-``PrivateData``: when ``scontrol show config`` (asked once, at start) says jobs are private
+``PrivateData``: when ``scontrol show config`` (asked once, on the first request) says jobs are private
 and the service is neither root nor the SlurmUser, squeue would show it only its own jobs:
 the service then answers "private" to everyone and asks squeue nothing (each user's server
-asks its own).
+asks its own). Until ``scontrol`` answers, the service answers "error" (servers ask their own).
 """
 from __future__ import annotations
 
@@ -72,6 +72,8 @@ class HubQueue:
         self._stale = False
         self._detail = ""
         self._private: bool | None = None
+        self._private_asked: asyncio.Future | None = None
+        self._private_failed_at = float("-inf")
         self._fresh_at: dict[str, float] = {}
         self._inflight: asyncio.Future | None = None
         self._rpc_times: deque[float] = deque()
@@ -86,14 +88,25 @@ class HubQueue:
         self.rpcs += rpcs
         self._rpc_times.extend([now] * rpcs)
 
-    async def check_private(self) -> bool:
-        """Whether SLURM hides other users' jobs from this service (asked once)."""
-        if self._private is None:
-            result = await self.host.run(list(CONFIG_ARGV), timeout=self.timeout)
-            self._spent(1)  # REQUEST_BUILD_INFO
-            text = result.stdout if result.ok else ""
-            me = self._me()
-            self._private = private_jobs(text) and me != "root" and me != slurm_user(text)
+    async def check_private(self) -> bool | None:
+        """Whether SLURM hides other users' jobs from this service; None while ``scontrol``
+        has not answered (asked once; again, within the hub's ceiling, when it did not answer).
+        Requests that come meanwhile wait for that one answer."""
+        if self._private_asked is None:
+            if self._clock() - self._private_failed_at < self.hub_spacing:
+                return None
+            self._private_asked = asyncio.ensure_future(self._ask_private())
+        return await asyncio.shield(self._private_asked)
+
+    async def _ask_private(self) -> bool | None:
+        result = await self.host.run(list(CONFIG_ARGV), timeout=self.timeout)
+        self._spent(1)  # REQUEST_BUILD_INFO
+        if not result.ok:
+            self._private_asked, self._private_failed_at = None, self._clock()
+            self._detail = "scontrol show config: no answer"
+            return None
+        me = self._me()
+        self._private = private_jobs(result.stdout) and me != "root" and me != slurm_user(result.stdout)
         return self._private
 
     def _due(self, user: str, fresh: bool) -> bool:
@@ -128,7 +141,10 @@ class HubQueue:
     async def answer_for(self, user: str, fresh: bool = False) -> dict[str, Any]:
         """``queue_service.answer`` for ``user``: their rows only."""
         self.requests += 1
-        if await self.check_private():
+        private = await self.check_private()
+        if private is None:  # it cannot tell whether squeue would show everyone's jobs
+            return answer("error", user=user, detail=self._detail)
+        if private:
             return answer("private", user=user,
                           detail="PrivateData=jobs: this service sees only its own jobs")
         idle = self._inflight is None or self._inflight.done()
