@@ -79,7 +79,8 @@ def _service_pids(hub_dir: str = "/tmp/ari-hub") -> list[int]:
 def hub(_testbed):
     testbed = _testbed.ensure("nogres")
     env = {**os.environ, **testbed.env}
-    setup = {"ARI_HUB_USERS": " ".join(USERS), "ARI_HUB_CONFIG_EXTRA": str(CONFIG)}
+    setup = {"ARI_HUB_USERS": " ".join(USERS), "ARI_HUB_CONFIG_EXTRA": str(CONFIG),
+             "ARI_HUB_OPTIONS": "--nodes=1 --ntasks=1"}  # a server beside the users' jobs
     subprocess.run(["bash", str(HUB_SCRIPT), "stop"], capture_output=True, text=True, timeout=300,
                    stdin=subprocess.DEVNULL, env=env, check=True)
     started = subprocess.run(["bash", str(HUB_SCRIPT), "start", str(REPO)], capture_output=True,
@@ -98,7 +99,7 @@ def hub(_testbed):
         time.sleep(0.2)
     found.update(jobs=jobs, tokens={u: _token(found, u, [ACCESS]) for u in USERS},
                  bare=_token(found, USERS[0], ["users:activity!user"]),
-                 admin=_token(found, ADMIN, ["read:metrics", "access:services"]), testbed=testbed)
+                 admin=_token(found, ADMIN, ["read:metrics", "access:services", "servers", "read:users"]), testbed=testbed)
     yield found
     for user in USERS:
         testbed.run(["scancel", "-u", user])
@@ -192,6 +193,56 @@ def test_a_hung_controller_gives_the_last_answer_marked_stale_within_the_timeout
         if said.get("stale") is False:
             break
     assert said["stale"] is False, said
+
+
+def _api(hub: dict, method: str, path: str) -> tuple[int, dict]:
+    request = urllib.request.Request(f"{hub['ARI_HUB_URL']}/hub/api{path}", method=method,
+                                     headers={"Authorization": f"token {hub['admin']}"},
+                                     data=b"{}" if method == "POST" else None)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, {}
+
+
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
+
+
+def test_a_real_users_server_is_offered_the_service_and_its_own_token_is_answered(hub):
+    """The hub as the config sets it up starts a server (a SLURM job) whose environment names
+    the service and whose own token the service answers with that user's rows: the server's
+    shared host, made from that very environment, takes them without running squeue."""
+    import asyncio
+
+    user = USERS[1]
+    status, _ = _api(hub, "POST", f"/users/{user}/server")
+    assert status in (201, 202), status
+    environ = None
+    for _ in range(180):
+        model = _api(hub, "GET", f"/users/{user}")[1]
+        if (model.get("servers") or {}).get("", {}).get("ready"):
+            found = subprocess.run(["pgrep", "-u", user, "-f", "jupyterhub-singleuser"],
+                                   capture_output=True, text=True).stdout.split()
+            environ = _environ(int(found[0])) if found else None
+            break
+        time.sleep(1)
+    try:
+        assert environ is not None, "the server did not start"
+        assert environ[URL_ENV] == f"{SERVICE_URL}/services/{SERVICE_NAME}/"
+        assert environ["JUPYTERHUB_USER"] == user
+        host = QueueCachingHost({**environ, "PATH": "/nonexistent"})
+        assert host.service is not None
+        served = asyncio.run(host.run(list(user_argv(user)), timeout=10))
+        assert served.ok and hub["jobs"][user] in _ids_of(served.stdout), served
+        assert _users_of(served.stdout) == {user}
+        # the same token asking for another user's jobs: refused
+        other = _get(_jobs_url(hub, USERS[0]), {"Authorization": f"token {environ['JUPYTERHUB_API_TOKEN']}"})
+        assert other[0] == 403, other
+    finally:
+        _api(hub, "DELETE", f"/users/{user}/server")
 
 
 def _server_host(hub: dict, path: str) -> QueueCachingHost:
