@@ -5,7 +5,8 @@ docs/admin.md adds it, ``hubservice.config``). Each user has a job in the queue.
 hub's proxy, the service answers a user's own token with that user's rows only, and refuses
 everything else: no token, a token the hub does not know, forged identity headers, another
 user's token, a token without the service's scope (401/403). Two users asking within the
-interval cost one squeue. With slurmctld hung the answer comes within the service's timeout,
+interval cost one squeue. A server the hub starts is offered the service and its own token is
+answered (its shared host takes the rows, no squeue run). With slurmctld hung the answer comes within the service's timeout,
 marked stale; with the service gone, a user's server (``QueueCachingHost``) asks SLURM itself
 at once.
 """
