@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ari_jupyter"
 
 # Bottom up. A module may import its own layer and the layers below it; i18n is open to all.
 LAYERS = ("i18n", "base", "slurm", "ari", "hosts", "doctor", "probes", "wizard", "checkpoint", "runs")
-FRONT_ENDS = ("cli", "widgets", "server", "teaching", "__main__")
+FRONT_ENDS = ("cli", "widgets", "server", "hubservice", "teaching", "__main__")
 FRONT = len(LAYERS)
 
 

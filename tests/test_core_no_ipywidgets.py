@@ -1,5 +1,6 @@
-"""The core works where ipywidgets cannot be imported: every module outside widgets/ and
-server/ imports, and the command line probes a demo site (checked in a fresh interpreter
+"""The core works where ipywidgets cannot be imported: every module outside widgets/,
+server/ and hubservice/ (a front end run in the hub's environment, with jupyterhub) imports,
+and the command line probes a demo site (checked in a fresh interpreter
 whose import system refuses ipywidgets)."""
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ CHECK = textwrap.dedent(
 
     import ari_jupyter
 
-    NOT_CORE = ("ari_jupyter.widgets", "ari_jupyter.server")
+    NOT_CORE = ("ari_jupyter.widgets", "ari_jupyter.server", "ari_jupyter.hubservice")
     imported = []
 
     def walk(package):

@@ -12,6 +12,10 @@ for it, and a
 Job-specific ``squeue -j`` lines (Cancel's checks) always go to SLURM; the Runs view's own
 job-specific lines, asked on every poll, are shared like the listing: ``squeue --start -j``
 (why a pending job waits) and ``sacct -j`` (how the run's jobs ended).
+
+On a hub that offers its queue service (``hub_queue``), the user-wide ``squeue -u`` line is
+answered by the service (one squeue for the whole hub) and cached here as its own answer would
+be; when the service gives no usable answer, this server asks SLURM as above.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from typing import Mapping, Sequence
 
 from ..base.commands import CommandResult
 from ..hosts.host import LocalHost
+from .hub_queue import HubQueueClient
 
 CACHE_SECONDS = 30.0
 """How long a queue answer is reused: a job's state shows within 30 s (a run's phase comes from
@@ -32,8 +37,10 @@ class QueueCachingHost(LocalHost):
     """This machine, with user-wide queue listings shared for :data:`CACHE_SECONDS`."""
 
     def __init__(self, env: Mapping[str, str] | None = None, *, cache_seconds: float = CACHE_SECONDS,
-                 clock=time.monotonic) -> None:
+                 clock=time.monotonic, service: HubQueueClient | None = None) -> None:
         super().__init__(env)
+        self.service = service if service is not None else HubQueueClient.from_env(self.env)
+        self._fresh_next = False
         self._cache_seconds = cache_seconds
         self._clock = clock
         self._answers: dict[tuple, tuple[float, asyncio.Future]] = {}
@@ -43,6 +50,7 @@ class QueueCachingHost(LocalHost):
         argv = list(argv)
         if argv and argv[0] == "scancel":
             self._answers.clear()
+            self._fresh_next = True
         if not argv or argv[0] not in SHARED or _fresh_only(argv) or env is not None:
             return await super().run(argv, timeout, env)
         key = tuple(argv)
@@ -50,7 +58,7 @@ class QueueCachingHost(LocalHost):
         held = self._answers.get(key)
         if held is not None and now - held[0] < self._cache_seconds:
             return await asyncio.shield(held[1])
-        answer = asyncio.ensure_future(super().run(argv, timeout, env))
+        answer = asyncio.ensure_future(self._ask(argv, timeout))
         self._answers[key] = (now, answer)
         try:
             result = await asyncio.shield(answer)
@@ -60,6 +68,15 @@ class QueueCachingHost(LocalHost):
         if result.returncode != 0:  # a failure is not kept: the next poll asks again
             self._answers.pop(key, None)
         return result
+
+    async def _ask(self, argv: list[str], timeout: float) -> CommandResult:
+        """The hub's service's answer to ``argv`` when it gives one, else SLURM's."""
+        if self.service is not None and self.service.answers(tuple(argv)):
+            fresh, self._fresh_next = self._fresh_next, False
+            rows = await self.service.rows(fresh=fresh)
+            if rows is not None:
+                return CommandResult(tuple(argv), 0, rows, "")
+        return await super().run(argv, timeout)
 
 
 def _fresh_only(argv: Sequence[str]) -> bool:

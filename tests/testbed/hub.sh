@@ -427,13 +427,13 @@ do_start() {
 }
 
 stop_services() {
-  # The hub's managed services (the idle culler) can outlive a stopped hub: seen after a
+  # The hub's managed services (the idle culler, the queue service) can outlive a stopped hub: seen after a
   # restart and a stop, a culler kept polling the next hub with its old token (403s and
   # "Connection refused" tracebacks in that hub's log). They run as root from the site venv;
   # the users' servers, which a restart keeps, do not.
   local pid
   # (pgrep finds none: exit 1, which is no failure here)
-  for pid in $(pgrep -u root -f "^$HUB/site/bin/python3 -m jupyterhub_idle_culler" || true); do
+  for pid in $(pgrep -u root -f "^$HUB/site/bin/python3 -m (jupyterhub_idle_culler|ari_jupyter.hubservice)" || true); do
     terminate "$pid"
   done
 }
