@@ -12,7 +12,14 @@ allocation's time limit is cut to one minute: SLURM ends it (TIMEOUT). Once the 
 up again, the follow-up starts (afterany), waits for the stray job of the cut node to leave the
 queue, requeues the run, finds its one approved follow-up used (no more is submitted) and runs
 the ``ari resume`` line status prints; the run ends ``finished`` with the evaluated nodes
-keeping their ids and metrics, inside the envelope, nothing left in the queue.
+keeping their ids and metrics (exactly ``--max-nodes`` evaluated), inside the envelope, nothing
+left in the queue.
+
+The test bed keeps accounting (variant ``acct``: slurmdbd, MinJobAge=2), so an ended job has
+left ``squeue`` within seconds, as on a site: how the allocation and the follow-up ended is read
+from ``sacct``, and the final ``status`` shows the run's node-hours from accounting (equal to
+sacct's own elapsed seconds × nodes of the run's BFTS jobs) and the LLM use ARI's cost tracker
+wrote (``cost_summary.json``: one record per answered call, 2 tokens each from the scripted LLM).
 
 Figures go to $ARI_TEST_REPORT_DIR/followup/ when that is set.
 """
@@ -41,11 +48,33 @@ from test_ari_real_resume import _evaluated, _job_field, _states, _tree  # noqa:
 ALLOCATION_PARTITION = "large"   # the JupyterLab's allocation
 BFTS_PARTITION = "small"         # the run's partition: its BFTS jobs and its follow-up
 STEP_TIMEOUT = 300.0
+MAX_NODES = 3
+ENDED = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY", "NODE_FAIL")
+
+
+def _accounted(bed, job: str, field: str) -> str:
+    """``field`` of ``job`` as accounting has it (the queue forgets an ended job in seconds)."""
+    shown = bed.run(["sacct", "-n", "-P", "-X", "-j", job, "-o", field]).stdout.strip().splitlines()
+    return shown[0].split()[0] if shown and shown[0].strip() else ""
+
+
+def _job_state(bed, job: str) -> str:
+    """The job's state: the queue's while it is there, else accounting's."""
+    return _job_field(bed, job, "JobState") or _accounted(bed, job, "State")
+
+
+def _sacct_node_hours(bed, job_ids: list[str]) -> float:
+    """sacct's own elapsed seconds × nodes of ``job_ids``, in node-hours."""
+    shown = bed.run(["sacct", "-n", "-P", "-X", "-j", ",".join(job_ids), "-o", "JobID,ElapsedRaw,NNodes"],
+                    check=True).stdout
+    rows = [line.split("|") for line in shown.splitlines() if line.strip()]
+    assert sorted(r[0] for r in rows) == sorted(job_ids), rows
+    return sum(int(r[1]) * int(r[2]) for r in rows) / 3600
 
 
 def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
-        testbed_nogres, ari_for_users, runner, tmp_path):
-    bed, user, dest = testbed_nogres, runner, ari_for_users
+        testbed_acct, ari_for_users, runner, tmp_path):
+    bed, user, dest = testbed_acct, runner, ari_for_users
     started = time.monotonic()
     log = tmp_path / "requests.jsonl"
     server = serve(log)
@@ -69,7 +98,7 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
             "--metric", "triad_mbps", "--partition", BFTS_PARTITION, "--max-cpus", "2", "--walltime", "00:30:00",
             "--followups", "1",
             "--module", "openmpi/4.1", "--workspace", str(HOME / "ari"), *phase_models_args(api_base),
-            "--max-nodes", "3", "--max-depth", "2", "--parallel", "1", "--max-react", "12",
+            "--max-nodes", str(MAX_NODES), "--max-depth", "2", "--parallel", "1", "--max-react", "12",
             "--node-timeout-min", "10", "--no-ear", "--no-review", "--no-reproduce"], jupyter_env),
             cwd=HOME, timeout=600)
         assert emit.returncode == 0, emit.stderr[-3000:]
@@ -131,7 +160,8 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
         wait_for("an evaluated node, and a node waiting for its job", cut_point, timeout=STEP_TIMEOUT)
         bed.run(["scontrol", "update", f"JobId={allocation}", "TimeLimit=1"], check=True)
         wait_for("the allocation's end", lambda: allocation not in queued_jobs(user, base_env), timeout=180)
-        figures["allocation_state"] = _job_field(bed, allocation, "JobState")
+        figures["allocation_state"] = wait_for("the allocation's end in accounting", lambda: (
+            _accounted(bed, allocation, "State") or None), timeout=60)
         assert figures["allocation_state"] == "TIMEOUT", figures
         before = _tree(ckpt)
         figures["nodes_before"] = _states(before)
@@ -140,11 +170,12 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
         partition_down.close()
 
         # no typing from here: the follow-up runs, resumes the run, and the queue empties
-        wait_for("the follow-up's start", lambda: _job_field(bed, followup, "JobState") in
-                 ("RUNNING", "COMPLETED", "FAILED", "TIMEOUT"), timeout=STEP_TIMEOUT)
-        figures["followup_ran_on"] = _job_field(bed, followup, "NodeList")
+        wait_for("the follow-up's start", lambda: _job_state(bed, followup) in ("RUNNING", *ENDED),
+                 timeout=STEP_TIMEOUT)
         wait_for("the run's end", lambda: not queued_jobs(user, base_env), timeout=900, every=5)
-        figures["followup_state"] = _job_field(bed, followup, "JobState")
+        figures["followup_state"] = wait_for("the follow-up's end in accounting", lambda: (
+            _job_state(bed, followup) if _job_state(bed, followup) in ENDED else None), timeout=60)
+        figures["followup_ran_on"] = _accounted(bed, followup, "NodeList")
         out = ckpt / f"followup_{followup}.out"
         said = out.read_text(errors="replace") if out.is_file() else ""
         figures["followup_output"] = {"head": said[:3000], "tail": said[-3000:]}
@@ -160,6 +191,14 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
     final = status(ckpt)
     figures["phase_after"] = final["phase"]
     figures["chain_after"] = final.get("chain")
+    figures["cost_after"] = final["cost"]
+    figures["jobs_after"] = [{k: j.get(k) for k in ("job_id", "name", "kind", "state", "source", "nodes",
+                                                   "elapsed_s", "exit_code")} for j in final["jobs"]["jobs"]]
+    summary = ckpt / "cost_summary.json"
+    figures["cost_summary"] = json.loads(summary.read_text()) if summary.is_file() else None
+    figures["llm_requests"] = sum(1 for _ in log.open()) if log.is_file() else 0
+    bfts = [j["job_id"] for j in final["jobs"]["jobs"] if j["kind"] == "bfts"]
+    figures["sacct_node_hours_bfts"] = _sacct_node_hours(bed, bfts) if bfts else None
     figures["phases_seen"] = [(t, p) for t, p, _ in follower.phases]
     keep_figures("followup", figures, [log], follower)
     print(json.dumps(figures, indent=2))
@@ -174,9 +213,27 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
     assert len(json.loads((ckpt / "followups.json").read_text())["links"]) == 1
     evaluated = _evaluated(after)
     assert {n: evaluated.get(n) for n in figures["evaluated_before"]} == figures["evaluated_before"]
-    assert len(evaluated) > len(figures["evaluated_before"]), (figures["nodes_after"], evaluated)
-    assert "running" not in figures["nodes_after"].values(), figures["nodes_after"]
-    assert len(figures["nodes_after"]) <= 3, figures["nodes_after"]
+    # the search went on after the cut to exactly the approved size: every node evaluated
+    assert len(evaluated) == MAX_NODES == len(figures["nodes_after"]), (figures["nodes_after"], evaluated)
     assert figures["phase_after"] == "finished", figures["phase_after"]
     assert not [f for f in final["findings"] if f["rule"] == "run-job-outside-envelope"], final["findings"]
-    assert final["chain"]["used"] == 1 and final["chain"]["links"][0]["state"] == "", final["chain"]
+    assert final["chain"]["used"] == 1 and final["chain"]["links"][0]["state"] in ("", "COMPLETED"), final["chain"]
+    # the cost: node-hours from accounting, equal to sacct's own figures for the run's BFTS jobs
+    cost = final["cost"]
+    assert cost["from_accounting"] is True and final["jobs"]["accounting"] == "yes", cost
+    assert len(bfts) >= MAX_NODES, figures["jobs_after"]
+    assert all(j["state"] in ENDED for j in final["jobs"]["jobs"]), figures["jobs_after"]
+    assert cost["node_hours"]["bfts"] > 0, (cost, figures["jobs_after"])
+    assert abs(cost["node_hours"]["bfts"] - figures["sacct_node_hours_bfts"]) < 1e-4, (cost, figures)
+    assert cost["node_hours"]["total"] == cost["node_hours"]["bfts"] + cost["node_hours"]["reproduce"], cost
+    assert cost["text"][0].startswith("node-hours used: ") and cost["text"][0].endswith("SLURM accounting)"), cost
+    # the LLM use, as ARI's cost tracker wrote it across ``ari run`` and ``ari resume``
+    written = figures["cost_summary"]
+    assert written and cost["llm"] is not None, (written, cost)
+    assert (cost["llm"]["calls"], cost["llm"]["total_tokens"]) == (written["call_count"], written["total_tokens"])
+    assert 0 < written["call_count"] <= figures["llm_requests"] and written["total_tokens"] == 2 * written["call_count"]
+    assert sum(u["tokens"] for u in cost["llm"]["by_phase"]) == written["total_tokens"], cost["llm"]
+    llm_line = f"LLM use: {written['total_tokens']:,} tokens"
+    assert any(line.startswith(llm_line) for line in cost["text"]), cost["text"]
+    text = run(as_user(user, [*status_argv[:-1], str(ckpt)], jupyter_env), timeout=60).stdout
+    assert cost["text"][0] in text and llm_line in text, text
