@@ -9,6 +9,8 @@ says so instead of guessing one. Nothing here asks the machine.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from ..i18n import message
@@ -62,7 +64,11 @@ class CostBound:
 
 
 def hours_text(hours: float) -> str:
-    """Node-hours as people read them: ``0.25``, ``12``, ``1.5``."""
+    """Node-hours as people read them: ``0.25``, ``12``, ``1.5``; a short job's few seconds
+    keep two significant digits (``0.0017``), never a bare ``0`` for time that was used."""
+    if 0 < hours < 0.01:
+        digits = min(6, 1 - math.floor(math.log10(hours)))
+        return f"{hours:.{digits}f}".rstrip("0").rstrip(".")
     return f"{hours:.2f}".rstrip("0").rstrip(".") if hours < 10 else f"{hours:.1f}".rstrip("0").rstrip(".")
 
 

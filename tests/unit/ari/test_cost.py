@@ -48,7 +48,8 @@ def test_worst_case(name, changes, bfts, reproduce, total):
 
 
 @pytest.mark.parametrize("hours,shown", [(62.0, "62"), (0.25, "0.25"), (1.5, "1.5"), (2976.0, "2976"),
-                                         (12.34, "12.3")])
+                                         (12.34, "12.3"), (0.0, "0"), (0.0017, "0.0017"),
+                                         (0.00999, "0.01"), (0.012, "0.01"), (2.5e-05, "0.000025")])
 def test_hours_text(hours, shown):
     assert hours_text(hours) == shown
 
