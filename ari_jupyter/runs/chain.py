@@ -178,7 +178,9 @@ async def submit_next(checkpoint: str | Path, after: str, host: Host | None = No
 def chain_json(checkpoint: Path, jobs: JobsView | None) -> dict[str, Any] | None:
     """The chain as status shows it: approved, used, the envelope, and each link with its
     state in the queue now ("" once it has left the queue and nothing else says how it
-    ended); None when no follow-up was approved."""
+    ended) and, while it is pending, when the scheduler expects it to start (``squeue --start``,
+    asked once for every pending job of the run: ``runs.pending``); None when no follow-up was
+    approved."""
     chain = read_chain(checkpoint)
     if chain.envelope is None:
         return None
@@ -187,7 +189,8 @@ def chain_json(checkpoint: Path, jobs: JobsView | None) -> dict[str, Any] | None
     for link in chain.links:
         job = queued.get(link.job_id)
         links.append({**link.to_json(), "state": job.state if job else "",
-                      "where": job.where if job else ""})
+                      "where": job.where if job else "",
+                      "expected_start": job.expected_start if job else ""})
     shown = {"approved": chain.approved, "used": chain.used, "envelope": chain.envelope.to_json(),
              "links": links}
     return {**shown, "said": chain_text(shown, DEFAULT_LANGUAGE)}
@@ -195,11 +198,14 @@ def chain_json(checkpoint: Path, jobs: JobsView | None) -> dict[str, Any] | None
 
 def chain_text(chain: dict[str, Any] | None, lang: str) -> list[str]:
     """The chain in words: how many of the approved follow-ups were submitted, then each link
-    (the job it waits for → the follow-up: its state in the queue now)."""
+    (the job it waits for → the follow-up: its state in the queue now, and its expected start
+    while the scheduler has one)."""
     if not chain:
         return []
     lines = [t("runs.chain.summary", lang, used=chain["used"], approved=chain["approved"], **chain["envelope"])]
     for link in chain["links"]:
         state = " ".join(part for part in (link["state"], link["where"]) if part) or t("runs.chain.left", lang)
-        lines.append(t("runs.chain.link", lang, after=link["after"], job=link["job_id"], state=state))
+        start = link.get("expected_start") or ""
+        lines.append(t("runs.chain.link_start" if start else "runs.chain.link", lang, after=link["after"],
+                       job=link["job_id"], state=state, start=start))
     return lines

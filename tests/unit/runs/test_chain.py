@@ -164,6 +164,25 @@ def test_status_shows_the_chain_with_each_links_state(tmp_path):
     assert chain_json(_checkpoint(tmp_path / "other", followups=0), None) is None
 
 
+@pytest.mark.parametrize("lang, reason, start, line", [
+    ("en", "Resources", "2026-07-06T13:00:00", "100 → 501: PENDING (Resources), expected start 2026-07-06T13:00:00"),
+    ("ja", "Resources", "2026-07-06T13:00:00", "100 → 501: PENDING (Resources)、開始見込み 2026-07-06T13:00:00"),
+    ("zh", "Priority", "2026-07-06T13:00:00", "100 → 501：PENDING (Priority)，预计开始时间 2026-07-06T13:00:00"),
+    ("en", "Dependency", "", "100 → 501: PENDING (Dependency)"),  # no estimate: none said
+])
+def test_the_chain_line_says_when_the_next_allocation_is_expected_to_start(tmp_path, lang, reason, start, line):
+    from dataclasses import replace
+    from ari_jupyter.runs.localize import status_in_language
+    checkpoint, host = _checkpoint(tmp_path), SbatchHost()
+    _submit(checkpoint, host, "100")
+    [job] = parse_squeue(SEP.join(["501", "ari-followup", "PENDING", "0:00", "2", f"({reason})", "alice",
+                                   str(checkpoint)]))
+    shown = chain_json(checkpoint, JobsView(jobs=(replace(job, reason=reason, expected_start=start),)))
+    assert shown["links"][0]["expected_start"] == start
+    said = status_in_language({"chain": shown, "findings": [], "notes": [], "process": ""}, lang)["chain"]["said"]
+    assert said[1] == line, said
+
+
 def test_a_followup_job_is_the_runs_and_of_its_own_kind(tmp_path):
     checkpoint = _checkpoint(tmp_path)
     scope = RunScope.of(checkpoint, user="alice")
