@@ -232,6 +232,9 @@ AccountingStorageHost=127.0.0.1
 AccountingStoragePort=$DBD_PORT
 # a site's 300 s, shortened: an ended job leaves squeue within seconds, then only sacct knows it
 MinJobAge=2
+# priority from fair share, as a site with accounting keeps it: sshare gives each account's factor
+PriorityType=priority/multifactor
+PriorityWeightFairshare=10000
 EOF
     else
       cat <<EOF
