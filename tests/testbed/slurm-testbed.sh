@@ -6,8 +6,9 @@
 #                                          a running cluster of another variant is restarted;
 #                                          mem = nogres with memory a consumable resource;
 #                                          acct = nogres with accounting: slurmdbd on MariaDB,
-#                                          and MinJobAge=2 so ended jobs leave squeue soon,
-#                                          as they do on a site after 300 s)
+#                                          MinJobAge=2 so ended jobs leave squeue soon,
+#                                          as they do on a site after 300 s, and fair-share
+#                                          priority (multifactor: sshare gives a factor))
 #   slurm-testbed.sh install [VARIANT]     only install what VARIANT needs (CI, before the tests)
 #   slurm-testbed.sh stop                  cancel jobs, stop exactly what start started (by PID)
 #   slurm-testbed.sh status                variant, daemons and sinfo; exit 1 when not running
