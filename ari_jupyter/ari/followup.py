@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..base.redact import is_secret_name
 from ..slurm.parsers import parse_slurm_duration
 from .choices import PARTITION_NAME, Choices
 
@@ -25,6 +26,19 @@ CHAIN_FILE = "followups.json"
 """The chain's record in the checkpoint: each follow-up submitted, in order (atomic writes)."""
 
 _JOB_ID = re.compile(r"[0-9]{1,12}\Z")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+FOLLOWUP_ENV = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "TMPDIR",
+    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME",
+    "LD_LIBRARY_PATH", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV",
+    "MODULEPATH", "MODULESHOME", "BASH_ENV",
+    "NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"})
+"""What a follow-up job takes from the shell that submits it, by name: where programs and
+modules are, the user's locale, and how the network is reached (ARI's LLM calls)."""
+FOLLOWUP_ENV_PREFIXES = ("ARI_", "LITELLM_")
+"""Settings of ARI (``ARI_ROOT``, ``ARI_MEMORY_BACKEND``, ...) and of its LLM library, each
+taken only when its name is not a secret's (``base.redact.is_secret_name``)."""
 
 
 class FollowupError(ValueError):
@@ -77,9 +91,36 @@ def next_step(approved: int, used: int, finished: bool) -> str:
     return "submit"
 
 
-def sbatch_argv(envelope: Envelope, after: str, script: str, checkpoint: str, output: str) -> list[str]:
+def followup_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables of ``environ`` a follow-up job is given: those named in ``FOLLOWUP_ENV``
+    and the ``FOLLOWUP_ENV_PREFIXES`` settings whose names are not a secret's; a proxy whose
+    address carries a user or password is left out, as is anything that is not a plain name."""
+    sent = {}
+    for name, value in environ.items():
+        if not _ENV_NAME.match(name):
+            continue
+        if name in FOLLOWUP_ENV:
+            if name.lower().endswith("_proxy") and "@" in value:
+                continue
+        elif not (name.startswith(FOLLOWUP_ENV_PREFIXES) and not is_secret_name(name)):
+            continue
+        sent[name] = value
+    return sent
+
+
+def export_option(environ: Mapping[str, str]) -> str:
+    """sbatch's ``--export`` for a follow-up: the names ``followup_environment`` keeps, each
+    taking its value from the submitting shell (sbatch reads it; no value is on the command
+    line), or ``NIL`` (only SLURM's own variables) when none is set."""
+    names = sorted(followup_environment(environ))
+    return f"--export={','.join(names) if names else 'NIL'}"
+
+
+def sbatch_argv(envelope: Envelope, after: str, script: str, checkpoint: str, output: str,
+                environ: Mapping[str, str]) -> list[str]:
     """The follow-up's ``sbatch``: after job ``after`` ends however it ends (``afterany``),
-    killed rather than left pending when that job is unknown, inside ``envelope`` exactly.
+    killed rather than left pending when that job is unknown, inside ``envelope`` exactly,
+    with only the non-secret variables of ``environ`` named (``export_option``).
     Raises ``FollowupError`` on a value that cannot be passed."""
     problem = envelope_problem(envelope)
     if problem:
@@ -90,6 +131,6 @@ def sbatch_argv(envelope: Envelope, after: str, script: str, checkpoint: str, ou
         if not value.startswith("/") or any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
             raise FollowupError(f"{what} {value!r} must be an absolute path without control characters")
     return ["sbatch", "--parsable", f"--dependency=afterany:{after}", "--kill-on-invalid-dep=yes",
-            f"--partition={envelope.partition}", f"--nodes={envelope.nodes}",
+            export_option(environ), f"--partition={envelope.partition}", f"--nodes={envelope.nodes}",
             f"--time={envelope.time}", f"--job-name={FOLLOWUP_JOB_NAME}", f"--chdir={checkpoint}",
             f"--output={output}", script]

@@ -43,7 +43,7 @@ from ..ari.dotenv import read_dotenv
 from ..ari.choices import Choices
 from ..ari.run_settings import api_key_status, package_llm
 from ..ari.cost import cost_bound
-from ..slurm.accounting import assoc_argv, assoc_limits
+from ..slurm.accounting import assoc_argv, assoc_limits, fair_shares, share_argv
 from ..ari.time_fit import (clock, hours, idle_cull_finding, search_seconds, search_time, time_fit_finding,
                             time_left_seconds)
 from ..wizard.run_settings_view import ari_default_llm
@@ -632,17 +632,21 @@ async def _check_time_fit(host: Any, ckpt: Path, choices: Choices | None,
 
 async def _check_cost(host: Any, choices: Choices | None, timeout: float) -> ProbeResult:
     """The worst case in node-hours of what was approved (``ari.cost``), beside the time fit,
-    and the user's association limits where ``sacctmgr`` shows them (nothing said otherwise)."""
+    and the user's association limits and fair-share factor where ``sacctmgr`` and ``sshare``
+    show them (nothing said otherwise). One call of each, at once."""
     if choices is None:
         return _said("cost", "skip", "handoff.check.cost.unread")
     bound = cost_bound(choices)
-    result = await host.run(assoc_argv(getpass.getuser()), timeout=timeout)
-    limits = assoc_limits(result.stdout) if result.ok else []
-    data = {"bound": bound.to_json(), "limits": limits}
-    if limits:
-        return _said("cost", "ok", "handoff.check.cost.bound_limits", data=data, bound=bound.said(),
-                     limits="; ".join(limits))
-    return _said("cost", "ok", "handoff.check.cost.bound", data=data, bound=bound.said())
+    user = getpass.getuser()
+    assoc, share = await asyncio.gather(host.run(assoc_argv(user), timeout=timeout),
+                                        host.run(share_argv(user), timeout=timeout))
+    limits = assoc_limits(assoc.stdout) if assoc.ok else []
+    shares = fair_shares(share.stdout) if share.ok else []
+    data = {"bound": bound.to_json(), "limits": limits, "fair_share": shares}
+    said = {"bound": bound.said(), **({"limits": "; ".join(limits)} if limits else {}),
+            **({"share": "; ".join(shares)} if shares else {})}
+    key = "handoff.check.cost.bound" + ("_limits" if limits else "") + ("_share" if shares else "")
+    return _said("cost", "ok", key, data=data, **said)
 
 
 async def _check_ari(host: Any, choices: Choices | None, timeout: float) -> ProbeResult:

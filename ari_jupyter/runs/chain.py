@@ -15,14 +15,16 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from ..ari.followup import (CHAIN_FILE, FOLLOWUP_SCRIPT, Envelope, FollowupError, envelope_problem,
-                            next_step, sbatch_argv)
+                            followup_environment, next_step, sbatch_argv)
 from ..ari.render import LAUNCH_CONFIG_KEY
+from ..ari.run_settings import RunSettings, api_key_status
 from ..base.files import atomic_write
 from ..hosts.host import Host, LocalHost
 from ..i18n import DEFAULT_LANGUAGE, t
+from ..wizard.run_settings_view import ari_default_llm
 from .jobs import Job, JobsView
 from .reading import read_json
 
@@ -49,6 +51,8 @@ class Chain:
     links: tuple[Link, ...] = ()
     script_sha256: str = ""
     """The follow-up script's hash recorded at Write ("" when none was written)."""
+    run_settings: RunSettings = RunSettings()
+    """The run settings saved at Write (which LLM backend, hence which key the run needs)."""
 
     @property
     def used(self) -> int:
@@ -75,7 +79,11 @@ def read_chain(checkpoint: Path) -> Chain:
     for raw in (recorded.get("links") if isinstance(recorded, dict) else None) or []:
         if isinstance(raw, dict) and isinstance(raw.get("job_id"), str) and isinstance(raw.get("after"), str):
             links.append(Link(raw["job_id"], raw["after"], str(raw.get("submitted_at", ""))))
-    return Chain(approved, envelope, tuple(links), str(hashes.get(FOLLOWUP_SCRIPT, "")))
+    try:
+        settings = RunSettings.from_json(state.get("run_settings") or {})
+    except ValueError:
+        settings = RunSettings()
+    return Chain(approved, envelope, tuple(links), str(hashes.get(FOLLOWUP_SCRIPT, "")), settings)
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,20 @@ class Submitted:
 
 def _refused(detail: str) -> Submitted:
     return Submitted("refused", "followup.refused", {"detail": detail})
+
+
+def key_left_behind(chain: Chain, checkpoint: Path, environ: Mapping[str, str]) -> str:
+    """The key variable the run's backend needs when it is set in ``environ`` (the submitting
+    shell) but in no .env file ari reads in the follow-up, which is not given the shell's
+    secrets (``ari.followup.followup_environment``); "" when the follow-up would find it, or
+    when the shell has none to leave behind."""
+    backend = chain.run_settings.llm_backend or ari_default_llm(environ)[0]
+    here = api_key_status(chain.run_settings, environ, checkpoint_dir=str(checkpoint), default_backend=backend)
+    if here.source != "environment":
+        return ""
+    there = api_key_status(chain.run_settings, followup_environment(environ), checkpoint_dir=str(checkpoint),
+                           default_backend=backend)
+    return "" if there.is_set else here.variable
 
 
 def _sha256(path: Path) -> str:
@@ -128,9 +150,13 @@ async def submit_next(checkpoint: str | Path, after: str, host: Host | None = No
         script = path / FOLLOWUP_SCRIPT
         if not chain.script_sha256 or _sha256(script) != chain.script_sha256:
             return Submitted("refused", "followup.refused.script_changed", {"path": str(script)})
+        left = key_left_behind(chain, path, host.env)
+        if left:
+            return Submitted("refused", "followup.refused.key_in_shell",
+                             {"variable": left, "checkpoint": str(path), "after": after})
         try:
             argv = sbatch_argv(chain.envelope, after, str(script), str(path),
-                               str(path / "followup_%j.out"))
+                               str(path / "followup_%j.out"), host.env)
         except FollowupError as exc:
             return _refused(str(exc))
         done = await host.run(argv, timeout=SBATCH_TIMEOUT)
@@ -152,7 +178,9 @@ async def submit_next(checkpoint: str | Path, after: str, host: Host | None = No
 def chain_json(checkpoint: Path, jobs: JobsView | None) -> dict[str, Any] | None:
     """The chain as status shows it: approved, used, the envelope, and each link with its
     state in the queue now ("" once it has left the queue and nothing else says how it
-    ended); None when no follow-up was approved."""
+    ended) and, while it is pending, when the scheduler expects it to start (``squeue --start``,
+    asked once for every pending job of the run: ``runs.pending``); None when no follow-up was
+    approved."""
     chain = read_chain(checkpoint)
     if chain.envelope is None:
         return None
@@ -161,7 +189,8 @@ def chain_json(checkpoint: Path, jobs: JobsView | None) -> dict[str, Any] | None
     for link in chain.links:
         job = queued.get(link.job_id)
         links.append({**link.to_json(), "state": job.state if job else "",
-                      "where": job.where if job else ""})
+                      "where": job.where if job else "",
+                      "expected_start": job.expected_start if job else ""})
     shown = {"approved": chain.approved, "used": chain.used, "envelope": chain.envelope.to_json(),
              "links": links}
     return {**shown, "said": chain_text(shown, DEFAULT_LANGUAGE)}
@@ -169,11 +198,14 @@ def chain_json(checkpoint: Path, jobs: JobsView | None) -> dict[str, Any] | None
 
 def chain_text(chain: dict[str, Any] | None, lang: str) -> list[str]:
     """The chain in words: how many of the approved follow-ups were submitted, then each link
-    (the job it waits for → the follow-up: its state in the queue now)."""
+    (the job it waits for → the follow-up: its state in the queue now, and its expected start
+    while the scheduler has one)."""
     if not chain:
         return []
     lines = [t("runs.chain.summary", lang, used=chain["used"], approved=chain["approved"], **chain["envelope"])]
     for link in chain["links"]:
         state = " ".join(part for part in (link["state"], link["where"]) if part) or t("runs.chain.left", lang)
-        lines.append(t("runs.chain.link", lang, after=link["after"], job=link["job_id"], state=state))
+        start = link.get("expected_start") or ""
+        lines.append(t("runs.chain.link_start" if start else "runs.chain.link", lang, after=link["after"],
+                       job=link["job_id"], state=state, start=start))
     return lines

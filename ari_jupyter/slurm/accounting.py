@@ -110,3 +110,31 @@ def assoc_limits(text: str) -> list[str]:
             where = parts[0].strip() + (f"/{parts[1].strip()}" if parts[1].strip() else "")
             out.append(f"{where}: {', '.join(limits)}")
     return list(dict.fromkeys(out))
+
+
+SHARE_FIELDS = ("Account", "User", "RawShares", "NormShares", "EffectvUsage", "FairShare")
+
+
+def share_argv(user: str) -> list[str]:
+    """The user's own fair-share rows (``sshare -U``), where the site lets a user see them."""
+    return ["sshare", "-n", "-P", "-U", "-u", user, "-o", ",".join(SHARE_FIELDS)]
+
+
+def fair_shares(text: str) -> list[str]:
+    """Each of the user's associations with a fair-share factor, as ``account: FairShare=f``
+    (0 to 1: 1 is the most priority; it falls as the account uses its share); none when sshare
+    shows no factor: no accounting (no rows), no fair-share priority (``priority/basic`` leaves
+    the normalized shares empty and prints a factor of 0 that means nothing), a site that hides
+    usage, or nothing could be read: a view then says nothing rather than guess."""
+    out = []
+    for line in text.splitlines():
+        parts = [part.strip() for part in line.split("|")]
+        if len(parts) != len(SHARE_FIELDS) or not parts[0] or not parts[1] or not parts[3]:
+            continue
+        try:
+            factor = float(parts[5])
+        except ValueError:
+            continue
+        if 0.0 <= factor <= 1.0:
+            out.append(f"{parts[0]}: FairShare={parts[5]}")
+    return list(dict.fromkeys(out))

@@ -6,7 +6,9 @@ an unprivileged user with a network home writes the checkpoint with ``ari-jupyte
 approving one follow-up (``--followups 1``: same partition, nodes and walltime as the run), and
 the hand-off runs exactly as printed inside an allocation (``sbatch``). The hand-off submits
 the follow-up at once: ``sbatch --dependency=afterany:<allocation> --kill-on-invalid-dep=yes``
-in the run's envelope, recorded in the checkpoint's followups.json. Then, as there, ARI
+in the run's envelope, recorded in the checkpoint's followups.json, with only named non-secret
+variables (``--export=...``): the key the terminal exports is not in the environment slurmctld
+stores for the follow-up, which finds it where ``ari`` reads it, the user's ``~/.env`` (0600). Then, as there, ARI
 evaluates its root node, the ``small`` partition is set DOWN (ARI's next job waits) and the
 allocation's time limit is cut to one minute: SLURM ends it (TIMEOUT). Once the partition is
 up again, the follow-up starts (afterany), waits for the stray job of the cut node to leave the
@@ -91,7 +93,11 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
         assert answer.stdout.startswith("{"), answer.stderr[-2000:]
         return json.loads(answer.stdout)
 
+    dotenv = HOME / ".env"  # where the user keeps the key for jobs that are not given the shell's
     try:
+        wrote = run(as_user(user, ["sh", "-c", 'umask 077 && printf "OPENAI_API_KEY=%s\\n" "$OPENAI_API_KEY" '
+                                   '> "$HOME/.env"'], terminal), cwd=HOME, timeout=60)
+        assert wrote.returncode == 0 and dotenv.stat().st_mode & 0o077 == 0, wrote.stderr
         emit = run(as_user(user, [
             "ari-jupyter", "emit", "--json", "--title", "Triad bandwidth",
             "--goal", "Measure the bandwidth of a triad loop in a SLURM job and how it changes with the array length.",
@@ -133,6 +139,10 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
         assert (asked["Partition"], asked["NumNodes"].split("-"), asked["TimeLimit"], asked["JobName"]) in [
             (BFTS_PARTITION, nodes, "00:30:00", "ari-followup") for nodes in (["1"], ["1", "1"])], asked
         assert asked["Dependency"].startswith(f"afterany:{allocation}"), asked
+        # the environment slurmctld keeps with the follow-up: not the terminal's key
+        stored = (bed.lab_dir / "state" / f"hash.{int(followup) % 10}" / f"job.{followup}" / "environment").read_bytes()
+        assert terminal["OPENAI_API_KEY"].encode() not in stored and b"OPENAI_API_KEY" not in stored
+        assert b"ARI_MEMORY_BACKEND=in_memory" in stored and f"HOME={HOME}".encode() in stored
         chain = status(ckpt)["chain"]
         assert (chain["approved"], chain["used"]) == (1, 1), chain
         assert chain["links"][0]["job_id"] == followup and chain["links"][0]["state"] == "PENDING", chain
@@ -185,6 +195,7 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
         if follower:
             follower.stop()
         server.shutdown()
+        dotenv.unlink(missing_ok=True)
     figures["wall_time_s"] = round(time.monotonic() - started, 1)
     after = _tree(ckpt)
     figures["nodes_after"] = _states(after)

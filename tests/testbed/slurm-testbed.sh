@@ -6,8 +6,9 @@
 #                                          a running cluster of another variant is restarted;
 #                                          mem = nogres with memory a consumable resource;
 #                                          acct = nogres with accounting: slurmdbd on MariaDB,
-#                                          and MinJobAge=2 so ended jobs leave squeue soon,
-#                                          as they do on a site after 300 s)
+#                                          MinJobAge=2 so ended jobs leave squeue soon,
+#                                          as they do on a site after 300 s, and fair-share
+#                                          priority (multifactor: sshare gives a factor))
 #   slurm-testbed.sh install [VARIANT]     only install what VARIANT needs (CI, before the tests)
 #   slurm-testbed.sh stop                  cancel jobs, stop exactly what start started (by PID)
 #   slurm-testbed.sh status                variant, daemons and sinfo; exit 1 when not running
@@ -232,6 +233,9 @@ AccountingStorageHost=127.0.0.1
 AccountingStoragePort=$DBD_PORT
 # a site's 300 s, shortened: an ended job leaves squeue within seconds, then only sacct knows it
 MinJobAge=2
+# priority from fair share, as a site with accounting keeps it: sshare gives each account's factor
+PriorityType=priority/multifactor
+PriorityWeightFairshare=10000
 EOF
     else
       cat <<EOF

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ari_jupyter.slurm.accounting import assoc_argv, assoc_limits
+from ari_jupyter.slurm.accounting import assoc_argv, assoc_limits, fair_shares, share_argv
 
 from runs_support import copy_case
 from testbed.test_runs_testbed import wait_for
@@ -127,3 +127,41 @@ def test_a_pending_job_shows_its_reason_and_expected_start(testbed_acct, tmp_pat
     finally:
         bed.run(["scancel", holder])
         bed.run(["scancel", "-u", "root"])
+
+
+COST_CHECK = """
+import asyncio, json
+from ari_jupyter.checkpoint.handoff import _check_cost
+from ari_jupyter.hosts.host import LocalHost
+from unit.ari.test_render import golden_state
+result = asyncio.run(_check_cost(LocalHost(), golden_state().choices(), 30.0))
+print(json.dumps({"data": result.data, "en": result.text("en"), "ja": result.text("ja")}))
+"""
+
+
+def _cost_check(bed) -> dict:
+    """check-handoff's cost check, run as the user would (its one sacctmgr and one sshare)."""
+    done = bed.run([sys.executable, "-c", COST_CHECK], timeout=120,
+                   extra_env={"PYTHONPATH": ":".join(sys.path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_cost_check_shows_the_fair_share_sshare_answers(testbed_acct):
+    bed = testbed_acct
+    answer = bed.run(share_argv("root"), check=True).stdout
+    shares = fair_shares(answer)  # root's two associations: accounts root and ari
+    assert [share.split(":")[0] for share in shares] == ["root", "ari"], answer
+    assert all(re.fullmatch(r"(root|ari): FairShare=[01]\.[0-9]{6}", share) for share in shares), answer
+    shown = _cost_check(bed)
+    assert shown["data"]["fair_share"] == shares
+    assert shown["en"].endswith("Your fair-share factor (sshare; 1 is the most priority, it falls as your share "
+                                f"is used): {'; '.join(shares)}"), shown["en"]
+    assert "フェアシェア係数" in shown["ja"]
+
+
+def test_a_site_without_accounting_shows_no_fair_share(testbed_nogres):
+    shown = _cost_check(testbed_nogres)
+    assert shown["data"]["fair_share"] == [] and shown["data"]["limits"] == []
+    assert "fair-share" not in shown["en"] and "sshare" not in shown["en"]
+    assert shown["en"].startswith("cost before the run: worst case")

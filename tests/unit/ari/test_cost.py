@@ -1,8 +1,10 @@
 """The worst case in node-hours of what the user approves (``ari.cost``), and the hand-off's
-check that shows it beside the time fit with the association's limits sacctmgr shows."""
+check that shows it beside the time fit with the association's limits sacctmgr shows and the
+fair-share factor sshare shows, each only where the site lets the user see it."""
 from __future__ import annotations
 
 import asyncio
+import getpass
 from dataclasses import replace
 
 import pytest
@@ -13,7 +15,7 @@ from ari_jupyter.ari.run_settings import RunSettings
 from ari_jupyter.base.commands import CommandResult
 from ari_jupyter.checkpoint.handoff import _check_cost
 from ari_jupyter.i18n import say
-from ari_jupyter.slurm.accounting import assoc_argv, assoc_limits
+from ari_jupyter.slurm.accounting import assoc_argv, assoc_limits, share_argv
 
 from unit.ari.test_render import golden_state
 
@@ -70,28 +72,57 @@ def test_assoc_limits(name, text, limits):
 
 
 class Host:
-    def __init__(self, answer):
-        self.answer, self.calls = answer, []
+    """Answers sacctmgr with ``answer`` and sshare with ``share`` (the same when not given)."""
+
+    def __init__(self, answer, share=None):
+        self.answer, self.share, self.calls = answer, share, []
 
     async def run(self, argv, timeout, env=None):
         self.calls.append(list(argv))
-        return self.answer
+        return self.share if argv[0] == "sshare" and self.share is not None else self.answer
 
 
-@pytest.mark.parametrize("answer,limits", [
-    (CommandResult(("sacctmgr",), 0, ASSOC[1][1], ""), True),
-    (CommandResult(("sacctmgr",), 0, ASSOC[0][1], ""), False),
-    (CommandResult(("sacctmgr",), 1, "", "sacctmgr: error: accounting storage is disabled"), False),
-    (CommandResult(("sacctmgr",), None, "", "", not_found=True), False),
+SHARE_SITE = "proj1|alice|100|0.250000|0.412000|0.318000\n"
+NO_SHARE = CommandResult(("sshare",), 1, "", "sshare: error: Problem with call to slurm_associations_get_shares")
+
+
+@pytest.mark.parametrize("answer,share,limits,shared", [
+    (CommandResult(("sacctmgr",), 0, ASSOC[1][1], ""), NO_SHARE, True, False),
+    (CommandResult(("sacctmgr",), 0, ASSOC[0][1], ""), NO_SHARE, False, False),
+    (CommandResult(("sacctmgr",), 1, "", "sacctmgr: error: accounting storage is disabled"), NO_SHARE, False, False),
+    (CommandResult(("sacctmgr",), None, "", "", not_found=True), None, False, False),
+    (CommandResult(("sacctmgr",), 0, ASSOC[1][1], ""), CommandResult(("sshare",), 0, SHARE_SITE, ""), True, True),
+    (CommandResult(("sacctmgr",), 0, ASSOC[0][1], ""), CommandResult(("sshare",), 0, SHARE_SITE, ""), False, True),
+    # sshare answers, but with no factor (a site that hides usage): nothing said
+    (CommandResult(("sacctmgr",), 0, ASSOC[0][1], ""), CommandResult(("sshare",), 0, "proj1|alice|||||\n", ""),
+     False, False),
 ])
-def test_the_handoff_check_shows_the_bound_and_only_limits_it_can_see(answer, limits):
-    host = Host(answer)
+def test_the_handoff_check_shows_the_bound_and_only_limits_it_can_see(answer, share, limits, shared):
+    host = Host(answer, share)
     result = asyncio.run(_check_cost(host, golden_state().choices(), 5.0))
     assert result.id == "cost" and result.status == "ok"
     assert result.summary.startswith("cost before the run: worst case 62 node-hours")
     assert ("Your association's limits" in result.summary) is limits
+    assert ("Your fair-share factor (sshare" in result.summary) is shared
+    assert ("proj1: FairShare=0.318000" in result.summary) is shared
+    assert result.data["fair_share"] == (["proj1: FairShare=0.318000"] if shared else [])
     assert result.data["bound"]["node_hours"] == 62.0
-    assert host.calls[0][:4] == assoc_argv("x")[:4]
+    # one call of each
+    assert sorted(c[0] for c in host.calls) == ["sacctmgr", "sshare"]
+    assert [c for c in host.calls if c[0] == "sshare"] == [share_argv(getpass.getuser())]
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Your fair-share factor (sshare; 1 is the most priority, it falls as your share is used): "
+           "proj1: FairShare=0.318000"),
+    ("ja", "あなたのフェアシェア係数（sshare。1 が最も優先され、割り当てを使うほど下がります）: proj1: FairShare=0.318000"),
+    ("zh", "您的公平份额系数（sshare；1 为最高优先级，使用份额越多越低）：proj1: FairShare=0.318000"),
+])
+def test_the_fair_share_is_said_in_each_language(lang, said):
+    result = asyncio.run(_check_cost(Host(CommandResult(("sacctmgr",), 0, ASSOC[1][1], ""),
+                                          CommandResult(("sshare",), 0, SHARE_SITE, "")),
+                                     golden_state().choices(), 5.0))
+    assert result.text(lang).endswith(said), result.text(lang)
 
 
 def test_no_choices_no_bound():

@@ -11,7 +11,8 @@ from unit.ari.test_render import CHECKPOINT, GOLDEN, SCRIPT, _check_golden, gold
 from ari_jupyter import __version__
 from ari_jupyter.ari import render
 from ari_jupyter.ari.followup import (MAX_FOLLOWUPS, Envelope, FollowupError, envelope_of,
-                                     envelope_problem, next_step, sbatch_argv)
+                                     envelope_problem, export_option, followup_environment,
+                                     next_step, sbatch_argv)
 from ari_jupyter.ari.judge import field_findings
 
 ARI_JUPYTER = "/opt/ari/venv/bin/ari-jupyter"
@@ -49,13 +50,49 @@ def test_only_an_envelope_sbatch_takes_whole(envelope, problem):
     assert (said.split(" ")[0] if said else "") == problem, said
 
 
+SHELL = {"PATH": "/opt/ari/venv/bin:/usr/bin:/bin", "HOME": "/home/alice", "LANG": "C.UTF-8"}
+
+
 def test_the_sbatch_line_waits_for_the_allocation_and_asks_the_envelope_exactly():
     argv = sbatch_argv(Envelope("small", 2, "00:30:00"), "4242", f"{CHECKPOINT}/followup.sh",
-                       CHECKPOINT, f"{CHECKPOINT}/followup_%j.out")
+                       CHECKPOINT, f"{CHECKPOINT}/followup_%j.out", SHELL)
     assert argv == ["sbatch", "--parsable", "--dependency=afterany:4242", "--kill-on-invalid-dep=yes",
+                    "--export=HOME,LANG,PATH",
                     "--partition=small", "--nodes=2", "--time=00:30:00", "--job-name=ari-followup",
                     f"--chdir={CHECKPOINT}", f"--output={CHECKPOINT}/followup_%j.out",
                     f"{CHECKPOINT}/followup.sh"]
+
+
+@pytest.mark.parametrize("shell, exported", [
+    # the shell of a hand-off with the key exported in it: the key is never named
+    ({**SHELL, "OPENAI_API_KEY": "sk-canary", "ARI_ROOT": "/opt/ari/src"}, "ARI_ROOT,HOME,LANG,PATH"),
+    # every secret-looking name, with or without ARI_'s prefix, stays behind
+    ({"PATH": "/bin", "ANTHROPIC_API_KEY": "x", "GEMINI_API_KEY": "x", "ARI_API_KEY": "x",
+      "ARI_GITHUB_TOKEN": "x", "ARI_DB_PASSWORD": "x", "LITELLM_MASTER_KEY": "x", "HF_TOKEN": "x",
+      "AWS_SECRET_ACCESS_KEY": "x", "OPENAI_API_BASE": "http://llm:4000"}, "PATH"),
+    # ARI's and its LLM library's settings go, as do the environment's paths and locale
+    ({"ARI_MEMORY_BACKEND": "in_memory", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+      "ARI_JUPYTER_WORKSPACES_FILE": "/home/alice/.w.json", "LD_LIBRARY_PATH": "/opt/py/lib",
+      "MODULEPATH": "/etc/modulefiles", "LC_ALL": "ja_JP.UTF-8", "VIRTUAL_ENV": "/opt/ari/venv"},
+     "ARI_JUPYTER_WORKSPACES_FILE,ARI_MEMORY_BACKEND,LC_ALL,LD_LIBRARY_PATH,LITELLM_LOCAL_MODEL_COST_MAP,"
+     "MODULEPATH,VIRTUAL_ENV"),
+    # a proxy: its address goes, not one carrying a user and password
+    ({"https_proxy": "http://proxy:3128", "HTTP_PROXY": "http://bob:hunter2@proxy:3128",
+      "NO_PROXY": "127.0.0.1,localhost"}, "NO_PROXY,https_proxy"),
+    # what the shell has besides: not the follow-up's business
+    ({"PATH": "/bin", "SSH_AUTH_SOCK": "/tmp/a", "DISPLAY": ":0", "OLDPWD": "/", "EDITOR": "vi",
+      "BASH_FUNC_module%%": "() { :; }", "A,B": "x"}, "PATH"),
+    ({}, "NIL"),                                  # nothing to name: SLURM's own variables only
+    ({"OPENAI_API_KEY": "sk-canary"}, "NIL"),
+])
+def test_the_followup_is_given_only_named_non_secret_variables(shell, exported):
+    assert export_option(shell) == f"--export={exported}"
+    assert set(followup_environment(shell)) == (set() if exported == "NIL" else set(exported.split(",")))
+    argv = sbatch_argv(Envelope("small", 2, "00:30:00"), "42", f"{CHECKPOINT}/followup.sh", CHECKPOINT,
+                       f"{CHECKPOINT}/o.out", shell)
+    assert [a for a in argv if a.startswith("--export")] == [f"--export={exported}"]
+    assert not [a for a in argv for value in shell.values() if value in a and len(value) > 3 and a != argv[-1]
+                and not a.startswith(("--chdir", "--output"))], argv  # names only, never a value
 
 
 @pytest.mark.parametrize("after, script", [
@@ -68,7 +105,7 @@ def test_the_sbatch_line_waits_for_the_allocation_and_asks_the_envelope_exactly(
 ])
 def test_a_value_that_cannot_reach_sbatch_is_refused(after, script):
     with pytest.raises(FollowupError):
-        sbatch_argv(Envelope("small", 2, "00:30:00"), after, script, CHECKPOINT, f"{CHECKPOINT}/o.out")
+        sbatch_argv(Envelope("small", 2, "00:30:00"), after, script, CHECKPOINT, f"{CHECKPOINT}/o.out", SHELL)
 
 
 @pytest.mark.parametrize("overrides, rule", [

@@ -85,7 +85,8 @@ def test_every_followup_asks_the_recorded_envelope_and_nothing_else(tmp_path, ov
             choices.partition, str(nodes), choices.walltime)
         assert asked["--dependency"] == f"afterany:{after}" and asked["--kill-on-invalid-dep"] == "yes"
         assert set(asked) == {"--partition", "--nodes", "--time", "--dependency", "--kill-on-invalid-dep",
-                              "--job-name", "--chdir", "--output"}, argv  # nothing more is asked
+                              "--job-name", "--chdir", "--output", "--export"}, argv  # nothing more is asked
+        assert asked["--export"] == "NIL", argv  # the host's environment is empty: nothing named
         assert argv[-1] == str(checkpoint.absolute() / FOLLOWUP_SCRIPT)
 
 
@@ -111,6 +112,44 @@ def test_no_followup_when_it_should_not_be(tmp_path, case, result):
         assert host.submitted == []
 
 
+@pytest.mark.parametrize("backend, shell_key, key_in, result", [
+    # the key exported in the hand-off's shell only: the follow-up would not have it
+    ("openai", True, "", "refused"),
+    ("anthropic", True, "", "refused"),
+    # the key where the follow-up's ari reads it: ~/.env, the checkpoint's .env, $ARI_ROOT's
+    ("openai", True, "home", "submitted"),
+    ("openai", True, "checkpoint", "submitted"),
+    ("openai", True, "ari_root", "submitted"),
+    ("openai", False, "home", "submitted"),
+    # no key anywhere: the hand-off already decided to run without one (ARI_HANDOFF_WITHOUT_KEY)
+    ("openai", False, "", "submitted"),
+    # a backend that needs no key: a key in the shell is not the run's
+    ("ollama", True, "", "submitted"),
+])
+def test_a_key_only_in_the_shell_is_not_left_behind(tmp_path, backend, shell_key, key_in, result):
+    from ari_jupyter.ari.run_settings import RunSettings
+    variable = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(backend, "OPENAI_API_KEY")
+    checkpoint = _checkpoint(tmp_path, run_settings=RunSettings(llm_backend=backend))
+    home, root = tmp_path / "home", tmp_path / "ari"
+    home.mkdir()
+    (root / "ari-core").mkdir(parents=True)
+    where = {"home": home, "checkpoint": checkpoint, "ari_root": root}.get(key_in)
+    if where:
+        (where / ".env").write_text(f"{variable}=sk-from-dotenv\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "ARI_ROOT": str(root),
+           **({variable: "sk-canary-shell"} if shell_key else {})}
+    host = SbatchHost(env=env)
+    outcome = _submit(checkpoint, host, "100")
+    assert outcome.result == result, outcome
+    if result == "refused":
+        assert outcome.message_id == "followup.refused.key_in_shell" and host.submitted == []
+        assert outcome.params["variable"] == variable
+        assert "sk-canary" not in json.dumps(outcome.to_json())
+    else:
+        [argv] = host.submitted
+        assert "--export=ARI_ROOT,HOME,PATH" in argv and not [a for a in argv if "sk-" in a], argv
+
+
 def test_status_shows_the_chain_with_each_links_state(tmp_path):
     checkpoint, host = _checkpoint(tmp_path, followups=2), SbatchHost()
     _submit(checkpoint, host, "100")
@@ -123,6 +162,25 @@ def test_status_shows_the_chain_with_each_links_state(tmp_path):
     assert [(link["after"], link["job_id"], link["state"], link["where"]) for link in shown["links"]] == [
         ("100", "501", "", ""), ("501", "502", "PENDING", "(Dependency)")]
     assert chain_json(_checkpoint(tmp_path / "other", followups=0), None) is None
+
+
+@pytest.mark.parametrize("lang, reason, start, line", [
+    ("en", "Resources", "2026-07-06T13:00:00", "100 → 501: PENDING (Resources), expected start 2026-07-06T13:00:00"),
+    ("ja", "Resources", "2026-07-06T13:00:00", "100 → 501: PENDING (Resources)、開始見込み 2026-07-06T13:00:00"),
+    ("zh", "Priority", "2026-07-06T13:00:00", "100 → 501：PENDING (Priority)，预计开始时间 2026-07-06T13:00:00"),
+    ("en", "Dependency", "", "100 → 501: PENDING (Dependency)"),  # no estimate: none said
+])
+def test_the_chain_line_says_when_the_next_allocation_is_expected_to_start(tmp_path, lang, reason, start, line):
+    from dataclasses import replace
+    from ari_jupyter.runs.localize import status_in_language
+    checkpoint, host = _checkpoint(tmp_path), SbatchHost()
+    _submit(checkpoint, host, "100")
+    [job] = parse_squeue(SEP.join(["501", "ari-followup", "PENDING", "0:00", "2", f"({reason})", "alice",
+                                   str(checkpoint)]))
+    shown = chain_json(checkpoint, JobsView(jobs=(replace(job, reason=reason, expected_start=start),)))
+    assert shown["links"][0]["expected_start"] == start
+    said = status_in_language({"chain": shown, "findings": [], "notes": [], "process": ""}, lang)["chain"]["said"]
+    assert said[1] == line, said
 
 
 def test_a_followup_job_is_the_runs_and_of_its_own_kind(tmp_path):

@@ -4,6 +4,11 @@
 ACCOUNT_FIELDS`` on the test bed's variant ``acct`` (slurmdbd on MariaDB, Slurm 22.05): a job
 named ``ok|pipe`` on two nodes, one that exited 3, one still running past its limit, one
 cancelled while pending on a dependency.
+
+``tests/fixtures/outputs/sshare/`` holds ``sshare -n -P -U -u root -o SHARE_FIELDS`` on the test
+bed: ``testbed_acct.txt`` on variant ``acct`` (fair-share priority, ``priority/multifactor``),
+``testbed_acct_basic.txt`` on the same with ``priority/basic``, ``testbed_noacct.txt`` without
+accounting (sshare answers with no row).
 """
 from __future__ import annotations
 
@@ -11,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ari_jupyter.slurm.accounting import (ACCOUNT_FIELDS, accounting_disabled, parse_accounting,
-                                          sacct_argv)
+from ari_jupyter.slurm.accounting import (ACCOUNT_FIELDS, accounting_disabled, fair_shares,
+                                          parse_accounting, sacct_argv, share_argv)
 from ari_jupyter.slurm.pending import ADVISED, advice_id, parse_start, start_argv
 from ari_jupyter.i18n import t
 
@@ -113,3 +118,32 @@ def test_start_rows_it_cannot_read(text):
 
 def test_start_argv():
     assert start_argv(["3", "3", "4;x", "5"]) == ["squeue", "--start", "-h", "-j", "3,5", "-o", "%i|%r|%S"]
+
+
+# sshare -n -P -U -u <user> -o SHARE_FIELDS: the test bed's (recorded, tests/fixtures/outputs/sshare/),
+# then sites' shapes
+SHARE_DIR = Path(__file__).parents[2] / "fixtures" / "outputs" / "sshare"
+SHARES = [
+    ("test bed with accounting and fair-share priority (recorded)", (SHARE_DIR / "testbed_acct.txt").read_text(),
+     ["root: FairShare=1.000000", "ari: FairShare=1.000000"]),
+    # priority/basic: no normalized shares, a factor of 0 that means nothing
+    ("test bed with accounting, priority/basic (recorded)", (SHARE_DIR / "testbed_acct_basic.txt").read_text(), []),
+    ("test bed without accounting (recorded: no rows)", (SHARE_DIR / "testbed_noacct.txt").read_text(), []),
+    ("two accounts", "proj1|alice|100|0.250000|0.412000|0.318000\nproj2|alice|1|0.010000|0.000000|1.000000\n",
+     ["proj1: FairShare=0.318000", "proj2: FairShare=1.000000"]),
+    ("a site that hides usage: no factor", "proj1|alice|100||||\n", []),
+    ("an account's own row (no user) is not the user's", "proj1||100|0.250000|0.412000|\n", []),
+    ("not a factor", "proj1|alice|100|0.25|0.4|inf\nproj2|alice|1|0.1|0.0|1.5\n", []),
+    ("an error", "sshare: error: Problem with call to slurm_associations_get_shares\n", []),
+    ("nothing", "", []),
+]
+
+
+@pytest.mark.parametrize("name,text,shares", SHARES, ids=[s[0] for s in SHARES])
+def test_fair_shares(name, text, shares):
+    assert fair_shares(text) == shares
+
+
+def test_the_share_line_asks_the_users_own_rows_once():
+    assert share_argv("alice") == ["sshare", "-n", "-P", "-U", "-u", "alice", "-o",
+                                   "Account,User,RawShares,NormShares,EffectvUsage,FairShare"]
