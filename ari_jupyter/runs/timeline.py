@@ -15,7 +15,8 @@ Each phase's start comes from one piece of evidence (``source`` names it):
 
 A phase with no evidence is left out (a run started by hand has no hand-off), so is one later
 than the phase the status found (an earlier run's ``.pipeline_started`` in a checkpoint started
-again). The entries come in the phases' order.
+again), and one whose time is earlier than the phase before it (a tree copied from another run).
+The entries come in the phases' order, their times never going back.
 """
 from __future__ import annotations
 
@@ -119,7 +120,17 @@ def phase_timeline(checkpoint: Path, *, phase: str, tree_created: str, ari_log_l
         elif last_write:
             entries.append(PhaseEntry(phase, _iso(datetime.fromtimestamp(last_write, tz=timezone.utc)),
                                       "log"))
-    return tuple(entries)
+    return tuple(_in_time_order(entries))
+
+
+def _in_time_order(entries: list[PhaseEntry]) -> list[PhaseEntry]:
+    """Each phase begins no earlier than the one before it: evidence older than an earlier
+    phase's (a tree copied from another run, files of an earlier start) is left out."""
+    kept: list[PhaseEntry] = []
+    for entry in entries:
+        if not kept or entry.at >= kept[-1].at:
+            kept.append(entry)
+    return kept
 
 
 def _is_end(line: str, end_line: str) -> bool:

@@ -68,6 +68,10 @@ CASES = [
       "tree.json": (_tree(99, 194), 194)},
      [("not-started", 0, "experiment.md"), ("starting", 19, _handoff_name(19)),
       ("exploring", 99, "tree.json"), ("failed", 250, "log")]),
+    ("a tree copied from a run days before this start is left out (times never go back)",
+     {"experiment.md": ("# T\n", 0), _handoff_name(19): ("[Paper Pipeline] ERROR: boom\n", 250),
+      "tree.json": (_tree(-5 * 86400, -5 * 86400), 194)},
+     [("not-started", 0, "experiment.md"), ("starting", 19, _handoff_name(19)), ("failed", 250, "log")]),
 ]
 
 
