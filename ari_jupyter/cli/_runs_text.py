@@ -1,6 +1,7 @@
 """Plain-text rendering of the run answers for ``ari-jupyter runs|status|cancel``."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from ._columns import columns
@@ -9,6 +10,7 @@ from ..runs.chain import chain_text
 from ..i18n import message, render_message, say, t
 from ..slurm.parsers import gpus_per_node
 from ..ari.cost import hours_text
+from ..ari.time_fit import idle_duration
 from ..runs.cost import usd_text
 
 
@@ -164,6 +166,38 @@ def chain_lines(chain: dict[str, Any] | None, lang: str) -> list[str]:
     return said[:1] + [f"  {line}" for line in said[1:]]
 
 
+def _moment(at: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(at)
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def history_lines(status: dict[str, Any], lang: str = "en", now: datetime | None = None) -> list[str]:
+    """When the run entered each phase (``phase_history``, read from its files), in this
+    machine's local time, each with how long it lasted (the current one: since when)."""
+    entries = [(e, _moment(e.get("at", ""))) for e in status.get("phase_history") or ()]
+    entries = [(e, moment) for e, moment in entries if moment is not None]
+    if not entries:
+        return []
+    lines = [t("runs.status.history", lang)]
+    for i, (entry, moment) in enumerate(entries):
+        said = {"at": moment.astimezone().strftime("%Y-%m-%d %H:%M:%S"),
+                "phase": phase_text(entry["phase"], lang)}
+        if i + 1 < len(entries):
+            seconds = (entries[i + 1][1] - moment).total_seconds()
+            lines.append(t("runs.status.history_entry", lang, **said,
+                           lasted=say(idle_duration(max(0, round(seconds))), lang)))
+        elif status.get("active"):
+            seconds = ((now or datetime.now(timezone.utc)) - moment).total_seconds()
+            lines.append(t("runs.status.history_since", lang, **said,
+                           lasted=say(idle_duration(max(0, round(seconds))), lang)))
+        else:
+            lines.append(t("runs.status.history_last", lang, **said))
+    return lines
+
+
 def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -> str:
     """``ari-jupyter status`` in ``lang``: labels and notes from the catalog, log lines as ARI wrote them."""
     title = f"  \"{status['title']}\"" if status["title"] else ""
@@ -175,6 +209,7 @@ def status_text(status: dict[str, Any], log_lines: int = 15, lang: str = "en") -
              say(nodes_line(status), lang),
              t("runs.status.process", lang,
                process=_in_lang(status["process"], status.get("process_message"), lang))]
+    lines += history_lines(status, lang)
     lines += [t("runs.status.note", lang, note=_in_lang(note, message, lang))
               for note, message in zip(status["notes"], notes)]
     lines += jobs_text(status["jobs"], lang=lang, envelope=status.get("envelope"))

@@ -28,6 +28,7 @@ from .findings import run_findings
 from .envelope import Envelope, compared, read_envelope
 from .ledger import Ledger, read_ledger, with_ledger
 from .chain import chain_json
+from .timeline import PhaseEntry, phase_timeline
 from ..hosts.host import LocalHost
 from ..hosts.recorded_run import recording_of
 
@@ -86,6 +87,8 @@ class RunStatus:
     """The follow-up allocations approved and submitted (``chain.chain_json``; None: none approved)."""
     cost: RunCost | None = None
     """Node-hours used per job kind and ARI's record of its LLM use (``runs.cost``)."""
+    timeline: tuple[PhaseEntry, ...] = ()
+    """When the run entered each phase, from its files (``runs.timeline``)."""
 
     @property
     def active(self) -> bool:
@@ -106,6 +109,7 @@ class RunStatus:
                 "envelope": self.envelope.to_json() if self.envelope else None,
                 **({"ledger": self.ledger.to_json()} if self.ledger is not None else {}),
                 "cost": self.cost.to_json() if self.cost else None,
+                "phase_history": [entry.to_json() for entry in self.timeline],
                 **({"chain": self.chain} if self.chain is not None else {})}
 
     def summary_json(self) -> dict[str, Any]:
@@ -259,7 +263,11 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
 
     findings = run_findings(path, phase=phase, tree=tree, process=process, end_line=end_line,
                             log_lines=all_lines, jobs=jobs)
-    mtimes = [t.mtime for t in (ari_log, handoff_tail) if t] + [
+    log_mtimes = [t.mtime for t in (ari_log, handoff_tail) if t]
+    timeline = phase_timeline(path, phase=phase, tree_created=tree.first_node_at,
+                              ari_log_lines=list(ari_log.lines), handoff_logs=handoff,
+                              end_line=end_line, last_write=max(log_mtimes, default=0.0))
+    mtimes = log_mtimes + [
         _mtime(path / name) for name in ("tree.json", "nodes_tree.json", "launch_config.json")]
     return RunStatus(
         run_id=path.name, checkpoint_dir=str(path), title=_title(path), phase=phase,
@@ -267,7 +275,7 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
         alive=alive, process=process.why, log_file=log_file, log_tail=log_lines,
         findings=tuple(sort_findings(findings)), jobs=jobs, updated_at=_iso(max(mtimes, default=0.0)),
         notes=tuple(notes), envelope=envelope, ledger=ledger, chain=chain_json(path, jobs),
-        cost=run_cost(path, jobs))
+        cost=run_cost(path, jobs), timeline=timeline)
 
 
 def _mtime(path: Path) -> float:

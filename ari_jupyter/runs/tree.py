@@ -74,6 +74,8 @@ class TreeSummary:
     salvaged: bool = False
     created_at: str = ""
     node_ids: tuple[str, ...] = field(default=(), compare=False)
+    first_node_at: str = ""
+    """The first node's ``created_at``: when ARI's tree search began ('' when not said)."""
 
 
 def count(statuses: Iterable[str]) -> NodeCounts:
@@ -161,6 +163,18 @@ def _fast_nodes(text: str) -> list[dict] | None:
     return nodes
 
 
+_FIRST_NODE_AT = re.compile(r'\n      "created_at": ("(?:[^"\\\n]|\\.)*")')
+"""A node's own ``created_at`` in ARI's ``indent=2`` layout (six spaces: a node's key)."""
+
+
+def _first_node_at(text: str) -> str:
+    match = _FIRST_NODE_AT.search(text)
+    try:
+        return str(json.loads(match.group(1))) if match else ""
+    except ValueError:
+        return ""
+
+
 def _fast_summary(name: str, read: JsonRead, metric: str, higher: bool) -> TreeSummary | None:
     nodes = _fast_nodes(read.text)
     if nodes is None:
@@ -170,7 +184,8 @@ def _fast_summary(name: str, read: JsonRead, metric: str, higher: bool) -> TreeS
                        counts=count(n["status"] for n in nodes),
                        best=best_metric(nodes, metric, higher), errors=_failed_errors(nodes),
                        source=name, created_at=str(top.get("created_at") or ""),
-                       node_ids=tuple(n["id"] for n in nodes))
+                       node_ids=tuple(n["id"] for n in nodes),
+                       first_node_at=_first_node_at(read.text))
 
 
 def _streamed_summary(path: Path, metric: str, higher: bool) -> TreeSummary | None:
@@ -182,6 +197,7 @@ def _streamed_summary(path: Path, metric: str, higher: bool) -> TreeSummary | No
     ids: list[str] = []
     scored: list[dict] = []  # successful nodes with only the metrics best_metric looks at
     errors: list[tuple[str, str]] = []
+    first_at = ""
     key = ""
     try:
         for kind, value in tree_stream.events(path, JSON_CAP):
@@ -191,6 +207,8 @@ def _streamed_summary(path: Path, metric: str, higher: bool) -> TreeSummary | No
                 top[key] = value
             elif kind == "node" and isinstance(value, dict):
                 status = str(value.get("status", ""))
+                if not statuses:
+                    first_at = str(value.get("created_at") or "")
                 statuses.append(status)
                 ids.append(str(value.get("id", "")))
                 if value.get("status") == "success" and isinstance(value.get("metrics"), dict):
@@ -203,7 +221,7 @@ def _streamed_summary(path: Path, metric: str, higher: bool) -> TreeSummary | No
     return TreeSummary(run_id=str(top.get("run_id") or ""), counts=count(statuses),
                        best=best_metric(scored, metric, higher), errors=tuple(errors),
                        source=path.name, created_at=str(top.get("created_at") or ""),
-                       node_ids=tuple(ids))
+                       node_ids=tuple(ids), first_node_at=first_at)
 
 
 def _layout(path: Path) -> bool:
@@ -241,7 +259,8 @@ def read_tree(checkpoint: Path, metric: str = "", higher_is_better: bool = True)
                 best=best_metric(nodes, metric, higher_is_better),
                 errors=_failed_errors(nodes), source=name, problem=first_problem,
                 created_at=str(data.get("created_at") or ""),
-                node_ids=tuple(str(n.get("id", "")) for n in nodes))
+                node_ids=tuple(str(n.get("id", "")) for n in nodes),
+                first_node_at=str(nodes[0].get("created_at") or "") if nodes else "")
     for name, read in reads:
         if read.problem in ("truncated", "invalid") and read.text:
             statuses = _NODE_STATUS.findall(read.text)

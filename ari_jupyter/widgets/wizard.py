@@ -25,7 +25,7 @@ import traitlets
 from ..base.guides import guide_url
 from ..wizard.config import AriWizard, select_host, wizard_config
 from ..i18n import default_lang, normalize_lang
-from ._base import STEP_BUTTONS_STYLE, SharedLooks, esc, language_options
+from ._base import STEP_BUTTONS_STYLE, SharedLooks, esc, language_options, show
 from ..wizard.session import WizardContext, kept_in_this_kernel, remember_in_this_kernel
 from .allocation_panel import AllocationPanel
 from .style import css
@@ -91,7 +91,10 @@ class Wizard(widgets.VBox):
         # with its children: in a kernel every widget model opens a comm and every later
         # change is one more message, so starting costs one message per model. The wizard is
         # one box laid out as a grid by wizard.css (title and language, the steps, the step's
-        # panel, Back and Next), with no row boxes and no Stack: only the step shown is a child.
+        # panel, Back and Next), with no row boxes and no Stack. A step's panel joins it when
+        # first shown and stays: a step change shows one panel and hides the other by a class
+        # (two small messages), where replacing the child made the page build the panel's
+        # whole view again (most of a step change's wait, measured in benchmarks/browser.py).
         tr = self.ctx.tr
         self.header = looks(widgets.HTML, self._header_html(), _dom_classes=("ari-header",))
         self.guide = looks(widgets.HTML, self._guide_html(), _dom_classes=("ari-guide",))
@@ -118,7 +121,7 @@ class Wizard(widgets.VBox):
         kwargs.setdefault("layout", looks.layout())
         kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), "ari-wizard")
         # Every widget above was made with its final text: no relabelling pass here.
-        super().__init__(children=self._children(self._panels[0]), **kwargs)
+        super().__init__(children=self._children(), **kwargs)
         if kept is not None:
             self.ctx.touched.update(kept.touched)
         remember_in_this_kernel(self.ctx)
@@ -177,11 +180,13 @@ class Wizard(widgets.VBox):
             panel = self._panels[index] = _panel_class(index)(self.ctx)
         return panel
 
-    def _children(self, panel) -> list:
-        """The wizard's children with ``panel`` as the step shown (the sheet rides in the
-        header: one model fewer); Back from step 2 on."""
-        back = [self.back] if self.step else []
-        return [self.header, self.language, self.guide, self.steps, panel, *back, self.next]
+    def _children(self) -> tuple:
+        """The wizard's children: every panel built so far, in step order, the one of the step
+        shown visible and the others hidden (the sheet rides in the header: one model fewer);
+        Back once a step after the first was shown (hidden on the first step)."""
+        panels = [panel for panel in self._panels if panel is not None]
+        back = (self.back,) if self._back is not None or self.step else ()
+        return (self.header, self.language, self.guide, self.steps, *panels, *back, self.next)
 
     @property
     def back(self) -> widgets.Button:
@@ -229,7 +234,13 @@ class Wizard(widgets.VBox):
             return
         index = change["new"] or 0
         panel = self._built(index)
-        self.children = self._children(panel)
+        show(panel, True)  # first: what the user asked for shows before anything else moves
+        for other in self._panels:
+            if other is not None and other is not panel:
+                show(other, False)
+        children = self._children()
+        if children != tuple(self.children):  # a panel built now, or Back first needed
+            self.children = children
         self._relabel()
         if index == len(STEP_KEYS) - 1:
             panel.list_files()
@@ -249,6 +260,7 @@ class Wizard(widgets.VBox):
         if self._back is not None:
             self._back.description = tr("nav_back")
             self._back.disabled = index == 0
+            show(self._back, index != 0)  # step 1 shows no Back
         self.next.description = tr("nav_next")
         self.next.disabled = index == len(STEP_KEYS) - 1
         self.language.description = tr("language")

@@ -283,6 +283,17 @@ export interface IRunStatus extends Omit<IRunRow, 'jobs' | 'workspace'> {
   cost?: IRunCost | null;
   /** the follow-up allocations approved at Write (left out when none was approved) */
   chain?: IChain;
+  /** when the run entered each phase, oldest first (from its files, no SLURM asked) */
+  phase_history: IPhaseEntry[];
+}
+
+/** When the run entered a phase, read from its files (ari_jupyter/runs/timeline.py). */
+export interface IPhaseEntry {
+  phase: string;
+  /** ISO 8601, UTC */
+  at: string;
+  /** the file (or log) it was read from */
+  source: string;
 }
 
 /** A run's chain of follow-up allocations (ari_jupyter/runs/chain.py, chain_json). */
@@ -434,7 +445,8 @@ export const runStatus = object<IRunStatus>({
   envelope: nullable(object<IEnvelope>({ bfts: approved, reproduce: approved })),
   ledger: optional(ledger),
   cost: optional(nullable(runCost)),
-  chain: optional(object<IChain>({ approved: num, used: num, said: arrayOf(str) }))
+  chain: optional(object<IChain>({ approved: num, used: num, said: arrayOf(str) })),
+  phase_history: arrayOf(object<IPhaseEntry>({ phase: str, at: str, source: str }))
 });
 
 export const cancelAnswer = object<ICancelAnswer>({

@@ -18,6 +18,7 @@ import {
   listView,
   logHeading,
   noLogText,
+  phaseHistoryView,
   recordedView,
   shownJobs
 } from './runs_view';
@@ -477,6 +478,7 @@ export class RunsPanel extends Widget {
       el('h3', { class: 'ari-RunsPanel-title', title: s.checkpoint_dir }, ...breakableId(s.title || s.run_id)),
       el('p', { class: 'ari-RunsPanel-runid' }, ...breakableId(s.run_id)),
       facts,
+      this.renderHistory(s),
       ...s.notes.map(n => el('p', { class: 'ari-RunsPanel-note' }, n)),
       findings,
       jobs,
@@ -501,6 +503,35 @@ export class RunsPanel extends Widget {
     return job
       ? this.button(this._trans.__('Cancel job %1', job.job_id), () => void this.cancel(s, [job]), 'ari-mod-cancel')
       : '';
+  }
+
+  /** When the run entered each phase (read from its files by the server), each with how long
+   * it lasted. */
+  private renderHistory(s: IRunStatus): HTMLElement {
+    const rows = phaseHistoryView(this._trans, s.phase_history ?? [], s.active, new Date());
+    if (!rows.length) {
+      return el('span', {});
+    }
+    return el(
+      'section',
+      { class: 'ari-RunsPanel-history' },
+      el('h4', {}, this._trans.__('Phase history')),
+      el(
+        'ol',
+        { class: 'ari-RunsPanel-phases' },
+        ...rows.flatMap(row => [
+          // the day on a line of its own where it changes: each phase's line stays short
+          ...(row.day ? [el('li', { class: 'ari-RunsPanel-day' }, row.day)] : []),
+          el(
+            'li',
+            { class: 'ari-RunsPanel-phase', 'data-phase': row.phase, title: row.title },
+            el('time', { datetime: row.iso }, row.at),
+            phaseBadge(this._trans, row.phase),
+            el('span', { class: 'ari-RunsPanel-lasted' }, row.lasted)
+          )
+        ])
+      )
+    );
   }
 
   /** Node-hours used per job kind and ARI's LLM use per phase and model (a small section). */

@@ -8,6 +8,7 @@
 import {
   IJob,
   IJobsView,
+  IPhaseEntry,
   ILedger,
   ILedgerEntry,
   IRequestResources,
@@ -285,4 +286,64 @@ export function recordedView(
  * answering, the ledger's still (what ARI recorded needs no SLURM to be read). */
 export function shownJobs<J extends Pick<IJob, 'source'>>(view: { jobs: J[]; scheduler: IJobsView['scheduler'] }): J[] {
   return jobCountsKnown(view.scheduler) ? view.jobs : view.jobs.filter(job => job.source === 'ledger');
+}
+
+/** A span of time as people say it: `19 s`, `4 min`, `1 h 30 min` (as `status` says it). */
+export function durationText(trans: IWords, seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 120) {
+    return trans.__('%1 s', s);
+  }
+  const total = Math.round(s / 60);
+  const hours = Math.floor(total / 60);
+  const minutes = total % 60;
+  if (!hours) {
+    return trans.__('%1 min', minutes);
+  }
+  return minutes ? trans.__('%1 h %2 min', hours, minutes) : trans.__('%1 h', hours);
+}
+
+/** One line of a run's phase history. */
+export interface IPhaseRowView {
+  phase: string;
+  /** the day it began (this browser's time) on the first line and where the day changes; else null */
+  day: string | null;
+  /** when it began, in this browser's time (HH:MM:SS) */
+  at: string;
+  /** the ISO time (the `<time>` element's datetime) */
+  iso: string;
+  /** how long it lasted; the current phase of a live run: since when; '' for an end */
+  lasted: string;
+  /** where the time was read (the line's tooltip) */
+  title: string;
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+function dayOf(d: Date): string {
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/** The run's phase history (``phase_history``) as lines, oldest first; entries whose time
+ * cannot be read are left out. ``active``: the run goes on (its last phase lasts until now). */
+export function phaseHistoryView(trans: IWords, history: IPhaseEntry[], active: boolean, now: Date): IPhaseRowView[] {
+  const entries = history
+    .map(entry => ({ entry, when: new Date(entry.at) }))
+    .filter(({ when }) => !Number.isNaN(when.getTime()));
+  let day = '';
+  return entries.map(({ entry, when }, i) => {
+    const at = `${pad(when.getHours())}:${pad(when.getMinutes())}:${pad(when.getSeconds())}`;
+    const newDay = dayOf(when) === day ? null : dayOf(when);
+    day = dayOf(when);
+    const next = entries[i + 1];
+    let lasted = '';
+    if (next) {
+      lasted = trans.__('for %1', durationText(trans, (next.when.getTime() - when.getTime()) / 1000));
+    } else if (active) {
+      lasted = trans.__('since %1 ago', durationText(trans, (now.getTime() - when.getTime()) / 1000));
+    }
+    return { phase: entry.phase, day: newDay, at, iso: entry.at, lasted, title: trans.__('read from %1', entry.source) };
+  });
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { ILedger, ILedgerEntry, IRequestResources, IRunRow, IRunsList, IRunStatus } from '../src/payloads';
 import {
+  durationText,
   groupViews,
   jobLine,
   jobsCutText,
@@ -16,6 +17,7 @@ import {
   logHeading,
   ledgerEntryOf,
   noLogText,
+  phaseHistoryView,
   recordedView,
   requestParts,
   rowView,
@@ -294,4 +296,59 @@ describe('shownJobs: the jobs a run’s view lists', () => {
   for (const [name, scheduler, jobs, expected] of cases) {
     test(name, () => assert.deepEqual(shownJobs({ jobs, scheduler }).map(j => j.job_id), expected));
   }
+});
+
+describe('durationText: a span as people say it (as `status` says it)', () => {
+  const cases: [number, string][] = [
+    [0, '0 s'], [19, '19 s'], [119, '119 s'], [120, '2 min'], [225, '4 min'], [3599, '1 h'],
+    [3600, '1 h'], [5400, '1 h 30 min'], [-5, '0 s']
+  ];
+  for (const [seconds, expected] of cases) {
+    test(`${seconds} s`, () => assert.equal(durationText(english, seconds), expected));
+  }
+  test('through the bundle', () => assert.equal(durationText(marked, 5400), '⟨1 h 30 min⟩'));
+});
+
+describe('phaseHistoryView: when the run entered each phase', () => {
+  // local times, so the lines read the same in any time zone the test runs in
+  const at = (day: number, h: number, m: number, s: number) => new Date(2026, 11, day, h, m, s).toISOString();
+  const history = [
+    { phase: 'not-started', at: at(5, 22, 43, 20), source: 'experiment.md' },
+    { phase: 'starting', at: at(5, 22, 43, 39), source: 'ari_run_20261205224339.log' },
+    { phase: 'exploring', at: at(5, 22, 44, 59), source: 'tree.json' },
+    { phase: 'paper', at: at(5, 23, 59, 0), source: '.pipeline_started' },
+    { phase: 'reproduce', at: at(6, 0, 3, 0), source: 'ari.log' }
+  ];
+  const now = new Date(2026, 11, 6, 0, 10, 0);
+  const cases: [string, typeof history, boolean, [string, string | null, string, string][]][] = [
+    ['a live run: each lasted until the next; the last since when; the date where it changes', history, true, [
+      ['not-started', '2026-12-05', '22:43:20', 'for 19 s'],
+      ['starting', null, '22:43:39', 'for 80 s'],
+      ['exploring', null, '22:44:59', 'for 1 h 14 min'],
+      ['paper', null, '23:59:00', 'for 4 min'],
+      ['reproduce', '2026-12-06', '00:03:00', 'since 7 min ago']
+    ]],
+    ['an ended run: its end says no duration', [...history.slice(0, 2),
+      { phase: 'finished', at: at(5, 22, 52, 27), source: 'ari.log' }], false, [
+      ['not-started', '2026-12-05', '22:43:20', 'for 19 s'],
+      ['starting', null, '22:43:39', 'for 9 min'],
+      ['finished', null, '22:52:27', '']
+    ]],
+    ['a time that cannot be read is left out', [{ phase: 'paper', at: 'soon', source: 'x' }, history[0]], false, [
+      ['not-started', '2026-12-05', '22:43:20', '']
+    ]],
+    ['no history: no lines', [], true, []]
+  ];
+  for (const [name, entries, active, expected] of cases) {
+    test(name, () => {
+      const rows = phaseHistoryView(english, entries, active, now);
+      assert.deepEqual(rows.map(r => [r.phase, r.day, r.at, r.lasted]), expected);
+    });
+  }
+  test('each line says where its time was read, in the panel language', () => {
+    const rows = phaseHistoryView(marked, history.slice(0, 2), true, now);
+    assert.equal(rows[0].title, '⟨read from experiment.md⟩');
+    assert.equal(rows[0].lasted, '⟨for ⟨19 s⟩⟩');
+    assert.equal(rows[0].iso, history[0].at);
+  });
 });

@@ -834,12 +834,7 @@ def test_a_run_with_a_ledger_shows_each_jobs_recorded_request_and_handle(lab_in_
     theme = {"en": "light", "ja": "dark"}[lang]
     run = runs["failed"]
     (run / LEDGER_FILE).write_bytes(LEDGER.read_bytes())  # ARI's default place for it
-    page.goto(server.url("/lab?reset"))
-    page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
-    execute_command(page, "ari-jupyter:runs")
-    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run.name}']",
-                           timeout=60_000)
-    open_run(page, run.name)
+    open_run_in_fresh_lab(page, server, run)
     reproduce = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='4107']")
     reproduce.locator(".ari-RunsPanel-recorded").wait_for(timeout=30_000)
     jobs = page.locator(f"{PANEL} .ari-RunsPanel-job")
@@ -858,6 +853,31 @@ def test_a_run_with_a_ledger_shows_each_jobs_recorded_request_and_handle(lab_in_
     section.screenshot(path=str(shots / f"runs-panel-ledger-{lang}-{theme}.png"))
     set_theme(page, "light")
     assert_no_console_errors(page)
+
+
+def open_run_in_fresh_lab(page, server, run) -> None:
+    """A fresh lab, the Runs panel opened, then the run's view."""
+    page.goto(server.url("/lab?reset"))
+    page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
+    execute_command(page, "ari-jupyter:runs")
+    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run.name}']",
+                           timeout=60_000)
+    open_run(page, run.name)
+
+
+def picture_run_view(page, theme: str, top, bottom, shown, name: str) -> None:
+    """In ``theme``, with ``shown`` scrolled into view and nothing cut at the panel's edge, a
+    picture of the run's view from ``top`` to ``bottom`` (README screenshots); Light after."""
+    set_theme(page, theme)
+    shown.scroll_into_view_if_needed()
+    assert page.eval_on_selector(PANEL, _PAST_EDGE) == []  # nothing cut at the panel's edge
+    shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or ARTIFACTS)
+    shots.mkdir(parents=True, exist_ok=True)
+    first, last = top.bounding_box(), bottom.bounding_box()
+    page.screenshot(path=str(shots / name), clip={
+        "x": first["x"], "y": first["y"], "width": max(first["width"], last["width"]),
+        "height": last["y"] + last["height"] - first["y"]})
+    set_theme(page, "light")
 
 
 CHAIN_AND_COST_SHOWN = {
@@ -883,12 +903,7 @@ def test_a_run_with_follow_ups_and_llm_use_shows_the_chain_and_the_cost(lab_in_e
         "total_cost_usd": 1.234567, "total_tokens": 123456, "call_count": 42,
         "by_phase": {"bfts": {"cost_usd": 1.0, "tokens": 100000}, "paper": {"cost_usd": 0.234567, "tokens": 23456}},
         "by_model": {"gpt-4o": {"cost_usd": 1.234567, "tokens": 123456}}}))
-    page.goto(server.url("/lab?reset"))
-    page.wait_for_selector(".jp-LauncherCard", timeout=60_000)
-    execute_command(page, "ari-jupyter:runs")
-    page.wait_for_selector(f"{PANEL}[data-view='list'] .ari-RunsPanel-row[data-run-id='{run.name}']",
-                           timeout=60_000)
-    open_run(page, run.name)
+    open_run_in_fresh_lab(page, server, run)
     chain = page.locator(f"{PANEL} .ari-RunsPanel-chain")
     chain.wait_for(timeout=30_000)
     cost = page.locator(f"{PANEL} .ari-RunsPanel-cost")
@@ -897,16 +912,51 @@ def test_a_run_with_follow_ups_and_llm_use_shows_the_chain_and_the_cost(lab_in_e
     assert len(lines) == 2 and summary in lines[0] and "4100 → 4108" in lines[1], lines
     assert cost.locator("h4").inner_text() == heading
     assert any(tokens in line for line in cost.locator("p").all_inner_texts()), cost.inner_text()
-    set_theme(page, theme)
-    chain.scroll_into_view_if_needed()
-    assert page.eval_on_selector(PANEL, _PAST_EDGE) == []  # nothing cut at the panel's edge
-    shots = Path(os.environ.get("ARI_SCREENSHOTS_DIR") or ARTIFACTS)
-    shots.mkdir(parents=True, exist_ok=True)
-    top, bottom = page.locator(f"{PANEL} .ari-RunsPanel-jobs").bounding_box(), cost.bounding_box()
-    page.screenshot(path=str(shots / f"runs-panel-chain-cost-{lang}-{theme}.png"), clip={
-        "x": top["x"], "y": top["y"], "width": max(top["width"], bottom["width"]),
-        "height": bottom["y"] + bottom["height"] - top["y"]})
-    set_theme(page, "light")
+    picture_run_view(page, theme, page.locator(f"{PANEL} .ari-RunsPanel-jobs"), cost, chain,
+                     f"runs-panel-chain-cost-{lang}-{theme}.png")
+    assert_no_console_errors(page)
+
+
+HISTORY_SHOWN = {
+    "en": ("Phase history", "for 30 s", "for 1 h 30 min"),
+    "ja": ("フェーズの履歴", "30 秒間", "1 時間 30 分間"),
+}
+
+
+def test_a_run_shows_when_it_entered_each_phase(lab_in_each_language, page):
+    """The run's view says when the run entered each phase, read from the files it left (the
+    wizard's, the hand-off log's name, the paper pipeline's marker, ari.log's end), each with
+    how long it lasted, in the panel's language; no SLURM is asked for it. Pictured: English
+    in Light, 日本語 in Dark."""
+    lang, server, runs = lab_in_each_language
+    theme = {"en": "light", "ja": "dark"}[lang]
+    run = runs["finished"]
+    start = time.time() - 3 * 3600
+    for name in ("experiment.md", "launch_config.json"):
+        os.utime(run / name, (start, start))
+    for log in run.glob("ari_run_*.log"):
+        log.unlink()
+    handoff = run / f"ari_run_{time.strftime('%Y%m%d%H%M%S', time.localtime(start + 30))}.log"
+    handoff.write_text("[Paper Pipeline] Complete: ['write_paper']\n")
+    (run / ".pipeline_started").touch()
+    os.utime(run / ".pipeline_started", (start + 30 + 5400, start + 30 + 5400))
+    open_run_in_fresh_lab(page, server, run)
+    history = page.locator(f"{PANEL} .ari-RunsPanel-history")
+    history.wait_for(timeout=30_000)
+    heading, first, paper = HISTORY_SHOWN[lang]
+    assert history.locator("h4").inner_text() == heading
+    rows = history.locator(".ari-RunsPanel-phase")
+    phases = rows.evaluate_all("items => items.map(i => i.dataset.phase)")
+    # the copied run's tree began days before this start: left out, never "for 138 h"
+    assert phases == ["not-started", "starting", "paper", "finished"], phases
+    lines = rows.all_inner_texts()
+    assert first in lines[0] and paper in lines[2], lines
+    days = history.locator(".ari-RunsPanel-day").all_inner_texts()
+    assert days[0] == time.strftime("%Y-%m-%d", time.localtime(start)), days
+    assert rows.first.get_attribute("title").endswith(
+        {"en": "read from experiment.md", "ja": "experiment.md から読んだ時刻"}[lang])
+    picture_run_view(page, theme, page.locator(f"{PANEL} .ari-RunsPanel-facts"), history, history,
+                     f"runs-panel-history-{lang}-{theme}.png")
     assert_no_console_errors(page)
 
 

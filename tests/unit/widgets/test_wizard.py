@@ -56,10 +56,12 @@ def test_picking_a_demo_site_switches_host_allocation_and_probes():
 
 
 def _shown(wizard):
-    """(step index, the panel in the wizard's tree): only the step shown is a child."""
+    """(step index, the panel shown): every panel built is a child, only the step's is shown."""
     panels = [child for child in wizard.children if child in wizard._panels]
-    assert len(panels) == 1 and panels[0] is wizard.panel
-    return wizard.step, panels[0]
+    assert panels == [p for p in wizard._panels if p is not None]
+    shown = [panel for panel in panels if is_shown(panel)]
+    assert shown == [wizard.panel]
+    return wizard.step, shown[0]
 
 
 @pytest.mark.parametrize("lang", ["ja", "zh", "en"])
@@ -99,8 +101,25 @@ def test_back_next_and_step_indicator_move_through_the_steps():
     wizard.back.click()
     assert _shown(wizard) == (0, wizard.allocation_panel) and wizard.back.disabled
     assert [type(c).__name__ for c in wizard.children] == [
-        "HTML", "Dropdown", "HTML", "ToggleButtons", "AllocationPanel", "Button"]
-    assert wizard.back not in wizard.children
+        "HTML", "Dropdown", "HTML", "ToggleButtons", "AllocationPanel", "ChecksPanel",
+        "ProfilePanel", "ExperimentPanel", "DoctorPanel", "Button", "Button"]
+    assert not is_shown(wizard.back)  # step 1 shows no Back
+    wizard.next.click()
+    assert is_shown(wizard.back) and _shown(wizard) == (1, wizard.checks_panel)
+
+
+def test_a_step_change_moves_only_the_two_panels():
+    """Going back to a step already shown sends the two panels' classes (and the buttons'
+    state), never the wizard's children: replacing a child makes the page build its view again."""
+    wizard = Wizard(site="laptop", run_probes=False, bridge=fake_bridge()[0])
+    for step in range(5):
+        wizard.go(step)
+    changed = []
+    wizard.observe(lambda change: changed.append(change["name"]), names="children")
+    for step in (2, 0, 4, 1):
+        wizard.go(step)
+        assert _shown(wizard) == (step, wizard.panel)
+    assert changed == []
 
 
 def test_back_built_after_a_language_switch_speaks_the_new_language():

@@ -129,6 +129,38 @@
   background: var(--jp-error-color3);
 }
 
+/* The phase history: one line a phase, its time, its badge and how long it lasted (the
+   time in tabular figures so the lines align; the duration wraps under a narrow panel) */
+.ari-RunsPanel-phases {
+  list-style: none;
+  margin: 0;
+  padding: 0;
+}
+
+.ari-RunsPanel-phases .ari-RunsPanel-phase {
+  display: grid;
+  /* time, phase, how long: the duration wraps in its own column, never under the time */
+  grid-template-columns: max-content max-content minmax(0, 1fr);
+  align-items: baseline;
+  gap: 0 6px;
+  margin: 1px 0;
+}
+
+.ari-RunsPanel-phases .ari-RunsPanel-day {
+  margin-top: 4px;
+  font-weight: 600;
+  color: var(--jp-ui-font-color2);
+}
+
+.ari-RunsPanel-phases time {
+  font-variant-numeric: tabular-nums;
+  color: var(--jp-ui-font-color2);
+}
+
+.ari-RunsPanel-lasted {
+  color: var(--jp-ui-font-color2);
+}
+
 .ari-RunsPanel-facts {
   display: grid;
   /* minmax(0, ...): a long value (a node id, "1 running") wraps inside the side panel instead
@@ -263,4 +295,4 @@
   font-size: var(--jp-ui-font-size0);
   margin-left: 4px;
 }
-`,""]),r.d(a,{},{A:i})},24(e){e.exports=function(e){var a=[];return a.toString=function(){return this.map(function(a){var r="",n=void 0!==a[5];return a[4]&&(r+="@supports (".concat(a[4],") {")),a[2]&&(r+="@media ".concat(a[2]," {")),n&&(r+="@layer".concat(a[5].length>0?" ".concat(a[5]):""," {")),r+=e(a),n&&(r+="}"),a[2]&&(r+="}"),a[4]&&(r+="}"),r}).join("")},a.i=function(e,r,n,o,t){"string"==typeof e&&(e=[[null,e,void 0]]);var i={};if(n)for(var s=0;s<this.length;s++){var l=this[s][0];null!=l&&(i[l]=!0)}for(var u=0;u<e.length;u++){var d=[].concat(e[u]);n&&i[d[0]]||(void 0!==t&&(void 0===d[5]||(d[1]="@layer".concat(d[5].length>0?" ".concat(d[5]):""," {").concat(d[1],"}")),d[5]=t),r&&(d[2]&&(d[1]="@media ".concat(d[2]," {").concat(d[1],"}")),d[2]=r),o&&(d[4]?(d[1]="@supports (".concat(d[4],") {").concat(d[1],"}"),d[4]=o):d[4]="".concat(o)),a.push(d))}},a}},23(e){e.exports=function(e){return e[1]}},16(e){var a=[];function r(e){for(var r=-1,n=0;n<a.length;n++)if(a[n].identifier===e){r=n;break}return r}function n(e,n){for(var o={},t=[],i=0;i<e.length;i++){var s=e[i],l=n.base?s[0]+n.base:s[0],u=o[l]||0,d="".concat(l," ").concat(u);o[l]=u+1;var p=r(d),c={css:s[1],media:s[2],sourceMap:s[3],supports:s[4],layer:s[5]};if(-1!==p)a[p].references++,a[p].updater(c);else{var h=function(e,a){var r=a.domAPI(a);return r.update(e),function(a){a?(a.css!==e.css||a.media!==e.media||a.sourceMap!==e.sourceMap||a.supports!==e.supports||a.layer!==e.layer)&&r.update(e=a):r.remove()}}(c,n);n.byIndex=i,a.splice(i,0,{identifier:d,updater:h,references:1})}t.push(d)}return t}e.exports=function(e,o){var t=n(e=e||[],o=o||{});return function(e){e=e||[];for(var i=0;i<t.length;i++){var s=r(t[i]);a[s].references--}for(var l=n(e,o),u=0;u<t.length;u++){var d=r(t[u]);0===a[d].references&&(a[d].updater(),a.splice(d,1))}t=l}}},18(e){var a={};e.exports=function(e,r){var n=function(e){if(void 0===a[e]){var r=document.querySelector(e);if(window.HTMLIFrameElement&&r instanceof window.HTMLIFrameElement)try{r=r.contentDocument.head}catch(e){r=null}a[e]=r}return a[e]}(e);if(!n)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");n.appendChild(r)}},20(e){e.exports=function(e){var a=document.createElement("style");return e.setAttributes(a,e.attributes),e.insert(a,e.options),a}},19(e,a,r){e.exports=function(e){var a=r.nc;a&&e.setAttribute("nonce",a)}},17(e){e.exports=function(e){if("u"<typeof document)return{update:function(){},remove:function(){}};var a=e.insertStyleElement(e);return{update:function(r){var n,o,t;n="",r.supports&&(n+="@supports (".concat(r.supports,") {")),r.media&&(n+="@media ".concat(r.media," {")),(o=void 0!==r.layer)&&(n+="@layer".concat(r.layer.length>0?" ".concat(r.layer):""," {")),n+=r.css,o&&(n+="}"),r.media&&(n+="}"),r.supports&&(n+="}"),(t=r.sourceMap)&&"u">typeof btoa&&(n+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(t))))," */")),e.styleTagTransform(n,a,e.options)},remove:function(){var e;null===(e=a).parentNode||e.parentNode.removeChild(e)}}}},21(e){e.exports=function(e,a){if(a.styleSheet)a.styleSheet.cssText=e;else{for(;a.firstChild;)a.removeChild(a.firstChild);a.appendChild(document.createTextNode(e))}}},15(e,a,r){var n=r(16),o=r.n(n),t=r(17),i=r.n(t),s=r(18),l=r.n(s),u=r(19),d=r.n(u),p=r(20),c=r.n(p),h=r(21),f=r.n(h),m=r(22),v={};v.styleTagTransform=f(),v.setAttributes=d(),v.insert=l().bind(null,"head"),v.domAPI=i(),v.insertStyleElement=c(),o()(m.A,v),m.A&&m.A.locals&&m.A.locals;var g=r(25),w={};w.styleTagTransform=f(),w.setAttributes=d(),w.insert=l().bind(null,"head"),w.domAPI=i(),w.insertStyleElement=c(),o()(g.A,w),g.A&&g.A.locals&&g.A.locals}}]);
+`,""]),r.d(a,{},{A:i})},24(e){e.exports=function(e){var a=[];return a.toString=function(){return this.map(function(a){var r="",n=void 0!==a[5];return a[4]&&(r+="@supports (".concat(a[4],") {")),a[2]&&(r+="@media ".concat(a[2]," {")),n&&(r+="@layer".concat(a[5].length>0?" ".concat(a[5]):""," {")),r+=e(a),n&&(r+="}"),a[2]&&(r+="}"),a[4]&&(r+="}"),r}).join("")},a.i=function(e,r,n,o,t){"string"==typeof e&&(e=[[null,e,void 0]]);var i={};if(n)for(var s=0;s<this.length;s++){var l=this[s][0];null!=l&&(i[l]=!0)}for(var u=0;u<e.length;u++){var p=[].concat(e[u]);n&&i[p[0]]||(void 0!==t&&(void 0===p[5]||(p[1]="@layer".concat(p[5].length>0?" ".concat(p[5]):""," {").concat(p[1],"}")),p[5]=t),r&&(p[2]&&(p[1]="@media ".concat(p[2]," {").concat(p[1],"}")),p[2]=r),o&&(p[4]?(p[1]="@supports (".concat(p[4],") {").concat(p[1],"}"),p[4]=o):p[4]="".concat(o)),a.push(p))}},a}},23(e){e.exports=function(e){return e[1]}},16(e){var a=[];function r(e){for(var r=-1,n=0;n<a.length;n++)if(a[n].identifier===e){r=n;break}return r}function n(e,n){for(var o={},t=[],i=0;i<e.length;i++){var s=e[i],l=n.base?s[0]+n.base:s[0],u=o[l]||0,p="".concat(l," ").concat(u);o[l]=u+1;var d=r(p),c={css:s[1],media:s[2],sourceMap:s[3],supports:s[4],layer:s[5]};if(-1!==d)a[d].references++,a[d].updater(c);else{var h=function(e,a){var r=a.domAPI(a);return r.update(e),function(a){a?(a.css!==e.css||a.media!==e.media||a.sourceMap!==e.sourceMap||a.supports!==e.supports||a.layer!==e.layer)&&r.update(e=a):r.remove()}}(c,n);n.byIndex=i,a.splice(i,0,{identifier:p,updater:h,references:1})}t.push(p)}return t}e.exports=function(e,o){var t=n(e=e||[],o=o||{});return function(e){e=e||[];for(var i=0;i<t.length;i++){var s=r(t[i]);a[s].references--}for(var l=n(e,o),u=0;u<t.length;u++){var p=r(t[u]);0===a[p].references&&(a[p].updater(),a.splice(p,1))}t=l}}},18(e){var a={};e.exports=function(e,r){var n=function(e){if(void 0===a[e]){var r=document.querySelector(e);if(window.HTMLIFrameElement&&r instanceof window.HTMLIFrameElement)try{r=r.contentDocument.head}catch(e){r=null}a[e]=r}return a[e]}(e);if(!n)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");n.appendChild(r)}},20(e){e.exports=function(e){var a=document.createElement("style");return e.setAttributes(a,e.attributes),e.insert(a,e.options),a}},19(e,a,r){e.exports=function(e){var a=r.nc;a&&e.setAttribute("nonce",a)}},17(e){e.exports=function(e){if("u"<typeof document)return{update:function(){},remove:function(){}};var a=e.insertStyleElement(e);return{update:function(r){var n,o,t;n="",r.supports&&(n+="@supports (".concat(r.supports,") {")),r.media&&(n+="@media ".concat(r.media," {")),(o=void 0!==r.layer)&&(n+="@layer".concat(r.layer.length>0?" ".concat(r.layer):""," {")),n+=r.css,o&&(n+="}"),r.media&&(n+="}"),r.supports&&(n+="}"),(t=r.sourceMap)&&"u">typeof btoa&&(n+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(t))))," */")),e.styleTagTransform(n,a,e.options)},remove:function(){var e;null===(e=a).parentNode||e.parentNode.removeChild(e)}}}},21(e){e.exports=function(e,a){if(a.styleSheet)a.styleSheet.cssText=e;else{for(;a.firstChild;)a.removeChild(a.firstChild);a.appendChild(document.createTextNode(e))}}},15(e,a,r){var n=r(16),o=r.n(n),t=r(17),i=r.n(t),s=r(18),l=r.n(s),u=r(19),p=r.n(u),d=r(20),c=r.n(d),h=r(21),f=r.n(h),m=r(22),g={};g.styleTagTransform=f(),g.setAttributes=p(),g.insert=l().bind(null,"head"),g.domAPI=i(),g.insertStyleElement=c(),o()(m.A,g),m.A&&m.A.locals&&m.A.locals;var v=r(25),w={};w.styleTagTransform=f(),w.setAttributes=p(),w.insert=l().bind(null,"head"),w.domAPI=i(),w.insertStyleElement=c(),o()(v.A,w),v.A&&v.A.locals&&v.A.locals}}]);
