@@ -112,13 +112,14 @@ def measure(slurm_env: dict, workers: list, seconds: float) -> dict:
 
 
 @contextlib.contextmanager
-def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = True):
+def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = True, **start):
     """``(servers, run_id, user)``: one real allocation (``salloc --no-shell``, 2 nodes), one run
     going (ARI's reproduce job, submitted with ARI's argv, in a checkpoint of the workspace;
     without ``ari_waits``, less its ``--wait``: then no ``sbatch`` polls the job, ARI's own
     cost, and what slurmctld serves is the servers' alone),
     and ``users`` Jupyter servers with the ari-jupyter server extension inside that allocation
-    (its SLURM_* variables); all of it stopped and cancelled afterwards."""
+    (its SLURM_* variables), started with ``start`` (``start_jupyter``'s options: ``app="lab"``
+    for a browser); all of it stopped and cancelled afterwards."""
     sys.path.insert(0, str(ROOT / "tests"))
     from e2e.jupyter_process import start_jupyter
     from runs_support import copy_case
@@ -153,7 +154,8 @@ def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = T
             (home / "config").mkdir(parents=True)
             (home / "config" / "ari_jupyter_config.json").write_text(
                 json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
-            servers.append(start_jupyter(home, app="server", env={**slurm_env, **allocation}))
+            servers.append(start_jupyter(home, **{"app": "server", **start},
+                                         env={**slurm_env, **allocation}))
         time.sleep(5)
         yield servers, run.name, user
     finally:
