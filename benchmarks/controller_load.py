@@ -3,6 +3,7 @@ panel open, next to what a peer's squeue poll every 30 s per open panel costs.
 
     python -m benchmarks.controller_load                  # N = 1, 5, 20; 120 s each
     python -m benchmarks.controller_load --users 1,5 --seconds 60
+    python -m benchmarks.controller_load --users 1,5 --seconds 60 --hub   # and with the hub's queue service
 
 On the SLURM test bed (under its lock, as a test session takes it): one real allocation
 (``salloc --no-shell``, 2 nodes) and one run going (ARI's reproduce job, submitted with ARI's
@@ -112,13 +113,16 @@ def measure(slurm_env: dict, workers: list, seconds: float) -> dict:
 
 
 @contextlib.contextmanager
-def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = True):
+def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = True,
+                 hub_users: list[dict] | None = None, **start):
     """``(servers, run_id, user)``: one real allocation (``salloc --no-shell``, 2 nodes), one run
     going (ARI's reproduce job, submitted with ARI's argv, in a checkpoint of the workspace;
     without ``ari_waits``, less its ``--wait``: then no ``sbatch`` polls the job, ARI's own
     cost, and what slurmctld serves is the servers' alone),
     and ``users`` Jupyter servers with the ari-jupyter server extension inside that allocation
-    (its SLURM_* variables); all of it stopped and cancelled afterwards."""
+    (its SLURM_* variables; with ``hub_users``, server n is given ``hub_users[n]``'s environment:
+    the hub's user, token and queue service), started with ``start`` (``start_jupyter``'s options: ``app="lab"``
+    for a browser); all of it stopped and cancelled afterwards."""
     sys.path.insert(0, str(ROOT / "tests"))
     from e2e.jupyter_process import start_jupyter
     from runs_support import copy_case
@@ -153,7 +157,8 @@ def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = T
             (home / "config").mkdir(parents=True)
             (home / "config" / "ari_jupyter_config.json").write_text(
                 json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
-            servers.append(start_jupyter(home, app="server", env={**slurm_env, **allocation}))
+            servers.append(start_jupyter(home, **{"app": "server", **start},
+                                         env={**slurm_env, **allocation, **(hub_users or [{}] * users)[n]}))
         time.sleep(5)
         yield servers, run.name, user
     finally:
@@ -166,11 +171,63 @@ def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = T
             subprocess.run(["scancel", job], env=slurm_env, timeout=60)
 
 
+HUB_SCRIPT = ROOT / "tests" / "testbed" / "hub.sh"
+HUB_CONFIG = Path(__file__).resolve().parent / "controller_load_hub_config.py"
+SERVICE_URL = "http://127.0.0.1:18095"
+
+
+def hub_users(slurm_env: dict, hub_env: dict, count: int) -> list[dict]:
+    """A real JupyterHub (tests/testbed/hub.sh) with ``count`` users (ari-class01...) and the
+    queue service (controller_load_hub_config.py); for each user, the environment the hub gives
+    that user's server: the user, a token carrying the service's scope (made through the hub's
+    REST API) and the service's URL. ``USER`` too: a server asks for its own user's queue."""
+    from ari_jupyter.hubservice.config import ACCESS_SCOPE
+    from ari_jupyter.runs.queue_service import SERVICE_NAME, URL_ENV
+
+    started = subprocess.run(["bash", str(HUB_SCRIPT), "start", str(ROOT)], capture_output=True,
+                             text=True, timeout=1500, stdin=subprocess.DEVNULL, env=hub_env)
+    if started.returncode != 0:
+        raise RuntimeError(f"the hub did not start:\n{started.stderr[-4000:]}")
+    hub = {}
+    for line in Path(started.stdout.strip().splitlines()[-1]).read_text().splitlines():
+        if line.startswith("export ") and "=" in line:
+            key, _, value = line[len("export "):].partition("=")
+            hub[key] = value.strip('"')
+    found = []
+    for n in range(1, count + 1):
+        name = f"ari-class{n:02d}"
+        body = json.dumps({"auth": {"username": name, "password": hub["ARI_HUB_PASSWORD"]},
+                           "scopes": [ACCESS_SCOPE], "expires_in": 7200}).encode()
+        request = urllib.request.Request(f"{hub['ARI_HUB_URL']}/hub/api/users/{name}/tokens", data=body,
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            token = json.loads(answer.read())["token"]
+        found.append({"JUPYTERHUB_USER": name, "JUPYTERHUB_API_TOKEN": token, "USER": name, "LOGNAME": name,
+                      URL_ENV: f"{SERVICE_URL}/services/{SERVICE_NAME}/"})
+    return found
+
+
+def with_service(slurm_env: dict, hub_env: dict, counts: list[int], work: Path, seconds: float) -> list[dict]:
+    """Each N measured with the servers taking their queue from the hub's queue service."""
+    cases = []
+    users = hub_users(slurm_env, hub_env, max(counts))
+    with followed_run(slurm_env, max(counts), work, hub_users=users) as (servers, run_id, _user):
+        for n in counts:
+            for server in servers[:n]:
+                _get(server.url("/ari-jupyter/allocation"), server.token)
+            cases.append({"users": n, **measure(slurm_env, [(tab, (servers[i], run_id)) for i in range(n)], seconds)})
+            print(f"N={n} with the hub's queue service: {cases[-1]['per_min']}/min, whole hub "
+                  f"({cases[-1]['by_type_per_min']})", file=sys.stderr)
+    return cases
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.controller_load",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--users", default="1,5,20")
     parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--hub", action="store_true", help="also measure each N with the servers "
+                        "taking their queue from the hub's queue service (tests/testbed/hub.sh)")
     args = parser.parse_args(argv)
     counts = [int(n) for n in args.users.split(",")]
     sys.path.insert(0, str(ROOT / "tests"))
@@ -181,7 +238,10 @@ def main(argv: list[str] | None = None) -> int:
     slurm_env = {**os.environ, **running.env}
     work = Path(os.environ.get("TMPDIR", "/tmp")) / f"ari-controller-load-{os.getpid()}"
     results: dict = {"seconds": args.seconds, "schedule": lab_schedule(), "cases": []}
+    hub_env = {**slurm_env, "ARI_HUB_CLASS_USERS": str(max(counts)), "ARI_HUB_CONFIG_EXTRA": str(HUB_CONFIG)}
     try:
+        if args.hub:
+            results["with_service"] = with_service(slurm_env, hub_env, counts, work / "hub", args.seconds)
         with followed_run(slurm_env, max(counts), work) as (servers, run_id, user):
             results["run_alone"] = measure(slurm_env, [], args.seconds)  # ARI's own sbatch --wait
             for n in counts:
@@ -194,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"({ours['by_type_per_min']}); squeue {peers['per_user_per_min']}/user/min",
                       file=sys.stderr)
     finally:
+        if args.hub:
+            subprocess.run(["bash", str(HUB_SCRIPT), "stop"], capture_output=True, timeout=300,
+                           stdin=subprocess.DEVNULL, env=hub_env)
         try:
             bed.stop()
         finally:
@@ -214,8 +277,10 @@ def table(results: dict) -> str:
     alone = results.get("run_alone", {}).get("per_min")
     rows = ["| users | before: RPCs/min, whole hub (per user) | now: RPCs/min, whole hub (by type) "
             "| now: per user per min | now, less the run's own sbatch --wait: whole hub | "
-            "squeue every 30 s per panel: per user per min |",
-            "| --- | --- | --- | --- | --- | --- |"]
+            "squeue every 30 s per panel: per user per min | with the hub's queue service: "
+            "RPCs/min, whole hub (by type) |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    hub = {case["users"]: case for case in results.get("with_service", [])}
     for case in results["cases"]:
         ours, peers = case["ari_jupyter"], case["squeue_every_30s"]
         kinds = ", ".join(f"{k} {v}" for k, v in ours["by_type_per_min"].items()) or "none"
@@ -223,8 +288,15 @@ def table(results: dict) -> str:
         rows.append(f"| {case['users']} | {f'{before[0]} ({before[1]})' if before else 'not measured'} | "
                     f"{ours['per_min']} ({kinds}) | {ours['per_user_per_min']} | "
                     f"{'' if alone is None else round(max(0.0, ours['per_min'] - alone), 1)} | "
-                    f"{peers['per_user_per_min']} |")
+                    f"{peers['per_user_per_min']} | {_hub_cell(hub.get(case['users']))} |")
     return "\n".join(rows)
+
+
+def _hub_cell(case: dict | None) -> str:
+    if case is None:
+        return "not measured"
+    kinds = ", ".join(f"{k} {v}" for k, v in case["by_type_per_min"].items()) or "none"
+    return f"{case['per_min']} ({kinds})"
 
 
 def report(results: dict, seconds: float) -> str:
@@ -236,7 +308,12 @@ def report(results: dict, seconds: float) -> str:
             f"{every['run_max']:g} s. Every figure includes what the run costs on its own: ARI "
             f"waits for its job with `sbatch --wait`, which polls it "
             f"({results.get('run_alone', {}).get('per_min', '?')} RPCs/min measured with no tab "
-            "open).\n\n" + table(results) + "\n")
+            "open). With the hub's queue service (`--hub`): a real JupyterHub (tests/testbed/hub.sh) "
+            "with N users and the service (benchmarks/controller_load_hub_config.py, its default "
+            "30 s interval); each server is given its user, a token with the service's scope made "
+            "through the hub's REST API and the service's URL, as the hub gives them. The followed "
+            "run's job is the benchmark's own user's, so each hub user's queue answer is empty; "
+            "the service's squeue lists all users' jobs whatever they are.\n\n" + table(results) + "\n")
 
 
 if __name__ == "__main__":
