@@ -419,11 +419,17 @@ def _listed(job: Job) -> bool:
     return job.active or (job.state.split() or [""])[0] in ENDED_KEPT
 
 
+def user_queue_argv(user: str) -> list[str]:
+    """The line that lists all of ``user``'s jobs: what every Runs view asks first (and what
+    the hub's queue service answers in its stead: ``queue_service``)."""
+    return ["squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", SQUEUE_FORMAT]
+
+
 async def _squeue(host: Host, user: str, job_ids: Sequence[str] = (),
                   scopes: Sequence["RunScope"] = ()) -> tuple[list[Job], str, str]:
     """The user's jobs squeue lists (``_listed``); with ``scopes``, only those of these runs
     are kept as the answer is read (the other rows of a long queue are let go at once)."""
-    argv = ["squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", SQUEUE_FORMAT]
+    argv = user_queue_argv(user)
     if job_ids:
         argv += ["-j", ",".join(job_ids)]
     result = await host.run(argv, timeout=COMMAND_TIMEOUT)

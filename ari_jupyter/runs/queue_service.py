@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .jobs import SEP, SQUEUE_FIELDS, SQUEUE_FORMAT, SQUEUE_STATES, _rows
+from .jobs import SEP, SQUEUE_FIELDS, SQUEUE_FORMAT, SQUEUE_STATES, _rows, user_queue_argv
 
 SERVICE_NAME = "ari-jupyter-status"
 """The service's name in ``c.JupyterHub.services``: its URL is ``<hub>/services/<name>/``."""
@@ -29,9 +29,9 @@ _USER = SQUEUE_FIELDS.index("%u")
 
 
 def user_argv(user: str) -> tuple[str, ...]:
-    """The line a user's server runs for its user's whole queue (``jobs._squeue``): the one the
-    service answers in its stead."""
-    return ("squeue", "-h", "-u", user, "-t", SQUEUE_STATES, "-o", SQUEUE_FORMAT)
+    """The line a user's server runs for its user's whole queue (``jobs.user_queue_argv``): the
+    one the service answers in its stead."""
+    return tuple(user_queue_argv(user))
 
 
 def rows_by_user(text: str) -> tuple[dict[str, str], int]:
