@@ -41,6 +41,13 @@ PANELS = (None, ("checks_panel", "ChecksPanel"), ("profile_panel", "ProfilePanel
 """The module and class of each step's panel after step 1 (built when first shown)."""
 
 
+def _step_classes(index: int) -> tuple[str, ...]:
+    """A step panel's classes. By them wizard.css shows the panel of the step button marked
+    active as soon as the page marks it, before the kernel hears of the click; the kernel's
+    own show and hide (the HIDDEN class) follow a round trip later and agree."""
+    return ("ari-step-panel", f"ari-step-{index}")
+
+
 def _panel_class(index: int):
     """The panel of a step, imported when first built (steps 2-5 cost nothing until shown)."""
     if index == 0:
@@ -108,7 +115,8 @@ class Wizard(widgets.VBox):
         self.steps = looks(widgets.ToggleButtons, options=self._step_options(), value=0,
                            style=STEP_BUTTONS_STYLE, _dom_classes=("ari-steps",))
         # Step 1 is shown at once; the others are built when first shown (_built).
-        self._panels: list = [AllocationPanel(self.ctx)] + [None] * (len(STEP_KEYS) - 1)
+        self._panels: list = [AllocationPanel(self.ctx, _dom_classes=_step_classes(0))]
+        self._panels += [None] * (len(STEP_KEYS) - 1)
         self._relabelling = False
         self.steps.observe(self._entering_step, names="value")
         self._back = None  # step 1 has nothing to go back to: Back is built when leaving it
@@ -177,7 +185,7 @@ class Wizard(widgets.VBox):
         panel = self._panels[index]
         if panel is None:
             self.ctx.settle_defaults()  # steps 2-5 show them
-            panel = self._panels[index] = _panel_class(index)(self.ctx)
+            panel = self._panels[index] = _panel_class(index)(self.ctx, _dom_classes=_step_classes(index))
         return panel
 
     def _children(self) -> tuple:

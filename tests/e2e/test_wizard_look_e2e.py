@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -525,4 +526,42 @@ def test_a_narrow_notebook_cuts_no_label_of_step_3(lab, page):
             cut[lang] = found
         page.set_viewport_size({"width": 1400, "height": 900})
     assert not cut, json.dumps(cut, indent=1, ensure_ascii=False)
+    assert_no_console_errors(page)
+
+
+FREEZE = """\
+import os, subprocess
+subprocess.Popen(["sh", "-c", f"sleep 1; kill -STOP {os.getpid()}; sleep 6; kill -CONT {os.getpid()}"])
+"""
+"""Stops the kernel's process for 6 s, a second after the cell ran: a kernel that cannot answer."""
+
+
+def test_a_step_button_shows_its_step_while_the_kernel_cannot_answer(lab, page):
+    """A step already shown once comes back at the click, before the kernel hears of it (the
+    page's own mark of the active step decides, wizard.css): with the kernel's process stopped,
+    step 3 shows and step 1 hides at once, and the kernel, running again, agrees."""
+    _notebook(lab.root_dir / "busy.ipynb", [SETUP, FREEZE])
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(lab.url("/lab/tree/busy.ipynb?reset"))
+    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget "
+                           "&& window.jupyterapp.shell.currentWidget.sessionContext?.session?.kernel",
+                           timeout=60_000)
+    _run_cell(page, 0)
+    page.wait_for_selector(".ari-wizard .ari-alloc-facts", timeout=60_000)
+    for index in (2, 0):  # step 3 built, then back on step 1
+        _step(page, index)
+    sbatch = _wizard(page).locator(".ari-sbatch-line").first
+    facts = _wizard(page).locator(".ari-alloc-facts").first
+    assert facts.is_visible() and not sbatch.is_visible()
+    _run_cell(page, 1)
+    page.wait_for_timeout(2000)  # the kernel stopped a second ago, for 6 s
+    frozen = time.monotonic()
+    _wizard(page).locator(".ari-steps button").nth(2).click()
+    sbatch.wait_for(state="visible", timeout=1500)
+    facts.wait_for(state="hidden", timeout=1500)
+    assert time.monotonic() - frozen < 3.5  # all this while the kernel was stopped
+    page.wait_for_timeout(6000)  # the kernel runs again and hears of the click
+    page.wait_for_timeout(1000)  # the kernel's own show and hide, after the click reached it
+    assert sbatch.is_visible() and not facts.is_visible()
+    assert _wizard(page).locator(".ari-steps button.mod-active").inner_text().startswith("3.")
     assert_no_console_errors(page)
