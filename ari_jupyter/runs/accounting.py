@@ -9,8 +9,9 @@ SLURM_LOG_DIR, or a follow-up allocation of its chain (``followups.json``: its o
 when given), as before. One job of a run leaves no id anywhere: ARI's reproduce job
 (``run_reproduce`` submits it with ``sbatch --wait``, keeps no id, and its output is
 ``repro_sandbox/reproduce.log``). Once its log is there and the queue no longer lists it, the one
-line is the user's jobs since the run's start instead (``unnamed_since``): still one sacct call,
-its answer the user's allocations in that window.
+line asked for one run (status, its detail in the Runs panel; not the list of every run) is the
+user's jobs since the run's start instead (``unnamed_since``): still one sacct call, its answer
+the user's allocations in that window.
 The caller still attributes every answer by user and work dir (``jobs.RunScope``): an id found
 in a file is never trusted on its own.
 

@@ -535,10 +535,10 @@ async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
         ids = [j.job_id for jobs in ours.values() for j in jobs]
         ids += [i for scope in scopes.values() for i in (*log_dir_job_ids(scope.log_dir),
                                                           *chain_job_ids(scope.checkpoint))]
-        # a reproduce job the queue no longer lists is named by no file: the user's jobs since
-        # the run's start, in the same one line
-        starts = [start for key, scope in scopes.items()
-                  if not any(j.kind == "reproduce" for j in ours[key]) and (start := unnamed_since(scope.checkpoint))]
+        # a reproduce job the queue no longer lists is named by no file: for one run (status, its
+        # detail; not the list of every run) the user's jobs since its start, in the same one line
+        starts = [start for key, scope in scopes.items() if len(scopes) == 1
+                  and not any(j.kind == "reproduce" for j in ours[key]) and (start := unnamed_since(scope.checkpoint))]
         rows, accounting = await accounted(host, ids, user, min([*starts, since] if since else starts, default=""),
                                            by_user=bool(starts))
         finished = [job_of(row) for row in rows]

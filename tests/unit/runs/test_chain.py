@@ -287,3 +287,18 @@ def test_a_link_that_left_the_queue_says_how_it_ended(tmp_path, name, accounting
     if accounting is not None and reproduce_log:  # its node-hours come from accounting's row
         [repro] = [j for j in view.jobs if j.kind == "reproduce"]
         assert (repro.job_id, repro.elapsed_s) == ("503", 41), repro
+
+
+def test_the_list_of_every_run_keeps_to_the_known_ids(tmp_path):
+    """The user's jobs since a run's start are asked for one run only (status), never for the
+    list of every run, whose oldest run may be months old."""
+    from ari_jupyter.runs.jobs import jobs_of_runs
+    runs = [_checkpoint(tmp_path / name) for name in ("a", "b")]
+    for checkpoint in runs:
+        (checkpoint / "repro_sandbox").mkdir()
+        (checkpoint / "repro_sandbox" / "reproduce.log").write_text("")
+    host = SbatchHost(sacct="")
+    _submit(runs[0], host, "100")
+    asyncio.run(jobs_of_runs(runs, host, user="alice"))
+    [sacct] = [call for call in host.calls if call[0] == "sacct"]
+    assert sacct[sacct.index("-j") + 1] == "501" and "-u" not in sacct, sacct
