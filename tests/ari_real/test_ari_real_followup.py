@@ -32,6 +32,7 @@ word, not "left the queue"), and shows the run's node-hours from accounting for 
 job) and the LLM use ARI's cost tracker wrote (``cost_summary.json``: one record per answered
 call, 2 tokens each from the scripted LLM).
 
+It takes about 8.5 minutes on the test bed (504 s for the run, the reproduce job 31 s of it).
 Figures go to $ARI_TEST_REPORT_DIR/followup/ when that is set.
 """
 from __future__ import annotations

@@ -237,6 +237,7 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     # the test bed cannot fetch, is skipped by ARI's own rule), and run_reproduce submitted it
     figures["reproduce"] = reproduce_stage(ckpt, terminal_log)
     reproduce_log = ckpt / REPRODUCE_LOG
+
     # 5. the scripted server's log: API base and the model per phase reached ARI's processes
     assert requests and all(r["path"] == "/v1/chat/completions" for r in requests)
     assert all(r["authorization"] for r in requests)  # the key reached them...

@@ -225,10 +225,11 @@ def test_the_panel_gets_the_chain_in_its_language(tmp_path, lang, first):
 
 
 RECORDED_RUN = (Path(__file__).parents[2] / "fixtures" / "outputs" / "sacct" / "testbed_acct_followup.txt").read_text()
-"""sacct's rows of a real follow-up run on the test bed (test_ari_real_followup.py): the cut
-allocation, two BFTS jobs, the follow-up and ARI's reproduce job, the ids and paths made
-placeholders."""
-IDS = {"allocation": "100", "bfts1": "101", "bfts2": "102", "followup": "501", "reproduce": "503"}
+"""sacct's rows of a real follow-up run on the test bed (test_ari_real_followup.py, its
+``sacct_rows`` figure): the cut allocation, the follow-up, four BFTS jobs and ARI's reproduce
+job, the ids, the user and the paths made placeholders."""
+IDS = {"allocation": "100", "bfts1": "101", "bfts2": "102", "bfts3": "103", "bfts4": "104", "followup": "501",
+       "reproduce": "503"}
 
 
 def _recorded(checkpoint: Path, **states: str) -> str:
@@ -242,16 +243,16 @@ def _recorded(checkpoint: Path, **states: str) -> str:
 # name, accounting (None: the site keeps none; else states changed in the recorded rows),
 # queued (job -> state), reproduce log written, the link's line, sacct's line (-j ids or -u since)
 ENDS = [
-    ("left the queue: accounting's end", {}, {}, False, "100 → 501: COMPLETED n[1-2]", ("-j", "501,101,102")),
+    ("left the queue: accounting's end", {}, {}, False, "100 → 501: COMPLETED n[1-2]", ("-j", "501,101,102,103,104")),
     ("ended by its time limit", {"followup": "TIMEOUT"}, {}, False, "100 → 501: TIMEOUT n[1-2]",
-     ("-j", "501,101,102")),
-    ("no accounting: it left the queue", None, {}, False, "100 → 501: left the queue", ("-j", "501,101,102")),
+     ("-j", "501,101,102,103,104")),
+    ("no accounting: it left the queue", None, {}, False, "100 → 501: left the queue", ("-j", "501,101,102,103,104")),
     ("still queued: the queue's word", {}, {"followup": "RUNNING"}, False, "100 → 501: RUNNING n[1-2]",
-     ("-j", "501,101,102")),
+     ("-j", "501,101,102,103,104")),
     ("the reproduce job left no id: the user's jobs since the run's start", {}, {}, True,
      "100 → 501: COMPLETED n[1-2]", ("-S", "2026-07-06T12:00:00")),
     ("the reproduce job is queued: its id asked", {}, {"followup": "RUNNING", "reproduce": "RUNNING"}, True,
-     "100 → 501: RUNNING n[1-2]", ("-j", "501,503,101,102")),
+     "100 → 501: RUNNING n[1-2]", ("-j", "501,503,101,102,103,104")),
 ]
 
 
@@ -266,7 +267,7 @@ def test_a_link_that_left_the_queue_says_how_it_ended(tmp_path, name, accounting
     _submit(checkpoint, host, "100")
     logs = checkpoint.parent.parent / "slurm_logs"
     logs.mkdir()
-    for job in ("bfts1", "bfts2"):
+    for job in ("bfts1", "bfts2", "bfts3", "bfts4"):
         (logs / f"slurm_job_{IDS[job]}.out").write_text("")
     (checkpoint / ".env").write_text(f"SLURM_LOG_DIR={logs}\n")
     if reproduce_log:
@@ -286,7 +287,7 @@ def test_a_link_that_left_the_queue_says_how_it_ended(tmp_path, name, accounting
         set(asked[1].split(",")) if asked[0] == "-j" else asked[1]), sacct
     if accounting is not None and reproduce_log:  # its node-hours come from accounting's row
         [repro] = [j for j in view.jobs if j.kind == "reproduce"]
-        assert (repro.job_id, repro.elapsed_s) == ("503", 41), repro
+        assert (repro.job_id, repro.elapsed_s, repro.nodes) == ("503", 31, "2"), repro
 
 
 def test_the_list_of_every_run_keeps_to_the_known_ids(tmp_path):
