@@ -25,10 +25,10 @@ from ..base.files import atomic_write
 from ..hosts.host import Host, LocalHost
 from ..i18n import DEFAULT_LANGUAGE, t
 from ..wizard.run_settings_view import ari_default_llm
+from .accounting import recorded_links
 from .jobs import Job, JobsView
 from .reading import read_json
 
-CHAIN_CAP = 256 * 1024
 SBATCH_TIMEOUT = 60.0
 
 
@@ -74,11 +74,7 @@ def read_chain(checkpoint: Path) -> Chain:
                         nodes if isinstance(nodes, int) and not isinstance(nodes, bool) and nodes > 0 else 1,
                         str(state.get("walltime") or ""))
     hashes = section.get("files_sha256") if isinstance(section.get("files_sha256"), dict) else {}
-    recorded = read_json(checkpoint / CHAIN_FILE, CHAIN_CAP).data
-    links = []
-    for raw in (recorded.get("links") if isinstance(recorded, dict) else None) or []:
-        if isinstance(raw, dict) and isinstance(raw.get("job_id"), str) and isinstance(raw.get("after"), str):
-            links.append(Link(raw["job_id"], raw["after"], str(raw.get("submitted_at", ""))))
+    links = [Link(raw["job_id"], raw["after"], raw["submitted_at"]) for raw in recorded_links(checkpoint)]
     try:
         settings = RunSettings.from_json(state.get("run_settings") or {})
     except ValueError:
@@ -177,8 +173,9 @@ async def submit_next(checkpoint: str | Path, after: str, host: Host | None = No
 
 def chain_json(checkpoint: Path, jobs: JobsView | None) -> dict[str, Any] | None:
     """The chain as status shows it: approved, used, the envelope, and each link with its
-    state in the queue now ("" once it has left the queue and nothing else says how it
-    ended) and, while it is pending, when the scheduler expects it to start (``squeue --start``,
+    state in the queue now, or once it left the queue how it ended as accounting has it (the
+    run's one sacct line asks the chain's ids: ``runs.accounting``), "" where nothing says (a
+    site without accounting) and, while it is pending, when the scheduler expects it to start (``squeue --start``,
     asked once for every pending job of the run: ``runs.pending``); None when no follow-up was
     approved."""
     chain = read_chain(checkpoint)

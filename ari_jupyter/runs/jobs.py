@@ -34,7 +34,7 @@ from ..base.files import atomic_write
 from ..slurm.accounting import Accounted
 from ..slurm.pending import advice_id
 from ..slurm.cancel_record import RECORD, render_cancels
-from .accounting import accounted, log_dir_job_ids
+from .accounting import accounted, chain_job_ids, log_dir_job_ids, unnamed_since
 from .pending import waiting
 from .reading import linked_out, read_small_text, redaction_env, tail
 from ..base.numbers import digits_key
@@ -533,8 +533,14 @@ async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
     accounting = "unknown"
     if with_accounting and scheduler != "absent":  # one sacct line for every run's known jobs
         ids = [j.job_id for jobs in ours.values() for j in jobs]
-        ids += [i for scope in scopes.values() for i in log_dir_job_ids(scope.log_dir)]
-        rows, accounting = await accounted(host, ids, user, since)
+        ids += [i for scope in scopes.values() for i in (*log_dir_job_ids(scope.log_dir),
+                                                          *chain_job_ids(scope.checkpoint))]
+        # a reproduce job the queue no longer lists is named by no file: for one run (status, its
+        # detail; not the list of every run) the user's jobs since its start, in the same one line
+        starts = [start for key, scope in scopes.items() if len(scopes) == 1
+                  and not any(j.kind == "reproduce" for j in ours[key]) and (start := unnamed_since(scope.checkpoint))]
+        rows, accounting = await accounted(host, ids, user, min([*starts, since] if since else starts, default=""),
+                                           by_user=bool(starts))
         finished = [job_of(row) for row in rows]
     runs_jobs = {key: merged(ours[key], attribute(finished, scope), scheduler == "ok")
                  for key, scope in scopes.items()}

@@ -13,16 +13,26 @@ evaluates its root node, the ``small`` partition is set DOWN (ARI's next job wai
 allocation's time limit is cut to one minute: SLURM ends it (TIMEOUT). Once the partition is
 up again, the follow-up starts (afterany), waits for the stray job of the cut node to leave the
 queue, requeues the run, finds its one approved follow-up used (no more is submitted) and runs
-the ``ari resume`` line status prints; the run ends ``finished`` with the evaluated nodes
-keeping their ids and metrics (exactly ``--max-nodes`` evaluated), inside the envelope, nothing
-left in the queue.
+the ``ari resume`` line status prints; the search ends with the evaluated nodes keeping their
+ids and metrics (exactly ``--max-nodes`` evaluated), and the paper pipeline goes on, inside the
+follow-up allocation, to ARI's reproduce stage as in test_ari_real_whole_run.py (the same emit
+flags and checks, ``wholerun_support.reproduce_stage``): ARI's EAR writes reproduce.sh from the
+best node's run command and ARI's run_reproduce submits it as a 2-node job where ``srun`` and
+Open MPI's ``mpirun`` run ranks 0-3 on both nodes, the ``mpicc``-built allreduce summing them to
+6. The run ends ``finished``, every job inside the envelope (the follow-up and the reproduce job:
+partition, nodes, time limit, as accounting recorded them), nothing left in the queue. The
+follow-up asks the envelope's nodes, the run's 2 (its one CPU a node leaves room for the
+reproduce job's 2 one-CPU tasks a node: ``--max-cpus 1``).
 
 The test bed keeps accounting (variant ``acct``: slurmdbd, MinJobAge=2), so an ended job has
 left ``squeue`` within seconds, as on a site: how the allocation and the follow-up ended is read
-from ``sacct``, and the final ``status`` shows the run's node-hours from accounting (equal to
-sacct's own elapsed seconds × nodes of the run's BFTS jobs) and the LLM use ARI's cost tracker
-wrote (``cost_summary.json``: one record per answered call, 2 tokens each from the scripted LLM).
+from ``sacct``; the final ``status`` tells the follow-up's link ``COMPLETED`` (accounting's
+word, not "left the queue"), and shows the run's node-hours from accounting for both job kinds
+(each equal to sacct's own elapsed seconds × nodes of the run's BFTS jobs, and of its reproduce
+job) and the LLM use ARI's cost tracker wrote (``cost_summary.json``: one record per answered
+call, 2 tokens each from the scripted LLM).
 
+It takes about 8.5 minutes on the test bed (504 s for the run, the reproduce job 31 s of it).
 Figures go to $ARI_TEST_REPORT_DIR/followup/ when that is set.
 """
 from __future__ import annotations
@@ -37,20 +47,24 @@ from pathlib import Path
 
 import pytest
 
+from ari_jupyter.slurm.accounting import ACCOUNT_FIELDS
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scripted_llm.server import serve  # noqa: E402
 
 pytestmark = [pytest.mark.ari, pytest.mark.slurm, pytest.mark.slow]
 
 from wholerun_support import ari_for_users, runner  # noqa: E402,F401  (fixtures)
-from wholerun_support import (HOME, RunFollower, as_user, keep_figures, phase_models_args,  # noqa: E402
-                              queued_jobs, run, user_envs, wait_for)
+from wholerun_support import (HOME, REPRODUCE_EMIT_ARGS, RunFollower, as_user, keep_figures,  # noqa: E402
+                              phase_models_args, queued_jobs, reproduce_stage, run, user_envs, wait_for)
 from test_ari_real_resume import _evaluated, _job_field, _states, _tree  # noqa: E402
 
 ALLOCATION_PARTITION = "large"   # the JupyterLab's allocation
 BFTS_PARTITION = "small"         # the run's partition: its BFTS jobs and its follow-up
 STEP_TIMEOUT = 300.0
 MAX_NODES = 3
+WALLTIME = "00:30:00"
+NODES = "2"  # emit's --nodes (REPRODUCE_EMIT_ARGS): the reproduce job's, and so the follow-up's
 ENDED = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY", "NODE_FAIL")
 
 
@@ -63,6 +77,13 @@ def _accounted(bed, job: str, field: str) -> str:
 def _job_state(bed, job: str) -> str:
     """The job's state: the queue's while it is there, else accounting's."""
     return _job_field(bed, job, "JobState") or _accounted(bed, job, "State")
+
+
+def _accounted_fields(bed, job: str, fields: tuple[str, ...]) -> dict[str, str]:
+    """Several fields of ``job`` as accounting has them (one sacct line)."""
+    shown = bed.run(["sacct", "-n", "-P", "-X", "-j", job, "-o", ",".join(fields)], check=True).stdout
+    row = next((line for line in shown.splitlines() if line.strip()), "")
+    return dict(zip(fields, row.split("|")))
 
 
 def _sacct_node_hours(bed, job_ids: list[str]) -> float:
@@ -101,11 +122,11 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
         emit = run(as_user(user, [
             "ari-jupyter", "emit", "--json", "--title", "Triad bandwidth",
             "--goal", "Measure the bandwidth of a triad loop in a SLURM job and how it changes with the array length.",
-            "--metric", "triad_mbps", "--partition", BFTS_PARTITION, "--max-cpus", "2", "--walltime", "00:30:00",
-            "--followups", "1",
+            "--metric", "triad_mbps", "--partition", BFTS_PARTITION, "--max-cpus", "1", "--walltime", WALLTIME,
+            "--followups", "1", *REPRODUCE_EMIT_ARGS,
             "--module", "openmpi/4.1", "--workspace", str(HOME / "ari"), *phase_models_args(api_base),
             "--max-nodes", str(MAX_NODES), "--max-depth", "2", "--parallel", "1", "--max-react", "12",
-            "--node-timeout-min", "10", "--no-ear", "--no-review", "--no-reproduce"], jupyter_env),
+            "--node-timeout-min", "10", "--no-review"], jupyter_env),
             cwd=HOME, timeout=600)
         assert emit.returncode == 0, emit.stderr[-3000:]
         emitted = json.loads(emit.stdout)
@@ -137,7 +158,7 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
                  ("Partition", "NumNodes", "TimeLimit", "Dependency", "JobName", "JobState")}
         figures["followup_asked"] = asked
         assert (asked["Partition"], asked["NumNodes"].split("-"), asked["TimeLimit"], asked["JobName"]) in [
-            (BFTS_PARTITION, nodes, "00:30:00", "ari-followup") for nodes in (["1"], ["1", "1"])], asked
+            (BFTS_PARTITION, nodes, WALLTIME, "ari-followup") for nodes in ([NODES], [NODES, NODES])], asked
         assert asked["Dependency"].startswith(f"afterany:{allocation}"), asked
         # the environment slurmctld keeps with the follow-up: not the terminal's key
         stored = (bed.lab_dir / "state" / f"hash.{int(followup) % 10}" / f"job.{followup}" / "environment").read_bytes()
@@ -182,7 +203,7 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
         # no typing from here: the follow-up runs, resumes the run, and the queue empties
         wait_for("the follow-up's start", lambda: _job_state(bed, followup) in ("RUNNING", *ENDED),
                  timeout=STEP_TIMEOUT)
-        wait_for("the run's end", lambda: not queued_jobs(user, base_env), timeout=900, every=5)
+        wait_for("the run's end", lambda: not queued_jobs(user, base_env), timeout=1500, every=5)
         figures["followup_state"] = wait_for("the follow-up's end in accounting", lambda: (
             _job_state(bed, followup) if _job_state(bed, followup) in ENDED else None), timeout=60)
         figures["followup_ran_on"] = _accounted(bed, followup, "NodeList")
@@ -210,6 +231,14 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
     figures["llm_requests"] = sum(1 for _ in log.open()) if log.is_file() else 0
     bfts = [j["job_id"] for j in final["jobs"]["jobs"] if j["kind"] == "bfts"]
     figures["sacct_node_hours_bfts"] = _sacct_node_hours(bed, bfts) if bfts else None
+    reproduce_jobs = [j["job_id"] for j in final["jobs"]["jobs"] if j["kind"] == "reproduce"]
+    figures["sacct_node_hours_reproduce"] = _sacct_node_hours(bed, reproduce_jobs) if reproduce_jobs else None
+    times = ("JobName", "Partition", "NNodes", "Timelimit", "State", "Start", "End", "NodeList")
+    figures["followup_accounted"] = _accounted_fields(bed, figures["followup_job"], times)
+    figures["nodes_status"] = final["nodes"]
+    ran = [j["job_id"] for j in final["jobs"]["jobs"]]
+    figures["sacct_rows"] = bed.run(["sacct", "-X", "-P", "-n", "-j", ",".join([allocation, *ran]), "-o",
+                                     ",".join(ACCOUNT_FIELDS)]).stdout.splitlines()
     figures["phases_seen"] = [(t, p) for t, p, _ in follower.phases]
     keep_figures("followup", figures, [log], follower)
     print(json.dumps(figures, indent=2))
@@ -221,21 +250,39 @@ def test_a_run_cut_by_its_time_limit_continues_in_the_approved_followup(
     assert re.search(r"Marked \d+ node\(s\) the cut left running as failed", said), shown
     assert "Every approved follow-up was submitted (1 of 1)" in said, shown
     assert f"Resuming {ckpt.name}" in said, shown
+    # ARI's reproduce stage ran in the follow-up: the 2-node MPI job, its allreduce over all ranks
+    figures["reproduce"] = reproduce_stage(ckpt, said)
+    reproduce_job = figures["reproduce"]["job_id"]
+    figures["reproduce_accounted"] = _accounted_fields(bed, reproduce_job, times)
+    keep_figures("followup", figures, [log], follower)
     assert len(json.loads((ckpt / "followups.json").read_text())["links"]) == 1
     evaluated = _evaluated(after)
     assert {n: evaluated.get(n) for n in figures["evaluated_before"]} == figures["evaluated_before"]
     # the search went on after the cut to exactly the approved size: every node evaluated
     assert len(evaluated) == MAX_NODES == len(figures["nodes_after"]), (figures["nodes_after"], evaluated)
+    # ...and status reports that number: every node of the search done
+    assert (final["nodes"]["total"], final["nodes"]["done"]) == (MAX_NODES, MAX_NODES), final["nodes"]
     assert figures["phase_after"] == "finished", figures["phase_after"]
     assert not [f for f in final["findings"] if f["rule"] == "run-job-outside-envelope"], final["findings"]
-    assert final["chain"]["used"] == 1 and final["chain"]["links"][0]["state"] in ("", "COMPLETED"), final["chain"]
+    # the reproduce job: inside the envelope, as accounting recorded it, and run inside the follow-up
+    repro, follow = figures["reproduce_accounted"], figures["followup_accounted"]
+    assert (repro["JobName"], repro["Partition"], repro["NNodes"], repro["State"]) == (
+        "ari-ors", BFTS_PARTITION, NODES, "COMPLETED"), repro
+    assert repro["Timelimit"] == WALLTIME == follow["Timelimit"] and follow["NNodes"] == NODES, (repro, follow)
+    assert follow["Start"] <= repro["Start"] and repro["End"] <= follow["End"], (repro, follow)
+    # the follow-up's own link: how it ended, from accounting (not "left the queue")
+    [link_shown] = final["chain"]["links"]
+    assert final["chain"]["used"] == 1 and link_shown["state"] == "COMPLETED", final["chain"]
+    assert f"{followup}: COMPLETED" in final["chain"]["said"][1], final["chain"]["said"]
     # the cost: node-hours from accounting, equal to sacct's own figures for the run's BFTS jobs
     cost = final["cost"]
     assert cost["from_accounting"] is True and final["jobs"]["accounting"] == "yes", cost
     assert len(bfts) >= MAX_NODES, figures["jobs_after"]
     assert all(j["state"] in ENDED for j in final["jobs"]["jobs"]), figures["jobs_after"]
-    assert cost["node_hours"]["bfts"] > 0, (cost, figures["jobs_after"])
-    assert abs(cost["node_hours"]["bfts"] - figures["sacct_node_hours_bfts"]) < 1e-4, (cost, figures)
+    assert reproduce_jobs == [reproduce_job], figures["jobs_after"]
+    for kind in ("bfts", "reproduce"):
+        assert cost["node_hours"][kind] > 0, (kind, cost, figures["jobs_after"])
+        assert abs(cost["node_hours"][kind] - figures[f"sacct_node_hours_{kind}"]) < 1e-4, (kind, cost, figures)
     assert cost["node_hours"]["total"] == cost["node_hours"]["bfts"] + cost["node_hours"]["reproduce"], cost
     assert cost["text"][0].startswith("node-hours used: ") and cost["text"][0].endswith("SLURM accounting)"), cost
     # the LLM use, as ARI's cost tracker wrote it across ``ari run`` and ``ari resume``

@@ -48,9 +48,9 @@ from scripted_llm.server import serve  # noqa: E402
 pytestmark = [pytest.mark.ari, pytest.mark.slurm, pytest.mark.slow]
 
 from wholerun_support import ari_for_users, runner  # noqa: E402,F401  (fixtures)
-from wholerun_support import (EXPECTED_MODEL, HOME, MAIN, PHASE_MODELS, REPO, RUN_TIMEOUT,  # noqa: E402
-                               SYSTEM_PATH, USER, as_user as _as_user, env_file as _env_file,
-                               run as _run, stop as _stop)
+from wholerun_support import (EXPECTED_MODEL, HOME, MAIN, PHASE_MODELS, REPO, REPRODUCE_EMIT_ARGS,  # noqa: E402
+                               REPRODUCE_LOG, RUN_TIMEOUT, SYSTEM_PATH, USER, as_user as _as_user,
+                               env_file as _env_file, reproduce_stage, run as _run, stop as _stop)
 from runs_panel_follow import PanelFollower, report as panel_report, start_user_lab  # noqa: E402
 
 SHOTS = Path(os.environ.get("ARI_TEST_REPORT_DIR") or REPO / "test-artifacts") / "whole-run"
@@ -110,8 +110,7 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
             "--goal", "Measure the bandwidth of a triad loop in a SLURM job and how it changes with the array length.",
             "--metric", "triad_mbps", "--partition", "small", "--max-cpus", "2", "--walltime", "00:30:00",
             "--module", "openmpi/4.1", "--workspace", str(HOME / "ari"),
-            # the reproduce job: MPI on CPUs (ARI's kind cpu_single), 2 nodes x 2 ranks
-            "--preset", "cpu_single", "--nodes", "2", "--ranks", "4", "--tasks-per-node", "2",
+            *REPRODUCE_EMIT_ARGS,
             "--llm-backend", "openai", "--llm-model", f"openai/{MAIN}", "--llm-api-base", api_base,
             *[a for phase, model in PHASE_MODELS.items() for a in ("--phase-model", f"{phase}=openai/{model}")],
             "--max-nodes", str(MAX_NODES), "--max-depth", "2", "--parallel", "1", "--max-react", "20",
@@ -236,36 +235,8 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     # scripts and wrote reproduce.sh from its run command, ors_seed_sandbox put them into
     # repro_sandbox/ (so ors_build_reproduce, whose PaperBench replicator needs chz and nanoeval
     # the test bed cannot fetch, is skipped by ARI's own rule), and run_reproduce submitted it
-    stages = {name: json.loads((ckpt / name).read_text())
-              for name in ("ors_seed.json", "ors_replicator.json", "ors_phase1.json")
-              if (ckpt / name).is_file()}
-    assert "ors_phase1.json" in stages, f"the pipeline did not reach ors_run_reproduce: {terminal_log[-3000:]}"
-    phase1 = stages["ors_phase1.json"]
-    reproduce_log = (ckpt / "repro_sandbox" / "reproduce.log")
-    reproduce_text = reproduce_log.read_text(errors="replace") if reproduce_log.is_file() else ""
-    figures["reproduce"] = {"seed": stages.get("ors_seed.json"), "replicator": stages.get("ors_replicator.json"),
-                            "phase1": {k: phase1.get(k) for k in ("executed", "exit_code", "error", "sandbox_kind",
-                                                                   "partition", "nodes", "ntasks", "elapsed_sec")},
-                            "log": reproduce_text[-3000:]}
-    assert phase1.get("executed") and phase1.get("exit_code") == 0, (phase1, reproduce_text[-2000:])
-    assert phase1.get("sandbox_kind") == "slurm" and phase1.get("nodes") == 2 and phase1.get("ntasks") == 4, phase1
-    for launcher in ("srun", "mpirun"):
-        ranks = sorted(re.findall(rf"(?m)^{launcher} rank (\d+) of (\d+) on (\S+)$", reproduce_text))
-        assert [(r, n) for r, n, _ in ranks] == [(str(i), "4") for i in range(4)], (launcher, reproduce_text)
-        assert {h for _, _, h in ranks} == {"n1", "n2"}, (launcher, ranks)
-        figures["reproduce"][f"{launcher}_ranks"] = {r: h for r, _, h in ranks}
-    # the compiled MPI program: its allreduce summed the ranks of all four, on both nodes
-    summed = re.findall(r"(?m)^mpi_ranks: (\d+)\nmpi_rank_sum: (\d+)$", reproduce_text)
-    assert summed == [("4", "6")], (summed, reproduce_text[-2000:])
-    figures["reproduce"]["mpi_allreduce"] = {"ranks": 4, "rank_sum": 6}
-    job = re.search(r"(?m)^job (\d+) on (\S+) partition=(\S+)$", reproduce_text)
-    assert job and job.group(3) == "small", reproduce_text
-    figures["reproduce"]["job_id"] = job.group(1)
-    # unlike the BFTS jobs (--export=NONE), ARI submits the reproduce job with the environment
-    # of `ari run`: recorded (the job's env dump shows the name, its value redacted), not asserted
-    repro_env = ckpt / "repro_sandbox" / "code" / "evidence" / f"job_env_{job.group(1)}.txt"
-    figures["reproduce"]["job_env_has_OPENAI_API_KEY"] = (
-        "OPENAI_API_KEY" in _env_file(repro_env) if repro_env.is_file() else None)
+    figures["reproduce"] = reproduce_stage(ckpt, terminal_log)
+    reproduce_log = ckpt / REPRODUCE_LOG
 
     # 5. the scripted server's log: API base and the model per phase reached ARI's processes
     assert requests and all(r["path"] == "/v1/chat/completions" for r in requests)

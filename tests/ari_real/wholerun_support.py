@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import subprocess
@@ -48,6 +49,11 @@ EXPECTED_MODEL = {"bfts.react": "scripted-coding", "bfts.evaluate": "scripted-co
                   # the paper skills read ARI_LLM_MODEL only (ARI_MODEL_PAPER is read by nothing)
                   "paper.references": MAIN, "paper.figures": MAIN, "paper.write": MAIN,
                   "reproduce.rubric": MAIN}
+
+# the reproduce job: MPI on CPUs (ARI's kind cpu_single), 2 nodes x 2 ranks
+REPRODUCE_EMIT_ARGS = ("--preset", "cpu_single", "--nodes", "2", "--ranks", "4", "--tasks-per-node", "2")
+REPRODUCE_LOG = Path("repro_sandbox") / "reproduce.log"
+REPRODUCE_HOSTS = {"n1", "n2"}
 
 
 def run(argv, *, env=None, timeout=900, **kw) -> subprocess.CompletedProcess:
@@ -231,3 +237,53 @@ def keep_figures(name: str, figures: dict, files=(), follower: RunFollower | Non
         shutil.copy(kept, out / Path(kept).name)
     if follower is not None:
         follower.keep(out)
+
+
+def reproduce_log_seen(text: str, partition: str = "small") -> dict:
+    """What the reproduce job's output (reproduce.log) proves: ``srun`` and Open MPI's ``mpirun``
+    put ranks 0-3 on both nodes, and the MPI program (built with ``mpicc`` inside the job) summed
+    the ranks of all four in its allreduce (0+1+2+3 = 6 only when every rank took part); the
+    job's id and partition as the job printed them."""
+    seen: dict = {}
+    for launcher in ("srun", "mpirun"):
+        ranks = sorted(re.findall(rf"(?m)^{launcher} rank (\d+) of (\d+) on (\S+)$", text))
+        assert [(r, n) for r, n, _ in ranks] == [(str(i), "4") for i in range(4)], (launcher, text)
+        assert {h for _, _, h in ranks} == REPRODUCE_HOSTS, (launcher, ranks)
+        seen[f"{launcher}_ranks"] = {r: h for r, _, h in ranks}
+    # the compiled MPI program: its allreduce summed the ranks of all four, on both nodes
+    summed = re.findall(r"(?m)^mpi_ranks: (\d+)\nmpi_rank_sum: (\d+)$", text)
+    assert summed == [("4", "6")], (summed, text[-2000:])
+    seen["mpi_allreduce"] = {"ranks": 4, "rank_sum": 6}
+    job = re.search(r"(?m)^job (\d+) on (\S+) partition=(\S+)$", text)
+    assert job and job.group(3) == partition, text
+    seen["job_id"] = job.group(1)
+    return seen
+
+
+def reproduce_stage(ckpt: Path, said: str = "") -> dict:
+    """ARI's reproduce stage as the run left it, checked: ARI's EAR bundled the best node's
+    scripts and wrote reproduce.sh from its run command, ors_seed_sandbox put them into
+    repro_sandbox/ (so ors_build_reproduce, whose PaperBench replicator needs chz and nanoeval
+    the test bed cannot fetch, is skipped by ARI's own rule), and run_reproduce submitted it as a
+    2-node, 4-task SLURM job that ended 0, whose output ``reproduce_log_seen`` reads. ``said``
+    (the run's log) is shown when the pipeline did not get there. The figures, with the job id."""
+    stages = {name: json.loads((ckpt / name).read_text())
+              for name in ("ors_seed.json", "ors_replicator.json", "ors_phase1.json")
+              if (ckpt / name).is_file()}
+    assert "ors_phase1.json" in stages, f"the pipeline did not reach ors_run_reproduce: {said[-3000:]}"
+    phase1 = stages["ors_phase1.json"]
+    reproduce_log = ckpt / REPRODUCE_LOG
+    reproduce_text = reproduce_log.read_text(errors="replace") if reproduce_log.is_file() else ""
+    figures = {"seed": stages.get("ors_seed.json"), "replicator": stages.get("ors_replicator.json"),
+               "phase1": {k: phase1.get(k) for k in ("executed", "exit_code", "error", "sandbox_kind",
+                                                      "partition", "nodes", "ntasks", "elapsed_sec")},
+               "log": reproduce_text[-3000:]}
+    assert phase1.get("executed") and phase1.get("exit_code") == 0, (phase1, reproduce_text[-2000:])
+    assert phase1.get("sandbox_kind") == "slurm" and phase1.get("nodes") == 2 and phase1.get("ntasks") == 4, phase1
+    figures.update(reproduce_log_seen(reproduce_text))
+    # unlike the BFTS jobs (--export=NONE), ARI submits the reproduce job with the environment
+    # of `ari run`: recorded (the job's env dump shows the name, its value redacted), not asserted
+    repro_env = ckpt / "repro_sandbox" / "code" / "evidence" / f"job_env_{figures['job_id']}.txt"
+    figures["job_env_has_OPENAI_API_KEY"] = (
+        "OPENAI_API_KEY" in env_file(repro_env) if repro_env.is_file() else None)
+    return figures

@@ -222,3 +222,84 @@ def test_the_panel_gets_the_chain_in_its_language(tmp_path, lang, first):
                                 "process": ""}, lang)["chain"]
     assert shown["said"][0].startswith(first) and len(shown["said"]) == 2, shown["said"]
     assert shown["said"][1].startswith("100 → 501")
+
+
+RECORDED_RUN = (Path(__file__).parents[2] / "fixtures" / "outputs" / "sacct" / "testbed_acct_followup.txt").read_text()
+"""sacct's rows of a real follow-up run on the test bed (test_ari_real_followup.py, its
+``sacct_rows`` figure): the cut allocation, the follow-up, four BFTS jobs and ARI's reproduce
+job, the ids, the user and the paths made placeholders."""
+IDS = {"allocation": "100", "bfts1": "101", "bfts2": "102", "bfts3": "103", "bfts4": "104", "followup": "501",
+       "reproduce": "503"}
+
+
+def _recorded(checkpoint: Path, **states: str) -> str:
+    text = RECORDED_RUN.format(**IDS, user="alice", home="/home/alice", checkpoint=checkpoint,
+                               experiments=checkpoint.parent.parent / "experiments" / checkpoint.name)
+    for job, state in states.items():
+        text = text.replace(f"{IDS[job]}|ari-followup|COMPLETED|", f"{IDS[job]}|ari-followup|{state}|")
+    return text
+
+
+# name, accounting (None: the site keeps none; else states changed in the recorded rows),
+# queued (job -> state), reproduce log written, the link's line, sacct's line (-j ids or -u since)
+ENDS = [
+    ("left the queue: accounting's end", {}, {}, False, "100 → 501: COMPLETED n[1-2]", ("-j", "501,101,102,103,104")),
+    ("ended by its time limit", {"followup": "TIMEOUT"}, {}, False, "100 → 501: TIMEOUT n[1-2]",
+     ("-j", "501,101,102,103,104")),
+    ("no accounting: it left the queue", None, {}, False, "100 → 501: left the queue", ("-j", "501,101,102,103,104")),
+    ("still queued: the queue's word", {}, {"followup": "RUNNING"}, False, "100 → 501: RUNNING n[1-2]",
+     ("-j", "501,101,102,103,104")),
+    ("the reproduce job left no id: the user's jobs since the run's start", {}, {}, True,
+     "100 → 501: COMPLETED n[1-2]", ("-S", "2026-07-06T12:00:00")),
+    ("the reproduce job is queued: its id asked", {}, {"followup": "RUNNING", "reproduce": "RUNNING"}, True,
+     "100 → 501: RUNNING n[1-2]", ("-j", "501,503,101,102,103,104")),
+]
+
+
+@pytest.mark.parametrize("name, accounting, queued, reproduce_log, line, asked", ENDS, ids=[e[0] for e in ENDS])
+def test_a_link_that_left_the_queue_says_how_it_ended(tmp_path, name, accounting, queued, reproduce_log, line,
+                                                      asked):
+    """status's chain line for a follow-up: the queue's state while it is there, accounting's end
+    once it left (from the run's one sacct line, no other call), "left the queue" without
+    accounting; and ARI's reproduce job, which no file names, found by the same one line."""
+    from ari_jupyter.runs.jobs import run_jobs
+    checkpoint, host = _checkpoint(tmp_path), SbatchHost()
+    _submit(checkpoint, host, "100")
+    logs = checkpoint.parent.parent / "slurm_logs"
+    logs.mkdir()
+    for job in ("bfts1", "bfts2", "bfts3", "bfts4"):
+        (logs / f"slurm_job_{IDS[job]}.out").write_text("")
+    (checkpoint / ".env").write_text(f"SLURM_LOG_DIR={logs}\n")
+    if reproduce_log:
+        (checkpoint / "repro_sandbox").mkdir()
+        (checkpoint / "repro_sandbox" / "reproduce.log").write_text("mpi_ranks: 4\n")
+    where = {"followup": checkpoint, "reproduce": checkpoint / "repro_sandbox"}
+    names = {"followup": "ari-followup", "reproduce": "ari-ors"}
+    host.queue = [SEP.join([IDS[job], names[job], state, "1:00", "2", "n[1-2]", "alice", str(where[job])])
+                  for job, state in queued.items()]
+    host.sacct = None if accounting is None else _recorded(checkpoint, **accounting)
+    view = asyncio.run(run_jobs(checkpoint, host, user="alice"))
+    shown = chain_json(checkpoint, view)
+    assert shown["said"][1] == line, shown["said"]
+    [sacct] = [call for call in host.calls if call[0] == "sacct"]  # one line, whatever was asked
+    value = sacct[sacct.index(asked[0]) + 1]
+    assert (set(value.split(",")) if asked[0] == "-j" else value) == (
+        set(asked[1].split(",")) if asked[0] == "-j" else asked[1]), sacct
+    if accounting is not None and reproduce_log:  # its node-hours come from accounting's row
+        [repro] = [j for j in view.jobs if j.kind == "reproduce"]
+        assert (repro.job_id, repro.elapsed_s, repro.nodes) == ("503", 31, "2"), repro
+
+
+def test_the_list_of_every_run_keeps_to_the_known_ids(tmp_path):
+    """The user's jobs since a run's start are asked for one run only (status), never for the
+    list of every run, whose oldest run may be months old."""
+    from ari_jupyter.runs.jobs import jobs_of_runs
+    runs = [_checkpoint(tmp_path / name) for name in ("a", "b")]
+    for checkpoint in runs:
+        (checkpoint / "repro_sandbox").mkdir()
+        (checkpoint / "repro_sandbox" / "reproduce.log").write_text("")
+    host = SbatchHost(sacct="")
+    _submit(runs[0], host, "100")
+    asyncio.run(jobs_of_runs(runs, host, user="alice"))
+    [sacct] = [call for call in host.calls if call[0] == "sacct"]
+    assert sacct[sacct.index("-j") + 1] == "501" and "-u" not in sacct, sacct
