@@ -196,8 +196,8 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
     notes: list[str] = []
     recording = recording_of(path)
     if recording:  # a demo site's recorded run: said first, so no one takes it for a live one
-        notes.append(text("runs.note.recording", recorded_at=recording["recorded_at"],
-                          nodes=recording["nodes"]))
+        said = "runs.note.recording_accounted" if jobs.accounting == "yes" else "runs.note.recording"
+        notes.append(text(said, recorded_at=recording["recorded_at"], nodes=recording["nodes"]))
     tree = read_tree(path, *_metric(path)) if with_nodes else TreeSummary()
     if tree.problem in TREE_PROBLEMS:
         problem = message(f"runs.tree_problem.{tree.problem}")

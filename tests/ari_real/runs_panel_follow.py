@@ -288,6 +288,9 @@ class PanelFollower(RunFollower):
                     seen[lang] = {"state": row.get_attribute("data-state"),
                                   "text": row.locator("div").first.inner_text()}
                     if job.get("kind") == "reproduce" and seen[lang]["state"] == "RUNNING":
+                        # the ended jobs accounting lists come first: the reproduce job is brought
+                        # into the panel's view for its figure
+                        row.scroll_into_view_if_needed()
                         page.locator(PANEL).screenshot(path=str(self.shots / f"whole-run-reproduce-job-{lang}.png"))
                 except Exception:  # the page changed under the read: taken as not shown
                     seen.setdefault(lang, None)
