@@ -91,6 +91,9 @@ class Job:
     """Why a pending job waits (``squeue --start``'s ``%r`` code); empty otherwise."""
     expected_start: str = ""
     """When the scheduler expects a pending job to start (ISO); empty while it has no estimate."""
+    cancelled_by: dict[str, Any] | None = None
+    """Who cancelled it, as the checkpoint's cancel record says (``slurm.cancel_record``): ari-jupyter's
+    Cancel, or the Runs panel's while a recorded run went; None where the record does not hold it."""
 
     def pending_said(self) -> dict[str, Any] | None:
         """Why it waits, when it may start and what the user can do, as a sentence (or None)."""
@@ -117,6 +120,8 @@ class Job:
                 "elapsed_s": self.elapsed_s, "reason": self.reason,
                 "expected_start": self.expected_start, "pending": self.pending_said(),
                 "pending_text": say(self.pending_said(), DEFAULT_LANGUAGE) if self.reason else "",
+                "cancelled_by": self.cancelled_by,
+                "cancelled_text": say(self.cancelled_by, DEFAULT_LANGUAGE) if self.cancelled_by else "",
                 "outside": [o.to_json() for o in self.outside],
                 "outside_text": say([o.said() for o in self.outside], DEFAULT_LANGUAGE)
                 if self.outside else ""}

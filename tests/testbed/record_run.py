@@ -36,6 +36,7 @@ from ari_jupyter.base.redact import redact  # noqa: E402
 from ari_jupyter.hosts.recorded_run import FORMAT, USER_TOKEN, WORKSPACE_TOKEN  # noqa: E402
 from ari_jupyter.runs.jobs import SEP, SQUEUE_FIELDS  # noqa: E402
 from ari_jupyter.slurm.accounting import ACCOUNT_FIELDS, parse_accounting  # noqa: E402
+from ari_jupyter.slurm.cancel_record import RECORD as CANCEL_RECORD  # noqa: E402
 from ari_jupyter.slurm.hostlist import compress  # noqa: E402
 
 RUNS_DIR = REPO / "ari_jupyter" / "hosts" / "runs"
@@ -127,6 +128,8 @@ def record(kept: Path) -> Path:
     for path in sorted(p for p in workspace_dir.rglob("*") if p.is_file()):
         text = kept_text(path)
         if text is not None:
+            if path.name == CANCEL_RECORD:  # who cancelled: the job owner, filled in where placed
+                text = text.replace(f'"user": "{user}"', f'"user": "{USER_TOKEN}"')
             files[path.relative_to(workspace_dir).as_posix()] = {
                 "text": placeholders(text, original), "mtime": round(path.stat().st_mtime, 3)}
     queue = [{"t": entry["t"], "stdout": queue_rows(entry["stdout"], original, user)}

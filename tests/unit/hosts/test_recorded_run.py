@@ -195,6 +195,10 @@ def test_the_recorded_jobs_are_shown_as_accounting_recorded_their_end(demo_env, 
         assert job["state"] == ("CANCELLED" if job_id in cancelled else "COMPLETED"), job
         # the request as squeue showed it (sacct's line has no partition)
         assert job["partition"] == "small", job
+    for job_id, job in jobs.items():  # who cancelled: the checkpoint's cancel record, as the doctor says
+        assert bool(job["cancelled_by"]) == (job_id in cancelled), job
+    for job_id in cancelled:
+        assert f"Cancel (the Runs panel or `ari-jupyter cancel`) cancelled job {job_id}" in jobs[job_id]["cancelled_text"]
     for job_id in cancelled:  # outside what the user approved: the flag that led to the cancel
         assert [o["what"] for o in jobs[job_id]["outside"]] == ["walltime"], jobs[job_id]
         assert "you approved 00:30:00" in jobs[job_id]["outside_text"]
@@ -222,6 +226,7 @@ def test_the_recorded_jobs_are_shown_as_accounting_recorded_their_end(demo_env, 
     said = capsys.readouterr().out
     assert "from SLURM accounting" in said and f"node-hours used: {hours_text(cost['node_hours']['total'])}" in said
     assert re.search(rf"(?m)^  {cancelled[0]}  \S+  CANCELLED ", said), said
+    assert f"cancelled job {cancelled[0]}, as the checkpoint's" in said
     assert "RUNNING" not in said
     listed = _cli_json(capsys, "runs", "--site", "rccs-cloud")
     (row,) = [r for r in listed["runs"] if r["run_id"] == run.run_id]
