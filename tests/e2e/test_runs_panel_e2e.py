@@ -1025,6 +1025,10 @@ def test_on_a_demo_site_the_panel_follows_the_recorded_run_and_slurm_is_never_ca
         flagged = page.locator(f"{PANEL} .ari-RunsPanel-job[data-outside='yes']")
         assert sorted(flagged.evaluate_all("els => els.map(e => e.dataset.jobId)")) == sorted(cancelled)
         assert page.locator(f"{PANEL} .ari-RunsPanel-exit").count() == len(states)  # exit codes, from sacct
+        said = {"en": "cancelled job {}", "ja": "ジョブ {} をキャンセルしました"}[lang]  # who: the cancel record
+        assert [page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{j}'] .ari-RunsPanel-cancelledby").inner_text()
+                .count(said.format(j)) for j in cancelled] == [1] * len(cancelled)
+        assert page.locator(f"{PANEL} .ari-RunsPanel-cancelledby").count() == len(cancelled)
         facts = page.locator(PANEL).inner_text()
         assert {"en": "SLURM accounting", "ja": "SLURM アカウンティング"}[lang] in facts, facts[-2000:]
         theme = {"en": "light", "ja": "dark"}[lang]  # pictured: English in Light, 日本語 in Dark
