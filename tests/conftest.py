@@ -73,9 +73,12 @@ TEST_HOME = _own_home()
 
 sys.path.insert(0, str(Path(__file__).parent))
 from testbed import VARIANTS, Testbed, can_run  # noqa: E402
+from testbed.cluster import EXTRA_VARIANTS  # noqa: E402
 import ari_env as _ari  # noqa: E402
 
 _FIXTURE_VARIANT = {f"testbed_{v}": v for v in VARIANTS}
+_ORDER = (*EXTRA_VARIANTS, *VARIANTS)
+"""The order of the slurm tests' groups after the ones that name no variant."""
 
 # Every checkpoint written records its workspace in a per-user list (runs.known_workspaces):
 # the tests' lists are their own, never the user's, and each test starts with an empty one.
@@ -110,8 +113,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     def key(item: pytest.Item) -> tuple[int, int]:
         if item.get_closest_marker("slurm") is None:
             return (0, 0)
-        variant = _variant_of(item)
-        return (1, VARIANTS.index(variant) + 1 if variant else 0)
+        # the variants started only by the tests that ask for them (acct, mem) are grouped too
+        variant = _variant_of(item) or next(
+            (v for v in EXTRA_VARIANTS if f"testbed_{v}" in getattr(item, "fixturenames", ())), None)
+        return (1, _ORDER.index(variant) + 1 if variant else 0)
 
     items.sort(key=key)  # stable: the order inside each group is kept
     for item in items:

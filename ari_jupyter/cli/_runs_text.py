@@ -100,8 +100,8 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en",
     if listed and not jobs["jobs"] and jobs["scheduler"] != "partial":
         lines.append(t("runs.jobs.demo_none" if jobs["scheduler"] == "recording" else "runs.jobs.none", lang))
     elif listed and jobs["jobs"]:
-        lines.append(t("runs.jobs.recorded_header" if jobs["scheduler"] == "recording"
-                       else "runs.jobs.header", lang))
+        recorded = "runs.jobs.recorded_header" + ("_accounted" if jobs.get("accounting") == "yes" else "")
+        lines.append(t(recorded if jobs["scheduler"] == "recording" else "runs.jobs.header", lang))
         for job in jobs["jobs"]:
             lines.append(t("runs.jobs.row", lang, **{k: job[k] for k in (
                 "job_id", "name", "state", "elapsed", "nodes", "where", "kind")}))
@@ -109,6 +109,8 @@ def jobs_text(jobs: dict[str, Any], tail_lines: int = 5, lang: str = "en",
                 lines.append("    " + say(job["pending"], lang))
             if job.get("exit_code") and job.get("source") == "sacct":  # it ended: how, from accounting
                 lines.append(t("runs.acct.ended", lang, state=job["state"], exit_code=job["exit_code"]))
+            if job.get("cancelled_by"):  # who: the checkpoint's cancel record
+                lines.append("    " + say(job["cancelled_by"], lang))
             lines += envelope_lines(job, envelope, lang)
             if job["output"]:
                 lines.append(t("runs.jobs.output", lang, path=job["output"]))

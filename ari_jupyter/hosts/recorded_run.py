@@ -1,4 +1,4 @@
-"""A recorded ARI run that a demo site shows: its files and its jobs as squeue saw them.
+"""A recorded ARI run that a demo site shows: its files, and its jobs as SLURM saw them.
 
 One real multi-node run (``ari run`` from the wizard's checkpoint through BFTS to the
 reproduce job, on the project's two-node SLURM test bed) is kept as package data,
@@ -6,7 +6,11 @@ reproduce job, on the project's two-node SLURM test bed) is kept as package data
 files (checkpoint, tree.json, logs, the BFTS jobs' outputs, the reproduce log), secrets
 redacted and sizes trimmed, with the workspace and the user written as ``@WORKSPACE@`` and
 ``@USER@``; each distinct squeue answer (the Runs panel's format) with its time; the phases
-``ari-jupyter status`` saw. The test bed has no SLURM accounting, so there is no sacct output.
+``ari-jupyter status`` saw; and, for a run recorded on the test bed with accounting,
+accounting's answer for its jobs (``sacct``: the rows ``slurm.accounting.sacct_argv`` asks for,
+given once the run had ended), which the jobs' view reads as a live site's sacct answer
+(``runs.jobs``): each job as it ended, its exit code, elapsed seconds and nodes. A run recorded
+without accounting has squeue's answers alone.
 
 A demo site lists the runs it shows (``"runs"`` in its site file). On first use the run is
 copied into the local demo workspace, the paths filled in, so every reader (status, the Runs
@@ -63,6 +67,8 @@ class RecordedRun:
     misses a short job or sees it only pending."""
     phases: tuple[Mapping[str, Any], ...] = ()
     accounting: str = ""
+    sacct: str = ""
+    """Accounting's rows of the run's jobs (``sacct -X -P -n``, ``ACCOUNT_FIELDS``), or none."""
     figures: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -88,7 +94,8 @@ class RecordedRun:
                    recorded_at=str(data.get("recorded_at", "")), files=data["files"],
                    queue=tuple(data.get("queue") or ()), inside=tuple(data.get("inside") or ()),
                    phases=tuple(data.get("phases") or ()),
-                   accounting=str(data.get("accounting", "")), figures=data.get("figures") or {})
+                   accounting=str(data.get("accounting", "")), sacct=str(data.get("sacct") or ""),
+                   figures=data.get("figures") or {})
 
     @property
     def checkpoint(self) -> str:
@@ -105,10 +112,11 @@ class RecordedRun:
     def filled(self, text: str, workspace: str | Path, user: str) -> str:
         return text.replace(WORKSPACE_TOKEN, str(workspace)).replace(USER_TOKEN, user)
 
-    def last_seen_queue(self, workspace: str | Path, user: str) -> str:
+    def last_seen_queue(self, workspace: str | Path, user: str, *, inside: bool = True) -> str:
         """Every job of the run as last seen while it ran, one row each in the squeue format
         the answers were recorded in, in job id order: as squeue last showed it, or, when
-        squeue never saw it running, as the job saw itself (running, on its node list)."""
+        squeue never saw it running, as the job saw itself (running, on its node list);
+        ``inside=False``: only as squeue showed it (what each job asked: its request)."""
         last: dict[str, list[str]] = {}
         for answer in self.queue:
             for row in str(answer.get("stdout", "")).splitlines():
@@ -116,7 +124,7 @@ class RecordedRun:
                 # squeue's first fields are these (a newer recording also has the envelope's)
                 if len(fields) >= len(_SQUEUE_KEYS) and fields[0].strip():
                     last[fields[0].strip()] = fields
-        for job in self.inside:
+        for job in self.inside if inside else ():
             seen = last.get(job["job_id"])
             if seen is None or seen[2].split()[0] != "RUNNING":
                 work_dir = seen[7] if seen else job["work_dir"]  # squeue's is the --chdir
@@ -124,6 +132,16 @@ class RecordedRun:
                                        job["nodes"], job["where"], USER_TOKEN, work_dir]
         rows = [SEP.join(last[j]) for j in sorted(last, key=_job_key)]
         return self.filled("".join(row + "\n" for row in rows), workspace, user)
+
+    def queue_at_end(self, workspace: str | Path, user: str) -> str:
+        """The last squeue answer recorded: the queue as the run ended (empty once all its jobs had)."""
+        last = str(self.queue[-1].get("stdout", "")) if self.queue else ""
+        return self.filled(last, workspace, user)
+
+    def accounted(self, workspace: str | Path, user: str) -> str:
+        """Accounting's rows of the run's jobs, the paths and the user filled in ("" when the
+        run was recorded without accounting)."""
+        return self.filled(self.sacct, workspace, user)
 
     def place(self, workspace: str | Path, user: str) -> Path:
         """Copy the run into ``workspace`` unless its checkpoint is there already; never

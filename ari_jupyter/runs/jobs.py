@@ -10,8 +10,10 @@ A job id found anywhere else (a file, a request) is never trusted: cancel re-rea
 from ``squeue`` and refuses what is not this user's and this run's.
 
 On a demo site, and for a recorded run wherever it is read, nothing asks SLURM: a recorded
-run's jobs are the recording's (each job as squeue last showed it, ``source`` "recording"),
-and a demo site has no queue for any other run (``scheduler`` "recording").
+run's jobs are the recording's, merged as a live site's are: accounting's recorded rows
+(``source`` "sacct": how each job ended) under the queue as the run ended; a recording without
+accounting gives each job as squeue last showed it (``source`` "recording"). A demo site has
+no queue for any other run (``scheduler`` "recording").
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from ..hosts.recorded_run import RecordedRun, recording_of
 from ..i18n import DEFAULT_LANGUAGE, message, message_of, say, text
 from ..probes.context import is_unconfigured
 from ..base.files import atomic_write
-from ..slurm.accounting import Accounted
+from ..slurm.accounting import Accounted, parse_accounting
 from ..slurm.pending import advice_id
 from ..slurm.cancel_record import RECORD, render_cancels
 from .accounting import accounted, chain_job_ids, log_dir_job_ids, unnamed_since
@@ -89,6 +91,9 @@ class Job:
     """Why a pending job waits (``squeue --start``'s ``%r`` code); empty otherwise."""
     expected_start: str = ""
     """When the scheduler expects a pending job to start (ISO); empty while it has no estimate."""
+    cancelled_by: dict[str, Any] | None = None
+    """Who cancelled it, as the checkpoint's cancel record says (``slurm.cancel_record``): ari-jupyter's
+    Cancel, or the Runs panel's while a recorded run went; None where the record does not hold it."""
 
     def pending_said(self) -> dict[str, Any] | None:
         """Why it waits, when it may start and what the user can do, as a sentence (or None)."""
@@ -115,6 +120,8 @@ class Job:
                 "elapsed_s": self.elapsed_s, "reason": self.reason,
                 "expected_start": self.expected_start, "pending": self.pending_said(),
                 "pending_text": say(self.pending_said(), DEFAULT_LANGUAGE) if self.reason else "",
+                "cancelled_by": self.cancelled_by,
+                "cancelled_text": say(self.cancelled_by, DEFAULT_LANGUAGE) if self.cancelled_by else "",
                 "outside": [o.to_json() for o in self.outside],
                 "outside_text": say([o.said() for o in self.outside], DEFAULT_LANGUAGE)
                 if self.outside else ""}
@@ -510,7 +517,9 @@ async def jobs_of_runs(checkpoints: Sequence[Path], host: Host, *, since: str = 
 
 
 def _recorded_view(checkpoint: Path, user: str) -> JobsView | None:
-    """A recorded run's jobs, as squeue last showed each while it ran; None for a real run."""
+    """A recorded run's jobs; None for a real run. With the recording's accounting rows, the
+    live merge (``merged``: the queue as the run ended over accounting's rows, each job's
+    request as squeue showed it); without, each job as squeue last showed it while it ran."""
     recording = recording_of(checkpoint)
     if recording is None:
         return None
@@ -519,9 +528,29 @@ def _recorded_view(checkpoint: Path, user: str) -> JobsView | None:
     except SiteError:  # its recording is not in this version: no jobs known, none asked
         return JobsView(scheduler="recording")
     scope = RunScope.of(checkpoint, user)
-    rows = run.last_seen_queue(workspace_root(Path(scope.checkpoint)), user)
-    jobs = [replace(job, source="recording") for job in attribute(parse_squeue(rows), scope)]
-    return JobsView(tuple(jobs), "recording")
+    root = workspace_root(Path(scope.checkpoint))
+    seen = [replace(job, source="recording") for job in parse_squeue(run.last_seen_queue(root, user))]
+    finished = [job_of(row) for row in parse_accounting(run.accounted(root, user))[0]]
+    if not finished:
+        return JobsView(tuple(attribute(seen, scope)), "recording")
+    at_end = [replace(job, source="recording") for job in parse_squeue(run.queue_at_end(root, user))]
+    asked = {job.job_id: job for job in parse_squeue(run.last_seen_queue(root, user, inside=False))}
+    jobs = [_with_request(job, asked.get(job.job_id)) for job in merged(at_end, finished, True)]
+    ended = {job.job_id for job in jobs}
+    jobs += [job for job in seen if job.job_id not in ended]  # none accounting lost, as a rule
+    return JobsView(tuple(attribute(sorted(jobs, key=lambda j: _id_key(j.job_id)), scope)),
+                    "recording", accounting="yes")
+
+
+def _with_request(job: Job, seen: Job | None) -> Job:
+    """An accounting row with what squeue showed the job ask (sacct's line has no partition,
+    CPUs or TRES per node): the envelope compares all of it."""
+    if seen is None:
+        return job
+    return replace(job, partition=job.partition or seen.partition,
+                   cpus_per_node=job.cpus_per_node or seen.cpus_per_node,
+                   tres_per_node=job.tres_per_node or seen.tres_per_node,
+                   time_limit=job.time_limit or seen.time_limit)
 
 
 async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,

@@ -47,9 +47,12 @@ def status_in_language(status: dict[str, Any], lang: str) -> dict[str, Any]:
 
 
 def _job(job: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The job with what it asks beyond its approval, and why it waits, said in ``lang``."""
+    """The job with what it asks beyond its approval, why it waits and who cancelled it, said
+    in ``lang``."""
     if job.get("pending"):
         job = {**job, "pending_text": say(job["pending"], lang)}
+    if job.get("cancelled_by"):
+        job = {**job, "cancelled_text": say(job["cancelled_by"], lang)}
     if not job.get("outside"):
         return job
     return {**job, "outside_text": say([o["said"] for o in job["outside"]], lang)}

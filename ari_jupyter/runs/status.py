@@ -31,6 +31,8 @@ from .chain import chain_json
 from .timeline import PhaseEntry, phase_timeline
 from ..hosts.host import LocalHost
 from ..hosts.recorded_run import recording_of
+from ..doctor.log_checks import read_cancels
+from ..slurm.cancel_record import RECORD as CANCEL_RECORD
 
 PHASES = ("not-started", "starting", "exploring", "paper", "reproduce", "finished", "failed", "interrupted")
 ACTIVE_PHASES = frozenset({"starting", "exploring", "paper", "reproduce"})
@@ -181,6 +183,18 @@ def read_status(checkpoint: str | Path, jobs: JobsView | None = None, *,
         raise UnreadableCheckpoint(text("runs.unreadable", path=str(path))) from None
 
 
+def _with_cancels(path: Path, jobs: tuple) -> tuple:
+    """Each cancelled job with who cancelled it, where the checkpoint's cancel record holds it
+    (the doctor names the same cause on the job's "CANCELLED AT" line)."""
+    if not any(job.state.split()[:1] == ["CANCELLED"] for job in jobs):
+        return jobs
+    record = read_cancels(str(path))
+    return tuple(replace(job, cancelled_by=message("doctor.job-cancelled.by." + record[job.job_id]["by"],
+                                                   job=job.job_id, record=CANCEL_RECORD))
+                 if job.state.split()[:1] == ["CANCELLED"] and job.job_id in record else job
+                 for job in jobs)
+
+
 def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> RunStatus:
     if not path.is_dir():
         raise NotACheckpoint(text("runs.not_a_directory", path=str(path)))
@@ -188,6 +202,7 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
     envelope = read_envelope(path)
     ledger = read_ledger(path)  # the newer ARI's record of every job it submitted
     jobs = replace(jobs, jobs=tuple(compared(with_ledger(jobs.jobs, ledger), envelope)))
+    jobs = replace(jobs, jobs=_with_cancels(path, jobs.jobs))
     has_ari = any((path / name).exists() for name in markers.ARI_FILES)
     handoff = markers.handoff_logs(path)
     has_wizard = any((path / name).is_file() for name in markers.WIZARD_FILES)
@@ -196,8 +211,8 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
     notes: list[str] = []
     recording = recording_of(path)
     if recording:  # a demo site's recorded run: said first, so no one takes it for a live one
-        notes.append(text("runs.note.recording", recorded_at=recording["recorded_at"],
-                          nodes=recording["nodes"]))
+        said = "runs.note.recording_accounted" if jobs.accounting == "yes" else "runs.note.recording"
+        notes.append(text(said, recorded_at=recording["recorded_at"], nodes=recording["nodes"]))
     tree = read_tree(path, *_metric(path)) if with_nodes else TreeSummary()
     if tree.problem in TREE_PROBLEMS:
         problem = message(f"runs.tree_problem.{tree.problem}")

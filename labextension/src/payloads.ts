@@ -172,6 +172,9 @@ export interface IJob {
   /** why a pending job waits, when it may start and what the user can do, in the panel's
    * language ('' when it is not pending) */
   pending_text?: string;
+  /** who cancelled it, as the checkpoint's cancel record says, in the panel's language ('' when
+   * the record does not hold it) */
+  cancelled_text?: string;
 }
 
 /** What the run has cost so far: node-hours per job kind, ARI's record of its LLM use. */
@@ -365,7 +368,8 @@ export const job = object<IJob>({
   outside: optional(arrayOf(over)),
   outside_text: optional(str),
   exit_code: optional(str),
-  pending_text: optional(str)
+  pending_text: optional(str),
+  cancelled_text: optional(str)
 });
 
 const runCost = object<IRunCost>({

@@ -598,6 +598,9 @@ export class RunsPanel extends Widget {
       if (job.source === 'sacct' && job.exit_code) {  // how it ended, from SLURM's accounting
         item.append(el('div', { class: 'ari-RunsPanel-exit ari-RunsPanel-note' }, trans.__('Exit code %1 (SLURM accounting)', job.exit_code)));
       }
+      if (job.cancelled_text) {  // who cancelled it: the checkpoint's cancel record
+        item.append(el('div', { class: 'ari-RunsPanel-cancelledby ari-RunsPanel-note' }, ...withCode(job.cancelled_text)));
+      }
       if (isOutsideEnvelope(job)) {
         item.dataset.outside = 'yes';
         item.append(

@@ -236,9 +236,16 @@ class PanelFollower(RunFollower):
         done = {"shown": shown, "item": item, "via": via, "findings": said, "dialog": asked,
                 "past_edge": past_edge,
                 "seconds": round(time.monotonic() - self._started, 1)}
-        page.wait_for_selector(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job_id}']", state="detached",
-                               timeout=60_000)
-        done["gone_from_panel"] = True
+        # the job leaves the panel's queue: gone where there is no accounting, else listed as
+        # accounting recorded its end (CANCELLED)
+        page.wait_for_function(
+            """([panel, id]) => { const row = document.querySelector(`${panel} .ari-RunsPanel-job[data-job-id='${id}']`);
+                                  return !row || (row.dataset.state || '').startsWith('CANCELLED'); }""",
+            arg=[PANEL, job_id], timeout=60_000)
+        row = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job_id}']")
+        done["after_cancel"] = row.get_attribute("data-state") if row.count() else "gone"
+        if done["after_cancel"] != "gone":
+            done["after_cancel_item"] = row.inner_text()
         return done
 
     def wait_for_end(self, timeout: float) -> None:
@@ -255,27 +262,41 @@ class PanelFollower(RunFollower):
 
     def _job_in_panels(self, job: dict, seen: dict | None = None) -> dict:
         """The job's row in each panel (in the state ``status`` gives, if the panel shows it so
-        within a few seconds; else whatever it shows by then); a panel already caught up is
-        not read again."""
+        in time; else whatever it shows by then); a panel already caught up is not read again.
+        Both panels are watched together: a panel takes its queue from an answer up to
+        ``server/queue_cache.CACHE_SECONDS`` old and polls at most every 30 s, so the running
+        reproduce job (the test asserts each panel showed it) is waited for up to a minute."""
         seen = dict(seen or {})
         seen["status"] = {k: job.get(k) for k in ("name", "kind", "state", "nodes", "where")}
-        for lang, page in self.pages.items():
-            if not self._behind(seen.get(lang), job):
-                continue
-            row = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job['job_id']}']")
-            in_state = page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{job['job_id']}']"
-                                    f"[data-state='{job.get('state')}']")
-            try:
+        selector = f"{PANEL} .ari-RunsPanel-job[data-job-id='{job['job_id']}']"
+        in_state = f"{selector}[data-state='{job.get('state')}']"
+        wait = 65.0 if (job.get("kind"), job.get("state")) == ("reproduce", "RUNNING") else 10.0
+        behind = [lang for lang in self.pages if self._behind(seen.get(lang), job)]
+        deadline = time.monotonic() + wait
+        while behind:
+            for lang in list(behind):
+                page = self.pages[lang]
                 try:
-                    in_state.wait_for(timeout=10_000)
-                except Exception:  # shown in another state (or not yet): take what is there
-                    row.wait_for(timeout=2_000)
-                seen[lang] = {"state": row.get_attribute("data-state"),
-                              "text": row.locator("div").first.inner_text()}
-                if job.get("kind") == "reproduce" and seen[lang]["state"] == "RUNNING":
-                    page.locator(PANEL).screenshot(path=str(self.shots / f"whole-run-reproduce-job-{lang}.png"))
-            except Exception:  # gone before the panel's next poll: a short job
-                seen.setdefault(lang, None)
+                    late = time.monotonic() > deadline
+                    if not page.locator(in_state).count() and not late:
+                        continue
+                    row = page.locator(selector)
+                    if not row.count():  # gone before the panel's next poll: a short job
+                        seen.setdefault(lang, None)
+                        behind.remove(lang)
+                        continue
+                    seen[lang] = {"state": row.get_attribute("data-state"),
+                                  "text": row.locator("div").first.inner_text()}
+                    if job.get("kind") == "reproduce" and seen[lang]["state"] == "RUNNING":
+                        # the ended jobs accounting lists come first: the reproduce job is brought
+                        # into the panel's view for its figure
+                        row.scroll_into_view_if_needed()
+                        page.locator(PANEL).screenshot(path=str(self.shots / f"whole-run-reproduce-job-{lang}.png"))
+                except Exception:  # the page changed under the read: taken as not shown
+                    seen.setdefault(lang, None)
+                behind.remove(lang)
+            if behind:
+                time.sleep(0.5)
         return seen
 
 

@@ -1,4 +1,5 @@
-"""The whole run, for real: the wizard's checkpoint, then ``ari run`` on the 2-node test bed.
+"""The whole run, for real: the wizard's checkpoint, then ``ari run`` on the 2-node test bed
+with SLURM accounting (slurmdbd: the Runs panel lists a job that ended as sacct recorded it).
 
 An unprivileged user, whose home (and so the workspace) is a network filesystem both nodes
 see, writes the checkpoint with ``ari-jupyter emit`` (run settings: the openai backend at the
@@ -50,7 +51,8 @@ pytestmark = [pytest.mark.ari, pytest.mark.slurm, pytest.mark.slow]
 from wholerun_support import ari_for_users, runner  # noqa: E402,F401  (fixtures)
 from wholerun_support import (EXPECTED_MODEL, HOME, MAIN, PHASE_MODELS, REPO, REPRODUCE_EMIT_ARGS,  # noqa: E402
                                REPRODUCE_LOG, RUN_TIMEOUT, SYSTEM_PATH, USER, as_user as _as_user,
-                               env_file as _env_file, reproduce_stage, run as _run, stop as _stop)
+                               env_file as _env_file, keep_accounting, reproduce_stage, run as _run,
+                               run_job_ids, stop as _stop)
 from runs_panel_follow import PanelFollower, report as panel_report, start_user_lab  # noqa: E402
 
 SHOTS = Path(os.environ.get("ARI_TEST_REPORT_DIR") or REPO / "test-artifacts") / "whole-run"
@@ -87,8 +89,8 @@ def _holding_its_allocation(status: dict) -> list[str]:
             and any("holding the allocation" in line for line in job["tail"])]
 
 
-def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users, runner, tmp_path):
-    bed, user, dest = testbed_nogres, runner, ari_for_users
+def test_the_whole_run_from_the_wizards_checkpoint(testbed_acct, ari_for_users, runner, tmp_path):
+    bed, user, dest = testbed_acct, runner, ari_for_users
     started = time.monotonic()
     log = tmp_path / "requests.jsonl"
     # the agent overreaches: its depth-1 nodes' jobs ask an hour (the user approved 30 minutes a
@@ -129,7 +131,10 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
         terminal = {**base_env, "PATH": f"{dest}/venv/bin:{SYSTEM_PATH}",
                     "LD_LIBRARY_PATH": f"{dest}/python/lib",  # the relocated Python's libpython
                     "LITELLM_LOCAL_MODEL_COST_MAP": "True", "ARI_MEMORY_BACKEND": "in_memory",
-                    "NO_PROXY": "127.0.0.1,localhost", "OPENAI_API_KEY": key}
+                    "NO_PROXY": "127.0.0.1,localhost", "OPENAI_API_KEY": key,
+                    # the reproduce job stays long enough for both panels to show it running:
+                    # each takes its queue from an answer up to 30 s old, polled up to 30 s apart
+                    "SCRIPTED_REPRODUCE_HOLD_S": "75"}
         assert emitted["handoff_command"] == f"bash {workspace}/launch/{run_id}.sh"
         # the user's own JupyterLab (English and 日本語), the Runs panel open on this run
         lab_dirs = Path(tempfile.mkdtemp(prefix="ari-wholerun-labs-"))
@@ -170,6 +175,7 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
         shutil.rmtree(keep, ignore_errors=True)
         shutil.copytree(workspace, keep / "workspace", symlinks=True)
         follower.keep(keep)
+        keep_accounting(bed, run_job_ids(workspace, follower.queue), keep)  # the bed is up now, not later
         shutil.copy(log, keep / "requests.jsonl")
         (keep / "READY").write_text(f"{workspace}\n")
 
@@ -286,7 +292,8 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
     cancelled = follower.cancelled
     assert cancelled, f"no job was cancelled from the panel: {follower.jobs_seen}"
     for greedy, done in cancelled.items():
-        assert done["gone_from_panel"] and greedy in done["dialog"], done
+        # it left the queue, and the panel lists it as accounting recorded its end
+        assert done["after_cancel"] == "CANCELLED" and greedy in done["dialog"], done
         # outside the envelope the user approved (1 node for a BFTS job): flagged in status and
         # beside the job in the panel, and cancelled through the cancel the flag offers
         assert [f["rule"] for f in done["findings"]] == ["run-job-outside-envelope"], done["findings"]
@@ -301,6 +308,11 @@ def test_the_whole_run_from_the_wizards_checkpoint(testbed_nogres, ari_for_users
             jobs[greedy]["output"][-500:]
         assert jobs[greedy]["node"] in evaluated  # it had measured: its node keeps its metric
     assert all(not re.search(r"CANCELLED AT", s["output"]) for j, s in jobs.items() if j not in cancelled)
+    # with accounting, the finished run's jobs read as they ended: the cancelled ones CANCELLED,
+    # the others COMPLETED (none left RUNNING once it is over)
+    ended = {j["job_id"]: j["state"] for j in follower.phases[-1][2]["jobs"]["jobs"]}
+    assert {j: ended.get(j) for j in cancelled} == {j: "CANCELLED" for j in cancelled}, ended
+    assert {s for j, s in ended.items() if j not in cancelled} == {"COMPLETED"}, ended
     greedy = next(iter(cancelled))
     # the reproduce job as the panel listed it, queued and then running on both nodes
     rows = {lang: [seen[lang]["text"] for seen in follower.jobs_seen.values()

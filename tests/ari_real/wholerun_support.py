@@ -22,7 +22,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import ari_env as _ari  # noqa: E402
-from ari_jupyter.runs.jobs import SQUEUE_FORMAT  # noqa: E402
+from ari_jupyter.runs.jobs import ACTIVE_STATES, SEP, SQUEUE_FORMAT  # noqa: E402
+from ari_jupyter.slurm.accounting import parse_accounting, sacct_argv  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 TESTBED = REPO / "tests" / "testbed"
@@ -185,6 +186,35 @@ class RunFollower:
              for t, p, s in self.phases], indent=1) + "\n")
         (out / "squeue.jsonl").write_text("".join(json.dumps({"t": t, "stdout": q}) + "\n"
                                                   for t, q in self.queue))
+
+
+def run_job_ids(workspace: Path, queue: list[tuple[float, str]]) -> list[str]:
+    """Every job id a run is known by: the squeue answers seen while it went, the job output
+    files in its log dir and the environment dumps its jobs wrote from inside."""
+    ids = {row.split(SEP, 1)[0].strip() for _, answer in queue for row in answer.splitlines()}
+    ids |= {p.stem.rsplit("_", 1)[1] for p in (workspace / "slurm_logs").glob("slurm_job_*.out")}
+    ids |= {p.stem.rsplit("_", 1)[1] for p in workspace.rglob("evidence/job_env_*.txt")}
+    return sorted((i for i in ids if i.isdigit()), key=int)
+
+
+def keep_accounting(bed, job_ids: list[str], out: Path, timeout: float = 60.0) -> str:
+    """sacct's answer for the run's jobs (the Runs panel's own line, ``slurm.accounting.sacct_argv``),
+    asked while the test bed is up, once accounting has every job ended (slurmdbd lags the
+    queue a moment), written to ``out`` (sacct.json: the argv, the answer, the job owner's uid)."""
+    argv = sacct_argv(job_ids)
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = bed.run(argv, timeout=60)
+        rows, _ = parse_accounting(shown.stdout)
+        ended = shown.returncode == 0 and {r.job_id for r in rows} >= set(job_ids) \
+            and not any(r.state in ACTIVE_STATES for r in rows)
+        if ended or time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "sacct.json").write_text(json.dumps({"argv": argv, "stdout": shown.stdout,
+                                                "uid": pwd.getpwnam(USER).pw_uid}, indent=1) + "\n")
+    return shown.stdout
 
 
 def user_envs(bed, dest: Path, key: str) -> tuple[dict, dict, dict]:

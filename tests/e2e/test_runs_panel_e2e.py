@@ -981,6 +981,7 @@ def test_on_a_demo_site_the_panel_follows_the_recorded_run_and_slurm_is_never_ca
     commands on PATH that note every call: the panel lists the recorded 2-node run, opens it with
     its phase, best metric, jobs (the reproduce job's ranks on both nodes) and the note that it is
     a recording; nothing calls SLURM."""
+    from ari_jupyter.hosts.recorded_run import RecordedRun
     from ari_jupyter.hosts.recorded_site import RecordedSite
 
     calls, bin_dir = tmp_path / "slurm-calls.log", tmp_path / "fake-slurm"
@@ -1015,8 +1016,27 @@ def test_on_a_demo_site_the_panel_follows_the_recorded_run_and_slurm_is_never_ca
         assert re.search(r"rank \d of \d on n1", tails) and re.search(r"rank \d of \d on n2", tails), tails
         note = {"en": "A recorded run", "ja": "記録された実行"}[lang]
         assert note in page.locator(PANEL).inner_text()
+        # each job as accounting recorded its end: the ones the panel's Cancel ended CANCELLED
+        # and flagged as outside what was approved, the others COMPLETED; none still running
+        cancelled = RecordedRun.load(run_id).cancelled_from_panel
+        states = {job.get_attribute("data-job-id"): job.get_attribute("data-state") for job in jobs.all()}
+        assert {j: states.get(j) for j in cancelled} == {j: "CANCELLED" for j in cancelled}, states
+        assert {s for j, s in states.items() if j not in cancelled} == {"COMPLETED"}, states
+        flagged = page.locator(f"{PANEL} .ari-RunsPanel-job[data-outside='yes']")
+        assert sorted(flagged.evaluate_all("els => els.map(e => e.dataset.jobId)")) == sorted(cancelled)
+        assert page.locator(f"{PANEL} .ari-RunsPanel-exit").count() == len(states)  # exit codes, from sacct
+        said = {"en": "cancelled job {}", "ja": "ジョブ {} をキャンセルしました"}[lang]  # who: the cancel record
+        assert [page.locator(f"{PANEL} .ari-RunsPanel-job[data-job-id='{j}'] .ari-RunsPanel-cancelledby").inner_text()
+                .count(said.format(j)) for j in cancelled] == [1] * len(cancelled)
+        assert page.locator(f"{PANEL} .ari-RunsPanel-cancelledby").count() == len(cancelled)
+        facts = page.locator(PANEL).inner_text()
+        assert {"en": "SLURM accounting", "ja": "SLURM アカウンティング"}[lang] in facts, facts[-2000:]
+        theme = {"en": "light", "ja": "dark"}[lang]  # pictured: English in Light, 日本語 in Dark
+        set_theme(page, theme)
+        assert page.eval_on_selector(PANEL, _PAST_EDGE) == []  # nothing cut at the panel's edge
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"runs-panel-recorded-run-{lang}.png"))
+        page.set_viewport_size({"width": 1400, "height": 3200})  # the whole run's view, jobs and cost too
+        page.locator(PANEL).screenshot(path=str(ARTIFACTS / f"runs-panel-recorded-run-{lang}-{theme}.png"))
         assert_no_console_errors(page)
     finally:
         server.stop()

@@ -70,10 +70,11 @@ C_EOF
 mpicc -O2 -o allreduce allreduce.c
 mpirun -np "${SLURM_NTASKS:-1}" ./allreduce
 # an agent that overreaches (Options.greedy_depth): its BFTS job keeps the allocation after it
-# measured. The reproduce job (ari-ors) runs the same command and stays 30 s, time enough for a
-# person (and the Runs panel's next poll) to see it running on its nodes.
+# measured. The reproduce job (ari-ors) runs the same command and stays 30 s (or
+# SCRIPTED_REPRODUCE_HOLD_S: ARI submits it with the environment of `ari run`), time enough for
+# a person (and the Runs panel's next poll) to see it running on its nodes.
 if [ "${SLURM_JOB_NAME:-}" = ari-ors ]; then
-  sleep 30
+  sleep "${SCRIPTED_REPRODUCE_HOLD_S:-30}"
 elif [ "$LINGER" -gt 0 ]; then
   echo "holding the allocation for ${LINGER} s"
   sleep "$LINGER"

@@ -3,20 +3,23 @@
     ARI_WHOLERUN_KEEP=/var/tmp/ari-wholerun-keep python -m pytest tests/ari_real/test_ari_real_whole_run.py
     python tests/testbed/record_run.py /var/tmp/ari-wholerun-keep
 
-The first line runs ARI for real on the 2-node test bed and keeps its workspace, the phases
-``ari-jupyter status`` saw, each distinct squeue answer and the figures; the second writes
+The first line runs ARI for real on the 2-node test bed with SLURM accounting and keeps its
+workspace, the phases ``ari-jupyter status`` saw, each distinct squeue answer, accounting's
+answer for the run's jobs (``sacct.json``: the Runs panel's own sacct line, asked while the
+test bed was up) and the figures; the second writes
 ``ari_jupyter/hosts/runs/<run_id>.json`` (the format ``hosts/recorded_run.py`` reads) and
 points every bundled demo site at it (``"runs"`` in ``hosts/sites/*.json``), removing the run it
 replaces. Re-run both after a new whole run.
 
 Kept: the workspace's text files (checkpoint, tree.json, nodes_tree.json, ari.log, the hand-off
 log, the BFTS jobs' outputs and evidence, the reproduce sandbox and its log, the hand-off
-script). The jobs: each distinct squeue answer, and each job as it saw itself from inside
-(its environment dump), for a job squeue missed or saw only pending. Left out: process ids (a recorded pid could name a live process here), lock files,
+script, ARI's ``cost_summary.json``: its LLM use). The jobs: each distinct squeue answer, each
+job as it saw itself from inside (its environment dump), for a job squeue missed or saw only
+pending, and accounting's row of each (how it ended: state, exit code, elapsed seconds, nodes,
+time limit), read back by ``hosts/recorded_run.py`` as a live site's sacct answer is. Left out: process ids (a recorded pid could name a live process here), lock files,
 binaries (the paper's PDF, ARI's bundle) and the LLM's prompt and memory traces. Every text is
 redacted (``base/redact``); a log over ``MAX_FILE`` bytes keeps its tail. The workspace's path
-becomes ``@WORKSPACE@`` and the job owner ``@USER@``, filled in where the run is placed. The
-test bed has no SLURM accounting: there is no sacct output to keep.
+becomes ``@WORKSPACE@`` and the job owner ``@USER@``, filled in where the run is placed.
 """
 from __future__ import annotations
 
@@ -32,6 +35,8 @@ sys.path.insert(0, str(REPO))
 from ari_jupyter.base.redact import redact  # noqa: E402
 from ari_jupyter.hosts.recorded_run import FORMAT, USER_TOKEN, WORKSPACE_TOKEN  # noqa: E402
 from ari_jupyter.runs.jobs import SEP, SQUEUE_FIELDS  # noqa: E402
+from ari_jupyter.slurm.accounting import ACCOUNT_FIELDS, parse_accounting  # noqa: E402
+from ari_jupyter.slurm.cancel_record import RECORD as CANCEL_RECORD  # noqa: E402
 from ari_jupyter.slurm.hostlist import compress  # noqa: E402
 
 RUNS_DIR = REPO / "ari_jupyter" / "hosts" / "runs"
@@ -42,6 +47,7 @@ LEFT_OUT_NAMES = {".ari_pid", ".ari_handoff_pid", "prompt_trace.jsonl", "memory_
 LEFT_OUT_SUFFIXES = (".pdf", ".tar.gz", ".lock", ".png", ".jpg", ".pyc")
 TRIMMED_SUFFIXES = (".log", ".out", ".jsonl", ".txt")
 USER_FIELD = SQUEUE_FIELDS.index("%u")
+SACCT_USER_FIELD = ACCOUNT_FIELDS.index("User") - len(ACCOUNT_FIELDS)  # counted from the end: a name may hold "|"
 
 
 def kept_text(path: Path) -> str | None:
@@ -76,6 +82,24 @@ def queue_rows(stdout: str, workspace: str, user: str) -> str:
     return "".join(row + "\n" for row in rows)
 
 
+def accounting_rows(stdout: str, workspace: str, user: str) -> str:
+    """sacct's answer (``sacct -X -P -n``, ``ACCOUNT_FIELDS``) with the workspace and the job
+    owner as placeholders; every row must read back (``parse_accounting``)."""
+    rows = []
+    for row in stdout.splitlines():
+        if not row.strip():
+            continue
+        fields = row.split("|")
+        if fields[SACCT_USER_FIELD].strip() == user:
+            fields[SACCT_USER_FIELD] = USER_TOKEN
+        rows.append(placeholders(redact("|".join(fields), {}), workspace))
+    text = "".join(row + "\n" for row in rows)
+    read, unreadable = parse_accounting(text)
+    if unreadable or not read:
+        raise SystemExit(f"sacct.json: {unreadable} row(s) of {len(rows)} cannot be read back")
+    return text
+
+
 def jobs_seen_inside(workspace_dir: Path, original: str) -> list[dict[str, str]]:
     """Each job as it saw itself: the environment it wrote from inside (``evidence/job_env_<id>.txt``
     in its work dir; a child node inherits its parent's, so only the one written in its own
@@ -104,11 +128,14 @@ def record(kept: Path) -> Path:
     for path in sorted(p for p in workspace_dir.rglob("*") if p.is_file()):
         text = kept_text(path)
         if text is not None:
+            if path.name == CANCEL_RECORD:  # who cancelled: the job owner, filled in where placed
+                text = text.replace(f'"user": "{user}"', f'"user": "{USER_TOKEN}"')
             files[path.relative_to(workspace_dir).as_posix()] = {
                 "text": placeholders(text, original), "mtime": round(path.stat().st_mtime, 3)}
     queue = [{"t": entry["t"], "stdout": queue_rows(entry["stdout"], original, user)}
              for entry in map(json.loads, (kept / "squeue.jsonl").read_text().splitlines())]
     phases = json.loads(placeholders(redact((kept / "phases.json").read_text(), {}), original))
+    sacct = json.loads((kept / "sacct.json").read_text()) if (kept / "sacct.json").is_file() else None
     reproduce_log = checkpoint / "repro_sandbox" / "reproduce.log"
     hosts = sorted(set(re.findall(r"(?m)^(?:srun|mpirun) rank \d+ of \d+ on (\S+)$",
                                   reproduce_log.read_text(errors="replace") if reproduce_log.is_file() else "")))
@@ -119,8 +146,11 @@ def record(kept: Path) -> Path:
         "about": "ari run from the wizard's checkpoint on the project's 2-node SLURM test bed "
                  "(tests/ari_real/test_ari_real_whole_run.py), the LLM scripted "
                  "(tests/scripted_llm): BFTS jobs, then ARI's reproduce job with ranks on both nodes.",
-        "accounting": "none: the test bed has no SLURM accounting storage, so there is no sacct output; "
-                      "the jobs are as squeue showed them while the run went",
+        "accounting": ("slurmdbd: each job's row as sacct gave it once the run had ended (the Runs panel's "
+                       "own sacct line); the request (partition, CPUs, TRES) as squeue showed it"
+                       if sacct else "none: the test bed had no SLURM accounting storage, so there is no "
+                       "sacct output; the jobs are as squeue showed them while the run went"),
+        **({"sacct": accounting_rows(sacct["stdout"], original, user)} if sacct else {}),
         "figures": json.loads(placeholders(json.dumps(figures), original)),
         "phases": phases, "queue": queue, "inside": jobs_seen_inside(workspace_dir, original),
         "files": files}

@@ -4,16 +4,20 @@ the job) holds the job, the doctor names that cause; otherwise it keeps the gues
 the ways to tell. First the recorded demo run's cancelled job, then a table."""
 from __future__ import annotations
 
+import asyncio
 import os
 
 import pytest
 
 from ari_jupyter.doctor import diagnose_file, diagnose_text
+from ari_jupyter.hosts.host import LocalHost
 from ari_jupyter.hosts.recorded_run import RecordedRun
+from ari_jupyter.hosts.recorded_site import RecordedSite
 from ari_jupyter.doctor.log_checks import read_cancels
+from ari_jupyter.runs.jobs import run_jobs
 from ari_jupyter.slurm.cancel_record import RECORD, render_cancels
 
-RUN_ID = "20261205224320_triad_bandwidth"
+(RUN_ID,) = RecordedSite.load("rccs-cloud").runs  # the run every demo site shows
 LINE = "slurmstepd-n1: error: *** JOB {job} ON n1 CANCELLED AT 2026-12-05T22:45:37 ***\n"
 
 
@@ -25,6 +29,9 @@ def _cancelled(findings):
 def test_the_recorded_runs_cancelled_jobs_name_the_runs_panel(tmp_path, job):
     checkpoint = RecordedRun.load(RUN_ID).place(tmp_path, "me")
     assert set(read_cancels(str(checkpoint))) == {"4", "5"}
+    # the job reads as accounting recorded its end, CANCELLED, and the doctor names the cause
+    jobs = {j.job_id: j for j in asyncio.run(run_jobs(checkpoint, LocalHost(), user="me")).jobs}
+    assert (jobs[job].state, jobs[job].source, jobs[job].kind) == ("CANCELLED", "sacct", "bfts")
     (finding,) = _cancelled(diagnose_file(str(tmp_path / "slurm_logs" / f"slurm_job_{job}.out")))
     assert finding.severity == "info"
     assert "Runs panel" in finding.message and f"job {job}" in finding.message

@@ -12,8 +12,9 @@ from ari_jupyter.cli import main
 from ari_jupyter.doctor import diagnose_text
 from ari_jupyter.doctor.detect import is_job_output, unrecognized
 from ari_jupyter.hosts.recorded_run import RUNS_DIR
+from ari_jupyter.hosts.recorded_site import RecordedSite
 
-RUN_ID = "20261205224320_triad_bandwidth"
+(RUN_ID,) = RecordedSite.load("rccs-cloud").runs  # the run every demo site shows
 FILES = json.loads((RUNS_DIR / f"{RUN_ID}.json").read_text(encoding="utf-8"))["files"]
 REPRODUCE_LOG = FILES[f"checkpoints/{RUN_ID}/repro_sandbox/reproduce.log"]["text"]
 BFTS_JOB = FILES["slurm_logs/slurm_job_3.out"]["text"]

@@ -11,8 +11,9 @@ import pytest
 from ari_jupyter.doctor import diagnose_file
 from ari_jupyter.doctor.reproduce_lint import SCRIPT_CAP, lint_reproduce
 from ari_jupyter.hosts.recorded_run import RUNS_DIR
+from ari_jupyter.hosts.recorded_site import RecordedSite
 
-RUN_ID = "20261205224320_triad_bandwidth"
+(RUN_ID,) = RecordedSite.load("rccs-cloud").runs  # the run every demo site shows
 SANDBOX = f"checkpoints/{RUN_ID}/repro_sandbox/"
 
 

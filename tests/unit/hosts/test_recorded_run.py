@@ -2,7 +2,8 @@
 
 Every bundled demo site shows the run recorded on the 2-node test bed (``hosts/runs/``, from
 ``tests/testbed/record_run.py``): ``runs --site``, ``status --site`` and the Runs panel's routes
-list it with its phase, nodes, best metric, jobs (where each ran) and log tail. A fake
+list it with its phase, nodes, best metric, jobs (where each ran, each as SLURM accounting
+recorded its end), its cost and log tail. A fake
 ``squeue``/``sacct``/``scancel``/``sinfo``/``sbatch``/``srun`` first on PATH notes every call:
 on a demo site, chosen by ``--site`` or by ``ARI_JUPYTER_DEMO_SITE`` as ``ari-jupyter lab``
 chooses it, none is made, by the CLI or by a real ``jupyter server``.
@@ -24,6 +25,9 @@ from ari_jupyter.cli import main
 from ari_jupyter.hosts.host import SiteError, list_sites
 from ari_jupyter.hosts.recorded_run import MARKER, RUNS_DIR, RecordedRun
 from ari_jupyter.hosts.recorded_site import RecordedSite
+from ari_jupyter.ari.cost import hours_text
+from ari_jupyter.runs.jobs import ACTIVE_STATES
+from ari_jupyter.slurm.accounting import ACCOUNT_FIELDS
 
 SITES = list_sites()
 SLURM_COMMANDS = ("squeue", "sacct", "scancel", "sinfo", "sbatch", "srun", "salloc", "scontrol")
@@ -85,7 +89,9 @@ def _check_shown(status: dict, run: RecordedRun) -> None:
     assert jobs["scheduler"] == "recording"
     kinds = [job["kind"] for job in jobs["jobs"]]
     assert kinds.count("bfts") >= 2 and kinds.count("reproduce") == 1, kinds
-    assert all(job["source"] == "recording" and job["where"] for job in jobs["jobs"])
+    # each job as accounting recorded its end (sacct), none left running
+    assert jobs["accounting"] == "yes" and all(job["source"] == "sacct" and job["where"] for job in jobs["jobs"])
+    assert not [job for job in jobs["jobs"] if job["state"] in ACTIVE_STATES], jobs["jobs"]
     assert {job["where"] for job in jobs["jobs"] if job["kind"] == "bfts"} <= {"n1", "n2", "n[1-2]"}
     (reproduce,) = [job for job in jobs["jobs"] if job["kind"] == "reproduce"]
     assert reproduce["where"] == "n[1-2]" and reproduce["nodes"] == "2"
@@ -159,6 +165,93 @@ def test_cancel_on_a_demo_site_says_it_is_a_recording(lang, says, demo_env, caps
     out = capsys.readouterr().out
     assert says in out and run.run_id in out
     assert not calls.exists()
+
+
+def _sacct(run: RecordedRun) -> dict[str, dict[str, str]]:
+    """The recording's sacct rows by job id, field by field, as sacct printed them (read here
+    on their own: a name holds no "|" in this run)."""
+    rows = [line.split("|") for line in run.sacct.splitlines() if line.strip()]
+    assert rows and all(len(r) == len(ACCOUNT_FIELDS) for r in rows), run.sacct
+    return {r[0]: dict(zip(ACCOUNT_FIELDS, r)) for r in rows}
+
+
+def test_the_recorded_jobs_are_shown_as_accounting_recorded_their_end(demo_env, capsys):
+    """Each job as sacct recorded it once the run had ended: its end state (the jobs the Runs
+    panel's Cancel ended read CANCELLED, the others COMPLETED), exit code, elapsed seconds; the
+    envelope flag beside the jobs that asked an hour where 30 minutes were approved; node-hours
+    per job kind equal to sacct's elapsed seconds × nodes; the LLM use ARI's cost_summary.json
+    recorded; the phase history."""
+    run = _run_of("rccs-cloud")
+    sacct = _sacct(run)
+    status = _cli_json(capsys, "status", "--site", "rccs-cloud", run.run_id)
+    jobs = {job["job_id"]: job for job in status["jobs"]["jobs"]}
+    assert set(jobs) == set(sacct), (sorted(jobs), sorted(sacct))
+    cancelled = run.cancelled_from_panel
+    assert cancelled and all(sacct[j]["State"].startswith("CANCELLED") for j in cancelled)
+    for job_id, job in jobs.items():
+        row = sacct[job_id]
+        assert (job["state"], job["exit_code"], job["elapsed_s"], job["nodes"], job["time_limit"]) == (
+            row["State"].split()[0], row["ExitCode"], int(row["ElapsedRaw"]), row["NNodes"], row["Timelimit"])
+        assert job["state"] == ("CANCELLED" if job_id in cancelled else "COMPLETED"), job
+        # the request as squeue showed it (sacct's line has no partition)
+        assert job["partition"] == "small", job
+    for job_id, job in jobs.items():  # who cancelled: the checkpoint's cancel record, as the doctor says
+        assert bool(job["cancelled_by"]) == (job_id in cancelled), job
+    for job_id in cancelled:
+        assert f"Cancel (the Runs panel or `ari-jupyter cancel`) cancelled job {job_id}" in jobs[job_id]["cancelled_text"]
+    for job_id in cancelled:  # outside what the user approved: the flag that led to the cancel
+        assert [o["what"] for o in jobs[job_id]["outside"]] == ["walltime"], jobs[job_id]
+        assert "you approved 00:30:00" in jobs[job_id]["outside_text"]
+    assert not [j for j in jobs if j not in cancelled and jobs[j]["outside"]]
+    # no finding offers to cancel a job that has ended
+    assert not [f for f in status["findings"] if f["rule"] == "run-job-outside-envelope"]
+    cost = status["cost"]
+    assert cost["from_accounting"] is True
+    for kind in ("bfts", "reproduce"):
+        used = sum(int(sacct[j]["ElapsedRaw"]) * int(sacct[j]["NNodes"]) for j in jobs
+                   if jobs[j]["kind"] == kind) / 3600
+        assert cost["node_hours"][kind] == pytest.approx(used, abs=1e-4), (kind, cost)
+    assert cost["node_hours"]["reproduce"] > 0 and cost["node_hours"]["bfts"] > 0
+    assert any("SLURM accounting" in line for line in cost["text"]), cost["text"]
+    summary = json.loads(run.files[f"{run.checkpoint}/cost_summary.json"]["text"])
+    assert (cost["llm"]["total_tokens"], cost["llm"]["calls"], cost["llm"]["total_cost_usd"]) == (
+        summary["total_tokens"], summary["call_count"], summary["total_cost_usd"])
+    assert {u["name"]: u["tokens"] for u in cost["llm"]["by_phase"]} == {
+        name: use["tokens"] for name, use in summary["by_phase"].items()}
+    assert [e["phase"] for e in status["phase_history"]][-1] == "finished"
+    assert {"exploring", "reproduce"} <= {e["phase"] for e in status["phase_history"]}
+    assert any("accounting" in note for note in status["notes"])
+    # in words: the states, who ended what, the node-hours from accounting
+    main(["status", "--site", "rccs-cloud", run.run_id])
+    said = capsys.readouterr().out
+    assert "from SLURM accounting" in said and f"node-hours used: {hours_text(cost['node_hours']['total'])}" in said
+    assert re.search(rf"(?m)^  {cancelled[0]}  \S+  CANCELLED ", said), said
+    assert f"cancelled job {cancelled[0]}, as the checkpoint's" in said
+    assert "RUNNING" not in said
+    listed = _cli_json(capsys, "runs", "--site", "rccs-cloud")
+    (row,) = [r for r in listed["runs"] if r["run_id"] == run.run_id]
+    assert row["node_hours"] == cost["node_hours"]["total"]
+
+
+def test_a_recording_without_accounting_still_shows_each_job_as_squeue_last_saw_it(tmp_path, monkeypatch):
+    """A run recorded before the test bed kept accounting (no "sacct"): read as then."""
+    from ari_jupyter.hosts.recorded_run import _load
+    from ari_jupyter.runs.jobs import _recorded_view
+
+    run = _run_of("rccs-cloud")
+    data = json.loads((RUNS_DIR / f"{run.run_id}.json").read_text(encoding="utf-8"))
+    data.pop("sacct")
+    monkeypatch.setattr("ari_jupyter.hosts.recorded_run.RUNS_DIR", tmp_path)
+    (tmp_path / f"{run.run_id}.json").write_text(json.dumps(data))
+    _load.cache_clear()  # the recording as read from tmp_path, not the bundled one
+    try:
+        checkpoint = RecordedRun.load(run.run_id).place(tmp_path / "ws", "me")
+        view = _recorded_view(checkpoint, "me")
+    finally:
+        _load.cache_clear()
+    assert view.scheduler == "recording" and view.accounting == "unknown"
+    assert view.jobs and {job.source for job in view.jobs} == {"recording"}
+    assert {job.state for job in view.jobs} == {"RUNNING"}  # as squeue last saw each, all it knew
 
 
 def test_placing_never_overwrites_what_is_there(tmp_path):

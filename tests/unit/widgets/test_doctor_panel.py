@@ -102,8 +102,9 @@ def test_the_recorded_runs_reproduce_log_is_read_as_a_jobs_output():
     import json
 
     from ari_jupyter.hosts.recorded_run import RUNS_DIR
+    from ari_jupyter.hosts.recorded_site import RecordedSite
 
-    run_id = "20261205224320_triad_bandwidth"
+    (run_id,) = RecordedSite.load("rccs-cloud").runs
     files = json.loads((RUNS_DIR / f"{run_id}.json").read_text(encoding="utf-8"))["files"]
     _, panel = doctor_on(site="laptop")
     panel.text.value = files[f"checkpoints/{run_id}/repro_sandbox/reproduce.log"]["text"]
