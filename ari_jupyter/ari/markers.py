@@ -139,6 +139,23 @@ def log_text(line: str) -> str:
     return f"{ts} {record.get('level', '')} {record.get('logger', '')}: {msg}".strip()
 
 
+LIBRARY_SHUTDOWN = re.compile(r"LiteLLM:\w+: logging_worker\.py:\d+ - \[LoggingWorker\] atexit:")
+"""LiteLLM's logging worker flushing at the process's exit: the last lines of every ``ari``
+run, about LiteLLM's own callbacks, not the run."""
+STAGE_SENTENCE = re.compile(r"^(\[Paper Pipeline\] Stage \[[A-Za-z0-9_.-]+\]: .+?[.!?])\s+[A-Z]")
+
+
+def shown_log_line(line: str) -> str | None:
+    """A log line as a run's log tail shows it: ``log_text``, a pipeline stage's long
+    description cut after its first sentence (ARI prints a paragraph per stage; cut by length
+    it ended mid-word), and None for LiteLLM's exit lines, which say nothing of the run."""
+    shown = log_text(line)
+    if LIBRARY_SHUTDOWN.search(shown):
+        return None
+    sentence = STAGE_SENTENCE.match(shown)
+    return f"{sentence.group(1)} …" if sentence else shown
+
+
 def last_stage(lines: list[str]) -> str:
     for line in reversed(lines):
         record = ari_log_record(line)

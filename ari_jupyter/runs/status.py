@@ -273,7 +273,8 @@ def _read_status(path: Path, jobs: JobsView | None, with_nodes: bool = True) -> 
         log_file, raw_tail = str(handoff[0]), handoff_tail.lines
     else:
         log_file, raw_tail = (str(path / "ari.log") if ari_log.exists else ""), ari_log.lines
-    log_lines = tuple(_clip(markers.log_text(line)) for line in raw_tail[-LOG_TAIL_LINES:])
+    shown = [markers.shown_log_line(line) for line in raw_tail]
+    log_lines = tuple(_clip(line) for line in shown if line is not None)[-LOG_TAIL_LINES:]
 
 
     findings = run_findings(path, phase=phase, tree=tree, process=process, end_line=end_line,
