@@ -1,25 +1,33 @@
 """The controller's load: slurmctld RPCs per user per minute with the status bar and the Runs
 panel open, next to what a peer's squeue poll every 30 s per open panel costs.
 
-    python -m benchmarks.controller_load                  # N = 1, 5, 20; 120 s each
+    python -m benchmarks.controller_load                  # N = 1, 5, 20, 50; 60 s each
     python -m benchmarks.controller_load --users 1,5 --seconds 60
-    python -m benchmarks.controller_load --users 1,5 --seconds 60 --hub   # and with the hub's queue service
+    python -m benchmarks.controller_load --users 1,5,20,50 --seconds 60 --hub   # and with the hub's queue service
 
 On the SLURM test bed (under its lock, as a test session takes it): one real allocation
 (``salloc --no-shell``, 2 nodes) and one run going (ARI's reproduce job, submitted with ARI's
-argv, in a checkpoint of the workspace). Each user is a Jupyter server with the ari-jupyter
+argv less its ``--wait``, in a checkpoint of the workspace: a waiting ``sbatch`` polls its job,
+the benchmark's fixture's cost and not the tool's, so nothing polls it and every figure is the
+tool's own; ``run_alone`` shows it, the window with no tab open). Each user is a Jupyter server with the ari-jupyter
 server extension, inside that allocation (its SLURM_* variables), and one open tab that polls
 it as the lab extension does: the status bar every 30 s, the Runs panel's watch for new runs
 every 4 s, and the run it follows at the panel's schedule (2 s, doubling to 30 s while nothing
 changes), each read from the lab extension's own constants (``lab_schedule``). The tabs were
-open before the case (a server reads its allocation's time left once, then counts it down: 3 RPCs
-a server, not counted here). ``sdiag -r`` before each case, ``sdiag`` after: RPCs per minute by type and per user
-per minute. The peers' way for the same N: each open panel runs ``squeue -u USER`` every 30 s.
+open before the case (``measure``'s ``rest`` and ``lead``: the case starts when every 30 s answer,
+a server's and the hub's service's, is older than 30 s; the tabs poll for ``lead`` seconds
+before the window opens, so their first reads, the allocation's time left among them, 3 RPCs a
+server read once then counted down, and the hub's start-up are not counted, and each 30 s query
+falls in a window of whole periods at its steady rate, never once more or less by the window's
+phase). ``sdiag -r`` when the window opens, ``sdiag`` when it closes: RPCs per minute by type and
+per user per minute. The peers' way for the same N: each open panel runs ``squeue -u USER``
+every 30 s.
 A hidden tab polls nothing (tests/e2e/test_hidden_tab_polls_e2e.py), so it costs nothing here.
 """
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -35,6 +43,14 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = Path(__file__).resolve().parent / "controller_load.md"
 RESULTS = Path(__file__).resolve().parent / "results" / "controller_load.json"
 PEER_S = 30.0
+PHASE_S = 15.0
+"""Seconds the tabs poll before the window opens: half the 30 s period of every query that
+repeats (a server's queue cache, the hub's service, a peer's panel), so that each falls in a
+window of whole periods exactly at its rate."""
+REST_S = 32.0
+"""Seconds between two cases of the same servers: every 30 s answer is stale when the next starts."""
+STARTERS = 3
+"""Servers started at once (each waits for its own ``/api/status``)."""
 LAB_SRC = ROOT / "labextension" / "src" / "runs_text.ts"
 LAB_SCHEMA = ROOT / "labextension" / "schema" / "plugin.json"
 
@@ -90,19 +106,25 @@ def peer_panel(slurm_env: dict, user: str, stop: threading.Event) -> None:
         stop.wait(PEER_S)
 
 
-def measure(slurm_env: dict, workers: list, seconds: float) -> dict:
+def measure(slurm_env: dict, workers: list, seconds: float, *, rest: float = 0.0,
+            lead: float = 0.0) -> dict:
+    """slurmctld's RPCs while ``workers`` run: after ``rest`` seconds of quiet, they start,
+    and ``lead`` seconds later the window of ``seconds`` opens (``sdiag -r``) and closes
+    (``sdiag``, before they stop)."""
     from benchmarks.class_hub import parse_sdiag, sdiag
 
+    time.sleep(rest)
     stop = threading.Event()
-    sdiag(slurm_env, reset=True)
     threads = [threading.Thread(target=fn, args=(*args, stop), daemon=True) for fn, args in workers]
     for thread in threads:
         thread.start()
+    time.sleep(lead)
+    sdiag(slurm_env, reset=True)
     time.sleep(seconds)
+    counts = parse_sdiag(sdiag(slurm_env))
     stop.set()
     for thread in threads:
         thread.join(timeout=90)
-    counts = parse_sdiag(sdiag(slurm_env))
     counts["by_type"].pop("REQUEST_STATS_INFO", None)  # sdiag's own
     minutes = seconds / 60
     total = sum(counts["by_type"].values())
@@ -113,12 +135,12 @@ def measure(slurm_env: dict, workers: list, seconds: float) -> dict:
 
 
 @contextlib.contextmanager
-def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = True,
+def followed_run(slurm_env: dict, users: int, work: Path, *,
                  hub_users: list[dict] | None = None, **start):
     """``(servers, run_id, user)``: one real allocation (``salloc --no-shell``, 2 nodes), one run
-    going (ARI's reproduce job, submitted with ARI's argv, in a checkpoint of the workspace;
-    without ``ari_waits``, less its ``--wait``: then no ``sbatch`` polls the job, ARI's own
-    cost, and what slurmctld serves is the servers' alone),
+    going (ARI's reproduce job, submitted with ARI's argv less its ``--wait``, in a checkpoint
+    of the workspace: no ``sbatch`` polls the job, the fixture's cost, and what slurmctld
+    serves is the servers' alone; the job runs until it is cancelled here),
     and ``users`` Jupyter servers with the ari-jupyter server extension inside that allocation
     (its SLURM_* variables; with ``hub_users``, server n is given ``hub_users[n]``'s environment:
     the hub's user, token and queue service), started with ``start`` (``start_jupyter``'s options: ``app="lab"``
@@ -128,7 +150,7 @@ def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = T
     from runs_support import copy_case
     from ari_jupyter.ari.sbatch import ReproduceArgs, build_sbatch_argv, wrapper_script
 
-    servers, waiter, job = [], None, None
+    servers, job = [], None
     try:
         granted = subprocess.run(["salloc", "--no-shell", "-p", "large", "-N2", "-n4", "-t", "60",
                                   "-J", "ari-load-lab"], capture_output=True, text=True,
@@ -145,27 +167,34 @@ def followed_run(slurm_env: dict, users: int, work: Path, *, ari_waits: bool = T
         submit = build_sbatch_argv(ReproduceArgs(), {"ARI_SLURM_PARTITION": "small", "ARI_SLURM_CPUS": "1",
                                                      "ARI_SLURM_WALLTIME": "00:50:00"},
                                    repo, has_gres=False, bind_flags=False)
-        if not ari_waits:
-            submit = [arg for arg in submit if arg != "--wait"]
-        waiter = subprocess.Popen(submit, env=slurm_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        submitted = subprocess.run([arg for arg in submit if arg != "--wait"], env=slurm_env,
+                                   capture_output=True, text=True, timeout=120)
+        if submitted.returncode != 0:
+            raise RuntimeError(f"the run's job was not submitted: {submitted.stderr[-2000:]}")
         allocation = {"SLURM_JOB_ID": job, "SLURM_JOB_NODELIST": "n[1-2]", "SLURM_JOB_NUM_NODES": "2",
                       "SLURM_NTASKS": "4", "SLURM_TASKS_PER_NODE": "2(x2)",
                       "SLURM_JOB_CPUS_PER_NODE": "4(x2)", "SLURM_JOB_PARTITION": "large"}
         user = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
-        for n in range(users):
+        lock = threading.Lock()
+
+        def start_one(n: int):
             home = work / f"user{n}"
             (home / "config").mkdir(parents=True)
             (home / "config" / "ari_jupyter_config.json").write_text(
                 json.dumps({"AriWizard": {"workspace_template": str(ws)}}))
-            servers.append(start_jupyter(home, **{"app": "server", **start},
-                                         env={**slurm_env, **allocation, **(hub_users or [{}] * users)[n]}))
+            server = start_jupyter(home, **{"app": "server", **start},
+                                   env={**slurm_env, **allocation, **(hub_users or [{}] * users)[n]})
+            with lock:
+                servers.append(server)
+            return server
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=STARTERS) as pool:
+            ordered = list(pool.map(start_one, range(users)))
         time.sleep(5)
-        yield servers, run.name, user
+        yield ordered, run.name, user
     finally:
         for server in servers:
             server.stop()
-        if waiter is not None and waiter.poll() is None:
-            waiter.kill()
         subprocess.run(["scancel", "--name", "ari-ors"], env=slurm_env, timeout=60)
         if job:
             subprocess.run(["scancel", job], env=slurm_env, timeout=60)
@@ -213,9 +242,8 @@ def with_service(slurm_env: dict, hub_env: dict, counts: list[int], work: Path, 
     users = hub_users(slurm_env, hub_env, max(counts))
     with followed_run(slurm_env, max(counts), work, hub_users=users) as (servers, run_id, _user):
         for n in counts:
-            for server in servers[:n]:
-                _get(server.url("/ari-jupyter/allocation"), server.token)
-            cases.append({"users": n, **measure(slurm_env, [(tab, (servers[i], run_id)) for i in range(n)], seconds)})
+            cases.append({"users": n, **measure(slurm_env, [(tab, (servers[i], run_id)) for i in range(n)],
+                                                seconds, rest=REST_S, lead=PHASE_S)})
             print(f"N={n} with the hub's queue service: {cases[-1]['per_min']}/min, whole hub "
                   f"({cases[-1]['by_type_per_min']})", file=sys.stderr)
     return cases
@@ -224,8 +252,8 @@ def with_service(slurm_env: dict, hub_env: dict, counts: list[int], work: Path, 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.controller_load",
                                      description=__doc__.split("\n")[0])
-    parser.add_argument("--users", default="1,5,20")
-    parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--users", default="1,5,20,50")
+    parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--hub", action="store_true", help="also measure each N with the servers "
                         "taking their queue from the hub's queue service (tests/testbed/hub.sh)")
     args = parser.parse_args(argv)
@@ -243,12 +271,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.hub:
             results["with_service"] = with_service(slurm_env, hub_env, counts, work / "hub", args.seconds)
         with followed_run(slurm_env, max(counts), work) as (servers, run_id, user):
-            results["run_alone"] = measure(slurm_env, [], args.seconds)  # ARI's own sbatch --wait
+            results["run_alone"] = measure(slurm_env, [], args.seconds)  # the run, no tab open: nothing
             for n in counts:
-                for server in servers[:n]:  # the tabs were open before: each server's one allocation read
-                    _get(server.url("/ari-jupyter/allocation"), server.token)
-                ours = measure(slurm_env, [(tab, (servers[i], run_id)) for i in range(n)], args.seconds)
-                peers = measure(slurm_env, [(peer_panel, (slurm_env, user)) for _ in range(n)], args.seconds)
+                ours = measure(slurm_env, [(tab, (servers[i], run_id)) for i in range(n)], args.seconds,
+                               rest=REST_S, lead=PHASE_S)
+                peers = measure(slurm_env, [(peer_panel, (slurm_env, user)) for _ in range(n)], args.seconds,
+                                lead=PHASE_S)
                 results["cases"].append({"users": n, "ari_jupyter": ours, "squeue_every_30s": peers})
                 print(f"N={n}: ari-jupyter {ours['per_user_per_min']}/user/min "
                       f"({ours['by_type_per_min']}); squeue {peers['per_user_per_min']}/user/min",
@@ -274,41 +302,44 @@ the queue answer was shared for 30 s (this benchmark at 60 s per case, issue 52)
 
 
 def table(results: dict) -> str:
-    alone = results.get("run_alone", {}).get("per_min")
-    rows = ["| users | before: RPCs/min, whole hub (per user) | now: RPCs/min, whole hub (by type) "
-            "| now: per user per min | now, less the run's own sbatch --wait: whole hub | "
-            "squeue every 30 s per panel: per user per min | with the hub's queue service: "
-            "RPCs/min, whole hub (by type) |",
+    rows = ["| users | before: RPCs/min, whole hub (per user) | now, no service: RPCs/min, whole hub "
+            "(by type) | now, no service: per user | with the hub's queue service: RPCs/min, whole "
+            "hub (by type) | with the service: per user | peer, squeue every 30 s per panel: "
+            "RPCs/min, whole hub (per user) |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
     hub = {case["users"]: case for case in results.get("with_service", [])}
     for case in results["cases"]:
         ours, peers = case["ari_jupyter"], case["squeue_every_30s"]
-        kinds = ", ".join(f"{k} {v}" for k, v in ours["by_type_per_min"].items()) or "none"
         before = BEFORE.get(case["users"])
+        service = hub.get(case["users"])
         rows.append(f"| {case['users']} | {f'{before[0]} ({before[1]})' if before else 'not measured'} | "
-                    f"{ours['per_min']} ({kinds}) | {ours['per_user_per_min']} | "
-                    f"{'' if alone is None else round(max(0.0, ours['per_min'] - alone), 1)} | "
-                    f"{peers['per_user_per_min']} | {_hub_cell(hub.get(case['users']))} |")
+                    f"{_whole(ours)} | {ours['per_user_per_min']} | "
+                    f"{_whole(service) if service else 'not measured'} | "
+                    f"{service['per_user_per_min'] if service else ''} | "
+                    f"{peers['per_min']} ({peers['per_user_per_min']}) |")
     return "\n".join(rows)
 
 
-def _hub_cell(case: dict | None) -> str:
-    if case is None:
-        return "not measured"
+def _whole(case: dict) -> str:
     kinds = ", ".join(f"{k} {v}" for k, v in case["by_type_per_min"].items()) or "none"
     return f"{case['per_min']} ({kinds})"
 
 
 def report(results: dict, seconds: float) -> str:
     every = results["schedule"]
+    alone = results.get("run_alone", {})
     return ("# The controller's load\n\nWritten by `python -m benchmarks.controller_load` "
             f"({seconds:g} s per case; see its docstring). The tab's schedule, read from the lab "
             f"extension: status bar every {every['status']:g} s, watch for new runs every "
             f"{every['watch']:g} s, the followed run every {every['run_first']:g} s doubling to "
-            f"{every['run_max']:g} s. Every figure includes what the run costs on its own: ARI "
-            f"waits for its job with `sbatch --wait`, which polls it "
-            f"({results.get('run_alone', {}).get('per_min', '?')} RPCs/min measured with no tab "
-            "open). With the hub's queue service (`--hub`): a real JupyterHub (tests/testbed/hub.sh) "
+            f"{every['run_max']:g} s. The followed run's job is submitted with ARI's argv less its "
+            "`--wait` (a waiting `sbatch` polls its job: the benchmark's fixture, not the tool), so "
+            f"the run alone, no tab open, cost {alone.get('per_min', '?')} RPCs/min "
+            f"({_whole(alone) if alone else '?'}) and every figure is the tool's own. The tabs were "
+            f"open before each case: it starts once every 30 s answer is stale, the tabs poll "
+            f"{PHASE_S:g} s before the window opens (their first reads and the hub's start-up are "
+            "not counted). With the hub's queue service (`--hub`): a real JupyterHub "
+            "(tests/testbed/hub.sh) "
             "with N users and the service (benchmarks/controller_load_hub_config.py, its default "
             "30 s interval); each server is given its user, a token with the service's scope made "
             "through the hub's REST API and the service's URL, as the hub gives them. The followed "

@@ -34,6 +34,8 @@ class HubQueueClient:
         self._clock = clock
         self._skip_until = 0.0
         self.asked = self.taken = 0
+        self.age = 0.0
+        """How old the service said the last rows it gave were, in seconds."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> "HubQueueClient | None":
@@ -66,4 +68,5 @@ class HubQueueClient:
             self._skip_until = self._clock() + BACKOFF_SECONDS
         else:
             self.taken += 1
+            self.age = max(0.0, float(reply["age_s"]))
         return rows

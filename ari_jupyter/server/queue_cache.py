@@ -15,7 +15,9 @@ job-specific lines, asked on every poll, are shared like the listing: ``squeue -
 
 On a hub that offers its queue service (``hub_queue``), the user-wide ``squeue -u`` line is
 answered by the service (one squeue for the whole hub) and cached here as its own answer would
-be; when the service gives no usable answer, this server asks SLURM as above.
+be, for what is left of ``CACHE_SECONDS`` at the age the service gives (a job's state shows
+within 30 s with the service too); when the service gives no usable answer, this server asks
+SLURM as above.
 """
 from __future__ import annotations
 
@@ -75,6 +77,9 @@ class QueueCachingHost(LocalHost):
             fresh, self._fresh_next = self._fresh_next, False
             rows = await self.service.rows(fresh=fresh)
             if rows is not None:
+                held = self._answers.get(tuple(argv))
+                if held is not None:  # as old as the service says: held for what is left of 30 s
+                    self._answers[tuple(argv)] = (held[0] - self.service.age, held[1])
                 return CommandResult(tuple(argv), 0, rows, "")
         return await super().run(argv, timeout)
 

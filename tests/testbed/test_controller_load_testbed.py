@@ -7,7 +7,7 @@ allocation, ARI's reproduce job running, a server inside the allocation, and one
 on the lab extension's own schedule (read from ``labextension/src/runs_text.ts`` and the
 settings schema), opened before the window (the allocation's time left is read once per server,
 then counted down). The job is submitted without ARI's ``--wait`` (that ``sbatch`` polls the job
-itself: ARI's cost, not ours). ``sdiag -r`` before a fixed window, ``sdiag`` after: the count of RPCs
+itself: the fixture's cost, not ours). ``sdiag -r`` before a fixed window, ``sdiag`` after: the count of RPCs
 slurmctld served, not a timing.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_one_user_following_a_run_stays_within_the_budget(testbed_nogres, tmp_pa
     slurm_env = {**os.environ, **testbed_nogres.env}
     schedule = lab_schedule()
     assert schedule["watch"] < schedule["run_max"] <= WINDOW_S / 2, schedule  # the window sees every poll
-    with followed_run(slurm_env, 1, tmp_path, ari_waits=False) as (servers, run_id, _user):
+    with followed_run(slurm_env, 1, tmp_path) as (servers, run_id, _user):
         get(servers[0], "/ari-jupyter/allocation")  # the tab was open before: the allocation read once
         counted = measure(slurm_env, [(tab, (servers[0], run_id))], WINDOW_S)
         shown = get(servers[0], f"/ari-jupyter/runs/{run_id}")

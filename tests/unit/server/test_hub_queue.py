@@ -171,3 +171,27 @@ def test_a_service_that_is_not_there_costs_no_wait(tmp_path):
 
     result, took = asyncio.run(main())
     assert result.stdout == "99\n" and took < 3 and seen == []
+
+
+AGES = [
+    # (the age the service gives its answer, seconds later the same line is asked, the service asked again)
+    (2.0, 20.0, False),
+    (25.0, 6.0, True),   # 25 + 6 > 30: a job's state would be older than 30 s
+    (29.0, 0.5, False),
+    (0.0, 30.0, True),
+]
+
+
+@pytest.mark.parametrize("age,later,again", AGES)
+def test_the_services_answer_is_held_only_for_what_is_left_of_30_s(tmp_path, age, later, again):
+    async def steps(host):
+        now = [1000.0]
+        host._clock = lambda: now[0]
+        argv = list(user_argv("alice"))
+        await host.run(argv, timeout=10)
+        now[0] += later
+        return await host.run(argv, timeout=10)
+
+    result, seen = _run(tmp_path, [(200, answer("ok", user="alice", rows=ROWS, age_s=age), 0)], steps)
+    assert result.stdout == ROWS and _calls(tmp_path) == []
+    assert len(seen) == (2 if again else 1), seen
