@@ -75,17 +75,16 @@ def chain_job_ids(checkpoint: str | Path) -> list[str]:
     return [link["job_id"] for link in recorded_links(Path(checkpoint))]
 
 
-def unnamed_since(checkpoint: str | Path) -> str:
-    """The run's start (``YYYY-MM-DDTHH:MM:SS``, local time as sacct's ``-S`` reads it) when ARI's
-    reproduce job has written its log (so it was submitted, and no file names its id); "" when
-    it has not. The start is the earliest of the run id's time stamp and the files written
-    before its first job."""
+START_SLACK_S = 60
+"""How much earlier than its first file a run's window starts: the files' clock (a login node's)
+and the controller's may differ by a little."""
+
+
+def run_start(checkpoint: str | Path) -> str:
+    """When the run began, less ``START_SLACK_S`` (``YYYY-MM-DDTHH:MM:SS``, local time as sacct's
+    ``-S`` reads it): the earliest of the run id's time stamp and the files written before its
+    first job; "" when neither is there."""
     path = Path(checkpoint)
-    try:
-        if not (path / REPRODUCE_LOG).is_file():
-            return ""
-    except OSError:
-        return ""
     times = []
     if stamp := _RUN_START.match(path.name):
         try:
@@ -97,7 +96,25 @@ def unnamed_since(checkpoint: str | Path) -> str:
             times.append((path / name).stat().st_mtime)
         except OSError:
             continue
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(min(times))) if times else ""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(min(times) - START_SLACK_S)) if times else ""
+
+
+def runs_start(checkpoints: Iterable[str | Path]) -> str:
+    """The earliest start of these runs, or "" when one of them has none (then no window)."""
+    starts = [run_start(c) for c in checkpoints]
+    return "" if not starts or "" in starts else min(starts)
+
+
+def unnamed_since(checkpoint: str | Path) -> str:
+    """The run's start (``run_start``) when ARI's reproduce job has written its log (so it was
+    submitted, and no file names its id); "" when it has not."""
+    path = Path(checkpoint)
+    try:
+        if not (path / REPRODUCE_LOG).is_file():
+            return ""
+    except OSError:
+        return ""
+    return run_start(path)
 
 
 def user_argv(user: str, since: str = "") -> list[str]:
@@ -108,11 +125,11 @@ def user_argv(user: str, since: str = "") -> list[str]:
 
 async def accounted(host: Host, job_ids: Iterable[str], user: str,
                     since: str = "", *, by_user: bool = False) -> tuple[list[Accounted], str]:
-    """The accounting's rows of these jobs (one sacct line; the user's jobs since ``since``
+    """The accounting's rows of these jobs since ``since`` (one sacct line; the user's jobs
     when ``by_user`` or when no id is known) and whether accounting answered: 'yes', 'no' (the
     site keeps none, or there is no sacct) or 'unknown' (sacct failed)."""
     ids: Sequence[str] = list(dict.fromkeys(job_ids))
-    argv = sacct_argv(ids) if ids and not by_user else user_argv(user, since)
+    argv = sacct_argv(ids, since) if ids and not by_user else user_argv(user, since)
     result = await host.run(argv, timeout=TIMEOUT)
     if result.not_found or accounting_disabled(result.output):
         return [], "no"

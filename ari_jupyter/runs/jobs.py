@@ -36,7 +36,7 @@ from ..base.files import atomic_write
 from ..slurm.accounting import Accounted, parse_accounting
 from ..slurm.pending import advice_id
 from ..slurm.cancel_record import RECORD, render_cancels
-from .accounting import accounted, chain_job_ids, log_dir_job_ids, unnamed_since
+from .accounting import accounted, chain_job_ids, log_dir_job_ids, runs_start, unnamed_since
 from .pending import waiting
 from .reading import linked_out, read_small_text, redaction_env, tail
 from ..base.numbers import digits_key
@@ -568,8 +568,9 @@ async def _queued_views(checkpoints: Sequence[Path], host: Host, *, since: str,
         # detail; not the list of every run) the user's jobs since its start, in the same one line
         starts = [start for key, scope in scopes.items() if len(scopes) == 1
                   and not any(j.kind == "reproduce" for j in ours[key]) and (start := unnamed_since(scope.checkpoint))]
-        rows, accounting = await accounted(host, ids, user, min([*starts, since] if since else starts, default=""),
-                                           by_user=bool(starts))
+        # the window opens at the runs' start: an id SLURM gave before them is another job
+        window = [w for w in (since, runs_start(scopes), *starts) if w]
+        rows, accounting = await accounted(host, ids, user, min(window, default=""), by_user=bool(starts))
         finished = [job_of(row) for row in rows]
     runs_jobs = {key: merged(ours[key], attribute(finished, scope), scheduler == "ok")
                  for key, scope in scopes.items()}

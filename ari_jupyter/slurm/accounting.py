@@ -21,10 +21,14 @@ MAX_IDS = 2000
 """Ids asked in one sacct line (a command line stays far below ARG_MAX)."""
 
 
-def sacct_argv(job_ids: Sequence[str]) -> list[str]:
-    """The one sacct line for these jobs: only well-formed ids, each once, in order given."""
+def sacct_argv(job_ids: Sequence[str], since: str = "") -> list[str]:
+    """The one sacct line for these jobs: only well-formed ids, each once, in order given;
+    with ``-S since`` when given. Asked by id alone, sacct answers from the start of its records,
+    so an id SLURM gave again (a cluster started anew, ids wrapping past MaxJobId) brings back
+    the old job under it too: ``since`` (the runs' start) leaves those out."""
     ids = list(dict.fromkeys(j for j in job_ids if _JOB_ID.match(j)))[:MAX_IDS]
-    return ["sacct", "-X", "-P", "-n", "-j", ",".join(ids), "-o", ",".join(ACCOUNT_FIELDS)]
+    argv = ["sacct", "-X", "-P", "-n", "-j", ",".join(ids), "-o", ",".join(ACCOUNT_FIELDS)]
+    return argv + (["-S", since] if since else [])
 
 
 @dataclass(frozen=True, slots=True)

@@ -250,7 +250,7 @@ ENDS = [
     ("still queued: the queue's word", {}, {"followup": "RUNNING"}, False, "100 → 501: RUNNING n[1-2]",
      ("-j", "501,101,102,103,104")),
     ("the reproduce job left no id: the user's jobs since the run's start", {}, {}, True,
-     "100 → 501: COMPLETED n[1-2]", ("-S", "2026-07-06T12:00:00")),
+     "100 → 501: COMPLETED n[1-2]", ("-S", "2026-07-06T11:59:00")),  # the start, less its slack
     ("the reproduce job is queued: its id asked", {}, {"followup": "RUNNING", "reproduce": "RUNNING"}, True,
      "100 → 501: RUNNING n[1-2]", ("-j", "501,503,101,102,103,104")),
 ]
@@ -282,6 +282,9 @@ def test_a_link_that_left_the_queue_says_how_it_ended(tmp_path, name, accounting
     shown = chain_json(checkpoint, view)
     assert shown["said"][1] == line, shown["said"]
     [sacct] = [call for call in host.calls if call[0] == "sacct"]  # one line, whatever was asked
+    # from the run's start on (its id's stamp, less a minute): by id alone sacct would also
+    # answer with an older job SLURM gave the same id (a cluster started anew, ids wrapping)
+    assert sacct[sacct.index("-S") + 1] == "2026-07-06T11:59:00", sacct
     value = sacct[sacct.index(asked[0]) + 1]
     assert (set(value.split(",")) if asked[0] == "-j" else value) == (
         set(asked[1].split(",")) if asked[0] == "-j" else asked[1]), sacct
