@@ -126,6 +126,8 @@ class PanelFollower(RunFollower):
         super().__init__(*args, **kw)
         self.labs, self.run_id, self.shots, self.cancel_when = labs, run_id, shots, cancel_when
         shots.mkdir(parents=True, exist_ok=True)
+        for stale in shots.glob("whole-run-*.png"):  # a previous run's: every figure is this run's
+            stale.unlink()
         self.shown: list[Shown] = []
         self.cancelled: dict = {}
         self.problems: list[str] = []
